@@ -1,0 +1,31 @@
+//! PalmaPlan's planning domain, shared by the server and the view.
+//!
+//! Pure by design: no IO, no clock, no randomness, nothing async. "Today" and ids come
+//! in as arguments. The same code validates a write on the server, replays the journal
+//! in the view and previews a drag at pointer speed, so both sides always agree.
+//!
+//! Map: `date` and `calendar` (time), `schedule` (the types), `command` (the patch
+//! language and `apply`), `cpm` (critical path), `risk`, `diff`, `layout` (Gantt,
+//! kanban and agenda math), `filter` (the Filter panel language), `paging`, `text`
+//! (French and English summaries), `synth` (deterministic generated schedules for
+//! tests and benchmarks). See docs/ARCHITECTURE.md.
+
+pub mod calendar;
+pub mod date;
+pub mod risk;
+pub mod schedule;
+
+pub use date::{Date, Weekday};
+pub use schedule::*;
+
+/// The language of the texts the model writes. French is the default: the product's
+/// first users are French; English on request.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    #[default]
+    Fr,
+    En,
+}

@@ -1,0 +1,315 @@
+//! Risks of a schedule as planned: links whose dates break them, and bars whose row's
+//! member is absent on some of the bar's working days; and the risks a change adds.
+//!
+//! Links are checked in working time with the same boundary convention as the critical
+//! path (`Calendar::start_boundary` / `finish_boundary`), so "violated by 2 days" here
+//! and "2 days of negative float" there always agree.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::calendar::Calendar;
+use crate::date::Date;
+use crate::schedule::{AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, Schedule};
+
+/// A link whose successor is planned too early.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkViolation {
+    pub link: LinkId,
+    pub from: ItemId,
+    pub to: ItemId,
+    pub kind: LinkKind,
+    /// How many working days the successor would have to move later.
+    pub by_days: i64,
+}
+
+/// A bar whose row's member is absent on some of its working days.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbsenceRisk {
+    pub bar: BarId,
+    pub member: MemberId,
+    /// The absences involved, in id order.
+    pub absences: Vec<AbsenceId>,
+    /// The bar's working days on which the member is away, in order.
+    pub days: Vec<Date>,
+}
+
+/// Everything at risk in a schedule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Risks {
+    /// In link id order.
+    pub violated_links: Vec<LinkViolation>,
+    /// In bar id order.
+    pub absence_risks: Vec<AbsenceRisk>,
+}
+
+impl Risks {
+    pub fn is_empty(&self) -> bool {
+        self.violated_links.is_empty() && self.absence_risks.is_empty()
+    }
+
+    /// The bars at risk of absence, or late because of a violated link.
+    pub fn bars_at_risk(&self) -> HashSet<BarId> {
+        let absent = self.absence_risks.iter().map(|r| r.bar);
+        let late = self.violated_links.iter().map(|v| BarId(v.to.0));
+        absent.chain(late).collect()
+    }
+}
+
+/// The working-time boundaries (start, finish) of an item, as the critical path sees it.
+pub(crate) fn boundaries(cal: &Calendar, s: &Schedule, id: ItemId) -> Option<(i64, i64)> {
+    if let Some(b) = s.bar(BarId(id.0)) {
+        return Some((cal.start_boundary(b.start), cal.finish_boundary(b.end)));
+    }
+    s.milestone(crate::schedule::MilestoneId(id.0)).map(|m| {
+        let at = cal.finish_boundary(m.date);
+        (at, at)
+    })
+}
+
+/// How far a link's successor falls short of what the link requires, in working days
+/// (positive when violated). `from` and `to` are (start, finish) boundaries.
+pub fn link_shortfall(kind: LinkKind, lag_days: i64, from: (i64, i64), to: (i64, i64)) -> i64 {
+    match kind {
+        LinkKind::FS => from.1 + lag_days - to.0,
+        LinkKind::SS => from.0 + lag_days - to.0,
+        LinkKind::FF => from.1 + lag_days - to.1,
+        LinkKind::SF => from.0 + lag_days - to.1,
+    }
+}
+
+/// A link's lag in working days.
+pub fn lag_days(cal: &Calendar, s: &Schedule, link: &Link) -> i64 {
+    cal.units_to_days(s.settings.time_unit, i64::from(link.lag))
+}
+
+/// Links broken by the planned dates.
+pub fn violated_links(s: &Schedule, cal: &Calendar) -> Vec<LinkViolation> {
+    let mut out = Vec::new();
+    for l in &s.links {
+        let (Some(from), Some(to)) = (boundaries(cal, s, l.from), boundaries(cal, s, l.to)) else {
+            continue;
+        };
+        let by = link_shortfall(l.kind, lag_days(cal, s, l), from, to);
+        if by > 0 {
+            out.push(LinkViolation {
+                link: l.id,
+                from: l.from,
+                to: l.to,
+                kind: l.kind,
+                by_days: by,
+            });
+        }
+    }
+    out
+}
+
+/// Bars whose row's member is absent on some of the bar's working days.
+pub fn absence_risks(s: &Schedule, cal: &Calendar) -> Vec<AbsenceRisk> {
+    if s.absences.is_empty() {
+        return Vec::new();
+    }
+    let mut by_member: HashMap<MemberId, Vec<(AbsenceId, Date, Date)>> = HashMap::new();
+    for a in &s.absences {
+        by_member
+            .entry(a.member)
+            .or_default()
+            .push((a.id, a.start, a.end));
+    }
+    let row_member: HashMap<_, _> = s
+        .rows
+        .iter()
+        .filter_map(|r| r.member.map(|m| (r.id, m)))
+        .collect();
+    let mut out = Vec::new();
+    for b in &s.bars {
+        let Some(member) = row_member.get(&b.row) else {
+            continue;
+        };
+        let Some(absences) = by_member.get(member) else {
+            continue;
+        };
+        let mut ids = Vec::new();
+        let mut days = Vec::new();
+        for &(id, start, end) in absences {
+            let (from, to) = (start.max(b.start), end.min(b.end));
+            if from > to {
+                continue;
+            }
+            let before = days.len();
+            days.extend(cal.working_days(from, to));
+            if days.len() > before {
+                ids.push(id);
+            }
+        }
+        if !days.is_empty() {
+            days.sort_unstable();
+            days.dedup();
+            ids.sort_unstable();
+            out.push(AbsenceRisk {
+                bar: b.id,
+                member: *member,
+                absences: ids,
+                days,
+            });
+        }
+    }
+    out
+}
+
+/// All the risks of a schedule as planned.
+pub fn risks(s: &Schedule) -> Risks {
+    let cal = Calendar::for_schedule(s);
+    Risks {
+        violated_links: violated_links(s, &cal),
+        absence_risks: absence_risks(s, &cal),
+    }
+}
+
+/// The risks of `after` that `before` did not have: a link newly violated or violated
+/// by more, a bar newly at risk or at risk on more days (only its new days are listed).
+pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
+    let old_links: HashMap<LinkId, i64> = before
+        .violated_links
+        .iter()
+        .map(|v| (v.link, v.by_days))
+        .collect();
+    let violated_links = after
+        .violated_links
+        .iter()
+        .filter(|v| old_links.get(&v.link).is_none_or(|old| v.by_days > *old))
+        .cloned()
+        .collect();
+    let old_days: HashMap<BarId, HashSet<Date>> = before
+        .absence_risks
+        .iter()
+        .map(|r| (r.bar, r.days.iter().copied().collect()))
+        .collect();
+    let absence_risks = after
+        .absence_risks
+        .iter()
+        .filter_map(|r| {
+            let days: Vec<Date> = match old_days.get(&r.bar) {
+                None => r.days.clone(),
+                Some(old) => r
+                    .days
+                    .iter()
+                    .copied()
+                    .filter(|d| !old.contains(d))
+                    .collect(),
+            };
+            (!days.is_empty()).then(|| AbsenceRisk { days, ..r.clone() })
+        })
+        .collect();
+    Risks {
+        violated_links,
+        absence_risks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::*;
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    fn sample() -> Schedule {
+        let mut s = Schedule::new("T");
+        s.groups.push(Group {
+            id: GroupId(1),
+            name: "G".into(),
+        });
+        s.members.push(Member {
+            id: MemberId(2),
+            name: "Alice".into(),
+            email: None,
+        });
+        s.rows.push(Row {
+            id: RowId(3),
+            group: GroupId(1),
+            name: "R".into(),
+            member: Some(MemberId(2)),
+        });
+        let bar = |id, start: &str, end: &str| Bar {
+            id: BarId(id),
+            row: RowId(3),
+            label: format!("B{id}"),
+            start: d(start),
+            end: d(end),
+            color: None,
+            notes: String::new(),
+            pin: None,
+        };
+        s.bars.push(bar(4, "2026-11-02", "2026-11-06"));
+        s.bars.push(bar(5, "2026-11-06", "2026-11-13"));
+        s.links.push(Link {
+            id: LinkId(6),
+            from: ItemId(4),
+            to: ItemId(5),
+            kind: LinkKind::FS,
+            lag: 0,
+        });
+        s.links.push(Link {
+            id: LinkId(7),
+            from: ItemId(4),
+            to: ItemId(5),
+            kind: LinkKind::SS,
+            lag: 2,
+        });
+        s.absences.push(Absence {
+            id: AbsenceId(8),
+            member: MemberId(2),
+            start: d("2026-11-12"),
+            end: d("2026-11-16"),
+            reason: "private".into(),
+        });
+        s.next_id = 9;
+        s
+    }
+
+    #[test]
+    fn finds_violations_and_absences() {
+        let r = risks(&sample());
+        assert_eq!(r.violated_links.len(), 1);
+        assert_eq!(r.violated_links[0].link, LinkId(6));
+        assert_eq!(r.violated_links[0].by_days, 1);
+        assert_eq!(r.absence_risks.len(), 1);
+        assert_eq!(r.absence_risks[0].bar, BarId(5));
+        assert_eq!(
+            r.absence_risks[0].days,
+            vec![d("2026-11-12"), d("2026-11-13")]
+        );
+        assert_eq!(r.bars_at_risk(), HashSet::from([BarId(5)]));
+    }
+
+    #[test]
+    fn each_link_kind_and_lag() {
+        // from = working days [10, 15), to = [12, 20).
+        let (f, t) = ((10, 15), (12, 20));
+        assert_eq!(link_shortfall(LinkKind::FS, 0, f, t), 3);
+        assert_eq!(link_shortfall(LinkKind::FS, -3, f, t), 0);
+        assert_eq!(link_shortfall(LinkKind::SS, 2, f, t), 0);
+        assert_eq!(link_shortfall(LinkKind::SS, 3, f, t), 1);
+        assert_eq!(link_shortfall(LinkKind::FF, 5, f, t), 0);
+        assert_eq!(link_shortfall(LinkKind::FF, 6, f, t), 1);
+        assert_eq!(link_shortfall(LinkKind::SF, 10, f, t), 0);
+        assert_eq!(link_shortfall(LinkKind::SF, 11, f, t), 1);
+    }
+
+    #[test]
+    fn new_risks_are_only_what_the_change_adds() {
+        let before = sample();
+        let mut after = before.clone();
+        after.bars[1].start = d("2026-11-09");
+        after.bars[1].end = d("2026-11-16");
+        after.bars[0].end = d("2026-11-10");
+        let added = new_risks(&risks(&before), &risks(&after));
+        assert_eq!(added.violated_links.len(), 1, "{added:?}");
+        assert_eq!(added.absence_risks[0].days, vec![d("2026-11-16")]);
+        assert!(new_risks(&risks(&before), &risks(&before)).is_empty());
+    }
+}

@@ -1,0 +1,445 @@
+//! The schedule's types: settings, groups, rows, bars, milestones, links, actions,
+//! members, absences and versions, with their id newtypes.
+//!
+//! Storage layout, and why:
+//! - Every id in a schedule comes from ONE counter (`Schedule::next_id`), so an id names
+//!   one item of one kind and a link endpoint (a bar or a milestone) needs no tag.
+//!   Ids are never reused, not even after an undo: a journal entry, a view's selection
+//!   or an assistant's earlier answer that names an id must never come to mean another
+//!   item.
+//! - Groups and rows are kept in display order (their position is meaningful).
+//! - Every other collection is kept sorted by id, so lookups are binary searches and an
+//!   item re-added by an undo lands exactly where it was.
+//!
+//! Bars and milestones are "periods" in the tools' names (`move_periods`...): one word
+//! per layer is used consistently, `bar` here and in the view, `period` in tool names.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::date::{Date, Weekday};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+
+        impl From<$name> for u64 {
+            fn from(id: $name) -> u64 {
+                id.0
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A group of rows.
+    GroupId, "g"
+);
+id_type!(
+    /// A row (a line of the Gantt chart) within a group.
+    RowId, "r"
+);
+id_type!(
+    /// A bar: a period with a start and an end date on a row.
+    BarId, "b"
+);
+id_type!(
+    /// A milestone: a dated point on a row.
+    MilestoneId, "m"
+);
+id_type!(
+    /// A bar or a milestone: what a link joins. Ids are unique across kinds.
+    ItemId, "i"
+);
+id_type!(
+    /// A dependency link between two items.
+    LinkId, "l"
+);
+id_type!(
+    /// An action (a to-do) on a bar.
+    ActionId, "a"
+);
+id_type!(
+    /// A member of the team.
+    MemberId, "p"
+);
+id_type!(
+    /// A member's absence.
+    AbsenceId, "x"
+);
+id_type!(
+    /// A named snapshot of a schedule.
+    VersionId, "v"
+);
+
+impl From<BarId> for ItemId {
+    fn from(b: BarId) -> ItemId {
+        ItemId(b.0)
+    }
+}
+
+impl From<MilestoneId> for ItemId {
+    fn from(m: MilestoneId) -> ItemId {
+        ItemId(m.0)
+    }
+}
+
+/// The unit durations and lags are counted in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// One working day.
+    #[default]
+    Day,
+    /// One working week: as many working days as the calendar has working weekdays.
+    Week,
+}
+
+/// A schedule's calendar and conventions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// IANA zone name ("Europe/Paris"): the zone in which the server turns "now" into
+    /// the schedule's "today". Dates in the schedule are already local days.
+    pub time_zone: String,
+    /// Working weekdays, Monday first, no duplicates.
+    pub working_weekdays: Vec<Weekday>,
+    /// Non-working dates, sorted, no duplicates.
+    pub holidays: Vec<Date>,
+    pub time_unit: TimeUnit,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            time_zone: "Europe/Paris".to_owned(),
+            working_weekdays: vec![
+                Weekday::Mon,
+                Weekday::Tue,
+                Weekday::Wed,
+                Weekday::Thu,
+                Weekday::Fri,
+            ],
+            holidays: Vec::new(),
+            time_unit: TimeUnit::Day,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    pub id: GroupId,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub id: RowId,
+    pub group: GroupId,
+    pub name: String,
+    /// The member who does this row's work: their absences put its bars at risk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<MemberId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bar {
+    pub id: BarId,
+    pub row: RowId,
+    pub label: String,
+    /// First day of the bar.
+    pub start: Date,
+    /// Last day of the bar (inclusive: a one-day bar has `start == end`).
+    pub end: Date,
+    /// A CSS colour ("#2f6fdf") or none for the theme's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    /// "Start no earlier than": the critical path never schedules the bar before this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin: Option<Date>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Milestone {
+    pub id: MilestoneId,
+    pub row: RowId,
+    pub label: String,
+    /// The day the milestone is reached (at the end of that day).
+    pub date: Date,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+}
+
+/// The four dependency types (MS Project's codes: FF=0, FS=1, SF=2, SS=3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LinkKind {
+    /// The successor starts after the predecessor finishes.
+    #[default]
+    FS,
+    /// The successor starts after the predecessor starts.
+    SS,
+    /// The successor finishes after the predecessor finishes.
+    FF,
+    /// The successor finishes after the predecessor starts.
+    SF,
+}
+
+/// `to` depends on `from`: see `LinkKind`; `lag` in the schedule's time unit, negative
+/// for a lead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    pub id: LinkId,
+    pub from: ItemId,
+    pub to: ItemId,
+    #[serde(default)]
+    pub kind: LinkKind,
+    #[serde(default)]
+    pub lag: i32,
+}
+
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionStatus {
+    #[default]
+    Todo,
+    InProgress,
+    Done,
+}
+
+impl ActionStatus {
+    pub const ALL: [ActionStatus; 3] = [
+        ActionStatus::Todo,
+        ActionStatus::InProgress,
+        ActionStatus::Done,
+    ];
+
+    /// The wire name ("todo", "in_progress", "done").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionStatus::Todo => "todo",
+            ActionStatus::InProgress => "in_progress",
+            ActionStatus::Done => "done",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Action {
+    pub id: ActionId,
+    pub bar: BarId,
+    pub label: String,
+    #[serde(default)]
+    pub status: ActionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<MemberId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    pub id: MemberId,
+    pub name: String,
+    /// Private: only the member and owners see it (the server redacts it otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Absence {
+    pub id: AbsenceId,
+    pub member: MemberId,
+    pub start: Date,
+    /// Last day of absence (inclusive).
+    pub end: Date,
+    /// Private: only the member and owners see it (the server redacts it otherwise).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
+/// A whole schedule: the state that commands change and the journal replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    pub name: String,
+    #[serde(default)]
+    pub settings: Settings,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    #[serde(default)]
+    pub groups: Vec<Group>,
+    #[serde(default)]
+    pub rows: Vec<Row>,
+    #[serde(default)]
+    pub bars: Vec<Bar>,
+    #[serde(default)]
+    pub milestones: Vec<Milestone>,
+    #[serde(default)]
+    pub links: Vec<Link>,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+    #[serde(default)]
+    pub members: Vec<Member>,
+    #[serde(default)]
+    pub absences: Vec<Absence>,
+    /// The next id to hand out. Only grows (see the module header).
+    #[serde(default = "first_id")]
+    pub next_id: u64,
+}
+
+fn first_id() -> u64 {
+    1
+}
+
+/// A named snapshot of a schedule at a rank of its journal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Version {
+    pub id: VersionId,
+    pub name: String,
+    /// The journal rank the snapshot was taken at.
+    pub rank: u64,
+    pub schedule: Schedule,
+}
+
+/// Binary search in a collection sorted by id.
+pub(crate) fn find_by<T, K: Ord>(items: &[T], key: K, id: impl Fn(&T) -> K) -> Option<usize> {
+    items.binary_search_by(|x| id(x).cmp(&key)).ok()
+}
+
+impl Schedule {
+    /// An empty schedule with default settings.
+    pub fn new(name: impl Into<String>) -> Schedule {
+        Schedule {
+            name: name.into(),
+            settings: Settings::default(),
+            notes: String::new(),
+            groups: Vec::new(),
+            rows: Vec::new(),
+            bars: Vec::new(),
+            milestones: Vec::new(),
+            links: Vec::new(),
+            actions: Vec::new(),
+            members: Vec::new(),
+            absences: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    pub fn group(&self, id: GroupId) -> Option<&Group> {
+        self.groups.iter().find(|g| g.id == id)
+    }
+
+    pub fn row(&self, id: RowId) -> Option<&Row> {
+        self.rows.iter().find(|r| r.id == id)
+    }
+
+    pub fn bar(&self, id: BarId) -> Option<&Bar> {
+        find_by(&self.bars, id, |b| b.id).map(|i| &self.bars[i])
+    }
+
+    pub fn milestone(&self, id: MilestoneId) -> Option<&Milestone> {
+        find_by(&self.milestones, id, |m| m.id).map(|i| &self.milestones[i])
+    }
+
+    pub fn link(&self, id: LinkId) -> Option<&Link> {
+        find_by(&self.links, id, |l| l.id).map(|i| &self.links[i])
+    }
+
+    pub fn action(&self, id: ActionId) -> Option<&Action> {
+        find_by(&self.actions, id, |a| a.id).map(|i| &self.actions[i])
+    }
+
+    pub fn member(&self, id: MemberId) -> Option<&Member> {
+        find_by(&self.members, id, |m| m.id).map(|i| &self.members[i])
+    }
+
+    pub fn absence(&self, id: AbsenceId) -> Option<&Absence> {
+        find_by(&self.absences, id, |a| a.id).map(|i| &self.absences[i])
+    }
+
+    /// The start and end (inclusive) of a bar, or the date of a milestone twice.
+    pub fn item_dates(&self, id: ItemId) -> Option<(Date, Date)> {
+        if let Some(b) = self.bar(BarId(id.0)) {
+            return Some((b.start, b.end));
+        }
+        self.milestone(MilestoneId(id.0)).map(|m| (m.date, m.date))
+    }
+
+    /// The label of a bar or a milestone.
+    pub fn item_label(&self, id: ItemId) -> Option<&str> {
+        if let Some(b) = self.bar(BarId(id.0)) {
+            return Some(&b.label);
+        }
+        self.milestone(MilestoneId(id.0)).map(|m| m.label.as_str())
+    }
+
+    /// The row of a bar or a milestone.
+    pub fn item_row(&self, id: ItemId) -> Option<RowId> {
+        if let Some(b) = self.bar(BarId(id.0)) {
+            return Some(b.row);
+        }
+        self.milestone(MilestoneId(id.0)).map(|m| m.row)
+    }
+
+    /// The first and last day of the schedule's bars and milestones.
+    pub fn span(&self) -> Option<(Date, Date)> {
+        let bars = self.bars.iter().map(|b| (b.start, b.end));
+        let ms = self.milestones.iter().map(|m| (m.date, m.date));
+        bars.chain(ms).reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+    }
+
+    /// Whether an id is in use by any item of any kind.
+    pub fn id_in_use(&self, id: u64) -> bool {
+        self.groups.iter().any(|g| g.id.0 == id)
+            || self.rows.iter().any(|r| r.id.0 == id)
+            || self.bar(BarId(id)).is_some()
+            || self.milestone(MilestoneId(id)).is_some()
+            || self.link(LinkId(id)).is_some()
+            || self.action(ActionId(id)).is_some()
+            || self.member(MemberId(id)).is_some()
+            || self.absence(AbsenceId(id)).is_some()
+    }
+
+    /// The actions of a bar, in id order.
+    pub fn actions_of(&self, bar: BarId) -> impl Iterator<Item = &Action> {
+        self.actions.iter().filter(move |a| a.bar == bar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_print_plainly_and_debug_with_their_kind() {
+        assert_eq!(BarId(7).to_string(), "7");
+        assert_eq!(format!("{:?}", BarId(7)), "b7");
+        assert_eq!(serde_json::to_string(&RowId(3)).unwrap(), "3");
+    }
+
+    #[test]
+    fn defaults_fill_missing_fields() {
+        let s: Schedule = serde_json::from_str(r#"{"name":"X"}"#).unwrap();
+        assert_eq!(s, Schedule::new("X"));
+        let l: Link = serde_json::from_str(r#"{"id":1,"from":2,"to":3}"#).unwrap();
+        assert_eq!((l.kind, l.lag), (LinkKind::FS, 0));
+    }
+}
