@@ -14,6 +14,7 @@ pub mod calendar;
 pub mod date;
 pub mod risk;
 pub mod schedule;
+pub mod synth;
 
 pub use date::{Date, Weekday};
 pub use schedule::*;
