@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# PalmaPlan's one test command: installs what the checks need (skipping what is already
+# there), then runs every check and test. CI runs exactly this (see .ci/run); it must pass
+# on a fresh machine as well as on one that ran it before.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+# --- installs (each one checks first, so a second run costs nothing) -------------------
+step "toolchain"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+for c in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$c"; then rustup component add "$c"; fi
+done
+
+# --- static checks --------------------------------------------------------------------
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "the model crate is pure and builds for wasm32"
+# The model is compiled into the wasm view: it may depend on serde and serde_json only.
+# `cargo tree` lists what it really pulls in (not what its manifest claims).
+deps=$(cargo tree -p palmaplan-model -e normal --prefix none --locked | awk '{print $1}' | sort -u)
+allowed='^(palmaplan-model|serde|serde_core|serde_derive|serde_json|itoa|memchr|ryu|proc-macro2|quote|syn|unicode-ident)$'
+if bad=$(printf '%s\n' "$deps" | grep -Ev "$allowed"); then
+  echo "palmaplan-model pulls in crates it must not (IO, async, clock or randomness?):"
+  printf '  %s\n' $bad
+  exit 1
+fi
+cargo build -p palmaplan-model --target wasm32-unknown-unknown --release --locked
+
+# --- tests ----------------------------------------------------------------------------
+step "unit and integration tests"
+cargo test --workspace --locked
+
+step "all checks passed"
