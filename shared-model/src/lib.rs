@@ -12,6 +12,7 @@
 
 pub mod calendar;
 pub mod date;
+pub mod filter;
 pub mod layout;
 pub mod risk;
 pub mod schedule;
