@@ -13,6 +13,8 @@
 pub mod calendar;
 pub mod cpm;
 pub mod date;
+pub mod filter;
+pub mod layout;
 pub mod risk;
 pub mod schedule;
 pub mod synth;

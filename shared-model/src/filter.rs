@@ -1,0 +1,1786 @@
+//! The Filter panel language: a query typed in a box or written by an assistant,
+//! parsed into an AST with byte positions, explained in French or English when it is
+//! wrong, and evaluated over bars.
+//!
+//! ```text
+//! member:Alice group:"Finance team" migration status:in_progress from:2026-11-01
+//! (is:critical or is:at-risk) -status:done
+//! ```
+//!
+//! Terms side by side must all hold (AND); `or` joins alternatives and binds loosest;
+//! `-term` or `not term` negates; parentheses group. A bare word or a quoted phrase
+//! searches bar labels. Text comparisons ignore case and the common Latin accents, so
+//! "equipe" finds "Équipe". `docs/filter.md` is the reference for users.
+//!
+//! Design choices, and why:
+//! - Lexing and term checking happen in one left-to-right pass, so the error reported
+//!   is the leftmost one: people fix a query from the left.
+//! - Keys have English names and French aliases (`membre:`, `statut:`...), and `ou`,
+//!   `non` and `et` work like `or`, `not` and `and`: French users type French, and an
+//!   assistant may write either.
+//! - Curly quotes and « guillemets » quote like `"`: phones and word processors replace
+//!   straight quotes, and a query pasted from them must still parse.
+//! - Evaluation reads a [`FilterContext`] built once per schedule (folded names, each
+//!   row's group and member, each bar's action statuses and flags), so filtering
+//!   100,000 bars is a linear pass with no allocation per bar.
+//!
+//! Left to others: the critical and at-risk sets come from `cpm` and `risk` (the caller
+//! computes them and passes them in); the rows to show for the bars selected are
+//! `layout::RowFilter`'s business.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::Lang;
+use crate::calendar::Calendar;
+use crate::date::Date;
+use crate::risk;
+use crate::schedule::*;
+
+// ---------------------------------------------------------------------------------
+// The AST
+
+/// A part of the input, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub len: usize,
+}
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        Span {
+            start,
+            len: end.saturating_sub(start),
+        }
+    }
+
+    pub fn end(self) -> usize {
+        self.start + self.len
+    }
+
+    /// From the start of `self` to the end of `other`.
+    fn to(self, other: Span) -> Span {
+        Span::new(self.start, other.end())
+    }
+}
+
+/// A key of a `key:value` term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    Member,
+    Group,
+    Row,
+    Label,
+    Status,
+    From,
+    To,
+    Is,
+    Id,
+}
+
+impl Key {
+    pub const ALL: [Key; 9] = [
+        Key::Member,
+        Key::Group,
+        Key::Row,
+        Key::Label,
+        Key::Status,
+        Key::From,
+        Key::To,
+        Key::Is,
+        Key::Id,
+    ];
+
+    /// The key's name in a language; both names are accepted whatever the language.
+    pub fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Key::Member, Lang::En) => "member",
+            (Key::Member, Lang::Fr) => "membre",
+            (Key::Group, Lang::En) => "group",
+            (Key::Group, Lang::Fr) => "groupe",
+            (Key::Row, Lang::En) => "row",
+            (Key::Row, Lang::Fr) => "ligne",
+            (Key::Label, Lang::En) => "label",
+            (Key::Label, Lang::Fr) => "libellé",
+            (Key::Status, Lang::En) => "status",
+            (Key::Status, Lang::Fr) => "statut",
+            (Key::From, Lang::En) => "from",
+            (Key::From, Lang::Fr) => "du",
+            (Key::To, Lang::En) => "to",
+            (Key::To, Lang::Fr) => "au",
+            (Key::Is, Lang::En) => "is",
+            (Key::Is, Lang::Fr) => "est",
+            (Key::Id, _) => "id",
+        }
+    }
+
+    /// The key named by a folded word, in either language.
+    fn parse(folded: &str) -> Option<Key> {
+        Key::ALL
+            .into_iter()
+            .find(|k| folded == k.name(Lang::En) || folded == fold(k.name(Lang::Fr)).as_str())
+    }
+
+    /// A term using this key, to show in a message.
+    fn example(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Key::Member, Lang::En) => "member:Alice",
+            (Key::Member, Lang::Fr) => "membre:Alice",
+            (Key::Group, Lang::En) => "group:\"Finance team\"",
+            (Key::Group, Lang::Fr) => "groupe:\"Équipe finance\"",
+            (Key::Row, Lang::En) => "row:Backend",
+            (Key::Row, Lang::Fr) => "ligne:Backend",
+            (Key::Label, Lang::En) => "label:migration",
+            (Key::Label, Lang::Fr) => "libellé:migration",
+            (Key::Status, Lang::En) => "status:in_progress",
+            (Key::Status, Lang::Fr) => "statut:en-cours",
+            (Key::From, Lang::En) => "from:2026-11-01",
+            (Key::From, Lang::Fr) => "du:2026-11-01",
+            (Key::To, Lang::En) => "to:2026-12-31",
+            (Key::To, Lang::Fr) => "au:2026-12-31",
+            (Key::Is, Lang::En) => "is:critical",
+            (Key::Is, Lang::Fr) => "est:critique",
+            (Key::Id, _) => "id:42",
+        }
+    }
+}
+
+/// A fact about a bar that other modules compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flag {
+    /// On the critical path (total float <= 0), from `cpm`.
+    Critical,
+    /// At risk of absence or late because of a link, from `risk`.
+    AtRisk,
+    /// An end (predecessor or successor) of a link its dates break.
+    Violated,
+}
+
+/// What one term checks. Texts are stored folded (see [`fold`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Test {
+    /// The bar's label contains the text.
+    Label(String),
+    /// The name of the member of the bar's row contains the text.
+    Member(String),
+    /// The name of the bar's group contains the text.
+    Group(String),
+    /// The name of the bar's row contains the text.
+    Row(String),
+    /// The bar has an action with this status.
+    Status(ActionStatus),
+    /// The bar ends on or after this day.
+    From(Date),
+    /// The bar starts on or before this day.
+    To(Date),
+    Is(Flag),
+    Id(BarId),
+}
+
+/// A parsed query. Each node carries the span of the input it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// At least one holds (two or more operands).
+    Or(Span, Vec<Expr>),
+    /// All hold (two or more operands).
+    And(Span, Vec<Expr>),
+    Not(Span, Box<Expr>),
+    Term(Span, Test),
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Or(s, _) | Expr::And(s, _) | Expr::Not(s, _) | Expr::Term(s, _) => *s,
+        }
+    }
+}
+
+/// A query, ready to evaluate. The empty query matches every bar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    expr: Option<Expr>,
+}
+
+// ---------------------------------------------------------------------------------
+// Errors
+
+/// Why a query does not parse, and where: `position` and `len` are bytes of the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilterError {
+    pub position: usize,
+    pub len: usize,
+    pub kind: FilterErrorKind,
+}
+
+/// Which side of an operator lacks a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Before,
+    After,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FilterErrorKind {
+    /// `word:value` where `word` is no key.
+    UnknownKey {
+        key: String,
+    },
+    /// `:value` with nothing before the colon.
+    MissingKey,
+    /// `key:` with nothing after the colon.
+    MissingValue {
+        key: Key,
+    },
+    /// `""`: a quoted phrase with no text.
+    EmptyQuote,
+    /// A value outside the list a key accepts (`status:`, `is:`).
+    BadValue {
+        key: Key,
+        value: String,
+    },
+    BadDate {
+        key: Key,
+        value: String,
+    },
+    BadId {
+        value: String,
+    },
+    /// A quote opened and not closed; `close` is the character that closes it.
+    UnclosedQuote {
+        close: char,
+    },
+    UnclosedParen,
+    UnmatchedCloseParen,
+    EmptyParens,
+    /// `or`, `and`, `not` or `-` without a condition on one side; `operator` is the
+    /// word as typed.
+    MissingOperand {
+        operator: String,
+        side: Side,
+    },
+}
+
+impl FilterError {
+    fn at(span: Span, kind: FilterErrorKind) -> FilterError {
+        FilterError {
+            position: span.start,
+            len: span.len,
+            kind,
+        }
+    }
+
+    /// What is wrong and what would be valid, in a language.
+    pub fn message(&self, lang: Lang) -> String {
+        use FilterErrorKind as K;
+        let q = |text: &str| match lang {
+            Lang::Fr => format!("« {text} »"),
+            Lang::En => format!("\"{text}\""),
+        };
+        let keys = match lang {
+            Lang::Fr => format!(
+                "Clés valides : {} (ou en anglais : {}).",
+                key_list(Lang::Fr),
+                key_list(Lang::En)
+            ),
+            Lang::En => format!("Valid keys: {}.", key_list(Lang::En)),
+        };
+        match (&self.kind, lang) {
+            (K::UnknownKey { key }, Lang::Fr) => format!(
+                "{} n'est pas une clé de filtre. {keys} Pour chercher un texte qui contient \
+                 « : », mettez-le entre guillemets.",
+                q(key)
+            ),
+            (K::UnknownKey { key }, Lang::En) => format!(
+                "{} is not a filter key. {keys} To search for text that contains \":\", put \
+                 it in quotes.",
+                q(key)
+            ),
+            (K::MissingKey, Lang::Fr) => {
+                format!("« : » doit suivre une clé, comme dans membre:Alice. {keys}")
+            }
+            (K::MissingKey, Lang::En) => {
+                format!("\":\" must follow a key, as in member:Alice. {keys}")
+            }
+            (K::MissingValue { key }, Lang::Fr) => format!(
+                "{}: attend une valeur, par exemple {} ; une valeur de plusieurs mots se met \
+                 entre guillemets.",
+                key.name(lang),
+                key.example(lang)
+            ),
+            (K::MissingValue { key }, Lang::En) => format!(
+                "{}: needs a value, e.g. {}; put a value of several words in quotes.",
+                key.name(lang),
+                key.example(lang)
+            ),
+            (K::EmptyQuote, Lang::Fr) => {
+                "Ces guillemets sont vides : écrivez un texte entre eux ou retirez-les.".into()
+            }
+            (K::EmptyQuote, Lang::En) => {
+                "These quotes hold no text: write something between them or remove them.".into()
+            }
+            (K::BadValue { key, value }, Lang::Fr) => format!(
+                "{} n'est pas une valeur possible pour {}:. Valeurs valides : {}.",
+                q(value),
+                key.name(lang),
+                valid_values(*key, lang)
+            ),
+            (K::BadValue { key, value }, Lang::En) => format!(
+                "{} is not a valid value for {}:. Valid values: {}.",
+                q(value),
+                key.name(lang),
+                valid_values(*key, lang)
+            ),
+            (K::BadDate { key, value }, Lang::Fr) => format!(
+                "{} n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple \
+                 {}:2026-11-30 ou {}:2026-11.",
+                q(value),
+                key.name(lang),
+                key.name(lang)
+            ),
+            (K::BadDate { key, value }, Lang::En) => format!(
+                "{} is not a date. Expected YYYY-MM-DD or YYYY-MM, e.g. {}:2026-11-30 or \
+                 {}:2026-11.",
+                q(value),
+                key.name(lang),
+                key.name(lang)
+            ),
+            (K::BadId { value }, Lang::Fr) => format!(
+                "{} n'est pas un identifiant de barre. Attendu : un nombre, par exemple id:42.",
+                q(value)
+            ),
+            (K::BadId { value }, Lang::En) => format!(
+                "{} is not a bar id. Expected a number, e.g. id:42.",
+                q(value)
+            ),
+            (K::UnclosedQuote { close }, Lang::Fr) => format!(
+                "Ces guillemets ne sont jamais fermés : ajoutez {} après le texte.",
+                q(&close.to_string())
+            ),
+            (K::UnclosedQuote { close }, Lang::En) => format!(
+                "This quote is never closed: add {} after the text.",
+                q(&close.to_string())
+            ),
+            (K::UnclosedParen, Lang::Fr) => {
+                "Cette parenthèse n'est jamais fermée : ajoutez « ) » à la fin du groupe.".into()
+            }
+            (K::UnclosedParen, Lang::En) => {
+                "This parenthesis is never closed: add \")\" at the end of the group.".into()
+            }
+            (K::UnmatchedCloseParen, Lang::Fr) => {
+                "Cette « ) » ne ferme rien : retirez-la, ou ajoutez « ( » au début du groupe."
+                    .into()
+            }
+            (K::UnmatchedCloseParen, Lang::En) => {
+                "This \")\" closes nothing: remove it, or add \"(\" where the group starts.".into()
+            }
+            (K::EmptyParens, Lang::Fr) => {
+                "Ces parenthèses ne contiennent aucune condition : mettez-en une, par exemple \
+                 (membre:Alice ou membre:Bob), ou retirez-les."
+                    .into()
+            }
+            (K::EmptyParens, Lang::En) => {
+                "These parentheses hold no condition: put one inside, e.g. (member:Alice or \
+                 member:Bob), or remove them."
+                    .into()
+            }
+            (K::MissingOperand { operator, side }, _) => missing_operand(operator, *side, lang),
+        }
+    }
+
+    /// The input, a caret line under the faulty part, and the message: what the Filter
+    /// panel shows under its box, and what a tool answers an assistant.
+    pub fn render(&self, input: &str, lang: Lang) -> String {
+        // One line of input: a tab or a newline would break the caret's alignment.
+        let line: String = input
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let column = input.get(..self.position).map_or(0, |s| s.chars().count());
+        let width = input
+            .get(self.position..self.position + self.len)
+            .map_or(1, |s| s.chars().count().max(1));
+        format!(
+            "{line}\n{}{}\n{}",
+            " ".repeat(column),
+            "^".repeat(width),
+            self.message(lang)
+        )
+    }
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::default()))
+    }
+}
+
+impl std::error::Error for FilterError {}
+
+fn key_list(lang: Lang) -> String {
+    Key::ALL
+        .iter()
+        .map(|k| k.name(lang))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn valid_values(key: Key, lang: Lang) -> &'static str {
+    match (key, lang) {
+        (Key::Status, Lang::Fr) => "à-faire, en-cours, fait (ou todo, in_progress, done)",
+        (Key::Status, Lang::En) => "todo, in_progress, done",
+        (Key::Is, Lang::Fr) => "critique, à-risque, violé (ou critical, at-risk, violated)",
+        (Key::Is, Lang::En) => "critical, at-risk, violated",
+        _ => "",
+    }
+}
+
+fn missing_operand(operator: &str, side: Side, lang: Lang) -> String {
+    let negation = operator == "-" || matches!(operator.to_lowercase().as_str(), "not" | "non");
+    match (lang, negation, side) {
+        (Lang::Fr, true, _) => format!(
+            "« {operator} » attend une condition juste après, par exemple -statut:fait ou \
+             non statut:fait."
+        ),
+        (Lang::En, true, _) => format!(
+            "\"{operator}\" needs a condition right after it, e.g. -status:done or not \
+             status:done."
+        ),
+        (Lang::Fr, false, side) => format!(
+            "« {operator} » attend une condition {}, par exemple libellé:audit {operator} \
+             libellé:migration.",
+            if side == Side::Before {
+                "avant lui"
+            } else {
+                "après lui"
+            }
+        ),
+        (Lang::En, false, side) => format!(
+            "\"{operator}\" needs a condition {} it, e.g. label:audit {operator} \
+             label:migration.",
+            if side == Side::Before {
+                "before"
+            } else {
+                "after"
+            }
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Folding
+
+/// Text as the filter compares it: lower case, common Latin accents removed, curly
+/// apostrophes and non-breaking spaces made plain. Both the query and the schedule's
+/// names go through it, so "l'equipe" finds "L’Équipe".
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
+        for l in c.to_lowercase() {
+            match l {
+                'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => out.push('a'),
+                'ç' | 'ć' | 'č' => out.push('c'),
+                'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ę' | 'ě' => out.push('e'),
+                'ì' | 'í' | 'î' | 'ï' | 'ī' => out.push('i'),
+                'ñ' | 'ń' | 'ň' => out.push('n'),
+                'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' => out.push('o'),
+                'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' => out.push('u'),
+                'ý' | 'ÿ' => out.push('y'),
+                'š' | 'ś' => out.push('s'),
+                'ž' | 'ź' | 'ż' => out.push('z'),
+                'ł' => out.push('l'),
+                'œ' => out.push_str("oe"),
+                'æ' => out.push_str("ae"),
+                'ß' => out.push_str("ss"),
+                '\u{2019}' | '\u{2018}' => out.push('\''),
+                '\u{a0}' | '\u{202f}' => out.push(' '),
+                other => out.push(other),
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------
+// Lexing
+
+#[derive(Clone, Debug)]
+enum Tok {
+    Open(Span),
+    Close(Span),
+    /// `-`, `not` or `non`, as typed.
+    Not(Span, String),
+    /// `or` or `ou`, as typed.
+    Or(Span, String),
+    /// `and` or `et`, as typed: the same as a space.
+    And(Span, String),
+    Term(Span, Test),
+}
+
+impl Tok {
+    fn span(&self) -> Span {
+        match self {
+            Tok::Open(s)
+            | Tok::Close(s)
+            | Tok::Not(s, _)
+            | Tok::Or(s, _)
+            | Tok::And(s, _)
+            | Tok::Term(s, _) => *s,
+        }
+    }
+}
+
+/// The characters a quoted text may end with, if `c` opens one. Curly quotes are
+/// accepted in either orientation, and closed by a straight quote too, because
+/// keyboards that "smarten" quotes do not always choose the right one.
+fn closers(c: char) -> Option<&'static [char]> {
+    match c {
+        '"' => Some(&['"']),
+        '\u{201c}' | '\u{201d}' => Some(&['\u{201d}', '\u{201c}', '"']),
+        '«' => Some(&['»']),
+        _ => None,
+    }
+}
+
+/// The text of the quote opening at `at` (escapes resolved, trimmed) and the byte
+/// just after its closing quote. Inside quotes, `\` makes the next character literal.
+fn read_quoted(input: &str, at: usize) -> Result<(String, usize), FilterError> {
+    let open = input[at..].chars().next().unwrap_or('"');
+    let ends = closers(open).unwrap_or(&['"']);
+    let mut text = String::new();
+    let mut chars = input[at + open.len_utf8()..].char_indices();
+    while let Some((k, c)) = chars.next() {
+        if c == '\\' {
+            if let Some((_, escaped)) = chars.next() {
+                text.push(escaped);
+            }
+        } else if ends.contains(&c) {
+            let end = at + open.len_utf8() + k + c.len_utf8();
+            return Ok((text.trim().to_owned(), end));
+        } else {
+            text.push(c);
+        }
+    }
+    Err(FilterError::at(
+        Span::new(at, at + open.len_utf8()),
+        FilterErrorKind::UnclosedQuote { close: ends[0] },
+    ))
+}
+
+/// The end of the word starting at `at`: the next space, parenthesis or opening quote.
+fn word_end(input: &str, at: usize) -> usize {
+    input[at..]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace() || *c == '(' || *c == ')' || closers(*c).is_some())
+        .map_or(input.len(), |(k, _)| at + k)
+}
+
+fn lex(input: &str) -> Result<Vec<Tok>, FilterError> {
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while let Some(c) = input[i..].chars().next() {
+        let here = Span::new(i, i + c.len_utf8());
+        if c.is_whitespace() {
+            i = here.end();
+        } else if c == '(' {
+            toks.push(Tok::Open(here));
+            i = here.end();
+        } else if c == ')' {
+            toks.push(Tok::Close(here));
+            i = here.end();
+        } else if c == '-' {
+            // A dash negates only when a condition is glued to it; "a - b" is a mistake
+            // worth pointing at rather than a search for "-".
+            match input[i + 1..].chars().next() {
+                Some(n) if !n.is_whitespace() && n != ')' => {
+                    toks.push(Tok::Not(here, "-".into()));
+                    i = here.end();
+                }
+                _ => {
+                    return Err(FilterError::at(
+                        here,
+                        FilterErrorKind::MissingOperand {
+                            operator: "-".into(),
+                            side: Side::After,
+                        },
+                    ));
+                }
+            }
+        } else if closers(c).is_some() {
+            let (text, end) = read_quoted(input, i)?;
+            let span = Span::new(i, end);
+            if text.is_empty() {
+                return Err(FilterError::at(span, FilterErrorKind::EmptyQuote));
+            }
+            toks.push(Tok::Term(span, Test::Label(fold(&text))));
+            i = end;
+        } else {
+            let end = word_end(input, i);
+            let word = &input[i..end];
+            if let Some(colon) = word.find(':') {
+                let (tok, next) = key_term(input, i, end, colon)?;
+                toks.push(tok);
+                i = next;
+            } else {
+                let span = Span::new(i, end);
+                // Operators are matched on case only, not accents: "où" is a word.
+                toks.push(match word.to_lowercase().as_str() {
+                    "or" | "ou" => Tok::Or(span, word.into()),
+                    "not" | "non" => Tok::Not(span, word.into()),
+                    "and" | "et" => Tok::And(span, word.into()),
+                    _ => Tok::Term(span, Test::Label(fold(word))),
+                });
+                i = end;
+            }
+        }
+    }
+    Ok(toks)
+}
+
+/// The `key:value` term whose word spans [start, end) with its first colon at
+/// `start + colon`, and the byte after it (after a quoted value, if any).
+fn key_term(
+    input: &str,
+    start: usize,
+    end: usize,
+    colon: usize,
+) -> Result<(Tok, usize), FilterError> {
+    let key_text = &input[start..start + colon];
+    let colon_at = start + colon;
+    if key_text.is_empty() {
+        return Err(FilterError::at(
+            Span::new(colon_at, colon_at + 1),
+            FilterErrorKind::MissingKey,
+        ));
+    }
+    let Some(key) = Key::parse(&fold(key_text)) else {
+        return Err(FilterError::at(
+            Span::new(start, colon_at),
+            FilterErrorKind::UnknownKey {
+                key: key_text.to_owned(),
+            },
+        ));
+    };
+    let value_at = colon_at + 1;
+    let quoted = value_at == end
+        && input[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| closers(c).is_some());
+    let (value, value_span) = if quoted {
+        let (text, after) = read_quoted(input, end)?;
+        (text, Span::new(end, after))
+    } else {
+        (input[value_at..end].to_owned(), Span::new(value_at, end))
+    };
+    if value.is_empty() {
+        return Err(FilterError::at(
+            Span::new(start, value_span.end()),
+            FilterErrorKind::MissingValue { key },
+        ));
+    }
+    let test = key_test(key, &value, value_span)?;
+    Ok((
+        Tok::Term(Span::new(start, value_span.end()), test),
+        value_span.end(),
+    ))
+}
+
+fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
+    let bad = |kind| FilterError::at(span, kind);
+    let folded = fold(value);
+    // "in_progress", "in-progress" and "en cours" name the same status.
+    let word = folded.replace(['_', ' '], "-");
+    Ok(match key {
+        Key::Member => Test::Member(folded),
+        Key::Group => Test::Group(folded),
+        Key::Row => Test::Row(folded),
+        Key::Label => Test::Label(folded),
+        Key::Status => Test::Status(match word.as_str() {
+            "todo" | "to-do" | "a-faire" => ActionStatus::Todo,
+            "in-progress" | "doing" | "en-cours" => ActionStatus::InProgress,
+            "done" | "fait" | "termine" => ActionStatus::Done,
+            _ => {
+                return Err(bad(FilterErrorKind::BadValue {
+                    key,
+                    value: value.to_owned(),
+                }));
+            }
+        }),
+        Key::Is => Test::Is(match word.as_str() {
+            "critical" | "critique" => Flag::Critical,
+            "at-risk" | "risk" | "a-risque" | "risque" => Flag::AtRisk,
+            "violated" | "viole" => Flag::Violated,
+            _ => {
+                return Err(bad(FilterErrorKind::BadValue {
+                    key,
+                    value: value.to_owned(),
+                }));
+            }
+        }),
+        Key::From | Key::To => match parse_day(value, key == Key::To) {
+            Some(d) if key == Key::From => Test::From(d),
+            Some(d) => Test::To(d),
+            None => {
+                return Err(bad(FilterErrorKind::BadDate {
+                    key,
+                    value: value.to_owned(),
+                }));
+            }
+        },
+        Key::Id => {
+            let digits = value.strip_prefix(['b', 'B']).unwrap_or(value);
+            match digits.parse::<u64>() {
+                Ok(n) if digits.bytes().all(|b| b.is_ascii_digit()) => Test::Id(BarId(n)),
+                _ => {
+                    return Err(bad(FilterErrorKind::BadId {
+                        value: value.to_owned(),
+                    }));
+                }
+            }
+        }
+    })
+}
+
+/// A day written YYYY-MM-DD, or a month written YYYY-MM: its first day, or its last
+/// when `end_of_month` (so `to:2026-11` keeps bars starting on November 30th).
+fn parse_day(value: &str, end_of_month: bool) -> Option<Date> {
+    if let Ok(d) = value.parse::<Date>() {
+        return Some(d);
+    }
+    let b = value.as_bytes();
+    if b.len() != 7
+        || b[4] != b'-'
+        || !value
+            .bytes()
+            .enumerate()
+            .all(|(k, c)| k == 4 || c.is_ascii_digit())
+    {
+        return None;
+    }
+    let (y, m) = (value[..4].parse().ok()?, value[5..].parse().ok()?);
+    let first = Date::from_ymd(y, m, 1)?;
+    Some(if end_of_month {
+        first.add_months_to_first(1).add_days(-1)
+    } else {
+        first
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Parsing
+//
+//   query   := or?
+//   or      := and (("or" | "ou") and)*
+//   and     := unary (("and" | "et")? unary)*
+//   unary   := ("-" | "not" | "non") unary | primary
+//   primary := "(" or ")" | term
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn or(&mut self) -> Result<Expr, FilterError> {
+        let mut items = vec![self.and()?];
+        while let Some(Tok::Or(..)) = self.peek() {
+            self.pos += 1;
+            items.push(self.and()?);
+        }
+        Ok(join(items, Expr::Or))
+    }
+
+    fn and(&mut self) -> Result<Expr, FilterError> {
+        let mut items = vec![self.unary()?];
+        loop {
+            match self.peek() {
+                None | Some(Tok::Close(_)) | Some(Tok::Or(..)) => break,
+                Some(Tok::And(..)) => {
+                    self.pos += 1;
+                    items.push(self.unary()?);
+                }
+                Some(_) => items.push(self.unary()?),
+            }
+        }
+        Ok(join(items, Expr::And))
+    }
+
+    fn unary(&mut self) -> Result<Expr, FilterError> {
+        match self.peek().cloned() {
+            Some(Tok::Not(span, _)) => {
+                self.pos += 1;
+                let inner = self.unary()?;
+                Ok(Expr::Not(span.to(inner.span()), Box::new(inner)))
+            }
+            Some(Tok::Open(open)) => {
+                self.pos += 1;
+                let inner = self.or()?;
+                if let Some(Tok::Close(_)) = self.peek() {
+                    self.pos += 1;
+                    Ok(inner)
+                } else {
+                    Err(FilterError::at(open, FilterErrorKind::UnclosedParen))
+                }
+            }
+            Some(Tok::Term(span, test)) => {
+                self.pos += 1;
+                Ok(Expr::Term(span, test))
+            }
+            _ => Err(self.no_condition()),
+        }
+    }
+
+    /// The error for a place where a condition should start and none does, blaming
+    /// what asked for it: the operator before, the operator found instead, or the
+    /// parentheses around nothing.
+    fn no_condition(&self) -> FilterError {
+        let before = self.pos.checked_sub(1).and_then(|p| self.toks.get(p));
+        let missing = |span: Span, word: &str, side| {
+            FilterError::at(
+                span,
+                FilterErrorKind::MissingOperand {
+                    operator: word.to_owned(),
+                    side,
+                },
+            )
+        };
+        match (before, self.peek()) {
+            (Some(Tok::Open(open)), Some(Tok::Close(close))) => {
+                FilterError::at(open.to(*close), FilterErrorKind::EmptyParens)
+            }
+            (Some(Tok::Not(span, word) | Tok::Or(span, word) | Tok::And(span, word)), _) => {
+                missing(*span, word, Side::After)
+            }
+            (_, Some(Tok::Or(span, word) | Tok::And(span, word))) => {
+                missing(*span, word, Side::Before)
+            }
+            (_, Some(tok)) => FilterError::at(tok.span(), FilterErrorKind::UnmatchedCloseParen),
+            // Only an opening parenthesis can leave nothing after it here: a term or a
+            // ")" before the end would have ended the query.
+            (open, None) => FilterError::at(
+                open.map_or(Span::new(0, 0), Tok::span),
+                FilterErrorKind::UnclosedParen,
+            ),
+        }
+    }
+}
+
+/// One operand stands alone; several make a node spanning them all.
+fn join(mut items: Vec<Expr>, node: fn(Span, Vec<Expr>) -> Expr) -> Expr {
+    if items.len() == 1 {
+        return items.pop().expect("one item");
+    }
+    let span = items[0].span().to(items[items.len() - 1].span());
+    node(span, items)
+}
+
+/// Parses a query. Empty (or blank) input is the query that matches every bar.
+pub fn parse(input: &str) -> Result<Filter, FilterError> {
+    let toks = lex(input)?;
+    if toks.is_empty() {
+        return Ok(Filter::default());
+    }
+    let mut p = Parser { toks, pos: 0 };
+    let expr = p.or()?;
+    if let Some(tok) = p.peek() {
+        // `or` stops only at the end or at a ")" it did not open.
+        return Err(FilterError::at(
+            tok.span(),
+            FilterErrorKind::UnmatchedCloseParen,
+        ));
+    }
+    Ok(Filter { expr: Some(expr) })
+}
+
+impl std::str::FromStr for Filter {
+    type Err = FilterError;
+
+    fn from_str(s: &str) -> Result<Filter, FilterError> {
+        parse(s)
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Evaluation
+
+const TODO: u8 = 1;
+const IN_PROGRESS: u8 = 1 << 1;
+const DONE: u8 = 1 << 2;
+const CRITICAL: u8 = 1 << 3;
+const AT_RISK: u8 = 1 << 4;
+const VIOLATED: u8 = 1 << 5;
+const NONE: u32 = u32::MAX;
+
+fn status_bit(s: ActionStatus) -> u8 {
+    match s {
+        ActionStatus::Todo => TODO,
+        ActionStatus::InProgress => IN_PROGRESS,
+        ActionStatus::Done => DONE,
+    }
+}
+
+fn flag_bit(f: Flag) -> u8 {
+    match f {
+        Flag::Critical => CRITICAL,
+        Flag::AtRisk => AT_RISK,
+        Flag::Violated => VIOLATED,
+    }
+}
+
+/// What a filter needs to know about a schedule, computed once: folded labels and
+/// names, each row's group and member, each bar's action statuses and flags. Rebuild
+/// it when the schedule changes: a stale context is never unsafe, only out of date
+/// (a bar's dates, row and id are always read from the bar itself).
+#[derive(Clone, Debug)]
+pub struct FilterContext {
+    /// In `Schedule::bars` order (by id); the vectors below follow it.
+    bars: Vec<BarId>,
+    labels: Vec<String>,
+    flags: Vec<u8>,
+    /// (row id, row position), sorted by id.
+    row_ids: Vec<(RowId, u32)>,
+    /// By row position.
+    row_names: Vec<String>,
+    row_groups: Vec<u32>,
+    row_members: Vec<u32>,
+    group_names: Vec<String>,
+    member_names: Vec<String>,
+}
+
+impl FilterContext {
+    /// The context of a schedule, with the bars on the critical path and at risk as
+    /// `cpm` and `risk` found them. Violated links are found here (`risk`'s check), as
+    /// `is:violated` needs nothing else.
+    pub fn new(s: &Schedule, critical: &HashSet<BarId>, at_risk: &HashSet<BarId>) -> FilterContext {
+        let bars: Vec<BarId> = s.bars.iter().map(|b| b.id).collect();
+        let labels = s.bars.iter().map(|b| fold(&b.label)).collect();
+        let mut flags: Vec<u8> = s
+            .bars
+            .iter()
+            .map(|b| {
+                let mut f = 0;
+                if critical.contains(&b.id) {
+                    f |= CRITICAL;
+                }
+                if at_risk.contains(&b.id) {
+                    f |= AT_RISK;
+                }
+                f
+            })
+            .collect();
+        let bar_pos = |id: BarId| bars.binary_search(&id).ok();
+        for a in &s.actions {
+            if let Some(i) = bar_pos(a.bar) {
+                flags[i] |= status_bit(a.status);
+            }
+        }
+        for i in violated_bars(s, &bars) {
+            flags[i] |= VIOLATED;
+        }
+
+        let mut group_ids: Vec<(GroupId, u32)> = s
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id, i as u32))
+            .collect();
+        group_ids.sort_unstable();
+        let mut row_ids: Vec<(RowId, u32)> = s
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i as u32))
+            .collect();
+        row_ids.sort_unstable();
+        FilterContext {
+            bars,
+            labels,
+            flags,
+            row_ids,
+            row_names: s.rows.iter().map(|r| fold(&r.name)).collect(),
+            row_groups: s
+                .rows
+                .iter()
+                .map(|r| {
+                    group_ids
+                        .binary_search_by(|(g, _)| g.cmp(&r.group))
+                        .map_or(NONE, |k| group_ids[k].1)
+                })
+                .collect(),
+            row_members: s
+                .rows
+                .iter()
+                .map(|r| {
+                    r.member
+                        .and_then(|m| find_by(&s.members, m, |x| x.id))
+                        .map_or(NONE, |k| k as u32)
+                })
+                .collect(),
+            group_names: s.groups.iter().map(|g| fold(&g.name)).collect(),
+            member_names: s.members.iter().map(|m| fold(&m.name)).collect(),
+        }
+    }
+
+    fn row_pos(&self, row: RowId) -> Option<usize> {
+        self.row_ids
+            .binary_search_by(|(r, _)| r.cmp(&row))
+            .ok()
+            .map(|k| self.row_ids[k].1 as usize)
+    }
+
+    /// The facts of a bar; `hint` is its likely position (its index in the schedule).
+    /// A bar the context does not know (a preview's new bar) is folded on the spot
+    /// and has no flags.
+    fn facts<'a>(&'a self, bar: &Bar, hint: Option<usize>) -> Facts<'a> {
+        let at = hint
+            .filter(|&i| self.bars.get(i) == Some(&bar.id))
+            .or_else(|| self.bars.binary_search(&bar.id).ok());
+        let (label, flags) = match at {
+            Some(i) => (Cow::Borrowed(self.labels[i].as_str()), self.flags[i]),
+            None => (Cow::Owned(fold(&bar.label)), 0),
+        };
+        Facts {
+            label,
+            flags,
+            row: self.row_pos(bar.row),
+        }
+    }
+}
+
+/// The positions of the bars at either end of a link its dates break.
+///
+/// The same check as `risk::violated_links` (its `link_shortfall` and `lag_days` on
+/// the same boundaries), arranged for 200,000 links: every item's boundaries are
+/// computed once, and endpoints are found in compact id lists rather than in the
+/// schedule's large bar records, which keeps the binary searches in cache.
+fn violated_bars(s: &Schedule, bars: &[BarId]) -> Vec<usize> {
+    let cal = Calendar::for_schedule(s);
+    let bar_bounds: Vec<(i64, i64)> = s
+        .bars
+        .iter()
+        .map(|b| (cal.start_boundary(b.start), cal.finish_boundary(b.end)))
+        .collect();
+    let ms_ids: Vec<MilestoneId> = s.milestones.iter().map(|m| m.id).collect();
+    let ms_bounds: Vec<i64> = s
+        .milestones
+        .iter()
+        .map(|m| cal.finish_boundary(m.date))
+        .collect();
+    // (bar position if a bar, boundaries) of a link's end.
+    let end = |id: ItemId| -> Option<(Option<usize>, (i64, i64))> {
+        if let Ok(i) = bars.binary_search(&BarId(id.0)) {
+            return Some((Some(i), bar_bounds[i]));
+        }
+        let k = ms_ids.binary_search(&MilestoneId(id.0)).ok()?;
+        Some((None, (ms_bounds[k], ms_bounds[k])))
+    };
+    let mut out = Vec::new();
+    for l in &s.links {
+        let (Some((from_bar, from)), Some((to_bar, to))) = (end(l.from), end(l.to)) else {
+            continue;
+        };
+        if risk::link_shortfall(l.kind, risk::lag_days(&cal, s, l), from, to) > 0 {
+            out.extend(from_bar);
+            out.extend(to_bar);
+        }
+    }
+    out
+}
+
+struct Facts<'a> {
+    label: Cow<'a, str>,
+    flags: u8,
+    row: Option<usize>,
+}
+
+impl Filter {
+    /// The query that matches every bar.
+    pub fn all() -> Filter {
+        Filter::default()
+    }
+
+    /// The AST, or `None` for the empty query.
+    pub fn expr(&self) -> Option<&Expr> {
+        self.expr.as_ref()
+    }
+
+    /// Whether this is the empty query, which matches every bar.
+    pub fn is_all(&self) -> bool {
+        self.expr.is_none()
+    }
+
+    /// Whether a bar matches. The bar's dates, row and id are read from `bar` itself,
+    /// so a bar being dragged is judged where it is about to land.
+    pub fn matches(&self, ctx: &FilterContext, bar: &Bar) -> bool {
+        self.matches_at(ctx, bar, None)
+    }
+
+    fn matches_at(&self, ctx: &FilterContext, bar: &Bar, hint: Option<usize>) -> bool {
+        match &self.expr {
+            None => true,
+            Some(e) => eval(e, ctx, bar, &ctx.facts(bar, hint)),
+        }
+    }
+
+    /// The ids of the schedule's bars that match, in id order.
+    pub fn select(&self, ctx: &FilterContext, s: &Schedule) -> Vec<BarId> {
+        s.bars
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| self.matches_at(ctx, b, Some(*i)))
+            .map(|(_, b)| b.id)
+            .collect()
+    }
+}
+
+fn eval<'a>(e: &Expr, ctx: &'a FilterContext, bar: &Bar, f: &Facts<'_>) -> bool {
+    match e {
+        Expr::Or(_, items) => items.iter().any(|x| eval(x, ctx, bar, f)),
+        Expr::And(_, items) => items.iter().all(|x| eval(x, ctx, bar, f)),
+        Expr::Not(_, inner) => !eval(inner, ctx, bar, f),
+        Expr::Term(_, test) => {
+            let name_of = |names: &'a [String], of: &[u32]| -> Option<&'a str> {
+                f.row
+                    .and_then(|r| of.get(r))
+                    .and_then(|&at| names.get(at as usize))
+                    .map(String::as_str)
+            };
+            match test {
+                Test::Label(text) => f.label.contains(text.as_str()),
+                Test::Member(text) => name_of(&ctx.member_names, &ctx.row_members)
+                    .is_some_and(|n| n.contains(text.as_str())),
+                Test::Group(text) => name_of(&ctx.group_names, &ctx.row_groups)
+                    .is_some_and(|n| n.contains(text.as_str())),
+                Test::Row(text) => f
+                    .row
+                    .and_then(|r| ctx.row_names.get(r))
+                    .is_some_and(|n| n.contains(text.as_str())),
+                Test::Status(st) => f.flags & status_bit(*st) != 0,
+                Test::From(d) => bar.end >= *d,
+                Test::To(d) => bar.start <= *d,
+                Test::Is(flag) => f.flags & flag_bit(*flag) != 0,
+                Test::Id(id) => bar.id == *id,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{Expect, expect};
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    /// An s-expression of the AST with each node's byte span, to pin structure and
+    /// positions in one line.
+    fn sexp(e: &Expr) -> String {
+        let s = e.span();
+        let at = format!("@{}..{}", s.start, s.end());
+        match e {
+            Expr::Or(_, items) | Expr::And(_, items) => {
+                let op = if matches!(e, Expr::Or(..)) {
+                    "or"
+                } else {
+                    "and"
+                };
+                let inner: Vec<String> = items.iter().map(sexp).collect();
+                format!("({op}{at} {})", inner.join(" "))
+            }
+            Expr::Not(_, inner) => format!("(not{at} {})", sexp(inner)),
+            Expr::Term(_, t) => format!("{t:?}{at}"),
+        }
+    }
+
+    fn check_ast(input: &str, expect: Expect) {
+        let f = parse(input).unwrap_or_else(|e| panic!("{}", e.render(input, Lang::En)));
+        expect.assert_eq(&f.expr().map_or("all".into(), sexp));
+    }
+
+    fn check_error(input: &str, expect: Expect) {
+        let e = parse(input).expect_err("the query must be refused");
+        let text = format!(
+            "{}\n--\n{}",
+            e.render(input, Lang::En),
+            e.render(input, Lang::Fr)
+        );
+        expect.assert_eq(&text);
+    }
+
+    #[test]
+    fn empty_input_matches_everything() {
+        assert!(parse("").unwrap().is_all());
+        assert!(parse("  \t ").unwrap().is_all());
+    }
+
+    #[test]
+    fn precedence_and_spans() {
+        check_ast(
+            "a b or c",
+            expect![[r#"(or@0..8 (and@0..3 Label("a")@0..1 Label("b")@2..3) Label("c")@7..8)"#]],
+        );
+        check_ast(
+            "a (b or c)",
+            expect![[r#"(and@0..9 Label("a")@0..1 (or@3..9 Label("b")@3..4 Label("c")@8..9))"#]],
+        );
+        check_ast(
+            "-a b or not c",
+            expect![[
+                r#"(or@0..13 (and@0..4 (not@0..2 Label("a")@1..2) Label("b")@3..4) (not@8..13 Label("c")@12..13))"#
+            ]],
+        );
+        check_ast(
+            "not not a",
+            expect![[r#"(not@0..9 (not@4..9 Label("a")@8..9))"#]],
+        );
+        check_ast(
+            "-(is:critical OR is:at-risk) and status:todo",
+            expect![[
+                r#"(and@0..44 (not@0..27 (or@2..27 Is(Critical)@2..13 Is(AtRisk)@17..27)) Status(Todo)@33..44)"#
+            ]],
+        );
+        check_ast(
+            "a ou b et c",
+            expect![[
+                r#"(or@0..11 Label("a")@0..1 (and@5..11 Label("b")@5..6 Label("c")@10..11))"#
+            ]],
+        );
+    }
+
+    #[test]
+    fn every_key_and_its_french_alias() {
+        check_ast(
+            "member:Alice group:\"Finance team\" row:Back label:Migr status:in_progress",
+            expect![[
+                r#"(and@0..72 Member("alice")@0..12 Group("finance team")@13..33 Row("back")@34..42 Label("migr")@43..53 Status(InProgress)@54..72)"#
+            ]],
+        );
+        check_ast(
+            "from:2026-11-01 to:2026-12-31 is:critical is:at_risk is:violated id:b42",
+            expect![[
+                r#"(and@0..71 From(2026-11-01)@0..15 To(2026-12-31)@16..29 Is(Critical)@30..41 Is(AtRisk)@42..52 Is(Violated)@53..64 Id(b42)@65..71)"#
+            ]],
+        );
+        check_ast(
+            "membre:Zoé groupe:«\u{a0}Équipe finance\u{a0}» ligne:x libellé:y statut:à-faire",
+            expect![[
+                r#"(and@0..77 Member("zoe")@0..11 Group("equipe finance")@12..42 Row("x")@43..50 Label("y")@51..61 Status(Todo)@62..77)"#
+            ]],
+        );
+        check_ast(
+            "du:2026-11 au:2026-11 est:critique est:à-risque est:violé STATUT:Fait",
+            expect![
+                "(and@0..71 From(2026-11-01)@0..10 To(2026-11-30)@11..21 Is(Critical)@22..34 Is(AtRisk)@35..48 Is(Violated)@49..59 Status(Done)@60..71)"
+            ],
+        );
+    }
+
+    #[test]
+    fn quoting() {
+        check_ast(
+            r#""data migration" “smart quotes” label:"say \"hi\"" 'apostrophe'"#,
+            expect![[
+                r#"(and@0..67 Label("data migration")@0..16 Label("smart quotes")@17..35 Label("say \"hi\"")@36..54 Label("'apostrophe'")@55..67)"#
+            ]],
+        );
+        check_ast(
+            r#""or" "-x""#,
+            expect![[r#"(and@0..9 Label("or")@0..4 Label("-x")@5..9)"#]],
+        );
+        check_ast(
+            "label:a:b l'équipe",
+            expect![[r#"(and@0..19 Label("a:b")@0..9 Label("l'equipe")@10..19)"#]],
+        );
+    }
+
+    #[test]
+    fn error_unknown_key() {
+        check_error(
+            "member:Alice grup:Finance",
+            expect![[r#"
+                member:Alice grup:Finance
+                             ^^^^
+                "grup" is not a filter key. Valid keys: member, group, row, label, status, from, to, is, id. To search for text that contains ":", put it in quotes.
+                --
+                member:Alice grup:Finance
+                             ^^^^
+                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id (ou en anglais : member, group, row, label, status, from, to, is, id). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
+        );
+    }
+
+    #[test]
+    fn error_missing_key_and_value() {
+        check_error(
+            "a :b",
+            expect![[r#"
+                a :b
+                  ^
+                ":" must follow a key, as in member:Alice. Valid keys: member, group, row, label, status, from, to, is, id.
+                --
+                a :b
+                  ^
+                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id (ou en anglais : member, group, row, label, status, from, to, is, id)."#]],
+        );
+        check_error(
+            "groupe: x",
+            expect![[r#"
+                groupe: x
+                ^^^^^^^
+                group: needs a value, e.g. group:"Finance team"; put a value of several words in quotes.
+                --
+                groupe: x
+                ^^^^^^^
+                groupe: attend une valeur, par exemple groupe:"Équipe finance" ; une valeur de plusieurs mots se met entre guillemets."#]],
+        );
+        check_error(
+            r#"x "  ""#,
+            expect![[r#"
+                x "  "
+                  ^^^^
+                These quotes hold no text: write something between them or remove them.
+                --
+                x "  "
+                  ^^^^
+                Ces guillemets sont vides : écrivez un texte entre eux ou retirez-les."#]],
+        );
+    }
+
+    #[test]
+    fn error_bad_values() {
+        check_error(
+            "status:started",
+            expect![[r#"
+                status:started
+                       ^^^^^^^
+                "started" is not a valid value for status:. Valid values: todo, in_progress, done.
+                --
+                status:started
+                       ^^^^^^^
+                « started » n'est pas une valeur possible pour statut:. Valeurs valides : à-faire, en-cours, fait (ou todo, in_progress, done)."#]],
+        );
+        check_error(
+            "is:late",
+            expect![[r#"
+                is:late
+                   ^^^^
+                "late" is not a valid value for is:. Valid values: critical, at-risk, violated.
+                --
+                is:late
+                   ^^^^
+                « late » n'est pas une valeur possible pour est:. Valeurs valides : critique, à-risque, violé (ou critical, at-risk, violated)."#]],
+        );
+        check_error(
+            "from:30/11/2026",
+            expect![[r#"
+                from:30/11/2026
+                     ^^^^^^^^^^
+                "30/11/2026" is not a date. Expected YYYY-MM-DD or YYYY-MM, e.g. from:2026-11-30 or from:2026-11.
+                --
+                from:30/11/2026
+                     ^^^^^^^^^^
+                « 30/11/2026 » n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple du:2026-11-30 ou du:2026-11."#]],
+        );
+        check_error(
+            "to:2026-02-30",
+            expect![[r#"
+                to:2026-02-30
+                   ^^^^^^^^^^
+                "2026-02-30" is not a date. Expected YYYY-MM-DD or YYYY-MM, e.g. to:2026-11-30 or to:2026-11.
+                --
+                to:2026-02-30
+                   ^^^^^^^^^^
+                « 2026-02-30 » n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple au:2026-11-30 ou au:2026-11."#]],
+        );
+        check_error(
+            "id:x1",
+            expect![[r#"
+                id:x1
+                   ^^
+                "x1" is not a bar id. Expected a number, e.g. id:42.
+                --
+                id:x1
+                   ^^
+                « x1 » n'est pas un identifiant de barre. Attendu : un nombre, par exemple id:42."#]],
+        );
+        assert!(parse("to:2026-13").is_err());
+        assert!(parse("id:+4").is_err());
+    }
+
+    #[test]
+    fn error_quotes_and_parentheses() {
+        check_error(
+            "group:«Équipe finance",
+            expect![[r#"
+                group:«Équipe finance
+                      ^
+                This quote is never closed: add "»" after the text.
+                --
+                group:«Équipe finance
+                      ^
+                Ces guillemets ne sont jamais fermés : ajoutez « » » après le texte."#]],
+        );
+        check_error(
+            "(a or b",
+            expect![[r#"
+                (a or b
+                ^
+                This parenthesis is never closed: add ")" at the end of the group.
+                --
+                (a or b
+                ^
+                Cette parenthèse n'est jamais fermée : ajoutez « ) » à la fin du groupe."#]],
+        );
+        check_error(
+            "a) b",
+            expect![[r#"
+                a) b
+                 ^
+                This ")" closes nothing: remove it, or add "(" where the group starts.
+                --
+                a) b
+                 ^
+                Cette « ) » ne ferme rien : retirez-la, ou ajoutez « ( » au début du groupe."#]],
+        );
+        check_error(
+            "a ( ) b",
+            expect![[r#"
+                a ( ) b
+                  ^^^
+                These parentheses hold no condition: put one inside, e.g. (member:Alice or member:Bob), or remove them.
+                --
+                a ( ) b
+                  ^^^
+                Ces parenthèses ne contiennent aucune condition : mettez-en une, par exemple (membre:Alice ou membre:Bob), ou retirez-les."#]],
+        );
+        assert_eq!(
+            parse(")").unwrap_err().kind,
+            FilterErrorKind::UnmatchedCloseParen
+        );
+        assert_eq!(parse("(").unwrap_err().kind, FilterErrorKind::UnclosedParen);
+    }
+
+    #[test]
+    fn error_missing_operands() {
+        check_error(
+            "OR a",
+            expect![[r#"
+                OR a
+                ^^
+                "OR" needs a condition before it, e.g. label:audit OR label:migration.
+                --
+                OR a
+                ^^
+                « OR » attend une condition avant lui, par exemple libellé:audit OR libellé:migration."#]],
+        );
+        check_error(
+            "a ou",
+            expect![[r#"
+                a ou
+                  ^^
+                "ou" needs a condition after it, e.g. label:audit ou label:migration.
+                --
+                a ou
+                  ^^
+                « ou » attend une condition après lui, par exemple libellé:audit ou libellé:migration."#]],
+        );
+        check_error(
+            "a - b",
+            expect![[r#"
+                a - b
+                  ^
+                "-" needs a condition right after it, e.g. -status:done or not status:done.
+                --
+                a - b
+                  ^
+                « - » attend une condition juste après, par exemple -statut:fait ou non statut:fait."#]],
+        );
+        let e = parse("a (not)").unwrap_err();
+        assert_eq!((e.position, e.len), (3, 3));
+        assert!(matches!(
+            e.kind,
+            FilterErrorKind::MissingOperand {
+                side: Side::After,
+                ..
+            }
+        ));
+        let e = parse("and a").unwrap_err();
+        assert!(matches!(
+            e.kind,
+            FilterErrorKind::MissingOperand {
+                side: Side::Before,
+                ..
+            }
+        ));
+        assert!(parse("a or or b").is_err());
+        assert!(parse("a and").is_err());
+    }
+
+    #[test]
+    fn caret_counts_characters_not_bytes() {
+        let input = "équipe\tfoo:1";
+        let e = parse(input).unwrap_err();
+        assert_eq!(e.position, "équipe\t".len());
+        assert_eq!(e.render(input, Lang::En).lines().nth(1), Some("       ^^^"));
+        assert_eq!(
+            e.render(input, Lang::En).lines().next(),
+            Some("équipe foo:1")
+        );
+    }
+
+    /// A schedule with two groups, three rows and bars that differ in every way a
+    /// filter can see.
+    fn sample() -> Schedule {
+        let mut s = Schedule::new("Filter");
+        s.groups = vec![
+            Group {
+                id: GroupId(1),
+                name: "Équipe Finance".into(),
+            },
+            Group {
+                id: GroupId(2),
+                name: "Build".into(),
+            },
+        ];
+        s.members = vec![
+            Member {
+                id: MemberId(3),
+                name: "Alice Martin".into(),
+                email: None,
+            },
+            Member {
+                id: MemberId(4),
+                name: "Bob".into(),
+                email: None,
+            },
+        ];
+        let row = |id, group, name: &str, member| Row {
+            id: RowId(id),
+            group: GroupId(group),
+            name: name.into(),
+            member,
+        };
+        s.rows = vec![
+            row(7, 2, "Backend", Some(MemberId(4))),
+            row(5, 1, "Budget", Some(MemberId(3))),
+            row(6, 1, "Audit", None),
+        ];
+        let bar = |id, row, label: &str, start: &str, end: &str| Bar {
+            id: BarId(id),
+            row: RowId(row),
+            label: label.into(),
+            start: d(start),
+            end: d(end),
+            color: None,
+            notes: String::new(),
+            pin: None,
+        };
+        s.bars = vec![
+            bar(10, 5, "Budget 2027", "2026-10-05", "2026-10-30"),
+            bar(11, 5, "Révision", "2026-11-02", "2026-11-13"),
+            bar(12, 6, "Data migration", "2026-11-09", "2026-12-18"),
+            bar(13, 7, "API migration", "2026-12-01", "2027-01-15"),
+            bar(14, 7, "Go-live", "2027-01-18", "2027-01-18"),
+        ];
+        s.links = vec![Link {
+            id: LinkId(20),
+            from: ItemId(12),
+            to: ItemId(13),
+            kind: LinkKind::FS,
+            lag: 0,
+        }];
+        let action = |id, bar, status| Action {
+            id: ActionId(id),
+            bar: BarId(bar),
+            label: "x".into(),
+            status,
+            assignee: None,
+        };
+        s.actions = vec![
+            action(30, 10, ActionStatus::Done),
+            action(31, 12, ActionStatus::InProgress),
+            action(32, 12, ActionStatus::Todo),
+            action(33, 13, ActionStatus::Todo),
+        ];
+        s.next_id = 40;
+        s
+    }
+
+    fn select(query: &str) -> Vec<u64> {
+        let s = sample();
+        let ctx = FilterContext::new(
+            &s,
+            &HashSet::from([BarId(12), BarId(14)]),
+            &HashSet::from([BarId(11)]),
+        );
+        let f = parse(query).unwrap_or_else(|e| panic!("{}", e.render(query, Lang::En)));
+        f.select(&ctx, &s).into_iter().map(|b| b.0).collect()
+    }
+
+    #[test]
+    fn each_key_selects_what_it_says() {
+        assert_eq!(select(""), [10, 11, 12, 13, 14]);
+        assert_eq!(select("migration"), [12, 13]);
+        assert_eq!(select("MIGRATION label:data"), [12]);
+        assert_eq!(select("revision"), [11], "accents are ignored");
+        assert_eq!(select("member:alice"), [10, 11]);
+        assert_eq!(select("member:martin or member:bob"), [10, 11, 13, 14]);
+        assert_eq!(select("group:equipe"), [10, 11, 12]);
+        assert_eq!(select("group:build"), [13, 14]);
+        assert_eq!(select("row:aud"), [12]);
+        assert_eq!(select("status:todo"), [12, 13]);
+        assert_eq!(select("status:en-cours"), [12]);
+        assert_eq!(select("status:done"), [10]);
+        assert_eq!(
+            select("from:2026-11-13"),
+            [11, 12, 13, 14],
+            "ends on or after"
+        );
+        assert_eq!(select("to:2026-11-02"), [10, 11], "starts on or before");
+        assert_eq!(select("from:2026-11 to:2026-11"), [11, 12]);
+        assert_eq!(select("is:critical"), [12, 14]);
+        assert_eq!(select("is:at-risk"), [11]);
+        assert_eq!(select("is:violated"), [12, 13]);
+        assert_eq!(select("id:13 or id:b10"), [10, 13]);
+    }
+
+    #[test]
+    fn negation_and_precedence_select() {
+        assert_eq!(select("-migration"), [10, 11, 14]);
+        assert_eq!(
+            select("not member:alice"),
+            [12, 13, 14],
+            "a row without member is not Alice's"
+        );
+        assert_eq!(select("member:bob migration or is:at-risk"), [11, 13]);
+        assert_eq!(select("member:bob (migration or is:critical)"), [13, 14]);
+        assert_eq!(select("-(status:todo or status:done)"), [11, 14]);
+        assert_eq!(select("not not is:critical"), [12, 14]);
+    }
+
+    #[test]
+    fn matches_reads_the_bar_as_given() {
+        let s = sample();
+        let ctx = FilterContext::new(&s, &HashSet::new(), &HashSet::new());
+        let f = parse("from:2027-01-01 group:build").unwrap();
+        let mut moved = s.bars[0].clone();
+        assert!(!f.matches(&ctx, &moved));
+        moved.end = d("2027-01-04");
+        moved.row = RowId(7);
+        assert!(
+            f.matches(&ctx, &moved),
+            "a dragged bar is judged where it lands"
+        );
+        let mut unknown = s.bars[0].clone();
+        unknown.id = BarId(99);
+        unknown.label = "Nouvelle étape".into();
+        assert!(parse("etape").unwrap().matches(&ctx, &unknown));
+        assert!(!parse("status:done").unwrap().matches(&ctx, &unknown));
+    }
+
+    #[test]
+    fn select_agrees_with_matches_on_a_large_schedule() {
+        let s = crate::synth::generate(crate::synth::Spec::new(5_000));
+        let critical: HashSet<BarId> = s.bars.iter().step_by(7).map(|b| b.id).collect();
+        let at_risk = risk::risks(&s).bars_at_risk();
+        let ctx = FilterContext::new(&s, &critical, &at_risk);
+        for query in [
+            "task 1.1 or is:critical",
+            "member:\"member 1\" -status:done from:2026-03-01 to:2026-04-30",
+            "(group:\"group 2\" or row:\"row 3.\") is:at-risk",
+            "is:violated",
+        ] {
+            let f = parse(query).unwrap();
+            let selected = f.select(&ctx, &s);
+            let by_one: Vec<BarId> = s
+                .bars
+                .iter()
+                .filter(|b| f.matches(&ctx, b))
+                .map(|b| b.id)
+                .collect();
+            assert_eq!(selected, by_one, "{query}");
+            assert!(
+                !selected.is_empty() && selected.len() < s.bars.len(),
+                "{query}: {}",
+                selected.len()
+            );
+        }
+    }
+
+    #[test]
+    fn violated_bars_agree_with_risk() {
+        let s = crate::synth::generate(crate::synth::Spec::new(3_000));
+        let ids: Vec<BarId> = s.bars.iter().map(|b| b.id).collect();
+        let mut found: Vec<BarId> = violated_bars(&s, &ids)
+            .into_iter()
+            .map(|i| ids[i])
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        let cal = Calendar::for_schedule(&s);
+        let mut expected: Vec<BarId> = risk::violated_links(&s, &cal)
+            .iter()
+            .flat_map(|v| [v.from, v.to])
+            .filter(|i| s.bar(BarId(i.0)).is_some())
+            .map(|i| BarId(i.0))
+            .collect();
+        expected.sort_unstable();
+        expected.dedup();
+        assert!(!expected.is_empty());
+        assert_eq!(found, expected);
+    }
+
+    fn spans_in(e: &Expr, out: &mut Vec<Span>) {
+        out.push(e.span());
+        match e {
+            Expr::Or(_, items) | Expr::And(_, items) => items.iter().for_each(|x| spans_in(x, out)),
+            Expr::Not(_, inner) => spans_in(inner, out),
+            Expr::Term(..) => {}
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever is typed, parsing never panics, and every position it reports (an
+        /// error's or a node's) lies on character boundaries of the input.
+        #[test]
+        fn any_input_parses_or_points_inside_it(input in "[a-zé0-9:()\"«»“” \\-]{0,24}") {
+            let on_boundary = |at: usize| at <= input.len() && input.is_char_boundary(at);
+            match parse(&input) {
+                Ok(f) => {
+                    let mut spans = Vec::new();
+                    if let Some(e) = f.expr() {
+                        spans_in(e, &mut spans);
+                    }
+                    for sp in spans {
+                        proptest::prop_assert!(on_boundary(sp.start) && on_boundary(sp.end()) && sp.len > 0, "{sp:?}");
+                    }
+                }
+                Err(e) => {
+                    proptest::prop_assert!(on_boundary(e.position) && on_boundary(e.position + e.len), "{e:?}");
+                    proptest::prop_assert!(e.len > 0, "an error points at something: {e:?}");
+                    let text = e.render(&input, Lang::Fr);
+                    proptest::prop_assert!(text.lines().nth(1).is_some_and(|l| l.contains('^')));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fold_lowers_and_strips_accents() {
+        assert_eq!(fold("L’Équipe ŒUVRE Straße"), "l'equipe oeuvre strasse");
+        assert_eq!(fold("Çà\u{a0}et là"), "ca et la");
+    }
+}
