@@ -1059,44 +1059,15 @@ impl FilterContext {
     }
 }
 
-/// The positions of the bars at either end of a link its dates break.
-///
-/// The same check as `risk::violated_links` (its `link_shortfall` and `lag_days` on
-/// the same boundaries), arranged for 200,000 links: every item's boundaries are
-/// computed once, and endpoints are found in compact id lists rather than in the
-/// schedule's large bar records, which keeps the binary searches in cache.
+/// The positions of the bars at either end of a link its dates break
+/// (`risk::violated_links`, so the filter and the risk list always agree).
 fn violated_bars(s: &Schedule, bars: &[BarId]) -> Vec<usize> {
     let cal = Calendar::for_schedule(s);
-    let bar_bounds: Vec<(i64, i64)> = s
-        .bars
+    risk::violated_links(s, &cal)
         .iter()
-        .map(|b| (cal.start_boundary(b.start), cal.finish_boundary(b.end)))
-        .collect();
-    let ms_ids: Vec<MilestoneId> = s.milestones.iter().map(|m| m.id).collect();
-    let ms_bounds: Vec<i64> = s
-        .milestones
-        .iter()
-        .map(|m| cal.finish_boundary(m.date))
-        .collect();
-    // (bar position if a bar, boundaries) of a link's end.
-    let end = |id: ItemId| -> Option<(Option<usize>, (i64, i64))> {
-        if let Ok(i) = bars.binary_search(&BarId(id.0)) {
-            return Some((Some(i), bar_bounds[i]));
-        }
-        let k = ms_ids.binary_search(&MilestoneId(id.0)).ok()?;
-        Some((None, (ms_bounds[k], ms_bounds[k])))
-    };
-    let mut out = Vec::new();
-    for l in &s.links {
-        let (Some((from_bar, from)), Some((to_bar, to))) = (end(l.from), end(l.to)) else {
-            continue;
-        };
-        if risk::link_shortfall(l.kind, risk::lag_days(&cal, s, l), from, to) > 0 {
-            out.extend(from_bar);
-            out.extend(to_bar);
-        }
-    }
-    out
+        .flat_map(|v| [v.from, v.to])
+        .filter_map(|id| bars.binary_search(&BarId(id.0)).ok())
+        .collect()
 }
 
 struct Facts<'a> {

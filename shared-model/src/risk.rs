@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::calendar::Calendar;
 use crate::date::Date;
-use crate::schedule::{AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, Schedule};
+use crate::schedule::{
+    AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, MilestoneId, Schedule,
+};
 
 /// A link whose successor is planned too early.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,15 +59,40 @@ impl Risks {
     }
 }
 
-/// The working-time boundaries (start, finish) of an item, as the critical path sees it.
-pub(crate) fn boundaries(cal: &Calendar, s: &Schedule, id: ItemId) -> Option<(i64, i64)> {
-    if let Some(b) = s.bar(BarId(id.0)) {
-        return Some((cal.start_boundary(b.start), cal.finish_boundary(b.end)));
+/// The working-time boundaries (start, finish) of every bar and milestone, as the
+/// critical path sees them, computed once. Checking 200,000 links looks their ends up
+/// in these compact id lists rather than in the schedule's large records, which keeps
+/// the binary searches in cache (and each date is turned into working time only once).
+#[derive(Clone, Debug)]
+pub struct ItemBounds {
+    bar_ids: Vec<BarId>,
+    bar_bounds: Vec<(i64, i64)>,
+    milestone_ids: Vec<MilestoneId>,
+    milestone_bounds: Vec<i64>,
+}
+
+impl ItemBounds {
+    pub fn new(s: &Schedule, cal: &Calendar) -> ItemBounds {
+        ItemBounds {
+            bar_ids: s.bars.iter().map(|b| b.id).collect(),
+            bar_bounds: s
+                .bars
+                .iter()
+                .map(|b| (cal.start_boundary(b.start), cal.finish_boundary(b.end)))
+                .collect(),
+            milestone_ids: s.milestones.iter().map(|m| m.id).collect(),
+            milestone_bounds: s.milestones.iter().map(|m| cal.finish_boundary(m.date)).collect(),
+        }
     }
-    s.milestone(crate::schedule::MilestoneId(id.0)).map(|m| {
-        let at = cal.finish_boundary(m.date);
-        (at, at)
-    })
+
+    /// (start, finish) of a bar or a milestone (a milestone's are equal).
+    pub fn get(&self, id: ItemId) -> Option<(i64, i64)> {
+        if let Ok(i) = self.bar_ids.binary_search(&BarId(id.0)) {
+            return Some(self.bar_bounds[i]);
+        }
+        let k = self.milestone_ids.binary_search(&MilestoneId(id.0)).ok()?;
+        Some((self.milestone_bounds[k], self.milestone_bounds[k]))
+    }
 }
 
 /// How far a link's successor falls short of what the link requires, in working days
@@ -86,9 +113,10 @@ pub fn lag_days(cal: &Calendar, s: &Schedule, link: &Link) -> i64 {
 
 /// Links broken by the planned dates.
 pub fn violated_links(s: &Schedule, cal: &Calendar) -> Vec<LinkViolation> {
+    let bounds = ItemBounds::new(s, cal);
     let mut out = Vec::new();
     for l in &s.links {
-        let (Some(from), Some(to)) = (boundaries(cal, s, l.from), boundaries(cal, s, l.to)) else {
+        let (Some(from), Some(to)) = (bounds.get(l.from), bounds.get(l.to)) else {
             continue;
         };
         let by = link_shortfall(l.kind, lag_days(cal, s, l), from, to);
