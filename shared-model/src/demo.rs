@@ -73,12 +73,54 @@ pub fn s4hana_migration() -> Schedule {
     const PREPARATION: &str = "#2f6fdf";
     const CUTOVER: &str = "#d9822b";
     let bars = [
-        (13, 6, "Audit du système", "2026-11-02", "2026-11-13", PREPARATION),
-        (14, 7, "Nettoyage des données", "2026-11-09", "2026-11-20", PREPARATION),
-        (15, 8, "Adaptation du code ABAP", "2026-11-16", "2026-12-04", PREPARATION),
-        (16, 10, "Migration à blanc", "2026-11-23", "2026-12-04", CUTOVER),
-        (17, 11, "Recette utilisateurs", "2026-12-07", "2026-12-11", CUTOVER),
-        (18, 12, "Bascule en production", "2026-12-14", "2026-12-17", CUTOVER),
+        (
+            13,
+            6,
+            "Audit du système",
+            "2026-11-02",
+            "2026-11-13",
+            PREPARATION,
+        ),
+        (
+            14,
+            7,
+            "Nettoyage des données",
+            "2026-11-09",
+            "2026-11-20",
+            PREPARATION,
+        ),
+        (
+            15,
+            8,
+            "Adaptation du code ABAP",
+            "2026-11-16",
+            "2026-12-04",
+            PREPARATION,
+        ),
+        (
+            16,
+            10,
+            "Migration à blanc",
+            "2026-11-23",
+            "2026-12-04",
+            CUTOVER,
+        ),
+        (
+            17,
+            11,
+            "Recette utilisateurs",
+            "2026-12-07",
+            "2026-12-11",
+            CUTOVER,
+        ),
+        (
+            18,
+            12,
+            "Bascule en production",
+            "2026-12-14",
+            "2026-12-17",
+            CUTOVER,
+        ),
     ];
     for (id, row, label, start, end, color) in bars {
         s.bars.push(Bar {
@@ -126,10 +168,34 @@ pub fn s4hana_migration() -> Schedule {
     }
 
     let actions = [
-        (27, 13, "Inventorier les programmes spécifiques", ActionStatus::Done, karim),
-        (28, 14, "Archiver les commandes soldées", ActionStatus::InProgress, sophie),
-        (29, 15, "Corriger les accès aux tables obsolètes", ActionStatus::Todo, thomas),
-        (30, 17, "Rédiger les cas de test", ActionStatus::Todo, camille),
+        (
+            27,
+            13,
+            "Inventorier les programmes spécifiques",
+            ActionStatus::Done,
+            karim,
+        ),
+        (
+            28,
+            14,
+            "Archiver les commandes soldées",
+            ActionStatus::InProgress,
+            sophie,
+        ),
+        (
+            29,
+            15,
+            "Corriger les accès aux tables obsolètes",
+            ActionStatus::Todo,
+            thomas,
+        ),
+        (
+            30,
+            17,
+            "Rédiger les cas de test",
+            ActionStatus::Todo,
+            camille,
+        ),
     ];
     for (id, bar, label, status, assignee) in actions {
         s.actions.push(Action {
@@ -169,14 +235,20 @@ mod tests {
         let s = s4hana_migration();
         assert_eq!(s.name, "S/4HANA Migration");
         assert_eq!(
-            (s.groups.len(), s.rows.len(), s.bars.len(), s.milestones.len()),
+            (
+                s.groups.len(),
+                s.rows.len(),
+                s.bars.len(),
+                s.milestones.len()
+            ),
             (2, 6, 6, 1)
         );
         assert!((3..=4).contains(&s.members.len()));
-        assert!(s.members.iter().all(|m| m
-            .email
-            .as_deref()
-            .is_some_and(|e| e.ends_with("@example.org"))));
+        assert!(s.members.iter().all(|m| {
+            m.email
+                .as_deref()
+                .is_some_and(|e| e.ends_with("@example.org"))
+        }));
         assert_eq!(s.absences.len(), 1);
         assert!(!s.absences[0].reason.is_empty());
         assert_eq!(s.span(), Some((day("2026-11-02"), day("2026-12-18"))));
@@ -229,10 +301,17 @@ mod tests {
         // Every reference resolves.
         assert!(s.bars.iter().all(|b| s.row(b.row).is_some()));
         assert!(s.milestones.iter().all(|m| s.row(m.row).is_some()));
-        assert!(s.links.iter().all(|l| s.item_dates(l.from).is_some()
-            && s.item_dates(l.to).is_some()));
+        assert!(
+            s.links
+                .iter()
+                .all(|l| s.item_dates(l.from).is_some() && s.item_dates(l.to).is_some())
+        );
         assert!(s.actions.iter().all(|a| s.bar(a.bar).is_some()));
-        assert!(s.rows.iter().all(|r| r.member.is_some_and(|m| s.member(m).is_some())));
+        assert!(
+            s.rows
+                .iter()
+                .all(|r| r.member.is_some_and(|m| s.member(m).is_some()))
+        );
         assert!(s.bars.iter().all(|b| b.start <= b.end));
     }
 

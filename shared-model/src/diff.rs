@@ -138,13 +138,15 @@ pub enum Change {
         new_row: RowId,
         new_row_name: String,
     },
-    /// `link_type` and `lag` as in `Link` (the tag already uses the name `kind`).
+    /// `link_type` and `lag` as in `Link` (the tag already uses the name `kind`), with
+    /// the unit the lag is counted in on its side of the diff (the schedule's).
     LinkAdded {
         link: LinkId,
         from: ItemRef,
         to: ItemRef,
         link_type: LinkKind,
         lag: i32,
+        lag_unit: TimeUnit,
     },
     LinkRemoved {
         link: LinkId,
@@ -152,18 +154,22 @@ pub enum Change {
         to: ItemRef,
         link_type: LinkKind,
         lag: i32,
+        lag_unit: TimeUnit,
     },
-    /// Its type, its lag or an endpoint changed.
+    /// Its type, its lag or an endpoint changed (not the lag's unit alone: that is a
+    /// setting, reported once in `NotShown`).
     LinkChanged {
         link: LinkId,
         old_from: ItemRef,
         old_to: ItemRef,
         old_type: LinkKind,
         old_lag: i32,
+        old_lag_unit: TimeUnit,
         new_from: ItemRef,
         new_to: ItemRef,
         new_type: LinkKind,
         new_lag: i32,
+        new_lag_unit: TimeUnit,
     },
     /// `position`: index among the schedule's groups, from 0.
     GroupAdded {
@@ -388,9 +394,7 @@ impl NotShown {
             | NotShown::ScheduleNotesChanged
             | NotShown::SettingChanged { .. } => None,
             NotShown::RowMemberChanged { row, .. } => Some(row.0),
-            NotShown::BarNotesChanged { bar, .. } | NotShown::PinChanged { bar, .. } => {
-                Some(bar.0)
-            }
+            NotShown::BarNotesChanged { bar, .. } | NotShown::PinChanged { bar, .. } => Some(bar.0),
             NotShown::MilestoneNotesChanged { milestone, .. } => Some(milestone.0),
             NotShown::ActionAdded { action, .. }
             | NotShown::ActionRemoved { action, .. }
@@ -454,8 +458,12 @@ struct Side<'a> {
 
 impl<'a> Side<'a> {
     fn new(s: &'a Schedule) -> Side<'a> {
-        let mut groups: Vec<(GroupId, usize)> =
-            s.groups.iter().enumerate().map(|(i, g)| (g.id, i)).collect();
+        let mut groups: Vec<(GroupId, usize)> = s
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id, i))
+            .collect();
         groups.sort_unstable();
         let mut rows: Vec<(RowId, usize)> =
             s.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
@@ -634,27 +642,32 @@ fn diff_schedule(before: &Schedule, after: &Schedule, not_shown: &mut Vec<NotSho
 }
 
 fn diff_groups(old: &Side, new: &Side, changes: &mut Vec<Change>) {
-    merge_join(&old.groups, &new.groups, |g| g.0, |pair| match pair {
-        Pair::Removed(&(id, i)) => changes.push(Change::GroupRemoved {
-            group: id,
-            name: old.s.groups[i].name.clone(),
-        }),
-        Pair::Added(&(id, i)) => changes.push(Change::GroupAdded {
-            group: id,
-            name: new.s.groups[i].name.clone(),
-            position: i,
-        }),
-        Pair::Both(&(id, i), &(_, j)) => {
-            let (o, n) = (&old.s.groups[i], &new.s.groups[j]);
-            if o.name != n.name {
-                changes.push(Change::GroupRenamed {
-                    group: id,
-                    old_name: o.name.clone(),
-                    new_name: n.name.clone(),
-                });
+    merge_join(
+        &old.groups,
+        &new.groups,
+        |g| g.0,
+        |pair| match pair {
+            Pair::Removed(&(id, i)) => changes.push(Change::GroupRemoved {
+                group: id,
+                name: old.s.groups[i].name.clone(),
+            }),
+            Pair::Added(&(id, i)) => changes.push(Change::GroupAdded {
+                group: id,
+                name: new.s.groups[i].name.clone(),
+                position: i,
+            }),
+            Pair::Both(&(id, i), &(_, j)) => {
+                let (o, n) = (&old.s.groups[i], &new.s.groups[j]);
+                if o.name != n.name {
+                    changes.push(Change::GroupRenamed {
+                        group: id,
+                        old_name: o.name.clone(),
+                        new_name: n.name.clone(),
+                    });
+                }
             }
-        }
-    });
+        },
+    );
 
     // Groups kept on both sides, in the new order, with their old positions.
     let kept: Vec<(usize, usize)> = new
@@ -679,41 +692,46 @@ fn diff_groups(old: &Side, new: &Side, changes: &mut Vec<Change>) {
 }
 
 fn diff_rows(old: &Side, new: &Side, changes: &mut Vec<Change>, not_shown: &mut Vec<NotShown>) {
-    merge_join(&old.rows, &new.rows, |r| r.0, |pair| match pair {
-        Pair::Removed(&(id, i)) => changes.push(Change::RowRemoved {
-            row: id,
-            name: old.s.rows[i].name.clone(),
-        }),
-        Pair::Added(&(id, j)) => {
-            let r = &new.s.rows[j];
-            changes.push(Change::RowAdded {
+    merge_join(
+        &old.rows,
+        &new.rows,
+        |r| r.0,
+        |pair| match pair {
+            Pair::Removed(&(id, i)) => changes.push(Change::RowRemoved {
                 row: id,
-                name: r.name.clone(),
-                group: r.group,
-                group_name: new.group_name(r.group),
-            });
-        }
-        Pair::Both(&(id, i), &(_, j)) => {
-            let (o, n) = (&old.s.rows[i], &new.s.rows[j]);
-            if o.name != n.name {
-                changes.push(Change::RowRenamed {
+                name: old.s.rows[i].name.clone(),
+            }),
+            Pair::Added(&(id, j)) => {
+                let r = &new.s.rows[j];
+                changes.push(Change::RowAdded {
                     row: id,
-                    old_name: o.name.clone(),
-                    new_name: n.name.clone(),
+                    name: r.name.clone(),
+                    group: r.group,
+                    group_name: new.group_name(r.group),
                 });
             }
-            if o.member != n.member {
-                not_shown.push(NotShown::RowMemberChanged {
-                    row: id,
-                    name: n.name.clone(),
-                    old_member: o.member,
-                    old_member_name: o.member.map(|m| old.member_name(m)),
-                    new_member: n.member,
-                    new_member_name: n.member.map(|m| new.member_name(m)),
-                });
+            Pair::Both(&(id, i), &(_, j)) => {
+                let (o, n) = (&old.s.rows[i], &new.s.rows[j]);
+                if o.name != n.name {
+                    changes.push(Change::RowRenamed {
+                        row: id,
+                        old_name: o.name.clone(),
+                        new_name: n.name.clone(),
+                    });
+                }
+                if o.member != n.member {
+                    not_shown.push(NotShown::RowMemberChanged {
+                        row: id,
+                        name: n.name.clone(),
+                        old_member: o.member,
+                        old_member_name: o.member.map(|m| old.member_name(m)),
+                        new_member: n.member,
+                        new_member_name: n.member.map(|m| new.member_name(m)),
+                    });
+                }
             }
-        }
-    });
+        },
+    );
 
     // A row that changed group has moved. Within a group, the rows outside the longest
     // run kept in the old order have moved: the groups' sequences are built in the new
@@ -756,76 +774,81 @@ fn row_moved(old: &Side, new: &Side, i: usize, j: usize) -> Change {
 }
 
 fn diff_bars(old: &Side, new: &Side, changes: &mut Vec<Change>, not_shown: &mut Vec<NotShown>) {
-    merge_join(&old.s.bars, &new.s.bars, |b| b.id, |pair| match pair {
-        Pair::Removed(b) => changes.push(Change::BarRemoved {
-            bar: b.id,
-            label: b.label.clone(),
-            start: b.start,
-            end: b.end,
-        }),
-        Pair::Added(b) => changes.push(Change::BarAdded {
-            bar: b.id,
-            label: b.label.clone(),
-            row: b.row,
-            row_name: new.row_name(b.row),
-            start: b.start,
-            end: b.end,
-        }),
-        Pair::Both(o, n) => {
-            if o == n {
-                return;
+    merge_join(
+        &old.s.bars,
+        &new.s.bars,
+        |b| b.id,
+        |pair| match pair {
+            Pair::Removed(b) => changes.push(Change::BarRemoved {
+                bar: b.id,
+                label: b.label.clone(),
+                start: b.start,
+                end: b.end,
+            }),
+            Pair::Added(b) => changes.push(Change::BarAdded {
+                bar: b.id,
+                label: b.label.clone(),
+                row: b.row,
+                row_name: new.row_name(b.row),
+                start: b.start,
+                end: b.end,
+            }),
+            Pair::Both(o, n) => {
+                if o == n {
+                    return;
+                }
+                if o.label != n.label {
+                    changes.push(Change::BarRenamed {
+                        bar: n.id,
+                        old_label: o.label.clone(),
+                        new_label: n.label.clone(),
+                    });
+                }
+                if (o.start, o.end) != (n.start, n.end) {
+                    changes.push(Change::BarMoved {
+                        bar: n.id,
+                        label: n.label.clone(),
+                        old_start: o.start,
+                        old_end: o.end,
+                        new_start: n.start,
+                        new_end: n.end,
+                    });
+                }
+                if o.row != n.row {
+                    changes.push(Change::BarRowChanged {
+                        bar: n.id,
+                        label: n.label.clone(),
+                        old_row: o.row,
+                        old_row_name: old.row_name(o.row),
+                        new_row: n.row,
+                        new_row_name: new.row_name(n.row),
+                    });
+                }
+                if o.color != n.color {
+                    changes.push(Change::BarRecoloured {
+                        bar: n.id,
+                        label: n.label.clone(),
+                        old_color: o.color.clone(),
+                        new_color: n.color.clone(),
+                    });
+                }
+                if o.notes != n.notes {
+                    not_shown.push(NotShown::BarNotesChanged {
+                        bar: n.id,
+                        label: n.label.clone(),
+                    });
+                }
+                if o.pin != n.pin {
+                    not_shown.push(NotShown::PinChanged {
+                        bar: n.id,
+                        label: n.label.clone(),
+                        old_pin: o.pin,
+                        new_pin: n.pin,
+                    });
+                }
             }
-            if o.label != n.label {
-                changes.push(Change::BarRenamed {
-                    bar: n.id,
-                    old_label: o.label.clone(),
-                    new_label: n.label.clone(),
-                });
-            }
-            if (o.start, o.end) != (n.start, n.end) {
-                changes.push(Change::BarMoved {
-                    bar: n.id,
-                    label: n.label.clone(),
-                    old_start: o.start,
-                    old_end: o.end,
-                    new_start: n.start,
-                    new_end: n.end,
-                });
-            }
-            if o.row != n.row {
-                changes.push(Change::BarRowChanged {
-                    bar: n.id,
-                    label: n.label.clone(),
-                    old_row: o.row,
-                    old_row_name: old.row_name(o.row),
-                    new_row: n.row,
-                    new_row_name: new.row_name(n.row),
-                });
-            }
-            if o.color != n.color {
-                changes.push(Change::BarRecoloured {
-                    bar: n.id,
-                    label: n.label.clone(),
-                    old_color: o.color.clone(),
-                    new_color: n.color.clone(),
-                });
-            }
-            if o.notes != n.notes {
-                not_shown.push(NotShown::BarNotesChanged {
-                    bar: n.id,
-                    label: n.label.clone(),
-                });
-            }
-            if o.pin != n.pin {
-                not_shown.push(NotShown::PinChanged {
-                    bar: n.id,
-                    label: n.label.clone(),
-                    old_pin: o.pin,
-                    new_pin: n.pin,
-                });
-            }
-        }
-    });
+        },
+    );
 }
 
 fn diff_milestones(
@@ -834,8 +857,11 @@ fn diff_milestones(
     changes: &mut Vec<Change>,
     not_shown: &mut Vec<NotShown>,
 ) {
-    merge_join(&old.s.milestones, &new.s.milestones, |m| m.id, |pair| {
-        match pair {
+    merge_join(
+        &old.s.milestones,
+        &new.s.milestones,
+        |m| m.id,
+        |pair| match pair {
             Pair::Removed(m) => changes.push(Change::MilestoneRemoved {
                 milestone: m.id,
                 label: m.label.clone(),
@@ -892,159 +918,184 @@ fn diff_milestones(
                     });
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 fn diff_links(old: &Side, new: &Side, changes: &mut Vec<Change>) {
-    merge_join(&old.s.links, &new.s.links, |l| l.id, |pair| match pair {
-        Pair::Removed(l) => changes.push(Change::LinkRemoved {
-            link: l.id,
-            from: old.item(l.from),
-            to: old.item(l.to),
-            link_type: l.kind,
-            lag: l.lag,
-        }),
-        Pair::Added(l) => changes.push(Change::LinkAdded {
-            link: l.id,
-            from: new.item(l.from),
-            to: new.item(l.to),
-            link_type: l.kind,
-            lag: l.lag,
-        }),
-        Pair::Both(o, n) => {
-            if o != n {
-                changes.push(Change::LinkChanged {
-                    link: n.id,
-                    old_from: old.item(o.from),
-                    old_to: old.item(o.to),
-                    old_type: o.kind,
-                    old_lag: o.lag,
-                    new_from: new.item(n.from),
-                    new_to: new.item(n.to),
-                    new_type: n.kind,
-                    new_lag: n.lag,
-                });
+    let (old_unit, new_unit) = (old.s.settings.time_unit, new.s.settings.time_unit);
+    merge_join(
+        &old.s.links,
+        &new.s.links,
+        |l| l.id,
+        |pair| match pair {
+            Pair::Removed(l) => changes.push(Change::LinkRemoved {
+                link: l.id,
+                from: old.item(l.from),
+                to: old.item(l.to),
+                link_type: l.kind,
+                lag: l.lag,
+                lag_unit: old_unit,
+            }),
+            Pair::Added(l) => changes.push(Change::LinkAdded {
+                link: l.id,
+                from: new.item(l.from),
+                to: new.item(l.to),
+                link_type: l.kind,
+                lag: l.lag,
+                lag_unit: new_unit,
+            }),
+            Pair::Both(o, n) => {
+                if o != n {
+                    changes.push(Change::LinkChanged {
+                        link: n.id,
+                        old_from: old.item(o.from),
+                        old_to: old.item(o.to),
+                        old_type: o.kind,
+                        old_lag: o.lag,
+                        old_lag_unit: old_unit,
+                        new_from: new.item(n.from),
+                        new_to: new.item(n.to),
+                        new_type: n.kind,
+                        new_lag: n.lag,
+                        new_lag_unit: new_unit,
+                    });
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 fn diff_actions(old: &Side, new: &Side, not_shown: &mut Vec<NotShown>) {
-    merge_join(&old.s.actions, &new.s.actions, |a| a.id, |pair| match pair {
-        Pair::Removed(a) => not_shown.push(NotShown::ActionRemoved {
-            action: a.id,
-            label: a.label.clone(),
-            bar: a.bar,
-            bar_label: old.bar_label(a.bar),
-        }),
-        Pair::Added(a) => not_shown.push(NotShown::ActionAdded {
-            action: a.id,
-            label: a.label.clone(),
-            bar: a.bar,
-            bar_label: new.bar_label(a.bar),
-        }),
-        Pair::Both(o, n) => {
-            if o == n {
-                return;
+    merge_join(
+        &old.s.actions,
+        &new.s.actions,
+        |a| a.id,
+        |pair| match pair {
+            Pair::Removed(a) => not_shown.push(NotShown::ActionRemoved {
+                action: a.id,
+                label: a.label.clone(),
+                bar: a.bar,
+                bar_label: old.bar_label(a.bar),
+            }),
+            Pair::Added(a) => not_shown.push(NotShown::ActionAdded {
+                action: a.id,
+                label: a.label.clone(),
+                bar: a.bar,
+                bar_label: new.bar_label(a.bar),
+            }),
+            Pair::Both(o, n) => {
+                if o == n {
+                    return;
+                }
+                if o.label != n.label {
+                    not_shown.push(NotShown::ActionRenamed {
+                        action: n.id,
+                        old_label: o.label.clone(),
+                        new_label: n.label.clone(),
+                    });
+                }
+                if o.status != n.status {
+                    not_shown.push(NotShown::ActionStatusChanged {
+                        action: n.id,
+                        label: n.label.clone(),
+                        old_status: o.status,
+                        new_status: n.status,
+                    });
+                }
+                if o.assignee != n.assignee {
+                    not_shown.push(NotShown::ActionAssigneeChanged {
+                        action: n.id,
+                        label: n.label.clone(),
+                        old_assignee: o.assignee,
+                        old_assignee_name: o.assignee.map(|m| old.member_name(m)),
+                        new_assignee: n.assignee,
+                        new_assignee_name: n.assignee.map(|m| new.member_name(m)),
+                    });
+                }
+                if o.bar != n.bar {
+                    not_shown.push(NotShown::ActionBarChanged {
+                        action: n.id,
+                        label: n.label.clone(),
+                        old_bar: o.bar,
+                        old_bar_label: old.bar_label(o.bar),
+                        new_bar: n.bar,
+                        new_bar_label: new.bar_label(n.bar),
+                    });
+                }
             }
-            if o.label != n.label {
-                not_shown.push(NotShown::ActionRenamed {
-                    action: n.id,
-                    old_label: o.label.clone(),
-                    new_label: n.label.clone(),
-                });
-            }
-            if o.status != n.status {
-                not_shown.push(NotShown::ActionStatusChanged {
-                    action: n.id,
-                    label: n.label.clone(),
-                    old_status: o.status,
-                    new_status: n.status,
-                });
-            }
-            if o.assignee != n.assignee {
-                not_shown.push(NotShown::ActionAssigneeChanged {
-                    action: n.id,
-                    label: n.label.clone(),
-                    old_assignee: o.assignee,
-                    old_assignee_name: o.assignee.map(|m| old.member_name(m)),
-                    new_assignee: n.assignee,
-                    new_assignee_name: n.assignee.map(|m| new.member_name(m)),
-                });
-            }
-            if o.bar != n.bar {
-                not_shown.push(NotShown::ActionBarChanged {
-                    action: n.id,
-                    label: n.label.clone(),
-                    old_bar: o.bar,
-                    old_bar_label: old.bar_label(o.bar),
-                    new_bar: n.bar,
-                    new_bar_label: new.bar_label(n.bar),
-                });
-            }
-        }
-    });
+        },
+    );
 }
 
 fn diff_members(old: &Side, new: &Side, not_shown: &mut Vec<NotShown>) {
-    merge_join(&old.s.members, &new.s.members, |m| m.id, |pair| match pair {
-        Pair::Removed(m) => not_shown.push(NotShown::MemberRemoved {
-            member: m.id,
-            name: m.name.clone(),
-        }),
-        Pair::Added(m) => not_shown.push(NotShown::MemberAdded {
-            member: m.id,
-            name: m.name.clone(),
-        }),
-        Pair::Both(o, n) => {
-            if o.name != n.name {
-                not_shown.push(NotShown::MemberRenamed {
-                    member: n.id,
-                    old_name: o.name.clone(),
-                    new_name: n.name.clone(),
-                });
+    merge_join(
+        &old.s.members,
+        &new.s.members,
+        |m| m.id,
+        |pair| match pair {
+            Pair::Removed(m) => not_shown.push(NotShown::MemberRemoved {
+                member: m.id,
+                name: m.name.clone(),
+            }),
+            Pair::Added(m) => not_shown.push(NotShown::MemberAdded {
+                member: m.id,
+                name: m.name.clone(),
+            }),
+            Pair::Both(o, n) => {
+                if o.name != n.name {
+                    not_shown.push(NotShown::MemberRenamed {
+                        member: n.id,
+                        old_name: o.name.clone(),
+                        new_name: n.name.clone(),
+                    });
+                }
+                if o.email != n.email {
+                    not_shown.push(NotShown::MemberEmailChanged {
+                        member: n.id,
+                        name: n.name.clone(),
+                    });
+                }
             }
-            if o.email != n.email {
-                not_shown.push(NotShown::MemberEmailChanged {
-                    member: n.id,
-                    name: n.name.clone(),
-                });
-            }
-        }
-    });
+        },
+    );
 }
 
 fn diff_absences(old: &Side, new: &Side, not_shown: &mut Vec<NotShown>) {
-    merge_join(&old.s.absences, &new.s.absences, |a| a.id, |pair| match pair {
-        Pair::Removed(a) => not_shown.push(NotShown::AbsenceRemoved {
-            absence: a.id,
-            member: a.member,
-            member_name: old.member_name(a.member),
-            start: a.start,
-            end: a.end,
-        }),
-        Pair::Added(a) => not_shown.push(NotShown::AbsenceAdded {
-            absence: a.id,
-            member: a.member,
-            member_name: new.member_name(a.member),
-            start: a.start,
-            end: a.end,
-        }),
-        Pair::Both(o, n) => {
-            if o != n {
-                not_shown.push(NotShown::AbsenceChanged {
-                    absence: n.id,
-                    member: n.member,
-                    member_name: new.member_name(n.member),
-                    old_start: o.start,
-                    old_end: o.end,
-                    new_start: n.start,
-                    new_end: n.end,
-                });
+    merge_join(
+        &old.s.absences,
+        &new.s.absences,
+        |a| a.id,
+        |pair| match pair {
+            Pair::Removed(a) => not_shown.push(NotShown::AbsenceRemoved {
+                absence: a.id,
+                member: a.member,
+                member_name: old.member_name(a.member),
+                start: a.start,
+                end: a.end,
+            }),
+            Pair::Added(a) => not_shown.push(NotShown::AbsenceAdded {
+                absence: a.id,
+                member: a.member,
+                member_name: new.member_name(a.member),
+                start: a.start,
+                end: a.end,
+            }),
+            Pair::Both(o, n) => {
+                if o != n {
+                    not_shown.push(NotShown::AbsenceChanged {
+                        absence: n.id,
+                        member: n.member,
+                        member_name: new.member_name(n.member),
+                        old_start: o.start,
+                        old_end: o.end,
+                        new_start: n.start,
+                        new_end: n.end,
+                    });
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 #[cfg(test)]
@@ -1168,10 +1219,16 @@ mod tests {
     fn bar_added_and_removed() {
         let out = edit(|s| {
             s.bars.retain(|b| b.id != BarId(17));
-            s.links.retain(|l| l.from != ItemId(17) && l.to != ItemId(17));
+            s.links
+                .retain(|l| l.from != ItemId(17) && l.to != ItemId(17));
             s.actions.retain(|a| a.bar != BarId(17));
-            s.bars
-                .push(new_bar(32, 11, "Recette courte", "2026-12-07", "2026-12-08"));
+            s.bars.push(new_bar(
+                32,
+                11,
+                "Recette courte",
+                "2026-12-07",
+                "2026-12-08",
+            ));
             s.next_id = 33;
         });
         let kinds: Vec<String> = out
@@ -1339,10 +1396,12 @@ mod tests {
                     old_to: cleanup.clone(),
                     old_type: LinkKind::SS,
                     old_lag: 5,
+                    old_lag_unit: TimeUnit::Day,
                     new_from: audit.clone(),
                     new_to: cleanup,
                     new_type: LinkKind::FS,
                     new_lag: -2,
+                    new_lag_unit: TimeUnit::Day,
                 },
                 Change::LinkRemoved {
                     link: LinkId(21),
@@ -1350,6 +1409,7 @@ mod tests {
                     to: abap.clone(),
                     link_type: LinkKind::FS,
                     lag: 0,
+                    lag_unit: TimeUnit::Day,
                 },
                 Change::LinkAdded {
                     link: LinkId(32),
@@ -1357,6 +1417,7 @@ mod tests {
                     to: go_live,
                     link_type: LinkKind::FF,
                     lag: 0,
+                    lag_unit: TimeUnit::Day,
                 },
             ]
         );
@@ -1407,18 +1468,29 @@ mod tests {
                 r.group = GroupId(5);
             }
         });
-        assert_eq!(removed.changes[0], Change::GroupRemoved {
-            group: GroupId(9),
-            name: "Bascule".into(),
-        });
+        assert_eq!(
+            removed.changes[0],
+            Change::GroupRemoved {
+                group: GroupId(9),
+                name: "Bascule".into(),
+            }
+        );
         // Its rows moved to the other group, and say so.
         assert_eq!(
-            removed.changes[1..].iter().map(Change::id).collect::<Vec<_>>(),
+            removed.changes[1..]
+                .iter()
+                .map(Change::id)
+                .collect::<Vec<_>>(),
             [10, 11, 12]
         );
         assert!(matches!(
             &removed.changes[1],
-            Change::RowMoved { old_group: GroupId(9), new_group: GroupId(5), new_position: 3, .. }
+            Change::RowMoved {
+                old_group: GroupId(9),
+                new_group: GroupId(5),
+                new_position: 3,
+                ..
+            }
         ));
     }
 
@@ -1484,10 +1556,13 @@ mod tests {
         });
         let ids: Vec<u64> = removed.changes.iter().map(Change::id).collect();
         assert_eq!(ids, [12, 18, 19, 25, 26]);
-        assert_eq!(removed.changes[0], Change::RowRemoved {
-            row: RowId(12),
-            name: "Mise en production".into(),
-        });
+        assert_eq!(
+            removed.changes[0],
+            Change::RowRemoved {
+                row: RowId(12),
+                name: "Mise en production".into(),
+            }
+        );
     }
 
     #[test]

@@ -12,9 +12,12 @@
 
 pub mod calendar;
 pub mod date;
+pub mod demo;
+pub mod diff;
 pub mod risk;
 pub mod schedule;
 pub mod synth;
+pub mod text;
 
 pub use date::{Date, Weekday};
 pub use schedule::*;
