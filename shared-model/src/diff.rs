@@ -1837,6 +1837,50 @@ mod tests {
         assert!(out.not_shown.windows(2).all(|w| w[0].id() <= w[1].id()));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// Whatever bars move and links go, the diff names exactly those, in id order.
+        #[test]
+        fn reports_exactly_the_moved_bars_and_removed_links(
+            moves in proptest::collection::btree_map(0usize..300, -5i32..=5, 0..20),
+            removed in proptest::collection::btree_set(0usize..600, 0..10),
+        ) {
+            let before = synth::generate(synth::Spec::new(300));
+            let mut after = before.clone();
+            let mut moved = Vec::new();
+            for (&i, &by) in &moves {
+                if by != 0 {
+                    let b = &mut after.bars[i];
+                    b.start = b.start.add_days(by);
+                    b.end = b.end.add_days(by);
+                    moved.push(b.id.0);
+                }
+            }
+            let gone: Vec<u64> = removed.iter().map(|&i| before.links[i].id.0).collect();
+            after.links.retain(|l| !gone.contains(&l.id.0));
+
+            let out = diff(&before, &after);
+            let bars: Vec<u64> = out
+                .changes
+                .iter()
+                .filter(|c| matches!(c, Change::BarMoved { .. }))
+                .map(Change::id)
+                .collect();
+            let links: Vec<u64> = out
+                .changes
+                .iter()
+                .filter(|c| matches!(c, Change::LinkRemoved { .. }))
+                .map(Change::id)
+                .collect();
+            proptest::prop_assert_eq!(bars, moved);
+            proptest::prop_assert_eq!(links, gone);
+            let count = moves.values().filter(|b| **b != 0).count() + removed.len();
+            proptest::prop_assert_eq!(out.changes.len(), count);
+            proptest::prop_assert!(out.not_shown.is_empty());
+        }
+    }
+
     #[test]
     fn a_few_changes_in_a_large_schedule() {
         let before = synth::generate(synth::Spec::new(20_000));

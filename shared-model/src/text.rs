@@ -68,7 +68,6 @@ pub fn risk_details(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<String> {
 /// after, the new risks, and the changes the chart cannot show. `before` is the state
 /// the diff starts from; items that only exist after it are named from the diff itself.
 pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
-    // Lags are written in the unit of the state the diff starts from.
     let w = Words::new(lang);
     let mut out: Vec<String> = Vec::new();
 
@@ -78,7 +77,8 @@ pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
         out.push(w.say(Msg::NoVisibleChange, &[]));
     } else {
         out.push(w.say(Msg::ChangesHeader, &[]));
-        push_capped(&w, &mut out, d.changes.iter().map(|c| change_line(&w, c)));
+        let lines = d.changes.iter().map(|c| change_line(&w, c));
+        push_capped(&w, &mut out, lines, d.changes.len());
     }
 
     out.push(end_line(&w, d.end_before, d.end_after));
@@ -88,25 +88,30 @@ pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
     } else {
         out.push(w.say(Msg::NewRisksHeader, &[]));
         let names = Names::after(before, d);
+        // The calendar only groups the days of an absence into runs; should the change
+        // have touched the holidays, a run may show split, never a wrong day.
         let cal = Calendar::for_schedule(before);
-        push_capped(&w, &mut out, risk_lines(&w, &names, &cal, &d.new_risks));
+        let r = &d.new_risks;
+        let total = r.violated_links.len() + r.absence_risks.len();
+        push_capped(&w, &mut out, risk_lines(&w, &names, &cal, r), total);
     }
 
     if !d.not_shown.is_empty() {
         out.push(w.say(Msg::NotShownHeader, &[]));
-        push_capped(
-            &w,
-            &mut out,
-            d.not_shown.iter().map(|n| not_shown_line(&w, n)),
-        );
+        let lines = d.not_shown.iter().map(|n| not_shown_line(&w, n));
+        push_capped(&w, &mut out, lines, d.not_shown.len());
     }
     out.join("\n")
 }
 
-/// Appends the first `LIST_CAP` lines as a bulleted list, and how many were left out.
-/// Lines past the cap are never written, so a diff of 100,000 bars costs 50 lines.
-fn push_capped(w: &Words, out: &mut Vec<String>, lines: impl ExactSizeIterator<Item = String>) {
-    let total = lines.len();
+/// Appends the first `LIST_CAP` of `total` lines as a bulleted list, and how many were
+/// left out. Lines past the cap are never written, so a diff of 100,000 bars costs 50.
+fn push_capped(
+    w: &Words,
+    out: &mut Vec<String>,
+    lines: impl Iterator<Item = String>,
+    total: usize,
+) {
     out.extend(lines.take(LIST_CAP).map(|l| format!("- {l}")));
     if total > LIST_CAP {
         let rest = w.count((total - LIST_CAP) as i64, Msg::Others);
@@ -132,6 +137,15 @@ fn end_line(w: &Words, before: Option<Date>, after: Option<Date>) -> String {
     }
 }
 
+/// An inclusive span of days: "2026-11-26 → 2026-11-27", or one date for one day.
+fn period(start: Date, end: Date) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start} → {end}")
+    }
+}
+
 fn sign(n: impl Into<i64>) -> &'static str {
     if n.into() < 0 { "-" } else { "+" }
 }
@@ -142,7 +156,7 @@ fn risk_lines<'a>(
     names: &'a Names,
     cal: &'a Calendar,
     risks: &'a Risks,
-) -> impl ExactSizeIterator<Item = String> + 'a {
+) -> impl Iterator<Item = String> + 'a {
     let links = risks.violated_links.iter().map(move |v| {
         let by = w.count(v.by_days, Msg::WorkingDays);
         let from = names.item(w, v.from);
@@ -159,29 +173,8 @@ fn risk_lines<'a>(
         let days = day_runs(cal, &r.days);
         w.say(Msg::AbsenceRisk, &[&bar, &member, &count, &days])
     });
-    // Chained iterators do not keep an exact length; the total is known, so say it.
-    let total = risks.violated_links.len() + risks.absence_risks.len();
-    Counted(links.chain(absences), total)
+    links.chain(absences)
 }
-
-/// An iterator whose length is known in advance.
-struct Counted<I>(I, usize);
-
-impl<I: Iterator> Iterator for Counted<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.0.next()?;
-        self.1 = self.1.saturating_sub(1);
-        Some(item)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.1, Some(self.1))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for Counted<I> {}
 
 /// Sorted working days written as runs: "2026-11-26 → 2026-11-27, 2026-12-03". Days in
 /// a run follow each other in working time, so a week's absence across a weekend is one
@@ -335,13 +328,19 @@ fn change_line(w: &Words, c: &Change) -> String {
             start,
             end,
             ..
-        } => w.say(Msg::BarAdded, &[&w.bar(label, *bar), row_name, start, end]),
+        } => w.say(
+            Msg::BarAdded,
+            &[&w.bar(label, *bar), row_name, &period(*start, *end)],
+        ),
         Change::BarRemoved {
             bar,
             label,
             start,
             end,
-        } => w.say(Msg::BarRemoved, &[&w.bar(label, *bar), start, end]),
+        } => w.say(
+            Msg::BarRemoved,
+            &[&w.bar(label, *bar), &period(*start, *end)],
+        ),
         Change::BarMoved {
             bar,
             label,
@@ -694,13 +693,13 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
             start,
             end,
             ..
-        } => w.say(Msg::AbsenceAdded, &[member_name, start, end]),
+        } => w.say(Msg::AbsenceAdded, &[member_name, &period(*start, *end)]),
         NotShown::AbsenceRemoved {
             member_name,
             start,
             end,
             ..
-        } => w.say(Msg::AbsenceRemoved, &[member_name, start, end]),
+        } => w.say(Msg::AbsenceRemoved, &[member_name, &period(*start, *end)]),
         NotShown::AbsenceChanged {
             member_name,
             old_start,
@@ -714,7 +713,11 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
             } else {
                 w.say(
                     Msg::AbsenceMoved,
-                    &[member_name, old_start, old_end, new_start, new_end],
+                    &[
+                        member_name,
+                        &period(*old_start, *old_end),
+                        &period(*new_start, *new_end),
+                    ],
                 )
             }
         }
@@ -923,8 +926,8 @@ fn fr(m: Msg) -> &'static str {
         Msg::EndNew => "Fin du projet : {0} (aucune date avant).",
         Msg::EndGone => "Fin du projet : plus aucune date (avant : {0}).",
         Msg::EndNone => "Fin du projet : pas encore de dates.",
-        Msg::BarAdded => "{0} ajouté sur la ligne « {1} » : {2} → {3}",
-        Msg::BarRemoved => "{0} supprimé (était {1} → {2})",
+        Msg::BarAdded => "{0} ajouté sur la ligne « {1} » : {2}",
+        Msg::BarRemoved => "{0} supprimé (était {1})",
         Msg::BarMoved => "{0} : {1} → {2}, fin {3} → {4}",
         Msg::BarStartMoved => "{0} : début {1} → {2}",
         Msg::BarEndMoved => "{0} : fin {1} → {2}",
@@ -971,10 +974,10 @@ fn fr(m: Msg) -> &'static str {
         Msg::MemberRemoved => "Départ de l'équipe : {0}",
         Msg::MemberRenamed => "Membre {0} renommé : {1} → {2}",
         Msg::MemberEmailChanged => "E-mail de {0} modifié",
-        Msg::AbsenceAdded => "Absence de {0} ajoutée : {1} → {2}",
-        Msg::AbsenceRemoved => "Absence de {0} supprimée : {1} → {2}",
+        Msg::AbsenceAdded => "Absence de {0} ajoutée : {1}",
+        Msg::AbsenceRemoved => "Absence de {0} supprimée : {1}",
         Msg::AbsenceChanged => "Absence de {0} modifiée",
-        Msg::AbsenceMoved => "Absence de {0} : {1} → {2} devient {3} → {4}",
+        Msg::AbsenceMoved => "Absence de {0} : {1} devient {2}",
     }
 }
 
@@ -1019,8 +1022,8 @@ fn en(m: Msg) -> &'static str {
         Msg::EndNew => "Project end: {0} (no dates before).",
         Msg::EndGone => "Project end: no dates any more (before: {0}).",
         Msg::EndNone => "Project end: no dates yet.",
-        Msg::BarAdded => "{0} added on row “{1}”: {2} → {3}",
-        Msg::BarRemoved => "{0} removed (was {1} → {2})",
+        Msg::BarAdded => "{0} added on row “{1}”: {2}",
+        Msg::BarRemoved => "{0} removed (was {1})",
         Msg::BarMoved => "{0}: {1} → {2}, end {3} → {4}",
         Msg::BarStartMoved => "{0}: start {1} → {2}",
         Msg::BarEndMoved => "{0}: end {1} → {2}",
@@ -1067,10 +1070,10 @@ fn en(m: Msg) -> &'static str {
         Msg::MemberRemoved => "Left the team: {0}",
         Msg::MemberRenamed => "Member {0} renamed: {1} → {2}",
         Msg::MemberEmailChanged => "E-mail of {0} changed",
-        Msg::AbsenceAdded => "Absence of {0} added: {1} → {2}",
-        Msg::AbsenceRemoved => "Absence of {0} removed: {1} → {2}",
+        Msg::AbsenceAdded => "Absence of {0} added: {1}",
+        Msg::AbsenceRemoved => "Absence of {0} removed: {1}",
         Msg::AbsenceChanged => "Absence of {0} changed",
-        Msg::AbsenceMoved => "Absence of {0}: {1} → {2} becomes {3} → {4}",
+        Msg::AbsenceMoved => "Absence of {0}: {1} becomes {2}",
     }
 }
 
@@ -1340,6 +1343,77 @@ mod tests {
                 - “Migration à blanc” (bar 16): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27).
                 Changes not shown:
                 - Member of “Migration à blanc” (row 10): Sophie Lefèvre → Thomas Dubois"#]],
+        );
+    }
+
+    #[test]
+    fn new_items_at_risk_are_named_from_the_diff() {
+        check_edit(
+            |s| {
+                s.bars.push(Bar {
+                    id: BarId(32),
+                    row: RowId(8),
+                    label: "Revue de code".into(),
+                    start: d("2026-11-25"),
+                    end: d("2026-11-27"),
+                    color: None,
+                    notes: String::new(),
+                    pin: None,
+                });
+                s.links.push(Link {
+                    id: LinkId(33),
+                    from: ItemId(32),
+                    to: ItemId(16),
+                    kind: LinkKind::FS,
+                    lag: 0,
+                });
+                s.members.push(Member {
+                    id: MemberId(34),
+                    name: "Léa Garnier".into(),
+                    email: None,
+                });
+                s.absences.push(Absence {
+                    id: AbsenceId(35),
+                    member: MemberId(34),
+                    start: d("2026-11-10"),
+                    end: d("2026-11-10"),
+                    reason: "Formation".into(),
+                });
+                let row = s.rows.iter_mut().find(|r| r.id == RowId(7)).unwrap();
+                row.member = Some(MemberId(34));
+                s.absences[0].start = d("2026-11-25");
+                s.next_id = 36;
+            },
+            expect![[r#"
+                Changements :
+                - « Revue de code » (bloc 32) ajouté sur la ligne « Adaptation du code spécifique » : 2026-11-25 → 2026-11-27
+                - Lien 33 ajouté : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16), FS
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - Lien 33 (FS) non respecté de 5 jours ouvrés : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16).
+                - « Nettoyage des données » (bloc 14) : absence de Léa Garnier sur 1 jour ouvré (2026-11-10).
+                - « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 1 jour ouvré (2026-11-25).
+                - « Revue de code » (bloc 32) : absence de Thomas Dubois sur 3 jours ouvrés (2026-11-25 → 2026-11-27).
+                Changements non affichés :
+                - Membre de « Nettoyage des données » (ligne 7) : Sophie Lefèvre → Léa Garnier
+                - Absence de Thomas Dubois : 2026-11-26 → 2026-11-27 devient 2026-11-25 → 2026-11-27
+                - Arrivée dans l'équipe : Léa Garnier (membre 34)
+                - Absence de Léa Garnier ajoutée : 2026-11-10
+
+                Changes:
+                - “Revue de code” (bar 32) added on row “Adaptation du code spécifique”: 2026-11-25 → 2026-11-27
+                - Link 33 added: “Revue de code” (bar 32) → “Migration à blanc” (bar 16), FS
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - Link 33 (FS) violated by 5 working days: “Revue de code” (bar 32) → “Migration à blanc” (bar 16).
+                - “Nettoyage des données” (bar 14): Léa Garnier away on 1 working day (2026-11-10).
+                - “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 1 working day (2026-11-25).
+                - “Revue de code” (bar 32): Thomas Dubois away on 3 working days (2026-11-25 → 2026-11-27).
+                Changes not shown:
+                - Member of “Nettoyage des données” (row 7): Sophie Lefèvre → Léa Garnier
+                - Absence of Thomas Dubois: 2026-11-26 → 2026-11-27 becomes 2026-11-25 → 2026-11-27
+                - Joined the team: Léa Garnier (member 34)
+                - Absence of Léa Garnier added: 2026-11-10"#]],
         );
     }
 
@@ -1647,6 +1721,31 @@ mod tests {
         check(
             day_runs(&cal, &days(&["2026-11-26"])),
             expect!["2026-11-26"],
+        );
+    }
+
+    #[test]
+    fn project_end_line() {
+        let (a, b) = (Some(d("2026-12-18")), Some(d("2026-12-11")));
+        let lines = [Lang::Fr, Lang::En].map(|lang| {
+            let w = Words::new(lang);
+            [(a, a), (a, b), (None, a), (a, None), (None, None)]
+                .map(|(x, y)| end_line(&w, x, y))
+                .join("\n")
+        });
+        check(
+            lines.join("\n"),
+            expect![[r#"
+            Fin du projet : 2026-12-18 (inchangée).
+            Fin du projet : 2026-12-18 → 2026-12-11 (-7 jours).
+            Fin du projet : 2026-12-18 (aucune date avant).
+            Fin du projet : plus aucune date (avant : 2026-12-18).
+            Fin du projet : pas encore de dates.
+            Project end: 2026-12-18 (unchanged).
+            Project end: 2026-12-18 → 2026-12-11 (-7 days).
+            Project end: 2026-12-18 (no dates before).
+            Project end: no dates any more (before: 2026-12-18).
+            Project end: no dates yet."#]],
         );
     }
 
