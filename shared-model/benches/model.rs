@@ -26,7 +26,9 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("risks");
     for (n, s) in &schedules {
-        g.bench_with_input(BenchmarkId::from_parameter(n), s, |b, s| b.iter(|| risk::risks(black_box(s))));
+        g.bench_with_input(BenchmarkId::from_parameter(n), s, |b, s| {
+            b.iter(|| risk::risks(black_box(s)))
+        });
     }
     g.finish();
 

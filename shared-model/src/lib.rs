@@ -13,11 +13,14 @@
 pub mod calendar;
 pub mod cpm;
 pub mod date;
+pub mod demo;
+pub mod diff;
 pub mod filter;
 pub mod layout;
 pub mod risk;
 pub mod schedule;
 pub mod synth;
+pub mod text;
 
 pub use date::{Date, Weekday};
 pub use schedule::*;

@@ -81,7 +81,11 @@ impl ItemBounds {
                 .map(|b| (cal.start_boundary(b.start), cal.finish_boundary(b.end)))
                 .collect(),
             milestone_ids: s.milestones.iter().map(|m| m.id).collect(),
-            milestone_bounds: s.milestones.iter().map(|m| cal.finish_boundary(m.date)).collect(),
+            milestone_bounds: s
+                .milestones
+                .iter()
+                .map(|m| cal.finish_boundary(m.date))
+                .collect(),
         }
     }
 

@@ -165,7 +165,7 @@ pub fn generate(spec: Spec) -> Schedule {
     let n = bar_ids.len();
     let mut seen = std::collections::HashSet::new();
     let mut tries = 0;
-    while s.links.len() < link_count && n >= 2 && tries < link_count * 4 {
+    while s.links.len() < link_count && n >= 2 && tries < link_count * 20 {
         tries += 1;
         let to = 1 + rng.below(n as u64 - 1) as usize;
         let from = if rng.below(10) == 0 {
@@ -173,21 +173,29 @@ pub fn generate(spec: Spec) -> Schedule {
         } else {
             to - 1 - rng.below(to.min(30) as u64) as usize
         };
-        if !seen.insert((from, to)) {
-            continue;
-        }
         let kind = match rng.below(20) {
             0 => LinkKind::SS,
             1 => LinkKind::FF,
             2 => LinkKind::SF,
             _ => LinkKind::FS,
         };
+        let lag = rng.below(3) as i32 - 1;
+        // Real plans mostly keep their links: one link in twenty is left violated, so
+        // risk lists have the size they have in practice, not half the links.
+        let bounds = |b: &Bar| (cal.start_boundary(b.start), cal.finish_boundary(b.end));
+        let (fb, tb) = (bounds(&s.bars[from]), bounds(&s.bars[to]));
+        if crate::risk::link_shortfall(kind, i64::from(lag), fb, tb) > 0 && rng.below(20) != 0 {
+            continue;
+        }
+        if !seen.insert((from, to)) {
+            continue;
+        }
         s.links.push(Link {
             id: LinkId(0),
             from: bar_ids[from].into(),
             to: bar_ids[to].into(),
             kind,
-            lag: rng.below(3) as i32 - 1,
+            lag,
         });
     }
     for l in &mut s.links {

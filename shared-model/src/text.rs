@@ -1,0 +1,1775 @@
+//! The texts the tools return to people and to assistants: a schedule's summary, its
+//! risks, and the change list of a diff, in French (the default) or English.
+//!
+//! Every word lives in two tables, `fr` and `en`, one `match` each, keyed by `Msg`; the
+//! functions below only choose messages and fill their `{0}`, `{1}`... slots. A wording
+//! is therefore changed, or a language added, in one place, and the snapshot tests show
+//! every sentence in both languages. Dates are always written YYYY-MM-DD: assistants
+//! read them back into tool calls. Private data (e-mails, absence reasons) is never
+//! written, and `diff` does not even carry it. Which text a tool returns, and when, is
+//! the server's business.
+
+use std::collections::HashMap;
+use std::fmt::{self, Display};
+
+use crate::Lang;
+use crate::calendar::Calendar;
+use crate::date::Date;
+use crate::diff::{Change, Diff, ItemRef, NotShown, SettingField};
+use crate::risk::Risks;
+use crate::schedule::*;
+
+/// How many entries a list shows before it ends with "… and N more": enough for any
+/// edit a person reads through, short enough for an assistant's context.
+pub const LIST_CAP: usize = 50;
+
+/// One line about the whole schedule: its name, its first and last days, and how many
+/// groups, rows, bars and milestones it holds.
+pub fn schedule_summary(s: &Schedule, lang: Lang) -> String {
+    let w = Words::new(lang);
+    let counts = [
+        w.count(s.groups.len() as i64, Msg::Groups),
+        w.count(s.rows.len() as i64, Msg::Rows),
+        w.count(s.bars.len() as i64, Msg::Bars),
+        w.count(s.milestones.len() as i64, Msg::Milestones),
+    ]
+    .join(", ");
+    match s.span() {
+        Some((first, last)) => w.say(Msg::Summary, &[&s.name, &first, &last, &counts]),
+        None => w.say(Msg::SummaryNoDates, &[&s.name, &counts]),
+    }
+}
+
+/// One line counting the risks, or `None` when there is none.
+pub fn risks_line(risks: &Risks, lang: Lang) -> Option<String> {
+    if risks.is_empty() {
+        return None;
+    }
+    let w = Words::new(lang);
+    let mut parts = Vec::new();
+    if !risks.violated_links.is_empty() {
+        parts.push(w.count(risks.violated_links.len() as i64, Msg::ViolatedLinks));
+    }
+    if !risks.absence_risks.is_empty() {
+        parts.push(w.count(risks.absence_risks.len() as i64, Msg::BarsAtRisk));
+    }
+    Some(w.say(Msg::RisksLine, &[&parts.join(", ")]))
+}
+
+/// One line per risk of `s`: each violated link with its two items and by how many
+/// working days it is broken, then each bar at risk with the member away and the days.
+pub fn risk_details(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<String> {
+    let names = Names::of(s);
+    let cal = Calendar::for_schedule(s);
+    risk_lines(&Words::new(lang), &names, &cal, risks).collect()
+}
+
+/// The change list of a diff: what moved on the Gantt chart, the project end before and
+/// after, the new risks, and the changes the chart cannot show. `before` is the state
+/// the diff starts from; items that only exist after it are named from the diff itself.
+pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
+    let w = Words::new(lang);
+    let mut out: Vec<String> = Vec::new();
+
+    if d.is_empty() {
+        out.push(w.say(Msg::NoChange, &[]));
+    } else if d.changes.is_empty() {
+        out.push(w.say(Msg::NoVisibleChange, &[]));
+    } else {
+        out.push(w.say(Msg::ChangesHeader, &[]));
+        let lines = d.changes.iter().map(|c| change_line(&w, c));
+        push_capped(&w, &mut out, lines, d.changes.len());
+    }
+
+    out.push(end_line(&w, d.end_before, d.end_after));
+
+    if d.new_risks.is_empty() {
+        out.push(w.say(Msg::NoNewRisk, &[]));
+    } else {
+        out.push(w.say(Msg::NewRisksHeader, &[]));
+        let names = Names::after(before, d);
+        // The calendar only groups the days of an absence into runs; should the change
+        // have touched the holidays, a run may show split, never a wrong day.
+        let cal = Calendar::for_schedule(before);
+        let r = &d.new_risks;
+        let total = r.violated_links.len() + r.absence_risks.len();
+        push_capped(&w, &mut out, risk_lines(&w, &names, &cal, r), total);
+    }
+
+    if !d.not_shown.is_empty() {
+        out.push(w.say(Msg::NotShownHeader, &[]));
+        let lines = d.not_shown.iter().map(|n| not_shown_line(&w, n));
+        push_capped(&w, &mut out, lines, d.not_shown.len());
+    }
+    out.join("\n")
+}
+
+/// Appends the first `LIST_CAP` of `total` lines as a bulleted list, and how many were
+/// left out. Lines past the cap are never written, so a diff of 100,000 bars costs 50.
+fn push_capped(
+    w: &Words,
+    out: &mut Vec<String>,
+    lines: impl Iterator<Item = String>,
+    total: usize,
+) {
+    out.extend(lines.take(LIST_CAP).map(|l| format!("- {l}")));
+    if total > LIST_CAP {
+        let rest = w.count((total - LIST_CAP) as i64, Msg::Others);
+        out.push(w.say(Msg::More, &[&rest]));
+    }
+}
+
+fn end_line(w: &Words, before: Option<Date>, after: Option<Date>) -> String {
+    match (before, after) {
+        (Some(b), Some(a)) if a == b => w.say(Msg::EndSame, &[&b]),
+        (Some(b), Some(a)) => {
+            let days = b.days_until(a);
+            let shift = format!(
+                "{}{}",
+                sign(days),
+                w.count(i64::from(days.abs()), Msg::Days)
+            );
+            w.say(Msg::EndMoved, &[&b, &a, &shift])
+        }
+        (None, Some(a)) => w.say(Msg::EndNew, &[&a]),
+        (Some(b), None) => w.say(Msg::EndGone, &[&b]),
+        (None, None) => w.say(Msg::EndNone, &[]),
+    }
+}
+
+/// An inclusive span of days: "2026-11-26 → 2026-11-27", or one date for one day.
+fn period(start: Date, end: Date) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start} → {end}")
+    }
+}
+
+fn sign(n: impl Into<i64>) -> &'static str {
+    if n.into() < 0 { "-" } else { "+" }
+}
+
+/// The lines of `risk_details`, naming items through `names`.
+fn risk_lines<'a>(
+    w: &'a Words,
+    names: &'a Names,
+    cal: &'a Calendar,
+    risks: &'a Risks,
+) -> impl Iterator<Item = String> + 'a {
+    let links = risks.violated_links.iter().map(move |v| {
+        let by = w.count(v.by_days, Msg::WorkingDays);
+        let from = names.item(w, v.from);
+        let to = names.item(w, v.to);
+        w.say(
+            Msg::LinkViolated,
+            &[&v.link, &link_type(v.kind), &by, &from, &to],
+        )
+    });
+    let absences = risks.absence_risks.iter().map(move |r| {
+        let bar = names.item(w, ItemId(r.bar.0));
+        let member = names.member(w, r.member);
+        let count = w.count(r.days.len() as i64, Msg::WorkingDays);
+        let days = day_runs(cal, &r.days);
+        w.say(Msg::AbsenceRisk, &[&bar, &member, &count, &days])
+    });
+    links.chain(absences)
+}
+
+/// Sorted working days written as runs: "2026-11-26 → 2026-11-27, 2026-12-03". Days in
+/// a run follow each other in working time, so a week's absence across a weekend is one
+/// run. Past ten runs the list ends with "…".
+fn day_runs(cal: &Calendar, days: &[Date]) -> String {
+    const MAX_RUNS: usize = 10;
+    let mut runs: Vec<(Date, Date)> = Vec::new();
+    for &d in days {
+        match runs.last_mut() {
+            Some((_, last)) if cal.add(*last, 1) == d => *last = d,
+            _ => runs.push((d, d)),
+        }
+    }
+    let mut parts: Vec<String> = runs
+        .iter()
+        .take(MAX_RUNS)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a} → {b}")
+            }
+        })
+        .collect();
+    if runs.len() > MAX_RUNS {
+        parts.push("…".to_owned());
+    }
+    parts.join(", ")
+}
+
+/// Where the risk lines find the labels of items and the names of members: the
+/// schedule, overridden by what a diff says the new state holds (items added or
+/// renamed after `before`).
+struct Names<'a> {
+    s: &'a Schedule,
+    /// Item id -> (label, is a milestone).
+    items: HashMap<u64, (&'a str, bool)>,
+    members: HashMap<MemberId, &'a str>,
+}
+
+impl<'a> Names<'a> {
+    fn of(s: &'a Schedule) -> Names<'a> {
+        Names {
+            s,
+            items: HashMap::new(),
+            members: HashMap::new(),
+        }
+    }
+
+    fn after(before: &'a Schedule, d: &'a Diff) -> Names<'a> {
+        let mut names = Names::of(before);
+        let mut item = |r: &'a ItemRef| {
+            names
+                .items
+                .insert(r.id.0, (r.label.as_str(), r.is_milestone));
+        };
+        for c in &d.changes {
+            match c {
+                Change::LinkAdded { from, to, .. } => {
+                    item(from);
+                    item(to);
+                }
+                Change::LinkChanged {
+                    new_from, new_to, ..
+                } => {
+                    item(new_from);
+                    item(new_to);
+                }
+                _ => {}
+            }
+        }
+        for c in &d.changes {
+            match c {
+                Change::BarAdded { bar, label, .. } => {
+                    names.items.insert(bar.0, (label, false));
+                }
+                Change::BarRenamed { bar, new_label, .. } => {
+                    names.items.insert(bar.0, (new_label, false));
+                }
+                Change::MilestoneAdded {
+                    milestone, label, ..
+                } => {
+                    names.items.insert(milestone.0, (label, true));
+                }
+                Change::MilestoneRenamed {
+                    milestone,
+                    new_label,
+                    ..
+                } => {
+                    names.items.insert(milestone.0, (new_label, true));
+                }
+                _ => {}
+            }
+        }
+        for n in &d.not_shown {
+            match n {
+                NotShown::MemberAdded { member, name } => {
+                    names.members.insert(*member, name);
+                }
+                NotShown::MemberRenamed {
+                    member, new_name, ..
+                } => {
+                    names.members.insert(*member, new_name);
+                }
+                _ => {}
+            }
+        }
+        names
+    }
+
+    /// "« Label » (bloc 12)", "« Label » (jalon 19)", or "élément 12" if unknown.
+    fn item(&self, w: &Words, id: ItemId) -> String {
+        if let Some(&(label, is_milestone)) = self.items.get(&id.0) {
+            return w.item(label, id, is_milestone);
+        }
+        if let Some(b) = self.s.bar(BarId(id.0)) {
+            return w.item(&b.label, id, false);
+        }
+        if let Some(m) = self.s.milestone(MilestoneId(id.0)) {
+            return w.item(&m.label, id, true);
+        }
+        w.say(Msg::UnknownItem, &[&id])
+    }
+
+    fn member(&self, w: &Words, id: MemberId) -> String {
+        if let Some(name) = self.members.get(&id) {
+            return (*name).to_owned();
+        }
+        match self.s.member(id) {
+            Some(m) => m.name.clone(),
+            None => w.say(Msg::UnknownMember, &[&id]),
+        }
+    }
+}
+
+fn link_type(kind: LinkKind) -> &'static str {
+    match kind {
+        LinkKind::FS => "FS",
+        LinkKind::SS => "SS",
+        LinkKind::FF => "FF",
+        LinkKind::SF => "SF",
+    }
+}
+
+fn change_line(w: &Words, c: &Change) -> String {
+    match c {
+        Change::BarAdded {
+            bar,
+            label,
+            row_name,
+            start,
+            end,
+            ..
+        } => w.say(
+            Msg::BarAdded,
+            &[&w.bar(label, *bar), row_name, &period(*start, *end)],
+        ),
+        Change::BarRemoved {
+            bar,
+            label,
+            start,
+            end,
+        } => w.say(
+            Msg::BarRemoved,
+            &[&w.bar(label, *bar), &period(*start, *end)],
+        ),
+        Change::BarMoved {
+            bar,
+            label,
+            old_start,
+            old_end,
+            new_start,
+            new_end,
+        } => {
+            let it = w.bar(label, *bar);
+            if old_start == new_start {
+                w.say(Msg::BarEndMoved, &[&it, old_end, new_end])
+            } else if old_end == new_end {
+                w.say(Msg::BarStartMoved, &[&it, old_start, new_start])
+            } else {
+                w.say(
+                    Msg::BarMoved,
+                    &[&it, old_start, new_start, old_end, new_end],
+                )
+            }
+        }
+        Change::BarRenamed {
+            bar,
+            old_label,
+            new_label,
+        } => w.say(Msg::BarRenamed, &[bar, old_label, new_label]),
+        Change::BarRecoloured {
+            bar,
+            label,
+            old_color,
+            new_color,
+        } => w.say(
+            Msg::Recoloured,
+            &[
+                &w.bar(label, *bar),
+                &w.color(old_color),
+                &w.color(new_color),
+            ],
+        ),
+        Change::BarRowChanged {
+            bar,
+            label,
+            old_row_name,
+            new_row_name,
+            ..
+        } => w.say(
+            Msg::RowChanged,
+            &[&w.bar(label, *bar), old_row_name, new_row_name],
+        ),
+        Change::MilestoneAdded {
+            milestone,
+            label,
+            row_name,
+            date,
+            ..
+        } => w.say(
+            Msg::MilestoneAdded,
+            &[&w.milestone(label, *milestone), row_name, date],
+        ),
+        Change::MilestoneRemoved {
+            milestone,
+            label,
+            date,
+        } => w.say(
+            Msg::MilestoneRemoved,
+            &[&w.milestone(label, *milestone), date],
+        ),
+        Change::MilestoneMoved {
+            milestone,
+            label,
+            old_date,
+            new_date,
+        } => w.say(
+            Msg::MilestoneMoved,
+            &[&w.milestone(label, *milestone), old_date, new_date],
+        ),
+        Change::MilestoneRenamed {
+            milestone,
+            old_label,
+            new_label,
+        } => w.say(Msg::MilestoneRenamed, &[milestone, old_label, new_label]),
+        Change::MilestoneRecoloured {
+            milestone,
+            label,
+            old_color,
+            new_color,
+        } => w.say(
+            Msg::Recoloured,
+            &[
+                &w.milestone(label, *milestone),
+                &w.color(old_color),
+                &w.color(new_color),
+            ],
+        ),
+        Change::MilestoneRowChanged {
+            milestone,
+            label,
+            old_row_name,
+            new_row_name,
+            ..
+        } => w.say(
+            Msg::RowChanged,
+            &[&w.milestone(label, *milestone), old_row_name, new_row_name],
+        ),
+        Change::LinkAdded {
+            link,
+            from,
+            to,
+            link_type,
+            lag,
+            lag_unit,
+        } => w.say(
+            Msg::LinkAdded,
+            &[
+                link,
+                &w.item_ref(from),
+                &w.item_ref(to),
+                &w.link(*link_type, *lag, *lag_unit),
+            ],
+        ),
+        Change::LinkRemoved {
+            link,
+            from,
+            to,
+            link_type,
+            lag,
+            lag_unit,
+        } => w.say(
+            Msg::LinkRemoved,
+            &[
+                link,
+                &w.item_ref(from),
+                &w.item_ref(to),
+                &w.link(*link_type, *lag, *lag_unit),
+            ],
+        ),
+        Change::LinkChanged {
+            link,
+            old_from,
+            old_to,
+            old_type,
+            old_lag,
+            old_lag_unit,
+            new_from,
+            new_to,
+            new_type,
+            new_lag,
+            new_lag_unit,
+        } => {
+            let old = w.link(*old_type, *old_lag, *old_lag_unit);
+            let new = w.link(*new_type, *new_lag, *new_lag_unit);
+            if old_from.id == new_from.id && old_to.id == new_to.id {
+                let (from, to) = (w.item_ref(new_from), w.item_ref(new_to));
+                w.say(Msg::LinkChanged, &[link, &from, &to, &old, &new])
+            } else {
+                let args: [&dyn Display; 7] = [
+                    link,
+                    &w.item_ref(old_from),
+                    &w.item_ref(old_to),
+                    &old,
+                    &w.item_ref(new_from),
+                    &w.item_ref(new_to),
+                    &new,
+                ];
+                w.say(Msg::LinkRewired, &args)
+            }
+        }
+        Change::GroupAdded {
+            group,
+            name,
+            position,
+        } => w.say(Msg::GroupAdded, &[&w.group(name, *group), &(position + 1)]),
+        Change::GroupRemoved { group, name } => w.say(Msg::GroupRemoved, &[&w.group(name, *group)]),
+        Change::GroupRenamed {
+            group,
+            old_name,
+            new_name,
+        } => w.say(Msg::GroupRenamed, &[group, old_name, new_name]),
+        Change::GroupMoved {
+            group,
+            name,
+            new_position,
+            ..
+        } => w.say(
+            Msg::GroupMoved,
+            &[&w.group(name, *group), &(new_position + 1)],
+        ),
+        Change::RowAdded {
+            row,
+            name,
+            group_name,
+            ..
+        } => w.say(Msg::RowAdded, &[&w.row(name, *row), group_name]),
+        Change::RowRemoved { row, name } => w.say(Msg::RowRemoved, &[&w.row(name, *row)]),
+        Change::RowRenamed {
+            row,
+            old_name,
+            new_name,
+        } => w.say(Msg::RowRenamed, &[row, old_name, new_name]),
+        Change::RowMoved {
+            row,
+            name,
+            old_group,
+            new_group,
+            new_group_name,
+            new_position,
+            ..
+        } => {
+            let msg = if old_group == new_group {
+                Msg::RowReordered
+            } else {
+                Msg::RowMovedToGroup
+            };
+            w.say(
+                msg,
+                &[&w.row(name, *row), new_group_name, &(new_position + 1)],
+            )
+        }
+    }
+}
+
+fn not_shown_line(w: &Words, n: &NotShown) -> String {
+    match n {
+        NotShown::ScheduleRenamed { old_name, new_name } => {
+            w.say(Msg::ScheduleRenamed, &[old_name, new_name])
+        }
+        NotShown::ScheduleNotesChanged => w.say(Msg::ScheduleNotesChanged, &[]),
+        NotShown::SettingChanged { field } => {
+            let field = match field {
+                SettingField::TimeZone => Msg::TimeZone,
+                SettingField::WorkingWeekdays => Msg::WorkingWeekdays,
+                SettingField::Holidays => Msg::Holidays,
+                SettingField::TimeUnit => Msg::TimeUnit,
+            };
+            w.say(Msg::SettingChanged, &[&w.say(field, &[])])
+        }
+        NotShown::RowMemberChanged {
+            row,
+            name,
+            old_member_name,
+            new_member_name,
+            ..
+        } => w.say(
+            Msg::RowMemberChanged,
+            &[
+                &w.row(name, *row),
+                &w.or_none(old_member_name.as_deref()),
+                &w.or_none(new_member_name.as_deref()),
+            ],
+        ),
+        NotShown::BarNotesChanged { bar, label } => {
+            w.say(Msg::NotesChanged, &[&w.bar(label, *bar)])
+        }
+        NotShown::MilestoneNotesChanged { milestone, label } => {
+            w.say(Msg::NotesChanged, &[&w.milestone(label, *milestone)])
+        }
+        NotShown::PinChanged {
+            bar,
+            label,
+            old_pin,
+            new_pin,
+        } => w.say(
+            Msg::PinChanged,
+            &[
+                &w.bar(label, *bar),
+                &w.or_none(old_pin.map(|d| d.to_string()).as_deref()),
+                &w.or_none(new_pin.map(|d| d.to_string()).as_deref()),
+            ],
+        ),
+        NotShown::ActionAdded {
+            action,
+            label,
+            bar,
+            bar_label,
+        } => w.say(
+            Msg::ActionAdded,
+            &[&w.action(label, *action), &w.bar(bar_label, *bar)],
+        ),
+        NotShown::ActionRemoved {
+            action,
+            label,
+            bar,
+            bar_label,
+        } => w.say(
+            Msg::ActionRemoved,
+            &[&w.action(label, *action), &w.bar(bar_label, *bar)],
+        ),
+        NotShown::ActionRenamed {
+            action,
+            old_label,
+            new_label,
+        } => w.say(Msg::ActionRenamed, &[action, old_label, new_label]),
+        NotShown::ActionStatusChanged {
+            action,
+            label,
+            old_status,
+            new_status,
+        } => w.say(
+            Msg::ActionStatusChanged,
+            &[
+                &w.action(label, *action),
+                &w.status(*old_status),
+                &w.status(*new_status),
+            ],
+        ),
+        NotShown::ActionAssigneeChanged {
+            action,
+            label,
+            old_assignee_name,
+            new_assignee_name,
+            ..
+        } => w.say(
+            Msg::ActionAssigneeChanged,
+            &[
+                &w.action(label, *action),
+                &w.or_none(old_assignee_name.as_deref()),
+                &w.or_none(new_assignee_name.as_deref()),
+            ],
+        ),
+        NotShown::ActionBarChanged {
+            action,
+            label,
+            old_bar,
+            old_bar_label,
+            new_bar,
+            new_bar_label,
+        } => w.say(
+            Msg::ActionBarChanged,
+            &[
+                &w.action(label, *action),
+                &w.bar(old_bar_label, *old_bar),
+                &w.bar(new_bar_label, *new_bar),
+            ],
+        ),
+        NotShown::MemberAdded { member, name } => {
+            w.say(Msg::MemberAdded, &[&w.member(name, *member)])
+        }
+        NotShown::MemberRemoved { member, name } => {
+            w.say(Msg::MemberRemoved, &[&w.member(name, *member)])
+        }
+        NotShown::MemberRenamed {
+            member,
+            old_name,
+            new_name,
+        } => w.say(Msg::MemberRenamed, &[member, old_name, new_name]),
+        NotShown::MemberEmailChanged { member, name } => {
+            w.say(Msg::MemberEmailChanged, &[&w.member(name, *member)])
+        }
+        NotShown::AbsenceAdded {
+            member_name,
+            start,
+            end,
+            ..
+        } => w.say(Msg::AbsenceAdded, &[member_name, &period(*start, *end)]),
+        NotShown::AbsenceRemoved {
+            member_name,
+            start,
+            end,
+            ..
+        } => w.say(Msg::AbsenceRemoved, &[member_name, &period(*start, *end)]),
+        NotShown::AbsenceChanged {
+            member_name,
+            old_start,
+            old_end,
+            new_start,
+            new_end,
+            ..
+        } => {
+            if (old_start, old_end) == (new_start, new_end) {
+                w.say(Msg::AbsenceChanged, &[member_name])
+            } else {
+                w.say(
+                    Msg::AbsenceMoved,
+                    &[
+                        member_name,
+                        &period(*old_start, *old_end),
+                        &period(*new_start, *new_end),
+                    ],
+                )
+            }
+        }
+    }
+}
+
+/// The writer of one language: picks messages and fills them.
+struct Words {
+    lang: Lang,
+}
+
+impl Words {
+    fn new(lang: Lang) -> Words {
+        Words { lang }
+    }
+
+    fn template(&self, m: Msg) -> &'static str {
+        match self.lang {
+            Lang::Fr => fr(m),
+            Lang::En => en(m),
+        }
+    }
+
+    /// The message with its `{k}` slots replaced by `args[k]`.
+    fn say(&self, m: Msg, args: &[&dyn Display]) -> String {
+        fill(self.template(m), args)
+    }
+
+    /// "1 bloc", "2 blocs", "0 bloc" in French; "0 bars" in English. `m` is a
+    /// "singular|plural" message.
+    fn count(&self, n: i64, m: Msg) -> String {
+        let (singular, plural) = self.template(m).split_once('|').unwrap_or(("?", "?"));
+        let k = n.abs();
+        let one = match self.lang {
+            // French counts zero and one in the singular, English only one.
+            Lang::Fr => k <= 1,
+            Lang::En => k == 1,
+        };
+        format!("{n} {}", if one { singular } else { plural })
+    }
+
+    fn bar(&self, label: &str, id: BarId) -> String {
+        self.say(Msg::BarRef, &[&label, &id])
+    }
+
+    fn milestone(&self, label: &str, id: MilestoneId) -> String {
+        self.say(Msg::MilestoneRef, &[&label, &id])
+    }
+
+    fn item(&self, label: &str, id: ItemId, is_milestone: bool) -> String {
+        let m = if is_milestone {
+            Msg::MilestoneRef
+        } else {
+            Msg::BarRef
+        };
+        self.say(m, &[&label, &id])
+    }
+
+    fn item_ref(&self, r: &ItemRef) -> String {
+        self.item(&r.label, r.id, r.is_milestone)
+    }
+
+    fn group(&self, name: &str, id: GroupId) -> String {
+        self.say(Msg::GroupRef, &[&name, &id])
+    }
+
+    fn row(&self, name: &str, id: RowId) -> String {
+        self.say(Msg::RowRef, &[&name, &id])
+    }
+
+    fn action(&self, label: &str, id: ActionId) -> String {
+        self.say(Msg::ActionRef, &[&label, &id])
+    }
+
+    fn member(&self, name: &str, id: MemberId) -> String {
+        self.say(Msg::MemberRef, &[&name, &id])
+    }
+
+    fn color(&self, c: &Option<String>) -> String {
+        c.clone()
+            .unwrap_or_else(|| self.say(Msg::DefaultColour, &[]))
+    }
+
+    fn or_none(&self, value: Option<&str>) -> String {
+        value.map_or_else(|| self.say(Msg::NoValue, &[]), str::to_owned)
+    }
+
+    fn status(&self, s: ActionStatus) -> String {
+        let m = match s {
+            ActionStatus::Todo => Msg::Todo,
+            ActionStatus::InProgress => Msg::InProgress,
+            ActionStatus::Done => Msg::Done,
+        };
+        self.say(m, &[])
+    }
+
+    /// "FS", "SS +5 j", "FS -1 sem.": the type, then the lag in the schedule's unit.
+    fn link(&self, kind: LinkKind, lag: i32, unit: TimeUnit) -> String {
+        if lag == 0 {
+            return link_type(kind).to_owned();
+        }
+        let unit = match unit {
+            TimeUnit::Day => self.say(Msg::LagDays, &[]),
+            TimeUnit::Week => self.say(Msg::LagWeeks, &[]),
+        };
+        format!("{} {}{} {unit}", link_type(kind), sign(lag), lag.abs())
+    }
+}
+
+/// Replaces `{0}`, `{1}`... in a template of the tables below. A slot without an
+/// argument is left as written, which the snapshot tests would show.
+fn fill(template: &str, args: &[&dyn Display]) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(template.len() + 16 * args.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let slot = after
+            .find('}')
+            .and_then(|close| Some((after[..close].parse::<usize>().ok()?, close)));
+        match slot {
+            Some((k, close)) if k < args.len() => {
+                let _ = write!(out, "{}", args[k]);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every message the model writes. Counted nouns are written "singular|plural".
+/// Declared through a macro so that the tests can walk every message.
+macro_rules! messages {
+    ($($m:ident),* $(,)?) => {
+        #[derive(Clone, Copy, Debug)]
+        enum Msg {
+            $($m),*
+        }
+
+        #[cfg(test)]
+        const ALL_MSGS: &[Msg] = &[$(Msg::$m),*];
+    };
+}
+
+messages! {
+    Summary, SummaryNoDates, Groups, Rows, Bars, Milestones, RisksLine, ViolatedLinks,
+    BarsAtRisk, WorkingDays, Days, Others, More, LinkViolated, AbsenceRisk, BarRef,
+    MilestoneRef, GroupRef, RowRef, ActionRef, MemberRef, UnknownItem, UnknownMember,
+    NoValue, DefaultColour, LagDays, LagWeeks, NoChange, NoVisibleChange, ChangesHeader,
+    NewRisksHeader, NoNewRisk, NotShownHeader, EndSame, EndMoved, EndNew, EndGone, EndNone,
+    BarAdded, BarRemoved, BarMoved, BarStartMoved, BarEndMoved, BarRenamed, Recoloured,
+    RowChanged, MilestoneAdded, MilestoneRemoved, MilestoneMoved, MilestoneRenamed,
+    LinkAdded, LinkRemoved, LinkChanged, LinkRewired, GroupAdded, GroupRemoved,
+    GroupRenamed, GroupMoved, RowAdded, RowRemoved, RowRenamed, RowReordered,
+    RowMovedToGroup, ScheduleRenamed, ScheduleNotesChanged, SettingChanged, TimeZone,
+    WorkingWeekdays, Holidays, TimeUnit, RowMemberChanged, NotesChanged, PinChanged,
+    ActionAdded, ActionRemoved, ActionRenamed, ActionStatusChanged, ActionAssigneeChanged,
+    ActionBarChanged, Todo, InProgress, Done, MemberAdded, MemberRemoved, MemberRenamed,
+    MemberEmailChanged, AbsenceAdded, AbsenceRemoved, AbsenceChanged, AbsenceMoved,
+}
+
+/// The French table.
+fn fr(m: Msg) -> &'static str {
+    match m {
+        Msg::Summary => "Planning « {0} » — du {1} au {2} ; {3}.",
+        Msg::SummaryNoDates => "Planning « {0} » — pas encore de dates ; {1}.",
+        Msg::Groups => "groupe|groupes",
+        Msg::Rows => "ligne|lignes",
+        Msg::Bars => "bloc|blocs",
+        Msg::Milestones => "jalon|jalons",
+        Msg::RisksLine => "Risques : {0}.",
+        Msg::ViolatedLinks => "lien non respecté|liens non respectés",
+        Msg::BarsAtRisk => "bloc à risque d'absence|blocs à risque d'absence",
+        Msg::WorkingDays => "jour ouvré|jours ouvrés",
+        Msg::Days => "jour|jours",
+        Msg::Others => "autre|autres",
+        Msg::More => "… et {0}",
+        Msg::LinkViolated => "Lien {0} ({1}) non respecté de {2} : {3} → {4}.",
+        Msg::AbsenceRisk => "{0} : absence de {1} sur {2} ({3}).",
+        Msg::BarRef => "« {0} » (bloc {1})",
+        Msg::MilestoneRef => "« {0} » (jalon {1})",
+        Msg::GroupRef => "« {0} » (groupe {1})",
+        Msg::RowRef => "« {0} » (ligne {1})",
+        Msg::ActionRef => "« {0} » (action {1})",
+        Msg::MemberRef => "{0} (membre {1})",
+        Msg::UnknownItem => "élément {0}",
+        Msg::UnknownMember => "membre {0}",
+        Msg::NoValue => "aucun",
+        Msg::DefaultColour => "par défaut",
+        Msg::LagDays => "j",
+        Msg::LagWeeks => "sem.",
+        Msg::NoChange => "Aucun changement.",
+        Msg::NoVisibleChange => "Aucun changement visible sur le Gantt.",
+        Msg::ChangesHeader => "Changements :",
+        Msg::NewRisksHeader => "Nouveaux risques :",
+        Msg::NoNewRisk => "Aucun nouveau risque.",
+        Msg::NotShownHeader => "Changements non affichés :",
+        Msg::EndSame => "Fin du projet : {0} (inchangée).",
+        Msg::EndMoved => "Fin du projet : {0} → {1} ({2}).",
+        Msg::EndNew => "Fin du projet : {0} (aucune date avant).",
+        Msg::EndGone => "Fin du projet : plus aucune date (avant : {0}).",
+        Msg::EndNone => "Fin du projet : pas encore de dates.",
+        Msg::BarAdded => "{0} ajouté sur la ligne « {1} » : {2}",
+        Msg::BarRemoved => "{0} supprimé (était {1})",
+        Msg::BarMoved => "{0} : {1} → {2}, fin {3} → {4}",
+        Msg::BarStartMoved => "{0} : début {1} → {2}",
+        Msg::BarEndMoved => "{0} : fin {1} → {2}",
+        Msg::BarRenamed => "Bloc {0} renommé : « {1} » → « {2} »",
+        Msg::Recoloured => "{0} : couleur {1} → {2}",
+        Msg::RowChanged => "{0} : ligne « {1} » → « {2} »",
+        Msg::MilestoneAdded => "{0} ajouté sur la ligne « {1} » : {2}",
+        Msg::MilestoneRemoved => "{0} supprimé (était le {1})",
+        Msg::MilestoneMoved => "{0} : {1} → {2}",
+        Msg::MilestoneRenamed => "Jalon {0} renommé : « {1} » → « {2} »",
+        Msg::LinkAdded => "Lien {0} ajouté : {1} → {2}, {3}",
+        Msg::LinkRemoved => "Lien {0} supprimé : {1} → {2}, {3}",
+        Msg::LinkChanged => "Lien {0} ({1} → {2}) : {3} → {4}",
+        Msg::LinkRewired => "Lien {0} : {1} → {2}, {3} devient {4} → {5}, {6}",
+        Msg::GroupAdded => "{0} ajouté en position {1}",
+        Msg::GroupRemoved => "{0} supprimé",
+        Msg::GroupRenamed => "Groupe {0} renommé : « {1} » → « {2} »",
+        Msg::GroupMoved => "{0} déplacé en position {1}",
+        Msg::RowAdded => "{0} ajoutée au groupe « {1} »",
+        Msg::RowRemoved => "{0} supprimée",
+        Msg::RowRenamed => "Ligne {0} renommée : « {1} » → « {2} »",
+        Msg::RowReordered => "{0} déplacée en position {2} du groupe « {1} »",
+        Msg::RowMovedToGroup => "{0} déplacée vers le groupe « {1} », en position {2}",
+        Msg::ScheduleRenamed => "Planning renommé : « {0} » → « {1} »",
+        Msg::ScheduleNotesChanged => "Notes du planning modifiées",
+        Msg::SettingChanged => "Réglage modifié : {0}",
+        Msg::TimeZone => "fuseau horaire",
+        Msg::WorkingWeekdays => "jours ouvrés de la semaine",
+        Msg::Holidays => "jours fériés",
+        Msg::TimeUnit => "unité de temps",
+        Msg::RowMemberChanged => "Membre de {0} : {1} → {2}",
+        Msg::NotesChanged => "Notes de {0} modifiées",
+        Msg::PinChanged => "Début au plus tôt de {0} : {1} → {2}",
+        Msg::ActionAdded => "Action ajoutée à {1} : {0}",
+        Msg::ActionRemoved => "Action supprimée de {1} : {0}",
+        Msg::ActionRenamed => "Action {0} renommée : « {1} » → « {2} »",
+        Msg::ActionStatusChanged => "{0} : {1} → {2}",
+        Msg::ActionAssigneeChanged => "{0} : responsable {1} → {2}",
+        Msg::ActionBarChanged => "{0} déplacée de {1} vers {2}",
+        Msg::Todo => "à faire",
+        Msg::InProgress => "en cours",
+        Msg::Done => "fait",
+        Msg::MemberAdded => "Arrivée dans l'équipe : {0}",
+        Msg::MemberRemoved => "Départ de l'équipe : {0}",
+        Msg::MemberRenamed => "Membre {0} renommé : {1} → {2}",
+        Msg::MemberEmailChanged => "E-mail de {0} modifié",
+        Msg::AbsenceAdded => "Absence de {0} ajoutée : {1}",
+        Msg::AbsenceRemoved => "Absence de {0} supprimée : {1}",
+        Msg::AbsenceChanged => "Absence de {0} modifiée",
+        Msg::AbsenceMoved => "Absence de {0} : {1} devient {2}",
+    }
+}
+
+/// The English table.
+fn en(m: Msg) -> &'static str {
+    match m {
+        Msg::Summary => "Schedule “{0}” — from {1} to {2}; {3}.",
+        Msg::SummaryNoDates => "Schedule “{0}” — no dates yet; {1}.",
+        Msg::Groups => "group|groups",
+        Msg::Rows => "row|rows",
+        Msg::Bars => "bar|bars",
+        Msg::Milestones => "milestone|milestones",
+        Msg::RisksLine => "Risks: {0}.",
+        Msg::ViolatedLinks => "violated link|violated links",
+        Msg::BarsAtRisk => "bar at risk of absence|bars at risk of absence",
+        Msg::WorkingDays => "working day|working days",
+        Msg::Days => "day|days",
+        Msg::Others => "more|more",
+        Msg::More => "… and {0}",
+        Msg::LinkViolated => "Link {0} ({1}) violated by {2}: {3} → {4}.",
+        Msg::AbsenceRisk => "{0}: {1} away on {2} ({3}).",
+        Msg::BarRef => "“{0}” (bar {1})",
+        Msg::MilestoneRef => "“{0}” (milestone {1})",
+        Msg::GroupRef => "“{0}” (group {1})",
+        Msg::RowRef => "“{0}” (row {1})",
+        Msg::ActionRef => "“{0}” (action {1})",
+        Msg::MemberRef => "{0} (member {1})",
+        Msg::UnknownItem => "item {0}",
+        Msg::UnknownMember => "member {0}",
+        Msg::NoValue => "none",
+        Msg::DefaultColour => "default",
+        Msg::LagDays => "d",
+        Msg::LagWeeks => "wk",
+        Msg::NoChange => "No change.",
+        Msg::NoVisibleChange => "No change visible on the Gantt chart.",
+        Msg::ChangesHeader => "Changes:",
+        Msg::NewRisksHeader => "New risks:",
+        Msg::NoNewRisk => "No new risk.",
+        Msg::NotShownHeader => "Changes not shown:",
+        Msg::EndSame => "Project end: {0} (unchanged).",
+        Msg::EndMoved => "Project end: {0} → {1} ({2}).",
+        Msg::EndNew => "Project end: {0} (no dates before).",
+        Msg::EndGone => "Project end: no dates any more (before: {0}).",
+        Msg::EndNone => "Project end: no dates yet.",
+        Msg::BarAdded => "{0} added on row “{1}”: {2}",
+        Msg::BarRemoved => "{0} removed (was {1})",
+        Msg::BarMoved => "{0}: {1} → {2}, end {3} → {4}",
+        Msg::BarStartMoved => "{0}: start {1} → {2}",
+        Msg::BarEndMoved => "{0}: end {1} → {2}",
+        Msg::BarRenamed => "Bar {0} renamed: “{1}” → “{2}”",
+        Msg::Recoloured => "{0}: colour {1} → {2}",
+        Msg::RowChanged => "{0}: row “{1}” → “{2}”",
+        Msg::MilestoneAdded => "{0} added on row “{1}”: {2}",
+        Msg::MilestoneRemoved => "{0} removed (was on {1})",
+        Msg::MilestoneMoved => "{0}: {1} → {2}",
+        Msg::MilestoneRenamed => "Milestone {0} renamed: “{1}” → “{2}”",
+        Msg::LinkAdded => "Link {0} added: {1} → {2}, {3}",
+        Msg::LinkRemoved => "Link {0} removed: {1} → {2}, {3}",
+        Msg::LinkChanged => "Link {0} ({1} → {2}): {3} → {4}",
+        Msg::LinkRewired => "Link {0}: {1} → {2}, {3} becomes {4} → {5}, {6}",
+        Msg::GroupAdded => "{0} added at position {1}",
+        Msg::GroupRemoved => "{0} removed",
+        Msg::GroupRenamed => "Group {0} renamed: “{1}” → “{2}”",
+        Msg::GroupMoved => "{0} moved to position {1}",
+        Msg::RowAdded => "{0} added to group “{1}”",
+        Msg::RowRemoved => "{0} removed",
+        Msg::RowRenamed => "Row {0} renamed: “{1}” → “{2}”",
+        Msg::RowReordered => "{0} moved to position {2} in group “{1}”",
+        Msg::RowMovedToGroup => "{0} moved to group “{1}”, at position {2}",
+        Msg::ScheduleRenamed => "Schedule renamed: “{0}” → “{1}”",
+        Msg::ScheduleNotesChanged => "Schedule notes changed",
+        Msg::SettingChanged => "Setting changed: {0}",
+        Msg::TimeZone => "time zone",
+        Msg::WorkingWeekdays => "working weekdays",
+        Msg::Holidays => "holidays",
+        Msg::TimeUnit => "time unit",
+        Msg::RowMemberChanged => "Member of {0}: {1} → {2}",
+        Msg::NotesChanged => "Notes of {0} changed",
+        Msg::PinChanged => "“Start no earlier than” date of {0}: {1} → {2}",
+        Msg::ActionAdded => "Action added to {1}: {0}",
+        Msg::ActionRemoved => "Action removed from {1}: {0}",
+        Msg::ActionRenamed => "Action {0} renamed: “{1}” → “{2}”",
+        Msg::ActionStatusChanged => "{0}: {1} → {2}",
+        Msg::ActionAssigneeChanged => "{0}: assignee {1} → {2}",
+        Msg::ActionBarChanged => "{0} moved from {1} to {2}",
+        Msg::Todo => "to do",
+        Msg::InProgress => "in progress",
+        Msg::Done => "done",
+        Msg::MemberAdded => "Joined the team: {0}",
+        Msg::MemberRemoved => "Left the team: {0}",
+        Msg::MemberRenamed => "Member {0} renamed: {1} → {2}",
+        Msg::MemberEmailChanged => "E-mail of {0} changed",
+        Msg::AbsenceAdded => "Absence of {0} added: {1}",
+        Msg::AbsenceRemoved => "Absence of {0} removed: {1}",
+        Msg::AbsenceChanged => "Absence of {0} changed",
+        Msg::AbsenceMoved => "Absence of {0}: {1} becomes {2}",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+    use crate::demo::s4hana_migration;
+    use crate::diff::diff;
+    use crate::risk;
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    fn check(actual: impl AsRef<str>, expect: Expect) {
+        expect.assert_eq(actual.as_ref());
+    }
+
+    /// The change list of an edit of the demo schedule, French then English.
+    fn check_edit(f: impl FnOnce(&mut Schedule), expect: Expect) {
+        let before = s4hana_migration();
+        let mut after = before.clone();
+        f(&mut after);
+        let out = diff(&before, &after);
+        let text = format!(
+            "{}\n\n{}",
+            change_list(&before, &out, Lang::Fr),
+            change_list(&before, &out, Lang::En)
+        );
+        check(text, expect);
+    }
+
+    fn bar_mut(s: &mut Schedule, id: u64) -> &mut Bar {
+        s.bars.iter_mut().find(|b| b.id.0 == id).unwrap()
+    }
+
+    #[test]
+    fn summary_of_the_demo() {
+        let s = s4hana_migration();
+        check(
+            schedule_summary(&s, Lang::Fr),
+            expect![
+                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-12-18 ; 2 groupes, 6 lignes, 6 blocs, 1 jalon."
+            ],
+        );
+        check(
+            schedule_summary(&s, Lang::En),
+            expect![
+                "Schedule “S/4HANA Migration” — from 2026-11-02 to 2026-12-18; 2 groups, 6 rows, 6 bars, 1 milestone."
+            ],
+        );
+    }
+
+    #[test]
+    fn summary_counts_in_singular_and_plural() {
+        let mut s = s4hana_migration();
+        s.groups.truncate(1);
+        s.rows.truncate(1);
+        s.bars.truncate(1);
+        s.milestones.clear();
+        check(
+            schedule_summary(&s, Lang::Fr),
+            expect![
+                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-11-13 ; 1 groupe, 1 ligne, 1 bloc, 0 jalon."
+            ],
+        );
+        check(
+            schedule_summary(&s, Lang::En),
+            expect![
+                "Schedule “S/4HANA Migration” — from 2026-11-02 to 2026-11-13; 1 group, 1 row, 1 bar, 0 milestones."
+            ],
+        );
+        let mut two = s4hana_migration();
+        let mut m = two.milestones[0].clone();
+        m.id = MilestoneId(two.next_id);
+        two.milestones.push(m);
+        check(
+            schedule_summary(&two, Lang::Fr),
+            expect![
+                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-12-18 ; 2 groupes, 6 lignes, 6 blocs, 2 jalons."
+            ],
+        );
+        let empty = Schedule::new("Nouveau planning");
+        check(
+            schedule_summary(&empty, Lang::Fr),
+            expect![
+                "Planning « Nouveau planning » — pas encore de dates ; 0 groupe, 0 ligne, 0 bloc, 0 jalon."
+            ],
+        );
+        check(
+            schedule_summary(&empty, Lang::En),
+            expect![
+                "Schedule “Nouveau planning” — no dates yet; 0 groups, 0 rows, 0 bars, 0 milestones."
+            ],
+        );
+    }
+
+    #[test]
+    fn risks_of_the_demo() {
+        let s = s4hana_migration();
+        let r = risk::risks(&s);
+        let text = [Lang::Fr, Lang::En]
+            .map(|lang| {
+                let mut lines = vec![risks_line(&r, lang).unwrap()];
+                lines.extend(risk_details(&s, &r, lang));
+                lines.join("\n")
+            })
+            .join("\n");
+        check(
+            &text,
+            expect![[r#"
+            Risques : 1 bloc à risque d'absence.
+            « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+            Risks: 1 bar at risk of absence.
+            “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27)."#]],
+        );
+        assert!(
+            !text.contains(&s.absences[0].reason),
+            "the reason is private"
+        );
+        assert_eq!(risks_line(&Risks::default(), Lang::Fr), None);
+        assert!(risk_details(&s, &Risks::default(), Lang::En).is_empty());
+    }
+
+    #[test]
+    fn risks_count_in_plural_and_days_in_runs() {
+        let mut s = s4hana_migration();
+        // A second, longer absence across a weekend; and the ABAP work starts before
+        // the audit ends.
+        s.absences.push(Absence {
+            id: AbsenceId(32),
+            member: MemberId(3),
+            start: d("2026-11-19"),
+            end: d("2026-11-24"),
+            reason: "Congés".into(),
+        });
+        s.absences[0].end = d("2026-12-01");
+        bar_mut(&mut s, 15).start = d("2026-11-12");
+        bar_mut(&mut s, 16).start = d("2026-11-24");
+        s.links.push(Link {
+            id: LinkId(33),
+            from: ItemId(14),
+            to: ItemId(19),
+            kind: LinkKind::FF,
+            lag: 25,
+        });
+        s.next_id = 34;
+        let r = risk::risks(&s);
+        let text = [Lang::Fr, Lang::En]
+            .map(|lang| {
+                let mut lines = vec![risks_line(&r, lang).unwrap()];
+                lines.extend(risk_details(&s, &r, lang));
+                lines.join("\n")
+            })
+            .join("\n");
+        check(
+            text,
+            expect![[r#"
+            Risques : 2 liens non respectés, 3 blocs à risque d'absence.
+            Lien 21 (FS) non respecté de 2 jours ouvrés : « Audit du système » (bloc 13) → « Adaptation du code ABAP » (bloc 15).
+            Lien 33 (FF) non respecté de 5 jours ouvrés : « Nettoyage des données » (bloc 14) → « Go-live S/4HANA » (jalon 19).
+            « Nettoyage des données » (bloc 14) : absence de Sophie Lefèvre sur 2 jours ouvrés (2026-11-19 → 2026-11-20).
+            « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 4 jours ouvrés (2026-11-26 → 2026-12-01).
+            « Migration à blanc » (bloc 16) : absence de Sophie Lefèvre sur 1 jour ouvré (2026-11-24).
+            Risks: 2 violated links, 3 bars at risk of absence.
+            Link 21 (FS) violated by 2 working days: “Audit du système” (bar 13) → “Adaptation du code ABAP” (bar 15).
+            Link 33 (FF) violated by 5 working days: “Nettoyage des données” (bar 14) → “Go-live S/4HANA” (milestone 19).
+            “Nettoyage des données” (bar 14): Sophie Lefèvre away on 2 working days (2026-11-19 → 2026-11-20).
+            “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 4 working days (2026-11-26 → 2026-12-01).
+            “Migration à blanc” (bar 16): Sophie Lefèvre away on 1 working day (2026-11-24)."#]],
+        );
+    }
+
+    #[test]
+    fn moving_a_bar() {
+        check_edit(
+            |s| {
+                let b = bar_mut(s, 14);
+                b.start = d("2026-11-16");
+                b.end = d("2026-11-27");
+            },
+            expect![[r#"
+                Changements :
+                - « Nettoyage des données » (bloc 14) : 2026-11-09 → 2026-11-16, fin 2026-11-20 → 2026-11-27
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - Lien 22 (FS) non respecté de 5 jours ouvrés : « Nettoyage des données » (bloc 14) → « Migration à blanc » (bloc 16).
+
+                Changes:
+                - “Nettoyage des données” (bar 14): 2026-11-09 → 2026-11-16, end 2026-11-20 → 2026-11-27
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - Link 22 (FS) violated by 5 working days: “Nettoyage des données” (bar 14) → “Migration à blanc” (bar 16)."#]],
+        );
+    }
+
+    #[test]
+    fn moving_the_last_bar_moves_the_project_end() {
+        check_edit(
+            |s| {
+                bar_mut(s, 18).end = d("2026-12-22");
+                s.milestones[0].date = d("2026-12-23");
+            },
+            expect![[r#"
+                Changements :
+                - « Bascule en production » (bloc 18) : fin 2026-12-17 → 2026-12-22
+                - « Go-live S/4HANA » (jalon 19) : 2026-12-18 → 2026-12-23
+                Fin du projet : 2026-12-18 → 2026-12-23 (+5 jours).
+                Aucun nouveau risque.
+
+                Changes:
+                - “Bascule en production” (bar 18): end 2026-12-17 → 2026-12-22
+                - “Go-live S/4HANA” (milestone 19): 2026-12-18 → 2026-12-23
+                Project end: 2026-12-18 → 2026-12-23 (+5 days).
+                No new risk."#]],
+        );
+    }
+
+    #[test]
+    fn adding_a_violated_link() {
+        check_edit(
+            |s| {
+                s.links.push(Link {
+                    id: LinkId(32),
+                    from: ItemId(15),
+                    to: ItemId(16),
+                    kind: LinkKind::FS,
+                    lag: 0,
+                });
+                s.next_id = 33;
+            },
+            expect![[r#"
+                Changements :
+                - Lien 32 ajouté : « Adaptation du code ABAP » (bloc 15) → « Migration à blanc » (bloc 16), FS
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - Lien 32 (FS) non respecté de 10 jours ouvrés : « Adaptation du code ABAP » (bloc 15) → « Migration à blanc » (bloc 16).
+
+                Changes:
+                - Link 32 added: “Adaptation du code ABAP” (bar 15) → “Migration à blanc” (bar 16), FS
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - Link 32 (FS) violated by 10 working days: “Adaptation du code ABAP” (bar 15) → “Migration à blanc” (bar 16)."#]],
+        );
+    }
+
+    #[test]
+    fn changing_a_rows_member_is_not_shown() {
+        check_edit(
+            |s| {
+                let row = s.rows.iter_mut().find(|r| r.id == RowId(10)).unwrap();
+                row.member = Some(MemberId(4));
+            },
+            expect![[r#"
+                Aucun changement visible sur le Gantt.
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - « Migration à blanc » (bloc 16) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+                Changements non affichés :
+                - Membre de « Migration à blanc » (ligne 10) : Sophie Lefèvre → Thomas Dubois
+
+                No change visible on the Gantt chart.
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - “Migration à blanc” (bar 16): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27).
+                Changes not shown:
+                - Member of “Migration à blanc” (row 10): Sophie Lefèvre → Thomas Dubois"#]],
+        );
+    }
+
+    #[test]
+    fn new_items_at_risk_are_named_from_the_diff() {
+        check_edit(
+            |s| {
+                s.bars.push(Bar {
+                    id: BarId(32),
+                    row: RowId(8),
+                    label: "Revue de code".into(),
+                    start: d("2026-11-25"),
+                    end: d("2026-11-27"),
+                    color: None,
+                    notes: String::new(),
+                    pin: None,
+                });
+                s.links.push(Link {
+                    id: LinkId(33),
+                    from: ItemId(32),
+                    to: ItemId(16),
+                    kind: LinkKind::FS,
+                    lag: 0,
+                });
+                s.members.push(Member {
+                    id: MemberId(34),
+                    name: "Léa Garnier".into(),
+                    email: None,
+                });
+                s.absences.push(Absence {
+                    id: AbsenceId(35),
+                    member: MemberId(34),
+                    start: d("2026-11-10"),
+                    end: d("2026-11-10"),
+                    reason: "Formation".into(),
+                });
+                let row = s.rows.iter_mut().find(|r| r.id == RowId(7)).unwrap();
+                row.member = Some(MemberId(34));
+                s.absences[0].start = d("2026-11-25");
+                s.next_id = 36;
+            },
+            expect![[r#"
+                Changements :
+                - « Revue de code » (bloc 32) ajouté sur la ligne « Adaptation du code spécifique » : 2026-11-25 → 2026-11-27
+                - Lien 33 ajouté : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16), FS
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - Lien 33 (FS) non respecté de 5 jours ouvrés : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16).
+                - « Nettoyage des données » (bloc 14) : absence de Léa Garnier sur 1 jour ouvré (2026-11-10).
+                - « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 1 jour ouvré (2026-11-25).
+                - « Revue de code » (bloc 32) : absence de Thomas Dubois sur 3 jours ouvrés (2026-11-25 → 2026-11-27).
+                Changements non affichés :
+                - Membre de « Nettoyage des données » (ligne 7) : Sophie Lefèvre → Léa Garnier
+                - Absence de Thomas Dubois : 2026-11-26 → 2026-11-27 devient 2026-11-25 → 2026-11-27
+                - Arrivée dans l'équipe : Léa Garnier (membre 34)
+                - Absence de Léa Garnier ajoutée : 2026-11-10
+
+                Changes:
+                - “Revue de code” (bar 32) added on row “Adaptation du code spécifique”: 2026-11-25 → 2026-11-27
+                - Link 33 added: “Revue de code” (bar 32) → “Migration à blanc” (bar 16), FS
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - Link 33 (FS) violated by 5 working days: “Revue de code” (bar 32) → “Migration à blanc” (bar 16).
+                - “Nettoyage des données” (bar 14): Léa Garnier away on 1 working day (2026-11-10).
+                - “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 1 working day (2026-11-25).
+                - “Revue de code” (bar 32): Thomas Dubois away on 3 working days (2026-11-25 → 2026-11-27).
+                Changes not shown:
+                - Member of “Nettoyage des données” (row 7): Sophie Lefèvre → Léa Garnier
+                - Absence of Thomas Dubois: 2026-11-26 → 2026-11-27 becomes 2026-11-25 → 2026-11-27
+                - Joined the team: Léa Garnier (member 34)
+                - Absence of Léa Garnier added: 2026-11-10"#]],
+        );
+    }
+
+    #[test]
+    fn nothing_changed() {
+        check_edit(
+            |_| {},
+            expect![[r#"
+            Aucun changement.
+            Fin du projet : 2026-12-18 (inchangée).
+            Aucun nouveau risque.
+
+            No change.
+            Project end: 2026-12-18 (unchanged).
+            No new risk."#]],
+        );
+    }
+
+    #[test]
+    fn every_kind_of_change() {
+        check_edit(
+            |s| {
+                s.name = "Migration S/4".into();
+                s.notes.clear();
+                s.settings.holidays.push(d("2026-12-24"));
+                s.groups[1].name = "Bascule et démarrage".into();
+                s.groups.swap(0, 1);
+                s.groups.push(Group {
+                    id: GroupId(32),
+                    name: "Hypercare".into(),
+                });
+                s.rows.push(Row {
+                    id: RowId(33),
+                    group: GroupId(32),
+                    name: "Support".into(),
+                    member: Some(MemberId(2)),
+                });
+                s.rows.swap(3, 4);
+                s.rows[0].name = "Audit".into();
+                s.rows[2].group = GroupId(9);
+                s.rows[1].member = None;
+                {
+                    let b = bar_mut(s, 13);
+                    b.label = "Audit ECC".into();
+                    b.color = Some("#000000".into());
+                    b.notes.clear();
+                    b.pin = Some(d("2026-11-02"));
+                    b.start = d("2026-11-03");
+                }
+                bar_mut(s, 16).row = RowId(11);
+                bar_mut(s, 17).end = d("2026-12-10");
+                s.bars.push(Bar {
+                    id: BarId(34),
+                    row: RowId(33),
+                    label: "Support renforcé".into(),
+                    start: d("2026-12-21"),
+                    end: d("2027-01-08"),
+                    color: None,
+                    notes: String::new(),
+                    pin: None,
+                });
+                let m = &mut s.milestones[0];
+                m.date = d("2026-12-21");
+                m.label = "Go-live".into();
+                m.notes = "Prévenir les équipes".into();
+                s.links.retain(|l| l.id != LinkId(24));
+                s.links[0].lag = 3;
+                s.links[1].to = ItemId(16);
+                s.links.push(Link {
+                    id: LinkId(35),
+                    from: ItemId(19),
+                    to: ItemId(34),
+                    kind: LinkKind::SS,
+                    lag: -1,
+                });
+                s.actions[0].status = ActionStatus::InProgress;
+                s.actions[1].label = "Archiver".into();
+                s.actions[2].assignee = None;
+                s.actions[3].bar = BarId(18);
+                s.actions.push(Action {
+                    id: ActionId(36),
+                    bar: BarId(34),
+                    label: "Ouvrir la cellule de support".into(),
+                    status: ActionStatus::Todo,
+                    assignee: Some(MemberId(37)),
+                });
+                s.members[0].name = "Camille Martin-Roux".into();
+                s.members[1].email = None;
+                s.members.push(Member {
+                    id: MemberId(37),
+                    name: "Léa Garnier".into(),
+                    email: Some("lea.garnier@example.org".into()),
+                });
+                s.absences[0].reason = "Autre".into();
+                s.absences.push(Absence {
+                    id: AbsenceId(38),
+                    member: MemberId(37),
+                    start: d("2026-12-28"),
+                    end: d("2026-12-31"),
+                    reason: "Congés".into(),
+                });
+                s.next_id = 39;
+            },
+            expect![[r#"
+                Changements :
+                - Ligne 6 renommée : « Audit du système » → « Audit »
+                - « Adaptation du code spécifique » (ligne 8) déplacée vers le groupe « Bascule et démarrage », en position 1
+                - Groupe 9 renommé : « Bascule » → « Bascule et démarrage »
+                - « Bascule et démarrage » (groupe 9) déplacé en position 1
+                - « Recette utilisateurs » (ligne 11) déplacée en position 2 du groupe « Bascule et démarrage »
+                - Bloc 13 renommé : « Audit du système » → « Audit ECC »
+                - « Audit ECC » (bloc 13) : début 2026-11-02 → 2026-11-03
+                - « Audit ECC » (bloc 13) : couleur #2f6fdf → #000000
+                - « Migration à blanc » (bloc 16) : ligne « Migration à blanc » → « Recette utilisateurs »
+                - « Recette utilisateurs » (bloc 17) : fin 2026-12-11 → 2026-12-10
+                - Jalon 19 renommé : « Go-live S/4HANA » → « Go-live »
+                - « Go-live » (jalon 19) : 2026-12-18 → 2026-12-21
+                - Lien 20 (« Audit ECC » (bloc 13) → « Nettoyage des données » (bloc 14)) : SS +5 j → SS +3 j
+                - Lien 21 : « Audit du système » (bloc 13) → « Adaptation du code ABAP » (bloc 15), FS devient « Audit ECC » (bloc 13) → « Migration à blanc » (bloc 16), FS
+                - Lien 24 supprimé : « Migration à blanc » (bloc 16) → « Recette utilisateurs » (bloc 17), FS
+                - « Hypercare » (groupe 32) ajouté en position 3
+                - « Support » (ligne 33) ajoutée au groupe « Hypercare »
+                - « Support renforcé » (bloc 34) ajouté sur la ligne « Support » : 2026-12-21 → 2027-01-08
+                - Lien 35 ajouté : « Go-live » (jalon 19) → « Support renforcé » (bloc 34), SS -1 j
+                Fin du projet : 2026-12-18 → 2027-01-08 (+21 jours).
+                Aucun nouveau risque.
+                Changements non affichés :
+                - Planning renommé : « S/4HANA Migration » → « Migration S/4 »
+                - Notes du planning modifiées
+                - Réglage modifié : jours fériés
+                - Membre 1 renommé : Camille Martin → Camille Martin-Roux
+                - E-mail de Karim Benali (membre 2) modifié
+                - Membre de « Nettoyage des données » (ligne 7) : Sophie Lefèvre → aucun
+                - Notes de « Audit ECC » (bloc 13) modifiées
+                - Début au plus tôt de « Audit ECC » (bloc 13) : aucun → 2026-11-02
+                - Notes de « Go-live » (jalon 19) modifiées
+                - « Inventorier les programmes spécifiques » (action 27) : fait → en cours
+                - Action 28 renommée : « Archiver les commandes soldées » → « Archiver »
+                - « Corriger les accès aux tables obsolètes » (action 29) : responsable Thomas Dubois → aucun
+                - « Rédiger les cas de test » (action 30) déplacée de « Recette utilisateurs » (bloc 17) vers « Bascule en production » (bloc 18)
+                - Absence de Thomas Dubois modifiée
+                - Action ajoutée à « Support renforcé » (bloc 34) : « Ouvrir la cellule de support » (action 36)
+                - Arrivée dans l'équipe : Léa Garnier (membre 37)
+                - Absence de Léa Garnier ajoutée : 2026-12-28 → 2026-12-31
+
+                Changes:
+                - Row 6 renamed: “Audit du système” → “Audit”
+                - “Adaptation du code spécifique” (row 8) moved to group “Bascule et démarrage”, at position 1
+                - Group 9 renamed: “Bascule” → “Bascule et démarrage”
+                - “Bascule et démarrage” (group 9) moved to position 1
+                - “Recette utilisateurs” (row 11) moved to position 2 in group “Bascule et démarrage”
+                - Bar 13 renamed: “Audit du système” → “Audit ECC”
+                - “Audit ECC” (bar 13): start 2026-11-02 → 2026-11-03
+                - “Audit ECC” (bar 13): colour #2f6fdf → #000000
+                - “Migration à blanc” (bar 16): row “Migration à blanc” → “Recette utilisateurs”
+                - “Recette utilisateurs” (bar 17): end 2026-12-11 → 2026-12-10
+                - Milestone 19 renamed: “Go-live S/4HANA” → “Go-live”
+                - “Go-live” (milestone 19): 2026-12-18 → 2026-12-21
+                - Link 20 (“Audit ECC” (bar 13) → “Nettoyage des données” (bar 14)): SS +5 d → SS +3 d
+                - Link 21: “Audit du système” (bar 13) → “Adaptation du code ABAP” (bar 15), FS becomes “Audit ECC” (bar 13) → “Migration à blanc” (bar 16), FS
+                - Link 24 removed: “Migration à blanc” (bar 16) → “Recette utilisateurs” (bar 17), FS
+                - “Hypercare” (group 32) added at position 3
+                - “Support” (row 33) added to group “Hypercare”
+                - “Support renforcé” (bar 34) added on row “Support”: 2026-12-21 → 2027-01-08
+                - Link 35 added: “Go-live” (milestone 19) → “Support renforcé” (bar 34), SS -1 d
+                Project end: 2026-12-18 → 2027-01-08 (+21 days).
+                No new risk.
+                Changes not shown:
+                - Schedule renamed: “S/4HANA Migration” → “Migration S/4”
+                - Schedule notes changed
+                - Setting changed: holidays
+                - Member 1 renamed: Camille Martin → Camille Martin-Roux
+                - E-mail of Karim Benali (member 2) changed
+                - Member of “Nettoyage des données” (row 7): Sophie Lefèvre → none
+                - Notes of “Audit ECC” (bar 13) changed
+                - “Start no earlier than” date of “Audit ECC” (bar 13): none → 2026-11-02
+                - Notes of “Go-live” (milestone 19) changed
+                - “Inventorier les programmes spécifiques” (action 27): done → in progress
+                - Action 28 renamed: “Archiver les commandes soldées” → “Archiver”
+                - “Corriger les accès aux tables obsolètes” (action 29): assignee Thomas Dubois → none
+                - “Rédiger les cas de test” (action 30) moved from “Recette utilisateurs” (bar 17) to “Bascule en production” (bar 18)
+                - Absence of Thomas Dubois changed
+                - Action added to “Support renforcé” (bar 34): “Ouvrir la cellule de support” (action 36)
+                - Joined the team: Léa Garnier (member 37)
+                - Absence of Léa Garnier added: 2026-12-28 → 2026-12-31"#]],
+        );
+    }
+
+    #[test]
+    fn removals_and_weekly_lags() {
+        check_edit(
+            |s| {
+                s.settings.time_unit = TimeUnit::Week;
+                s.groups.truncate(1);
+                s.rows.truncate(3);
+                s.bars.truncate(3);
+                s.milestones.clear();
+                s.links.retain(|l| l.to.0 <= 15);
+                s.links[0].lag = 1;
+                s.actions.truncate(2);
+                s.absences.clear();
+                s.members.pop();
+            },
+            expect![[r#"
+                Changements :
+                - « Bascule » (groupe 9) supprimé
+                - « Migration à blanc » (ligne 10) supprimée
+                - « Recette utilisateurs » (ligne 11) supprimée
+                - « Mise en production » (ligne 12) supprimée
+                - « Migration à blanc » (bloc 16) supprimé (était 2026-11-23 → 2026-12-04)
+                - « Recette utilisateurs » (bloc 17) supprimé (était 2026-12-07 → 2026-12-11)
+                - « Bascule en production » (bloc 18) supprimé (était 2026-12-14 → 2026-12-17)
+                - « Go-live S/4HANA » (jalon 19) supprimé (était le 2026-12-18)
+                - Lien 20 (« Audit du système » (bloc 13) → « Nettoyage des données » (bloc 14)) : SS +5 j → SS +1 sem.
+                - Lien 22 supprimé : « Nettoyage des données » (bloc 14) → « Migration à blanc » (bloc 16), FS
+                - Lien 23 supprimé : « Adaptation du code ABAP » (bloc 15) → « Recette utilisateurs » (bloc 17), FS
+                - Lien 24 supprimé : « Migration à blanc » (bloc 16) → « Recette utilisateurs » (bloc 17), FS
+                - Lien 25 supprimé : « Recette utilisateurs » (bloc 17) → « Bascule en production » (bloc 18), FS
+                - Lien 26 supprimé : « Bascule en production » (bloc 18) → « Go-live S/4HANA » (jalon 19), FS
+                Fin du projet : 2026-12-18 → 2026-12-04 (-14 jours).
+                Aucun nouveau risque.
+                Changements non affichés :
+                - Réglage modifié : unité de temps
+                - Départ de l'équipe : Thomas Dubois (membre 4)
+                - Action supprimée de « Adaptation du code ABAP » (bloc 15) : « Corriger les accès aux tables obsolètes » (action 29)
+                - Action supprimée de « Recette utilisateurs » (bloc 17) : « Rédiger les cas de test » (action 30)
+                - Absence de Thomas Dubois supprimée : 2026-11-26 → 2026-11-27
+
+                Changes:
+                - “Bascule” (group 9) removed
+                - “Migration à blanc” (row 10) removed
+                - “Recette utilisateurs” (row 11) removed
+                - “Mise en production” (row 12) removed
+                - “Migration à blanc” (bar 16) removed (was 2026-11-23 → 2026-12-04)
+                - “Recette utilisateurs” (bar 17) removed (was 2026-12-07 → 2026-12-11)
+                - “Bascule en production” (bar 18) removed (was 2026-12-14 → 2026-12-17)
+                - “Go-live S/4HANA” (milestone 19) removed (was on 2026-12-18)
+                - Link 20 (“Audit du système” (bar 13) → “Nettoyage des données” (bar 14)): SS +5 d → SS +1 wk
+                - Link 22 removed: “Nettoyage des données” (bar 14) → “Migration à blanc” (bar 16), FS
+                - Link 23 removed: “Adaptation du code ABAP” (bar 15) → “Recette utilisateurs” (bar 17), FS
+                - Link 24 removed: “Migration à blanc” (bar 16) → “Recette utilisateurs” (bar 17), FS
+                - Link 25 removed: “Recette utilisateurs” (bar 17) → “Bascule en production” (bar 18), FS
+                - Link 26 removed: “Bascule en production” (bar 18) → “Go-live S/4HANA” (milestone 19), FS
+                Project end: 2026-12-18 → 2026-12-04 (-14 days).
+                No new risk.
+                Changes not shown:
+                - Setting changed: time unit
+                - Left the team: Thomas Dubois (member 4)
+                - Action removed from “Adaptation du code ABAP” (bar 15): “Corriger les accès aux tables obsolètes” (action 29)
+                - Action removed from “Recette utilisateurs” (bar 17): “Rédiger les cas de test” (action 30)
+                - Absence of Thomas Dubois removed: 2026-11-26 → 2026-11-27"#]],
+        );
+    }
+
+    #[test]
+    fn long_lists_are_capped() {
+        let before = crate::synth::generate(crate::synth::Spec::new(200));
+        let mut after = before.clone();
+        for b in &mut after.bars {
+            b.end = b.end.add_days(1);
+        }
+        let out = diff(&before, &after);
+        assert_eq!(out.changes.len(), 200);
+        let text = change_list(&before, &out, Lang::Fr);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "Changements :");
+        assert!(lines[1..=LIST_CAP].iter().all(|l| l.starts_with("- ")));
+        check(lines[LIST_CAP + 1], expect!["… et 150 autres"]);
+        let text = change_list(&before, &out, Lang::En);
+        check(
+            text.lines().nth(LIST_CAP + 1).unwrap(),
+            expect!["… and 150 more"],
+        );
+    }
+
+    #[test]
+    fn absence_days_are_written_as_runs_of_working_days() {
+        let s = s4hana_migration();
+        let cal = Calendar::for_schedule(&s);
+        let days = |list: &[&str]| list.iter().map(|x| d(x)).collect::<Vec<_>>();
+        // The 11th is a holiday and the 14th-15th a weekend: still one run. Past ten
+        // runs, the list is cut.
+        check(
+            day_runs(
+                &cal,
+                &days(&["2026-11-10", "2026-11-12", "2026-11-13", "2026-11-16"]),
+            ),
+            expect!["2026-11-10 → 2026-11-16"],
+        );
+        check(
+            day_runs(&cal, &days(&["2026-11-26", "2026-12-01", "2026-12-02"])),
+            expect!["2026-11-26, 2026-12-01 → 2026-12-02"],
+        );
+        let every_other: Vec<Date> = (0..30).map(|k| d("2026-11-02").add_days(2 * k)).collect();
+        let every_other: Vec<Date> = every_other
+            .into_iter()
+            .filter(|x| cal.is_working(*x))
+            .collect();
+        check(
+            day_runs(&cal, &every_other),
+            expect![[
+                r#"2026-11-02, 2026-11-04, 2026-11-06, 2026-11-10 → 2026-11-12, 2026-11-16, 2026-11-18, 2026-11-20, 2026-11-24, 2026-11-26, 2026-11-30, …"#
+            ]],
+        );
+        check(
+            day_runs(&cal, &days(&["2026-11-26"])),
+            expect!["2026-11-26"],
+        );
+    }
+
+    #[test]
+    fn project_end_line() {
+        let (a, b) = (Some(d("2026-12-18")), Some(d("2026-12-11")));
+        let lines = [Lang::Fr, Lang::En].map(|lang| {
+            let w = Words::new(lang);
+            [(a, a), (a, b), (None, a), (a, None), (None, None)]
+                .map(|(x, y)| end_line(&w, x, y))
+                .join("\n")
+        });
+        check(
+            lines.join("\n"),
+            expect![[r#"
+            Fin du projet : 2026-12-18 (inchangée).
+            Fin du projet : 2026-12-18 → 2026-12-11 (-7 jours).
+            Fin du projet : 2026-12-18 (aucune date avant).
+            Fin du projet : plus aucune date (avant : 2026-12-18).
+            Fin du projet : pas encore de dates.
+            Project end: 2026-12-18 (unchanged).
+            Project end: 2026-12-18 → 2026-12-11 (-7 days).
+            Project end: 2026-12-18 (no dates before).
+            Project end: no dates any more (before: 2026-12-18).
+            Project end: no dates yet."#]],
+        );
+    }
+
+    #[test]
+    fn fill_replaces_only_known_slots() {
+        assert_eq!(fill("{0} → {1}", &[&1, &"b"]), "1 → b");
+        assert_eq!(fill("{1}{0}{1}", &[&"a", &"b"]), "bab");
+        assert_eq!(fill("{2} {x} {", &[&"a"]), "{2} {x} {");
+    }
+
+    #[test]
+    fn every_message_has_its_slots_in_both_languages() {
+        // The same slots, so that a message filled for one language is complete in
+        // the other; counted nouns have a singular and a plural in both.
+        for &m in ALL_MSGS {
+            let slots = |t: &str| {
+                let mut v: Vec<usize> = (0..10)
+                    .filter(|k| t.contains(&format!("{{{k}}}")))
+                    .collect();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(slots(fr(m)), slots(en(m)), "{m:?}");
+            assert_eq!(fr(m).contains('|'), en(m).contains('|'), "{m:?}");
+        }
+    }
+}
