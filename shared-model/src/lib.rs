@@ -12,6 +12,7 @@
 
 pub mod calendar;
 pub mod date;
+pub mod paging;
 pub mod risk;
 pub mod schedule;
 pub mod synth;
