@@ -8,13 +8,16 @@
 //!
 //! # The record stream
 //!
-//! A schedule becomes a stream of small JSON records, each tagged by `"t"`: one
-//! `header` (name, settings, notes, `next_id` and the number of items of each kind, so
-//! the view can show progress and reassembly can tell when something is missing), then
-//! one record per group, row, bar, milestone, link, member, action and absence. Groups
-//! and rows carry their `index` in the schedule, because their position is meaningful
-//! and the stream does not follow it; every other collection is sorted by id in a
-//! schedule, so reassembly only sorts them again.
+//! A schedule becomes a stream of small JSON records, each an object with one key that
+//! names its kind (`{"bar":{...}}`): one `header` (name, settings, notes, `next_id` and
+//! the number of items of each kind, so the view can show progress and reassembly can
+//! tell when something is missing), then one record per group, row, bar, milestone,
+//! link, member, action and absence. Groups and rows carry their `index` in the
+//! schedule, because their position is meaningful and the stream does not follow it;
+//! every other collection is sorted by id in a schedule, so reassembly only sorts them
+//! again. The kind is the key rather than a `"t"` field inside the item because
+//! serde_json must buffer a whole object to find such a field: reading pages back was
+//! three times slower that way.
 //!
 //! The order puts first what the view's first window needs: the header, the groups,
 //! then (given a [`Priority`]) the window's rows, their bars and milestones that meet
@@ -37,9 +40,9 @@
 //! # Cutting
 //!
 //! A record that cannot fit on a page of its own (a label, notes, name or reason of up
-//! to a million chars) is cut: it keeps a head of its longest texts, lists the fields
-//! cut in `"cut"` (so the view can show a one-line notice), and the remainders travel in
-//! `cont` records (item, field, part number, text; the final part says `"last":true`)
+//! to a million chars) is cut: it keeps a head of its longest texts and is wrapped as
+//! `{"cut":{"fields":["label"],"record":{"bar":{...}}}}` (so the view can show a
+//! one-line notice), and the remainders travel in `cont` records (item, field, part number, text; the final part says `"last":true`)
 //! at the end of the stream, where they fill whatever room pages have left. A cut record
 //! is shrunk to a quarter of a page, not to a whole page, so that a long description in
 //! the header does not push the first window off the first page. Texts are cut on char
@@ -187,241 +190,186 @@ impl Counts {
     }
 }
 
-/// One record of the stream. Borrowed when paginating (no copy of the schedule),
-/// owned (`Record<'static>`) when read back from a page.
+/// One record of the stream, tagged by its kind (`{"bar":{...}}`): the tag comes first
+/// by construction, so serde_json reads a record straight into its type, with no
+/// buffering. Borrowed when paginating (no copy of the schedule), owned
+/// (`Record<'static>`) when read back from a page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Record<'a> {
-    Header {
-        name: Cow<'a, str>,
-        /// Absent when cut: the settings then travel whole in continuations.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        settings: Option<Cow<'a, Settings>>,
-        #[serde(default, skip_serializing_if = "str::is_empty")]
-        notes: Cow<'a, str>,
-        next_id: u64,
-        counts: Counts,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Group {
-        /// The group's position in the schedule.
-        index: usize,
-        #[serde(flatten)]
-        group: Cow<'a, Group>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Row {
-        /// The row's position in the schedule.
-        index: usize,
-        #[serde(flatten)]
-        row: Cow<'a, Row>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Bar {
-        #[serde(flatten)]
-        bar: Cow<'a, Bar>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Milestone {
-        #[serde(flatten)]
-        milestone: Cow<'a, Milestone>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    /// Links have no text, so they are never cut.
+    Header(Header<'a>),
+    Group(Placed<'a, Group>),
+    Row(Placed<'a, Row>),
+    Bar(Cow<'a, Bar>),
+    Milestone(Cow<'a, Milestone>),
     Link(Cow<'a, Link>),
-    Action {
-        #[serde(flatten)]
-        action: Cow<'a, Action>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Member {
-        #[serde(flatten)]
-        member: Cow<'a, Member>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    Absence {
-        #[serde(flatten)]
-        absence: Cow<'a, Absence>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        cut: Vec<Field>,
-    },
-    /// A part of a cut text: part 1 follows the head kept in the record, and so on.
-    Cont {
-        of: Kind,
-        /// The item's id; none for the header.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<u64>,
-        field: Field,
-        part: u32,
-        text: Cow<'a, str>,
-        /// Set on the final part, so that a lost final part is noticed.
-        #[serde(default, skip_serializing_if = "is_false")]
-        last: bool,
-    },
+    Action(Cow<'a, Action>),
+    Member(Cow<'a, Member>),
+    Absence(Cow<'a, Absence>),
+    /// A record some of whose texts are only a head.
+    Cut(Cut<'a>),
+    Cont(Cont<'a>),
+}
+
+/// The schedule's own fields, and how many items of each kind follow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header<'a> {
+    pub name: Cow<'a, str>,
+    /// Absent when cut: the settings then travel whole in continuations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Cow<'a, Settings>>,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub notes: Cow<'a, str>,
+    pub next_id: u64,
+    pub counts: Counts,
+}
+
+/// A group or a row with its position in the schedule, which the stream does not follow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed<'a, T: Clone> {
+    pub index: usize,
+    #[serde(flatten)]
+    pub item: Cow<'a, T>,
+}
+
+/// A record cut to fit a page: `fields` hold only a head, their remainders follow in
+/// continuations at the end of the stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut<'a> {
+    pub fields: Vec<Field>,
+    pub record: Box<Record<'a>>,
+}
+
+/// A part of a cut text: part 1 follows the head kept in the record, and so on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cont<'a> {
+    pub of: Kind,
+    /// The item's id; none for the header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    pub field: Field,
+    pub part: u32,
+    pub text: Cow<'a, str>,
+    /// Set on the final part, so that a lost final part is noticed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub last: bool,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn own<T: ToOwned + ?Sized>(c: Cow<'_, T>) -> Cow<'static, T> {
+    Cow::Owned(c.into_owned())
+}
+
 impl Record<'_> {
+    /// The kind of item the record carries (of the cut record, for a cut one).
     pub fn kind(&self) -> Kind {
         match self {
-            Record::Header { .. } => Kind::Header,
-            Record::Group { .. } => Kind::Group,
-            Record::Row { .. } => Kind::Row,
-            Record::Bar { .. } => Kind::Bar,
-            Record::Milestone { .. } => Kind::Milestone,
+            Record::Header(_) => Kind::Header,
+            Record::Group(_) => Kind::Group,
+            Record::Row(_) => Kind::Row,
+            Record::Bar(_) => Kind::Bar,
+            Record::Milestone(_) => Kind::Milestone,
             Record::Link(_) => Kind::Link,
-            Record::Action { .. } => Kind::Action,
-            Record::Member { .. } => Kind::Member,
-            Record::Absence { .. } => Kind::Absence,
-            Record::Cont { .. } => Kind::Cont,
+            Record::Action(_) => Kind::Action,
+            Record::Member(_) => Kind::Member,
+            Record::Absence(_) => Kind::Absence,
+            Record::Cut(c) => c.record.kind(),
+            Record::Cont(_) => Kind::Cont,
         }
     }
 
     /// The id of the item the record carries; none for the header and continuations.
     pub fn id(&self) -> Option<u64> {
         match self {
-            Record::Header { .. } | Record::Cont { .. } => None,
-            Record::Group { group, .. } => Some(group.id.0),
-            Record::Row { row, .. } => Some(row.id.0),
-            Record::Bar { bar, .. } => Some(bar.id.0),
-            Record::Milestone { milestone, .. } => Some(milestone.id.0),
+            Record::Header(_) | Record::Cont(_) => None,
+            Record::Group(g) => Some(g.item.id.0),
+            Record::Row(r) => Some(r.item.id.0),
+            Record::Bar(b) => Some(b.id.0),
+            Record::Milestone(m) => Some(m.id.0),
             Record::Link(l) => Some(l.id.0),
-            Record::Action { action, .. } => Some(action.id.0),
-            Record::Member { member, .. } => Some(member.id.0),
-            Record::Absence { absence, .. } => Some(absence.id.0),
+            Record::Action(a) => Some(a.id.0),
+            Record::Member(m) => Some(m.id.0),
+            Record::Absence(a) => Some(a.id.0),
+            Record::Cut(c) => c.record.id(),
         }
     }
 
     /// The fields of this record that were cut (their texts are only a head).
     pub fn cut_fields(&self) -> &[Field] {
         match self {
-            Record::Header { cut, .. }
-            | Record::Group { cut, .. }
-            | Record::Row { cut, .. }
-            | Record::Bar { cut, .. }
-            | Record::Milestone { cut, .. }
-            | Record::Action { cut, .. }
-            | Record::Member { cut, .. }
-            | Record::Absence { cut, .. } => cut,
-            Record::Link(_) | Record::Cont { .. } => &[],
+            Record::Cut(c) => &c.fields,
+            _ => &[],
         }
     }
 
     /// The same record, owning its data.
     pub fn into_owned(self) -> Record<'static> {
-        fn own<T: ToOwned + ?Sized>(c: Cow<'_, T>) -> Cow<'static, T> {
-            Cow::Owned(c.into_owned())
-        }
         match self {
-            Record::Header {
-                name,
-                settings,
-                notes,
-                next_id,
-                counts,
-                cut,
-            } => Record::Header {
-                name: own(name),
-                settings: settings.map(own),
-                notes: own(notes),
-                next_id,
-                counts,
-                cut,
-            },
-            Record::Group { index, group, cut } => Record::Group {
-                index,
-                group: own(group),
-                cut,
-            },
-            Record::Row { index, row, cut } => Record::Row {
-                index,
-                row: own(row),
-                cut,
-            },
-            Record::Bar { bar, cut } => Record::Bar { bar: own(bar), cut },
-            Record::Milestone { milestone, cut } => Record::Milestone {
-                milestone: own(milestone),
-                cut,
-            },
+            Record::Header(h) => Record::Header(Header {
+                name: own(h.name),
+                settings: h.settings.map(own),
+                notes: own(h.notes),
+                next_id: h.next_id,
+                counts: h.counts,
+            }),
+            Record::Group(g) => Record::Group(Placed {
+                index: g.index,
+                item: own(g.item),
+            }),
+            Record::Row(r) => Record::Row(Placed {
+                index: r.index,
+                item: own(r.item),
+            }),
+            Record::Bar(b) => Record::Bar(own(b)),
+            Record::Milestone(m) => Record::Milestone(own(m)),
             Record::Link(l) => Record::Link(own(l)),
-            Record::Action { action, cut } => Record::Action {
-                action: own(action),
-                cut,
-            },
-            Record::Member { member, cut } => Record::Member {
-                member: own(member),
-                cut,
-            },
-            Record::Absence { absence, cut } => Record::Absence {
-                absence: own(absence),
-                cut,
-            },
-            Record::Cont {
-                of,
-                id,
-                field,
-                part,
-                text,
-                last,
-            } => Record::Cont {
-                of,
-                id,
-                field,
-                part,
-                text: own(text),
-                last,
-            },
+            Record::Action(a) => Record::Action(own(a)),
+            Record::Member(m) => Record::Member(own(m)),
+            Record::Absence(a) => Record::Absence(own(a)),
+            Record::Cut(c) => Record::Cut(Cut {
+                fields: c.fields,
+                record: Box::new(c.record.into_owned()),
+            }),
+            Record::Cont(c) => Record::Cont(Cont {
+                text: own(c.text),
+                ..c
+            }),
         }
     }
 }
 
 /// The places of an owned record's cuttable parts, borrowed all at once.
 struct Slots<'r> {
-    cut: &'r mut Vec<Field>,
     texts: Vec<(Field, &'r mut String)>,
     /// The header's settings, which move whole.
     settings: Option<&'r mut Option<Cow<'static, Settings>>>,
 }
 
 impl Record<'static> {
-    /// The cuttable parts of this record; none for links and continuations.
+    /// The cuttable parts of this record; none for links, continuations and records
+    /// already cut.
     fn slots(&mut self) -> Option<Slots<'_>> {
-        let (cut, texts, settings) = match self {
-            Record::Header {
-                name,
-                notes,
-                settings,
-                cut,
-                ..
-            } => (
-                cut,
-                vec![(Field::Name, name.to_mut()), (Field::Notes, notes.to_mut())],
-                Some(settings),
+        let (texts, settings) = match self {
+            Record::Header(h) => (
+                vec![
+                    (Field::Name, h.name.to_mut()),
+                    (Field::Notes, h.notes.to_mut()),
+                ],
+                Some(&mut h.settings),
             ),
-            Record::Group { group, cut, .. } => (cut, group.to_mut().texts(), None),
-            Record::Row { row, cut, .. } => (cut, row.to_mut().texts(), None),
-            Record::Bar { bar, cut } => (cut, bar.to_mut().texts(), None),
-            Record::Milestone { milestone, cut } => (cut, milestone.to_mut().texts(), None),
-            Record::Action { action, cut } => (cut, action.to_mut().texts(), None),
-            Record::Member { member, cut } => (cut, member.to_mut().texts(), None),
-            Record::Absence { absence, cut } => (cut, absence.to_mut().texts(), None),
-            Record::Link(_) | Record::Cont { .. } => return None,
+            Record::Group(g) => (g.item.to_mut().texts(), None),
+            Record::Row(r) => (r.item.to_mut().texts(), None),
+            Record::Bar(b) => (b.to_mut().texts(), None),
+            Record::Milestone(m) => (m.to_mut().texts(), None),
+            Record::Action(a) => (a.to_mut().texts(), None),
+            Record::Member(m) => (m.to_mut().texts(), None),
+            Record::Absence(a) => (a.to_mut().texts(), None),
+            Record::Link(_) | Record::Cut(_) | Record::Cont(_) => return None,
         };
-        Some(Slots {
-            cut,
-            texts,
-            settings,
-        })
+        Some(Slots { texts, settings })
     }
 }
 
@@ -542,34 +490,27 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
     let order = Order::new(s, priority);
     let mut p = Packer::new(max_chars);
 
-    p.push(&Record::Header {
+    p.push(&Record::Header(Header {
         name: Cow::Borrowed(&s.name),
         settings: Some(Cow::Borrowed(&s.settings)),
         notes: Cow::Borrowed(&s.notes),
         next_id: s.next_id,
         counts: Counts::of(s),
-        cut: Vec::new(),
-    });
+    }));
     for (index, g) in s.groups.iter().enumerate() {
-        p.push(&Record::Group {
+        p.push(&Record::Group(Placed {
             index,
-            group: Cow::Borrowed(g),
-            cut: Vec::new(),
-        });
+            item: Cow::Borrowed(g),
+        }));
     }
-    let row = |index: usize| Record::Row {
-        index,
-        row: Cow::Borrowed(&s.rows[index]),
-        cut: Vec::new(),
+    let row = |index: usize| {
+        Record::Row(Placed {
+            index,
+            item: Cow::Borrowed(&s.rows[index]),
+        })
     };
-    let bar = |i: usize| Record::Bar {
-        bar: Cow::Borrowed(&s.bars[i]),
-        cut: Vec::new(),
-    };
-    let milestone = |i: usize| Record::Milestone {
-        milestone: Cow::Borrowed(&s.milestones[i]),
-        cut: Vec::new(),
-    };
+    let bar = |i: u32| Record::Bar(Cow::Borrowed(&s.bars[i as usize]));
+    let milestone = |i: u32| Record::Milestone(Cow::Borrowed(&s.milestones[i as usize]));
 
     // The first window.
     for &r in &order.window_rows {
@@ -578,12 +519,12 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
     for &r in &order.window_rows {
         for &i in order.bars.of(r) {
             if order.bar_sent[i as usize] {
-                p.push(&bar(i as usize));
+                p.push(&bar(i));
             }
         }
         for &i in order.milestones.of(r) {
             if order.milestone_sent[i as usize] {
-                p.push(&milestone(i as usize));
+                p.push(&milestone(i));
             }
         }
     }
@@ -594,10 +535,7 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
     }
 
     for m in &s.members {
-        p.push(&Record::Member {
-            member: Cow::Borrowed(m),
-            cut: Vec::new(),
-        });
+        p.push(&Record::Member(Cow::Borrowed(m)));
     }
 
     // Everything else, in display order.
@@ -610,12 +548,12 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
     for r in 0..=s.rows.len() {
         for &i in order.bars.of(r) {
             if !order.bar_sent[i as usize] {
-                p.push(&bar(i as usize));
+                p.push(&bar(i));
             }
         }
         for &i in order.milestones.of(r) {
             if !order.milestone_sent[i as usize] {
-                p.push(&milestone(i as usize));
+                p.push(&milestone(i));
             }
         }
     }
@@ -625,16 +563,10 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
         }
     }
     for a in &s.actions {
-        p.push(&Record::Action {
-            action: Cow::Borrowed(a),
-            cut: Vec::new(),
-        });
+        p.push(&Record::Action(Cow::Borrowed(a)));
     }
     for a in &s.absences {
-        p.push(&Record::Absence {
-            absence: Cow::Borrowed(a),
-            cut: Vec::new(),
-        });
+        p.push(&Record::Absence(Cow::Borrowed(a)));
     }
     p.push_continuations();
     p.finish()
@@ -857,11 +789,11 @@ impl Packer {
         let mut owned = rec.clone().into_owned();
         let (of, id) = (owned.kind(), owned.id());
 
-        // The record with every cuttable part emptied and flagged: its size is the fixed
-        // cost, and what remains of the target is shared among the texts.
-        let mut skeleton = owned.clone();
+        // The record with every cuttable part emptied, wrapped and flagged: its size is
+        // the fixed cost, and what remains of the target is shared among the texts.
+        let mut emptied = owned.clone();
         let mut candidates: Vec<(Field, usize)> = Vec::new();
-        if let Some(slots) = skeleton.slots() {
+        if let Some(slots) = emptied.slots() {
             for (field, text) in slots.texts {
                 if !text.is_empty() {
                     candidates.push((field, escaped_units(text)));
@@ -872,8 +804,11 @@ impl Packer {
                 let json = serde_json::to_string(&*st).expect("settings serialise");
                 candidates.push((Field::Settings, utf16_units(json.as_bytes())));
             }
-            *slots.cut = candidates.iter().map(|c| c.0).collect();
         }
+        let skeleton = Record::Cut(Cut {
+            fields: candidates.iter().map(|c| c.0).collect(),
+            record: Box::new(emptied),
+        });
         let skeleton_units = json_units(&skeleton);
         // Each kept field also pays for its quotes and its key, which the skeleton may
         // lack (empty notes are not written): 16 units covers the longest key.
@@ -886,13 +821,13 @@ impl Packer {
         let Some(mut slots) = owned.slots() else {
             return owned;
         };
-        let mut cut = Vec::new();
+        let mut fields = Vec::new();
         for (field, units) in candidates {
             if units <= budget {
                 budget -= units;
                 continue;
             }
-            cut.push(field);
+            fields.push(field);
             if field == Field::Settings {
                 if let Some(settings) = slots.settings.as_deref_mut() {
                     let st = settings.take().expect("a candidate");
@@ -922,9 +857,11 @@ impl Packer {
                 text: rest,
             });
         }
-        cut.sort_unstable();
-        *slots.cut = cut;
-        owned
+        fields.sort_unstable();
+        Record::Cut(Cut {
+            fields,
+            record: Box::new(owned),
+        })
     }
 
     /// Writes the remainders of cut texts, in parts that fill each page's leftover room.
@@ -934,14 +871,14 @@ impl Packer {
             let mut rest = p.text.as_str();
             let mut part = 1u32;
             while !rest.is_empty() {
-                let skeleton = Record::Cont {
+                let skeleton = Record::Cont(Cont {
                     of: p.of,
                     id: p.id,
                     field: p.field,
                     part,
                     text: Cow::Borrowed(""),
                     last: true,
-                };
+                });
                 let comma = usize::from(self.cur_records > 0);
                 let room = self
                     .cap
@@ -952,14 +889,14 @@ impl Packer {
                 }
                 let at = split_at_units(rest, room);
                 let (text, tail) = rest.split_at(at);
-                let rec = Record::Cont {
+                let rec = Record::Cont(Cont {
                     of: p.of,
                     id: p.id,
                     field: p.field,
                     part,
                     text: Cow::Borrowed(text),
                     last: tail.is_empty(),
-                };
+                });
                 let placed = self.place(&rec);
                 assert!(placed, "paging: a continuation sized to a page overflowed");
                 rest = tail;
@@ -1088,6 +1025,8 @@ pub enum ReassembleError {
         field: Field,
     },
     MissingSettings,
+    /// A cut record inside another: not something `paginate` writes.
+    NestedCut,
     BadSettings {
         message: String,
     },
@@ -1175,6 +1114,10 @@ impl fmt::Display for ReassembleError {
                 f,
                 "the header has no settings and does not say they were cut"
             ),
+            NestedCut => write!(
+                f,
+                "a cut record wraps another cut record: these pages were not made by paginate"
+            ),
             BadSettings { message } => write!(
                 f,
                 "the settings joined from their continuations are not valid: {message}"
@@ -1233,49 +1176,41 @@ pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
     let mut cuts: Vec<(Kind, Option<u64>, Field)> = Vec::new();
     let mut parts = Parts::new();
     for rec in ordered.iter().flat_map(|p| &p.records) {
+        let (rec, cut) = match rec {
+            Record::Cut(c) => (&*c.record, &c.fields[..]),
+            r => (r, &[][..]),
+        };
         let (kind, id) = (rec.kind(), rec.id());
-        cuts.extend(rec.cut_fields().iter().map(|&f| (kind, id, f)));
-        match rec.clone() {
-            Record::Header {
-                name,
-                settings,
-                notes,
-                next_id,
-                counts,
-                cut,
-            } => {
+        cuts.extend(cut.iter().map(|&f| (kind, id, f)));
+        match rec {
+            Record::Header(h) => {
                 if header.is_some() {
                     return Err(E::DuplicateHeader);
                 }
-                s.name = name.into_owned();
-                s.notes = notes.into_owned();
-                s.next_id = next_id;
-                match settings {
-                    Some(st) => s.settings = st.into_owned(),
+                s.name = h.name.to_string();
+                s.notes = h.notes.to_string();
+                s.next_id = h.next_id;
+                match &h.settings {
+                    Some(st) => s.settings = Settings::clone(st),
                     None if cut.contains(&Field::Settings) => {}
                     None => return Err(E::MissingSettings),
                 }
-                header = Some(counts);
+                header = Some(h.counts);
             }
-            Record::Group { index, group, .. } => groups.push((index, group.into_owned())),
-            Record::Row { index, row, .. } => rows.push((index, row.into_owned())),
-            Record::Bar { bar, .. } => s.bars.push(bar.into_owned()),
-            Record::Milestone { milestone, .. } => s.milestones.push(milestone.into_owned()),
-            Record::Link(l) => s.links.push(l.into_owned()),
-            Record::Action { action, .. } => s.actions.push(action.into_owned()),
-            Record::Member { member, .. } => s.members.push(member.into_owned()),
-            Record::Absence { absence, .. } => s.absences.push(absence.into_owned()),
-            Record::Cont {
-                of,
-                id,
-                field,
-                part,
-                text,
-                last,
-            } => parts
-                .entry((of, id, field))
-                .or_default()
-                .push((part, text.into_owned(), last)),
+            Record::Group(g) => groups.push((g.index, Group::clone(&g.item))),
+            Record::Row(r) => rows.push((r.index, Row::clone(&r.item))),
+            Record::Bar(b) => s.bars.push(Bar::clone(b)),
+            Record::Milestone(m) => s.milestones.push(Milestone::clone(m)),
+            Record::Link(l) => s.links.push(Link::clone(l)),
+            Record::Action(a) => s.actions.push(Action::clone(a)),
+            Record::Member(m) => s.members.push(Member::clone(m)),
+            Record::Absence(a) => s.absences.push(Absence::clone(a)),
+            Record::Cut(_) => return Err(E::NestedCut),
+            Record::Cont(c) => parts.entry((c.of, c.id, c.field)).or_default().push((
+                c.part,
+                c.text.to_string(),
+                c.last,
+            )),
         }
     }
     let counts = header.ok_or(E::MissingHeader)?;
@@ -1545,18 +1480,18 @@ mod tests {
         assert_eq!(texts.len(), 1);
         let pretty = texts[0].replace("},{", "},\n{");
         expect![[r#"
-            {"page":0,"records":[{"t":"header","name":"Launch","settings":{"time_zone":"Europe/Paris","working_weekdays":["mon","tue","wed","thu","fri"],"holidays":[],"time_unit":"day"},"notes":"Say \"hi\"","next_id":12,"counts":{"groups":1,"rows":2,"bars":3,"milestones":1,"links":2,"actions":0,"members":1,"absences":1}},
-            {"t":"group","index":0,"id":1,"name":"Build"},
-            {"t":"row","index":1,"id":3,"group":1,"name":"Front","member":10},
-            {"t":"bar","id":5,"row":3,"label":"Task 5","start":"2026-03-04","end":"2026-03-05"},
-            {"t":"milestone","id":7,"row":3,"label":"Go","date":"2026-03-06"},
-            {"t":"member","id":10,"name":"Ana"},
-            {"t":"row","index":0,"id":2,"group":1,"name":"Back"},
-            {"t":"bar","id":4,"row":2,"label":"Task 4","start":"2026-03-02","end":"2026-03-03"},
-            {"t":"bar","id":6,"row":3,"label":"Task 6","start":"2026-06-01","end":"2026-06-01"},
-            {"t":"link","id":8,"from":4,"to":5,"kind":"FS","lag":0},
-            {"t":"link","id":9,"from":5,"to":6,"kind":"FS","lag":0},
-            {"t":"absence","id":11,"member":10,"start":"2026-03-04","end":"2026-03-04"}],"pages":1}"#]]
+            {"page":0,"records":[{"header":{"name":"Launch","settings":{"time_zone":"Europe/Paris","working_weekdays":["mon","tue","wed","thu","fri"],"holidays":[],"time_unit":"day"},"notes":"Say \"hi\"","next_id":12,"counts":{"groups":1,"rows":2,"bars":3,"milestones":1,"links":2,"actions":0,"members":1,"absences":1}}},
+            {"group":{"index":0,"id":1,"name":"Build"}},
+            {"row":{"index":1,"id":3,"group":1,"name":"Front","member":10}},
+            {"bar":{"id":5,"row":3,"label":"Task 5","start":"2026-03-04","end":"2026-03-05"}},
+            {"milestone":{"id":7,"row":3,"label":"Go","date":"2026-03-06"}},
+            {"member":{"id":10,"name":"Ana"}},
+            {"row":{"index":0,"id":2,"group":1,"name":"Back"}},
+            {"bar":{"id":4,"row":2,"label":"Task 4","start":"2026-03-02","end":"2026-03-03"}},
+            {"bar":{"id":6,"row":3,"label":"Task 6","start":"2026-06-01","end":"2026-06-01"}},
+            {"link":{"id":8,"from":4,"to":5,"kind":"FS","lag":0}},
+            {"link":{"id":9,"from":5,"to":6,"kind":"FS","lag":0}},
+            {"absence":{"id":11,"member":10,"start":"2026-03-04","end":"2026-03-04"}}],"pages":1}"#]]
         .assert_eq(&pretty);
         assert_eq!(reassemble(&parse(&texts)), Ok(s.clone()));
 
@@ -1652,7 +1587,10 @@ mod tests {
             .records
             .iter()
             .find_map(|r| match r {
-                Record::Bar { bar, .. } if bar.id == target => Some(bar.label.clone()),
+                Record::Cut(c) => match &*c.record {
+                    Record::Bar(bar) if bar.id == target => Some(bar.label.clone()),
+                    _ => None,
+                },
                 _ => None,
             })
             .unwrap();
@@ -1663,14 +1601,11 @@ mod tests {
             .iter()
             .flat_map(|p| &p.records)
             .filter_map(|r| match r {
-                Record::Cont {
-                    of: Kind::Bar,
-                    id,
-                    field: Field::Label,
-                    part,
-                    last,
-                    ..
-                } if *id == Some(target.0) => Some((*part, *last)),
+                Record::Cont(c)
+                    if (c.of, c.id, c.field) == (Kind::Bar, Some(target.0), Field::Label) =>
+                {
+                    Some((c.part, c.last))
+                }
                 _ => None,
             })
             .collect();
@@ -1683,6 +1618,75 @@ mod tests {
         assert_eq!(reassemble(&pages), Ok(s));
     }
 
+    /// One line per page: each record's kind, id and cut fields, and each
+    /// continuation's part and length.
+    fn outline(pages: &[Page]) -> String {
+        let record = |r: &Record<'_>| match r {
+            Record::Cont(c) => format!(
+                "cont {}{} {} #{} ({} chars{})",
+                c.of,
+                c.id.map(|i| format!(" {i}")).unwrap_or_default(),
+                c.field,
+                c.part,
+                c.text.chars().count(),
+                if c.last { ", last" } else { "" }
+            ),
+            r => {
+                let id = r.id().map(|i| format!(" {i}")).unwrap_or_default();
+                let cut = r.cut_fields();
+                if cut.is_empty() {
+                    format!("{}{id}", r.kind())
+                } else {
+                    format!("{}{id} cut {cut:?}", r.kind())
+                }
+            }
+        };
+        pages
+            .iter()
+            .map(|p| {
+                let records: Vec<String> = p.records.iter().map(record).collect();
+                format!("page {}: {}", p.page, records.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn cut_records_keep_a_head_and_continue_at_the_end() {
+        let mut s = tiny();
+        s.notes = "x".repeat(6_000);
+        s.bars[0].label = "é\"".repeat(4_500);
+        s.bars[0].notes = "A short note stays whole.".into();
+        let pages = parse(&paginate(&s, None, MIN_PAGE_CHARS));
+        expect![[r#"
+            page 0: header cut [Notes], group 1, member 10, row 2, row 3, bar 4 cut [Label], bar 5, bar 6, milestone 7, link 8, link 9, absence 11, cont header notes #1 (1409 chars)
+            page 1: cont header notes #2 (3943 chars, last)
+            page 2: cont bar 4 label #1 (2633 chars)
+            page 3: cont bar 4 label #2 (2633 chars)
+            page 4: cont bar 4 label #3 (2633 chars)
+            page 5: cont bar 4 label #4 (549 chars, last)"#]].assert_eq(&outline(&pages));
+        let heads: Vec<usize> = pages[0]
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Cut(c) => match &*c.record {
+                    Record::Header(h) => Some(h.notes.len()),
+                    Record::Bar(b) => Some(b.label.chars().count()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        expect![[r#"
+            [
+                648,
+                552,
+            ]
+        "#]]
+        .assert_debug_eq(&heads);
+        assert_eq!(reassemble(&pages), Ok(s));
+    }
+
     #[test]
     fn settings_too_large_for_a_page_move_whole() {
         let mut s = generate(Spec::new(50));
@@ -1691,10 +1695,13 @@ mod tests {
         let texts = paginate(&s, None, MIN_PAGE_CHARS);
         check_sizes(&texts, MIN_PAGE_CHARS).unwrap();
         let pages = parse(&texts);
-        match &pages[0].records[0] {
-            Record::Header { settings, cut, .. } => {
-                assert_eq!((settings, &cut[..]), (&None, &[Field::Settings][..]));
-            }
+        let first = &pages[0].records[0];
+        assert_eq!(first.cut_fields(), [Field::Settings]);
+        match first {
+            Record::Cut(c) => match &*c.record {
+                Record::Header(h) => assert_eq!(h.settings, None),
+                r => panic!("page 0 starts with {r:?}"),
+            },
             r => panic!("page 0 starts with {r:?}"),
         }
         assert_eq!(reassemble(&pages), Ok(s));
@@ -1776,14 +1783,14 @@ mod tests {
         let mut no_header = pages.clone();
         no_header[0].records.remove(0);
         let mut stray = pages.clone();
-        stray[0].records.push(Record::Cont {
+        stray[0].records.push(Record::Cont(Cont {
             of: Kind::Bar,
             id: Some(s.bars[0].id.0),
             field: Field::Notes,
             part: 1,
             text: "x".into(),
             last: true,
-        });
+        }));
         let messages = [
             err(vec![]),
             err(missing),
@@ -1797,10 +1804,10 @@ mod tests {
         .join("\n");
         expect![[r#"
             no page given: fetch page 0 first
-            page 2 of 18 is missing: fetch it
+            page 2 of 17 is missing: fetch it
             page 1 was given twice: give it once
-            page 1 says there are 19 pages, others say 18: pages of two versions of the schedule were mixed; fetch them all again
-            part 6 of the cut name of the header is missing
+            page 1 says there are 18 pages, others say 17: pages of two versions of the schedule were mixed; fetch them all again
+            part 5 of the cut name of the header is missing
             the header announces 200 bar records but the pages hold 199
             no page holds the header record
             a continuation of the notes of bar 9 arrived, but no record says that field was cut"#]]
@@ -1943,7 +1950,7 @@ mod tests {
                 // The window's bars lead, in order, as many as fit on the first page.
                 let expected = window_bars(&s, w);
                 let on_first: Vec<BarId> = pages[0].records.iter().filter_map(|r| match r {
-                    Record::Bar { bar, .. } => Some(bar.id),
+                    Record::Bar(bar) => Some(bar.id),
                     _ => None,
                 }).collect();
                 let k = on_first.len().min(expected.len());
