@@ -16,8 +16,8 @@
 //! schedule, because their position is meaningful and the stream does not follow it;
 //! every other collection is sorted by id in a schedule, so reassembly only sorts them
 //! again. The kind is the key rather than a `"t"` field inside the item because
-//! serde_json must buffer a whole object to find such a field: reading pages back was
-//! three times slower that way.
+//! serde_json must buffer a whole object to find such a field: reading pages back took
+//! twice as long that way.
 //!
 //! The order puts first what the view's first window needs: the header, the groups,
 //! then (given a [`Priority`]) the window's rows, their bars and milestones that meet
