@@ -17,6 +17,7 @@ pub mod demo;
 pub mod diff;
 pub mod filter;
 pub mod layout;
+pub mod paging;
 pub mod risk;
 pub mod schedule;
 pub mod synth;

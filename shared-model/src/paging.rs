@@ -1,0 +1,1975 @@
+//! Paging: splits a schedule into pages whose JSON text stays under a size limit, for the
+//! view to fetch one by one (`get_schedule_page`), and puts the pages back together into
+//! exactly the schedule they came from.
+//!
+//! Owns the record stream, its order, the page texts and their reassembly. Leaves to
+//! others: the server's envelope around a page and any caching of pages (server), the
+//! fetching of pages and the notice shown for a cut text (view).
+//!
+//! # The record stream
+//!
+//! A schedule becomes a stream of small JSON records, each an object with one key that
+//! names its kind (`{"bar":{...}}`): one `header` (name, settings, notes, `next_id` and
+//! the number of items of each kind, so the view can show progress and reassembly can
+//! tell when something is missing), then one record per group, row, bar, milestone,
+//! link, member, action and absence. Groups and rows carry their `index` in the
+//! schedule, because their position is meaningful and the stream does not follow it;
+//! every other collection is sorted by id in a schedule, so reassembly only sorts them
+//! again. The kind is the key rather than a `"t"` field inside the item because
+//! serde_json must buffer a whole object to find such a field: reading pages back took
+//! twice as long that way.
+//!
+//! The order puts first what the view's first window needs: the header, the groups,
+//! then (given a [`Priority`]) the window's rows, their bars and milestones that meet
+//! the window's dates, and the links whose two ends are both in the window (a link with
+//! one end outside cannot be drawn from the first page anyway); then the members (rows
+//! name them); then everything else in display order: rows, each row's bars then
+//! milestones, links, actions, absences. Continuations of cut texts come last.
+//!
+//! # Page texts
+//!
+//! A page is `{"page":i,"records":[...],"pages":n}`, pages numbered from 0. The number
+//! of pages is known only once the last page is full, so it is written last: every page
+//! is then built in place, once, and never copied to patch its beginning. Room for 20
+//! digits of each number is reserved, so the final text never exceeds the limit.
+//!
+//! Sizes are counted in UTF-16 code units: what JavaScript's `String.length` reports,
+//! and never fewer than the text's chars (nor more than its UTF-8 bytes), so a page
+//! under `max_chars` units is under `max_chars` chars however the host counts.
+//!
+//! # Cutting
+//!
+//! A record that cannot fit on a page of its own (a label, notes, name or reason of up
+//! to a million chars) is cut: it keeps a head of its longest texts and is wrapped as
+//! `{"cut":{"fields":["label"],"record":{"bar":{...}}}}` (so the view can show a
+//! one-line notice), and the remainders travel in `cont` records (item, field, part number, text; the final part says `"last":true`)
+//! at the end of the stream, where they fill whatever room pages have left. A cut record
+//! is shrunk to a quarter of a page, not to a whole page, so that a long description in
+//! the header does not push the first window off the first page. Texts are cut on char
+//! boundaries by their escaped size (a control char takes six units once escaped), and
+//! settings, which cannot be shown half, move whole into continuations as JSON text.
+//!
+//! Each record is serialised once, straight into its page; a record that overflows is
+//! moved to the next page by copying its bytes, never serialised again.
+//!
+//! Reassembly assumes what a schedule guarantees: ids unique, collections sorted by id.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::date::Date;
+use crate::schedule::*;
+
+/// The default size limit of a page: the server's 120,000 chars minus its envelope.
+pub const PAGE_CHARS: usize = 110_000;
+
+/// The smallest size limit `paginate` accepts. Below it a page would hold only a few
+/// bars and the cost of each page's envelope and of continuations would dominate.
+pub const MIN_PAGE_CHARS: usize = 4_096;
+
+/// Room kept on every page for `{"page":`, `,"records":[`, `],"pages":` and `}` (31
+/// units) and 20 digits for each of the two numbers.
+const ENVELOPE: usize = 31 + 2 * 20;
+
+/// The least room a continuation part is given; with less left on a page, the part
+/// starts the next page. Six units always fit at least one escaped char.
+const MIN_PART: usize = 64;
+
+/// What the view's first window shows: these rows, between these days (inclusive).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Priority {
+    /// The rows of the window. Their order does not matter: the stream follows the
+    /// schedule's display order. Unknown rows are ignored.
+    pub rows: Vec<RowId>,
+    pub from: Date,
+    pub to: Date,
+}
+
+/// The kinds of records, as named in a continuation's `of` and in errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Header,
+    Group,
+    Row,
+    Bar,
+    Milestone,
+    Link,
+    Action,
+    Member,
+    Absence,
+    Cont,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Header => "header",
+            Kind::Group => "group",
+            Kind::Row => "row",
+            Kind::Bar => "bar",
+            Kind::Milestone => "milestone",
+            Kind::Link => "link",
+            Kind::Action => "action",
+            Kind::Member => "member",
+            Kind::Absence => "absence",
+            Kind::Cont => "continuation",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The fields that can be cut. `Settings` is the header's settings, moved whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Name,
+    Label,
+    Notes,
+    Color,
+    Email,
+    Reason,
+    Settings,
+}
+
+impl Field {
+    fn as_str(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Label => "label",
+            Field::Notes => "notes",
+            Field::Color => "color",
+            Field::Email => "email",
+            Field::Reason => "reason",
+            Field::Settings => "settings",
+        }
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How many items of each kind the schedule has: lets the view show progress and
+/// reassembly notice a missing record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub groups: usize,
+    pub rows: usize,
+    pub bars: usize,
+    pub milestones: usize,
+    pub links: usize,
+    pub actions: usize,
+    pub members: usize,
+    pub absences: usize,
+}
+
+impl Counts {
+    fn of(s: &Schedule) -> Counts {
+        Counts {
+            groups: s.groups.len(),
+            rows: s.rows.len(),
+            bars: s.bars.len(),
+            milestones: s.milestones.len(),
+            links: s.links.len(),
+            actions: s.actions.len(),
+            members: s.members.len(),
+            absences: s.absences.len(),
+        }
+    }
+}
+
+/// One record of the stream, tagged by its kind (`{"bar":{...}}`): the tag comes first
+/// by construction, so serde_json reads a record straight into its type, with no
+/// buffering. Borrowed when paginating (no copy of the schedule), owned
+/// (`Record<'static>`) when read back from a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Record<'a> {
+    Header(Header<'a>),
+    Group(Placed<'a, Group>),
+    Row(Placed<'a, Row>),
+    Bar(Cow<'a, Bar>),
+    Milestone(Cow<'a, Milestone>),
+    Link(Cow<'a, Link>),
+    Action(Cow<'a, Action>),
+    Member(Cow<'a, Member>),
+    Absence(Cow<'a, Absence>),
+    /// A record some of whose texts are only a head.
+    Cut(Cut<'a>),
+    Cont(Cont<'a>),
+}
+
+/// The schedule's own fields, and how many items of each kind follow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header<'a> {
+    pub name: Cow<'a, str>,
+    /// Absent when cut: the settings then travel whole in continuations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Cow<'a, Settings>>,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub notes: Cow<'a, str>,
+    pub next_id: u64,
+    pub counts: Counts,
+}
+
+/// A group or a row with its position in the schedule, which the stream does not follow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed<'a, T: Clone> {
+    pub index: usize,
+    #[serde(flatten)]
+    pub item: Cow<'a, T>,
+}
+
+/// A record cut to fit a page: `fields` hold only a head, their remainders follow in
+/// continuations at the end of the stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut<'a> {
+    pub fields: Vec<Field>,
+    pub record: Box<Record<'a>>,
+}
+
+/// A part of a cut text: part 1 follows the head kept in the record, and so on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cont<'a> {
+    pub of: Kind,
+    /// The item's id; none for the header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    pub field: Field,
+    pub part: u32,
+    pub text: Cow<'a, str>,
+    /// Set on the final part, so that a lost final part is noticed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub last: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn own<T: ToOwned + ?Sized>(c: Cow<'_, T>) -> Cow<'static, T> {
+    Cow::Owned(c.into_owned())
+}
+
+impl Record<'_> {
+    /// The kind of item the record carries (of the cut record, for a cut one).
+    pub fn kind(&self) -> Kind {
+        match self {
+            Record::Header(_) => Kind::Header,
+            Record::Group(_) => Kind::Group,
+            Record::Row(_) => Kind::Row,
+            Record::Bar(_) => Kind::Bar,
+            Record::Milestone(_) => Kind::Milestone,
+            Record::Link(_) => Kind::Link,
+            Record::Action(_) => Kind::Action,
+            Record::Member(_) => Kind::Member,
+            Record::Absence(_) => Kind::Absence,
+            Record::Cut(c) => c.record.kind(),
+            Record::Cont(_) => Kind::Cont,
+        }
+    }
+
+    /// The id of the item the record carries; none for the header and continuations.
+    pub fn id(&self) -> Option<u64> {
+        match self {
+            Record::Header(_) | Record::Cont(_) => None,
+            Record::Group(g) => Some(g.item.id.0),
+            Record::Row(r) => Some(r.item.id.0),
+            Record::Bar(b) => Some(b.id.0),
+            Record::Milestone(m) => Some(m.id.0),
+            Record::Link(l) => Some(l.id.0),
+            Record::Action(a) => Some(a.id.0),
+            Record::Member(m) => Some(m.id.0),
+            Record::Absence(a) => Some(a.id.0),
+            Record::Cut(c) => c.record.id(),
+        }
+    }
+
+    /// The fields of this record that were cut (their texts are only a head).
+    pub fn cut_fields(&self) -> &[Field] {
+        match self {
+            Record::Cut(c) => &c.fields,
+            _ => &[],
+        }
+    }
+
+    /// The same record, owning its data.
+    pub fn into_owned(self) -> Record<'static> {
+        match self {
+            Record::Header(h) => Record::Header(Header {
+                name: own(h.name),
+                settings: h.settings.map(own),
+                notes: own(h.notes),
+                next_id: h.next_id,
+                counts: h.counts,
+            }),
+            Record::Group(g) => Record::Group(Placed {
+                index: g.index,
+                item: own(g.item),
+            }),
+            Record::Row(r) => Record::Row(Placed {
+                index: r.index,
+                item: own(r.item),
+            }),
+            Record::Bar(b) => Record::Bar(own(b)),
+            Record::Milestone(m) => Record::Milestone(own(m)),
+            Record::Link(l) => Record::Link(own(l)),
+            Record::Action(a) => Record::Action(own(a)),
+            Record::Member(m) => Record::Member(own(m)),
+            Record::Absence(a) => Record::Absence(own(a)),
+            Record::Cut(c) => Record::Cut(Cut {
+                fields: c.fields,
+                record: Box::new(c.record.into_owned()),
+            }),
+            Record::Cont(c) => Record::Cont(Cont {
+                text: own(c.text),
+                ..c
+            }),
+        }
+    }
+}
+
+/// The places of an owned record's cuttable parts, borrowed all at once.
+struct Slots<'r> {
+    texts: Vec<(Field, &'r mut String)>,
+    /// The header's settings, which move whole.
+    settings: Option<&'r mut Option<Cow<'static, Settings>>>,
+}
+
+impl Record<'static> {
+    /// The cuttable parts of this record; none for links, continuations and records
+    /// already cut.
+    fn slots(&mut self) -> Option<Slots<'_>> {
+        let (texts, settings) = match self {
+            Record::Header(h) => (
+                vec![
+                    (Field::Name, h.name.to_mut()),
+                    (Field::Notes, h.notes.to_mut()),
+                ],
+                Some(&mut h.settings),
+            ),
+            Record::Group(g) => (g.item.to_mut().texts(), None),
+            Record::Row(r) => (r.item.to_mut().texts(), None),
+            Record::Bar(b) => (b.to_mut().texts(), None),
+            Record::Milestone(m) => (m.to_mut().texts(), None),
+            Record::Action(a) => (a.to_mut().texts(), None),
+            Record::Member(m) => (m.to_mut().texts(), None),
+            Record::Absence(a) => (a.to_mut().texts(), None),
+            Record::Link(_) | Record::Cut(_) | Record::Cont(_) => return None,
+        };
+        Some(Slots { texts, settings })
+    }
+}
+
+/// The text fields of an item, for cutting and for joining continuations back.
+trait Texts {
+    fn texts(&mut self) -> Vec<(Field, &mut String)>;
+}
+
+impl Texts for Group {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        vec![(Field::Name, &mut self.name)]
+    }
+}
+
+impl Texts for Row {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        vec![(Field::Name, &mut self.name)]
+    }
+}
+
+impl Texts for Bar {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        let mut v = vec![
+            (Field::Label, &mut self.label),
+            (Field::Notes, &mut self.notes),
+        ];
+        v.extend(self.color.as_mut().map(|c| (Field::Color, c)));
+        v
+    }
+}
+
+impl Texts for Milestone {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        let mut v = vec![
+            (Field::Label, &mut self.label),
+            (Field::Notes, &mut self.notes),
+        ];
+        v.extend(self.color.as_mut().map(|c| (Field::Color, c)));
+        v
+    }
+}
+
+impl Texts for Action {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        vec![(Field::Label, &mut self.label)]
+    }
+}
+
+impl Texts for Member {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        let mut v = vec![(Field::Name, &mut self.name)];
+        v.extend(self.email.as_mut().map(|e| (Field::Email, e)));
+        v
+    }
+}
+
+impl Texts for Absence {
+    fn texts(&mut self) -> Vec<(Field, &mut String)> {
+        vec![(Field::Reason, &mut self.reason)]
+    }
+}
+
+fn text_of<T: Texts>(item: &mut T, field: Field) -> Option<&mut String> {
+    item.texts()
+        .into_iter()
+        .find(|(f, _)| *f == field)
+        .map(|(_, t)| t)
+}
+
+/// A page as the view reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Page {
+    /// This page's number, from 0.
+    pub page: usize,
+    /// How many pages the schedule has.
+    pub pages: usize,
+    pub records: Vec<Record<'static>>,
+}
+
+/// An item of a page whose texts were cut: the view shows a one-line notice until the
+/// continuations arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CutItem<'p> {
+    pub kind: Kind,
+    /// None for the header.
+    pub id: Option<u64>,
+    pub fields: &'p [Field],
+}
+
+impl Page {
+    /// The items of this page that were cut, in page order.
+    pub fn cut_items(&self) -> impl Iterator<Item = CutItem<'_>> + '_ {
+        self.records.iter().filter_map(|r| {
+            let fields = r.cut_fields();
+            (!fields.is_empty()).then(|| CutItem {
+                kind: r.kind(),
+                id: r.id(),
+                fields,
+            })
+        })
+    }
+}
+
+/// Splits a schedule into page texts of at most `max_chars` UTF-16 code units each
+/// (hence at most `max_chars` chars), first what `priority`'s window needs, then the
+/// rest in display order (see the module header). `PAGE_CHARS` is the server's value.
+///
+/// # Panics
+///
+/// If `max_chars` is below `MIN_PAGE_CHARS`: that is a caller's constant gone wrong,
+/// and quietly making pages larger than asked would break the caller's own limit.
+pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> Vec<String> {
+    assert!(
+        max_chars >= MIN_PAGE_CHARS,
+        "paginate: max_chars is {max_chars}, below the minimum of {MIN_PAGE_CHARS}; \
+         pass PAGE_CHARS or a limit of at least MIN_PAGE_CHARS"
+    );
+    let order = Order::new(s, priority);
+    let mut p = Packer::new(max_chars);
+
+    p.push(&Record::Header(Header {
+        name: Cow::Borrowed(&s.name),
+        settings: Some(Cow::Borrowed(&s.settings)),
+        notes: Cow::Borrowed(&s.notes),
+        next_id: s.next_id,
+        counts: Counts::of(s),
+    }));
+    for (index, g) in s.groups.iter().enumerate() {
+        p.push(&Record::Group(Placed {
+            index,
+            item: Cow::Borrowed(g),
+        }));
+    }
+    let row = |index: usize| {
+        Record::Row(Placed {
+            index,
+            item: Cow::Borrowed(&s.rows[index]),
+        })
+    };
+    let bar = |i: u32| Record::Bar(Cow::Borrowed(&s.bars[i as usize]));
+    let milestone = |i: u32| Record::Milestone(Cow::Borrowed(&s.milestones[i as usize]));
+
+    // The first window.
+    for &r in &order.window_rows {
+        p.push(&row(r));
+    }
+    for &r in &order.window_rows {
+        for &i in order.bars.of(r) {
+            if order.bar_sent[i as usize] {
+                p.push(&bar(i));
+            }
+        }
+        for &i in order.milestones.of(r) {
+            if order.milestone_sent[i as usize] {
+                p.push(&milestone(i));
+            }
+        }
+    }
+    for (l, &sent) in s.links.iter().zip(&order.link_sent) {
+        if sent {
+            p.push(&Record::Link(Cow::Borrowed(l)));
+        }
+    }
+
+    for m in &s.members {
+        p.push(&Record::Member(Cow::Borrowed(m)));
+    }
+
+    // Everything else, in display order.
+    for (r, &sent) in order.row_in_window.iter().enumerate() {
+        if !sent {
+            p.push(&row(r));
+        }
+    }
+    // One bucket per row, then one for items whose row does not exist.
+    for r in 0..=s.rows.len() {
+        for &i in order.bars.of(r) {
+            if !order.bar_sent[i as usize] {
+                p.push(&bar(i));
+            }
+        }
+        for &i in order.milestones.of(r) {
+            if !order.milestone_sent[i as usize] {
+                p.push(&milestone(i));
+            }
+        }
+    }
+    for (l, &sent) in s.links.iter().zip(&order.link_sent) {
+        if !sent {
+            p.push(&Record::Link(Cow::Borrowed(l)));
+        }
+    }
+    for a in &s.actions {
+        p.push(&Record::Action(Cow::Borrowed(a)));
+    }
+    for a in &s.absences {
+        p.push(&Record::Absence(Cow::Borrowed(a)));
+    }
+    p.push_continuations();
+    p.finish()
+}
+
+/// Items (by index) grouped by the position of their row: a compressed table, one
+/// bucket per row and a last one for items whose row does not exist. Within a bucket,
+/// items stay in id order.
+#[derive(Debug)]
+struct ByRow {
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl ByRow {
+    fn new(row_positions: impl Iterator<Item = usize> + Clone, buckets: usize) -> ByRow {
+        let mut starts = vec![0u32; buckets + 1];
+        for p in row_positions.clone() {
+            starts[p + 1] += 1;
+        }
+        for b in 0..buckets {
+            starts[b + 1] += starts[b];
+        }
+        let mut fill = starts.clone();
+        let mut items = vec![0u32; starts[buckets] as usize];
+        for (i, p) in row_positions.enumerate() {
+            items[fill[p] as usize] = i as u32;
+            fill[p] += 1;
+        }
+        ByRow { starts, items }
+    }
+
+    fn of(&self, bucket: usize) -> &[u32] {
+        &self.items[self.starts[bucket] as usize..self.starts[bucket + 1] as usize]
+    }
+}
+
+/// The order of the stream: which items belong to the first window, and the items of
+/// each row.
+#[derive(Debug)]
+struct Order {
+    /// Positions of the window's rows, in display order.
+    window_rows: Vec<usize>,
+    row_in_window: Vec<bool>,
+    bars: ByRow,
+    milestones: ByRow,
+    /// Whether each bar (milestone, link) went out with the first window.
+    bar_sent: Vec<bool>,
+    milestone_sent: Vec<bool>,
+    link_sent: Vec<bool>,
+}
+
+impl Order {
+    fn new(s: &Schedule, priority: Option<&Priority>) -> Order {
+        let orphan = s.rows.len();
+        // Row positions by row id, for a binary search per bar: no hashing in the loop.
+        let mut by_id: Vec<(RowId, usize)> =
+            s.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        by_id.sort_unstable();
+        let position = |row: RowId| {
+            by_id
+                .binary_search_by_key(&row, |&(id, _)| id)
+                .map_or(orphan, |k| by_id[k].1)
+        };
+        let bar_rows: Vec<usize> = s.bars.iter().map(|b| position(b.row)).collect();
+        let milestone_rows: Vec<usize> = s.milestones.iter().map(|m| position(m.row)).collect();
+
+        let mut row_in_window = vec![false; s.rows.len()];
+        let mut bar_sent = vec![false; s.bars.len()];
+        let mut milestone_sent = vec![false; s.milestones.len()];
+        let mut link_sent = vec![false; s.links.len()];
+        if let Some(w) = priority {
+            for &r in &w.rows {
+                let p = position(r);
+                if p != orphan {
+                    row_in_window[p] = true;
+                }
+            }
+            let mut window_items = Vec::new();
+            for (i, b) in s.bars.iter().enumerate() {
+                let p = bar_rows[i];
+                if p != orphan && row_in_window[p] && b.start <= w.to && b.end >= w.from {
+                    bar_sent[i] = true;
+                    window_items.push(b.id.0);
+                }
+            }
+            for (i, m) in s.milestones.iter().enumerate() {
+                let p = milestone_rows[i];
+                if p != orphan && row_in_window[p] && w.from <= m.date && m.date <= w.to {
+                    milestone_sent[i] = true;
+                    window_items.push(m.id.0);
+                }
+            }
+            window_items.sort_unstable();
+            if !window_items.is_empty() {
+                let inside = |id: ItemId| window_items.binary_search(&id.0).is_ok();
+                for (l, sent) in s.links.iter().zip(&mut link_sent) {
+                    *sent = inside(l.from) && inside(l.to);
+                }
+            }
+        }
+        let window_rows = (0..s.rows.len()).filter(|&p| row_in_window[p]).collect();
+        Order {
+            window_rows,
+            row_in_window,
+            bars: ByRow::new(bar_rows.iter().copied(), orphan + 1),
+            milestones: ByRow::new(milestone_rows.iter().copied(), orphan + 1),
+            bar_sent,
+            milestone_sent,
+            link_sent,
+        }
+    }
+}
+
+/// The remainder of a cut text, waiting for the end of the stream.
+#[derive(Debug)]
+struct Pending {
+    of: Kind,
+    id: Option<u64>,
+    field: Field,
+    text: String,
+}
+
+/// Fills pages with serialised records, in stream order.
+#[derive(Debug)]
+struct Packer {
+    /// Room for records on a page, in UTF-16 units.
+    cap: usize,
+    /// The size a cut record is shrunk to.
+    cut_target: usize,
+    done: Vec<Vec<u8>>,
+    /// The page being filled: its opening, then its records so far.
+    cur: Vec<u8>,
+    /// Units of the records (and commas) on the current page.
+    cur_units: usize,
+    cur_records: usize,
+    pending: Vec<Pending>,
+}
+
+impl Packer {
+    fn new(max_chars: usize) -> Packer {
+        let cap = max_chars - ENVELOPE;
+        let mut p = Packer {
+            cap,
+            cut_target: cap / 4,
+            done: Vec::new(),
+            cur: Vec::new(),
+            cur_units: 0,
+            cur_records: 0,
+            pending: Vec::new(),
+        };
+        p.open_page();
+        p
+    }
+
+    fn open_page(&mut self) {
+        // Most pages are ASCII: their byte length is their size in units.
+        self.cur = Vec::with_capacity(self.cap + ENVELOPE);
+        let n = self.done.len();
+        write!(self.cur, "{{\"page\":{n},\"records\":[").expect("writing to a Vec cannot fail");
+        self.cur_units = 0;
+        self.cur_records = 0;
+    }
+
+    fn next_page(&mut self) {
+        let full = std::mem::take(&mut self.cur);
+        self.done.push(full);
+        self.open_page();
+    }
+
+    fn push(&mut self, rec: &Record<'_>) {
+        if self.place(rec) {
+            return;
+        }
+        let cut = self.cut(rec);
+        let placed = self.place(&cut);
+        assert!(
+            placed,
+            "paging: a {} record cut to {} units still exceeds a page of {} units",
+            cut.kind(),
+            self.cut_target,
+            self.cap
+        );
+    }
+
+    /// Puts a record on the current page, or alone at the top of the next one when it
+    /// does not fit. False, with nothing written, when it is larger than a page.
+    fn place(&mut self, rec: &Record<'_>) -> bool {
+        let mark = self.cur.len();
+        let comma = usize::from(self.cur_records > 0);
+        if comma == 1 {
+            self.cur.push(b',');
+        }
+        serde_json::to_writer(&mut self.cur, rec)
+            .expect("a record has only string keys and writing to a Vec cannot fail");
+        let units = utf16_units(&self.cur[mark + comma..]);
+        if self.cur_units + comma + units <= self.cap {
+            self.cur_units += comma + units;
+            self.cur_records += 1;
+            return true;
+        }
+        if units > self.cap {
+            self.cur.truncate(mark);
+            return false;
+        }
+        // Move the record's bytes (not its comma) to a new page: cheaper than
+        // serialising it again, and it happens once per page at most.
+        let moved = self.cur.split_off(mark + comma);
+        self.cur.truncate(mark);
+        self.next_page();
+        self.cur.extend_from_slice(&moved);
+        self.cur_units = units;
+        self.cur_records = 1;
+        true
+    }
+
+    /// Shrinks a record larger than a page to `cut_target` units: its shortest texts
+    /// stay whole while they fit, the rest keep a head; remainders wait in `pending`.
+    fn cut(&mut self, rec: &Record<'_>) -> Record<'static> {
+        let mut owned = rec.clone().into_owned();
+        let (of, id) = (owned.kind(), owned.id());
+
+        // The record with every cuttable part emptied, wrapped and flagged: its size is
+        // the fixed cost, and what remains of the target is shared among the texts.
+        let mut emptied = owned.clone();
+        let mut candidates: Vec<(Field, usize)> = Vec::new();
+        if let Some(slots) = emptied.slots() {
+            for (field, text) in slots.texts {
+                if !text.is_empty() {
+                    candidates.push((field, escaped_units(text)));
+                    text.clear();
+                }
+            }
+            if let Some(st) = slots.settings.and_then(Option::take) {
+                let json = serde_json::to_string(&*st).expect("settings serialise");
+                candidates.push((Field::Settings, utf16_units(json.as_bytes())));
+            }
+        }
+        let skeleton = Record::Cut(Cut {
+            fields: candidates.iter().map(|c| c.0).collect(),
+            record: Box::new(emptied),
+        });
+        let skeleton_units = json_units(&skeleton);
+        // Each kept field also pays for its quotes and its key, which the skeleton may
+        // lack (empty notes are not written): 16 units covers the longest key.
+        let mut budget = self
+            .cut_target
+            .saturating_sub(skeleton_units + 16 * candidates.len());
+
+        // Shortest first: short texts stay whole, the long ones are the ones cut.
+        candidates.sort_by_key(|&(field, units)| (units, field));
+        let Some(mut slots) = owned.slots() else {
+            return owned;
+        };
+        let mut fields = Vec::new();
+        for (field, units) in candidates {
+            if units <= budget {
+                budget -= units;
+                continue;
+            }
+            fields.push(field);
+            if field == Field::Settings {
+                if let Some(settings) = slots.settings.as_deref_mut() {
+                    let st = settings.take().expect("a candidate");
+                    let text = serde_json::to_string(&*st).expect("settings serialise");
+                    self.pending.push(Pending {
+                        of,
+                        id,
+                        field,
+                        text,
+                    });
+                }
+                continue;
+            }
+            let text = slots
+                .texts
+                .iter_mut()
+                .find(|(f, _)| *f == field)
+                .map(|(_, t)| t)
+                .expect("a candidate");
+            let at = split_at_units(text, budget);
+            budget -= escaped_units(&text[..at]);
+            let rest = text.split_off(at);
+            self.pending.push(Pending {
+                of,
+                id,
+                field,
+                text: rest,
+            });
+        }
+        fields.sort_unstable();
+        Record::Cut(Cut {
+            fields,
+            record: Box::new(owned),
+        })
+    }
+
+    /// Writes the remainders of cut texts, in parts that fill each page's leftover room.
+    fn push_continuations(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for p in &pending {
+            let mut rest = p.text.as_str();
+            let mut part = 1u32;
+            while !rest.is_empty() {
+                let skeleton = Record::Cont(Cont {
+                    of: p.of,
+                    id: p.id,
+                    field: p.field,
+                    part,
+                    text: Cow::Borrowed(""),
+                    last: true,
+                });
+                let comma = usize::from(self.cur_records > 0);
+                let room = self
+                    .cap
+                    .saturating_sub(self.cur_units + comma + json_units(&skeleton));
+                if room < MIN_PART {
+                    self.next_page();
+                    continue;
+                }
+                let at = split_at_units(rest, room);
+                let (text, tail) = rest.split_at(at);
+                let rec = Record::Cont(Cont {
+                    of: p.of,
+                    id: p.id,
+                    field: p.field,
+                    part,
+                    text: Cow::Borrowed(text),
+                    last: tail.is_empty(),
+                });
+                let placed = self.place(&rec);
+                assert!(placed, "paging: a continuation sized to a page overflowed");
+                rest = tail;
+                part += 1;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        let last = std::mem::take(&mut self.cur);
+        self.done.push(last);
+        let n = self.done.len();
+        self.done
+            .into_iter()
+            .map(|mut page| {
+                write!(page, "],\"pages\":{n}}}").expect("writing to a Vec cannot fail");
+                String::from_utf8(page).expect("serde_json writes UTF-8")
+            })
+            .collect()
+    }
+}
+
+/// Size in UTF-16 code units of UTF-8 text: one per char, two for a char outside the
+/// Basic Multilingual Plane (a four-byte sequence, lead byte 0xF0 and above).
+fn utf16_units(bytes: &[u8]) -> usize {
+    if bytes.is_ascii() {
+        return bytes.len();
+    }
+    bytes
+        .iter()
+        .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Size of a record's JSON text, in UTF-16 units.
+fn json_units(rec: &Record<'_>) -> usize {
+    let bytes = serde_json::to_vec(rec).expect("a record has only string keys");
+    utf16_units(&bytes)
+}
+
+/// Size of a char inside a JSON string as serde_json writes it, in UTF-16 units: quote,
+/// backslash and the five control chars with a short escape take two, the other
+/// control chars six (`\u00XX`).
+fn escaped_char_units(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+        '\0'..='\u{1f}' => 6,
+        _ => c.len_utf16(),
+    }
+}
+
+/// Size of a text inside a JSON string, without its quotes.
+fn escaped_units(text: &str) -> usize {
+    text.chars().map(escaped_char_units).sum()
+}
+
+/// The byte index where to cut `text` so that its head, escaped, takes at most
+/// `budget` units: always on a char boundary.
+fn split_at_units(text: &str, budget: usize) -> usize {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        used += escaped_char_units(c);
+        if used > budget {
+            return i;
+        }
+    }
+    text.len()
+}
+
+/// Why pages do not make a schedule. Each says what to fetch again or what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReassembleError {
+    NoPages,
+    /// Pages of two different paginations were mixed.
+    WrongTotal {
+        page: usize,
+        says: usize,
+        expected: usize,
+    },
+    PageOutOfRange {
+        page: usize,
+        pages: usize,
+    },
+    DuplicatePage {
+        page: usize,
+    },
+    MissingPage {
+        page: usize,
+        pages: usize,
+    },
+    MissingHeader,
+    DuplicateHeader,
+    /// A group or row index missing or given twice.
+    BadIndex {
+        kind: Kind,
+        index: usize,
+    },
+    CountMismatch {
+        kind: Kind,
+        expected: usize,
+        found: usize,
+    },
+    MissingContinuation {
+        of: Kind,
+        id: Option<u64>,
+        field: Field,
+        part: u32,
+    },
+    DuplicateContinuation {
+        of: Kind,
+        id: Option<u64>,
+        field: Field,
+        part: u32,
+    },
+    /// A continuation for a field no record says was cut.
+    UnexpectedContinuation {
+        of: Kind,
+        id: Option<u64>,
+        field: Field,
+    },
+    /// A record says a field was cut that it does not have.
+    NoSuchField {
+        of: Kind,
+        id: Option<u64>,
+        field: Field,
+    },
+    MissingSettings,
+    /// A cut record inside another: not something `paginate` writes.
+    NestedCut,
+    BadSettings {
+        message: String,
+    },
+}
+
+struct ItemName(Kind, Option<u64>);
+
+impl fmt::Display for ItemName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(id) => write!(f, "{} {id}", self.0),
+            None => write!(f, "the {}", self.0),
+        }
+    }
+}
+
+impl fmt::Display for ReassembleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ReassembleError::*;
+        match self {
+            NoPages => write!(f, "no page given: fetch page 0 first"),
+            WrongTotal {
+                page,
+                says,
+                expected,
+            } => write!(
+                f,
+                "page {page} says there are {says} pages, others say {expected}: pages of two \
+                 versions of the schedule were mixed; fetch them all again"
+            ),
+            PageOutOfRange { page, pages } => write!(
+                f,
+                "page {page} is out of range: there are {pages} pages, numbered from 0"
+            ),
+            DuplicatePage { page } => write!(f, "page {page} was given twice: give it once"),
+            MissingPage { page, pages } => {
+                write!(f, "page {page} of {pages} is missing: fetch it")
+            }
+            MissingHeader => write!(f, "no page holds the header record"),
+            DuplicateHeader => write!(f, "two header records: pages of two paginations?"),
+            BadIndex { kind, index } => write!(
+                f,
+                "{kind} index {index} is missing or given twice among the {kind} records"
+            ),
+            CountMismatch {
+                kind,
+                expected,
+                found,
+            } => write!(
+                f,
+                "the header announces {expected} {kind} records but the pages hold {found}"
+            ),
+            MissingContinuation {
+                of,
+                id,
+                field,
+                part,
+            } => write!(
+                f,
+                "part {part} of the cut {field} of {} is missing",
+                ItemName(*of, *id)
+            ),
+            DuplicateContinuation {
+                of,
+                id,
+                field,
+                part,
+            } => write!(
+                f,
+                "part {part} of the cut {field} of {} was given twice",
+                ItemName(*of, *id)
+            ),
+            UnexpectedContinuation { of, id, field } => write!(
+                f,
+                "a continuation of the {field} of {} arrived, but no record says that \
+                 field was cut",
+                ItemName(*of, *id)
+            ),
+            NoSuchField { of, id, field } => write!(
+                f,
+                "{} says its {field} was cut, but it has no such field",
+                ItemName(*of, *id)
+            ),
+            MissingSettings => write!(
+                f,
+                "the header has no settings and does not say they were cut"
+            ),
+            NestedCut => write!(
+                f,
+                "a cut record wraps another cut record: these pages were not made by paginate"
+            ),
+            BadSettings { message } => write!(
+                f,
+                "the settings joined from their continuations are not valid: {message}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReassembleError {}
+
+/// A cut text's parts, gathered from continuations.
+type Parts = BTreeMap<(Kind, Option<u64>, Field), Vec<(u32, String, bool)>>;
+
+/// Puts pages (in any order) back together into the schedule they were cut from.
+pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
+    use ReassembleError as E;
+
+    let total = pages.first().ok_or(E::NoPages)?.pages;
+    let mut ordered: Vec<&Page> = pages.iter().collect();
+    ordered.sort_by_key(|p| p.page);
+    for (k, p) in ordered.iter().enumerate() {
+        if p.pages != total {
+            return Err(E::WrongTotal {
+                page: p.page,
+                says: p.pages,
+                expected: total,
+            });
+        }
+        if p.page >= total {
+            return Err(E::PageOutOfRange {
+                page: p.page,
+                pages: total,
+            });
+        }
+        if p.page < k {
+            return Err(E::DuplicatePage { page: p.page });
+        }
+        if p.page > k {
+            return Err(E::MissingPage {
+                page: k,
+                pages: total,
+            });
+        }
+    }
+    if ordered.len() < total {
+        return Err(E::MissingPage {
+            page: ordered.len(),
+            pages: total,
+        });
+    }
+
+    let mut header = None;
+    let mut s = Schedule::new("");
+    let mut groups: Vec<(usize, Group)> = Vec::new();
+    let mut rows: Vec<(usize, Row)> = Vec::new();
+    let mut cuts: Vec<(Kind, Option<u64>, Field)> = Vec::new();
+    let mut parts = Parts::new();
+    for rec in ordered.iter().flat_map(|p| &p.records) {
+        let (rec, cut) = match rec {
+            Record::Cut(c) => (&*c.record, &c.fields[..]),
+            r => (r, &[][..]),
+        };
+        let (kind, id) = (rec.kind(), rec.id());
+        cuts.extend(cut.iter().map(|&f| (kind, id, f)));
+        match rec {
+            Record::Header(h) => {
+                if header.is_some() {
+                    return Err(E::DuplicateHeader);
+                }
+                s.name = h.name.to_string();
+                s.notes = h.notes.to_string();
+                s.next_id = h.next_id;
+                match &h.settings {
+                    Some(st) => s.settings = Settings::clone(st),
+                    None if cut.contains(&Field::Settings) => {}
+                    None => return Err(E::MissingSettings),
+                }
+                header = Some(h.counts);
+            }
+            Record::Group(g) => groups.push((g.index, Group::clone(&g.item))),
+            Record::Row(r) => rows.push((r.index, Row::clone(&r.item))),
+            Record::Bar(b) => s.bars.push(Bar::clone(b)),
+            Record::Milestone(m) => s.milestones.push(Milestone::clone(m)),
+            Record::Link(l) => s.links.push(Link::clone(l)),
+            Record::Action(a) => s.actions.push(Action::clone(a)),
+            Record::Member(m) => s.members.push(Member::clone(m)),
+            Record::Absence(a) => s.absences.push(Absence::clone(a)),
+            Record::Cut(_) => return Err(E::NestedCut),
+            Record::Cont(c) => parts.entry((c.of, c.id, c.field)).or_default().push((
+                c.part,
+                c.text.to_string(),
+                c.last,
+            )),
+        }
+    }
+    let counts = header.ok_or(E::MissingHeader)?;
+
+    s.groups = in_index_order(groups, Kind::Group)?;
+    s.rows = in_index_order(rows, Kind::Row)?;
+    s.bars.sort_by_key(|b| b.id);
+    s.milestones.sort_by_key(|m| m.id);
+    s.links.sort_by_key(|l| l.id);
+    s.actions.sort_by_key(|a| a.id);
+    s.members.sort_by_key(|m| m.id);
+    s.absences.sort_by_key(|a| a.id);
+    let found = Counts::of(&s);
+    for (kind, expected, found) in [
+        (Kind::Group, counts.groups, found.groups),
+        (Kind::Row, counts.rows, found.rows),
+        (Kind::Bar, counts.bars, found.bars),
+        (Kind::Milestone, counts.milestones, found.milestones),
+        (Kind::Link, counts.links, found.links),
+        (Kind::Action, counts.actions, found.actions),
+        (Kind::Member, counts.members, found.members),
+        (Kind::Absence, counts.absences, found.absences),
+    ] {
+        if expected != found {
+            return Err(E::CountMismatch {
+                kind,
+                expected,
+                found,
+            });
+        }
+    }
+
+    for (of, id, field) in cuts {
+        let rest = join_parts(&mut parts, of, id, field)?;
+        append(&mut s, of, id, field, rest)?;
+    }
+    if let Some(&(of, id, field)) = parts.keys().next() {
+        return Err(E::UnexpectedContinuation { of, id, field });
+    }
+    Ok(s)
+}
+
+/// Groups or rows put back at their positions, which must be exactly 0..n.
+fn in_index_order<T>(mut items: Vec<(usize, T)>, kind: Kind) -> Result<Vec<T>, ReassembleError> {
+    items.sort_by_key(|&(i, _)| i);
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(k, (index, item))| {
+            if index == k {
+                Ok(item)
+            } else {
+                Err(ReassembleError::BadIndex {
+                    kind,
+                    index: k.min(index),
+                })
+            }
+        })
+        .collect()
+}
+
+/// The remainder of a cut text: its parts 1..=n in order, the last flagged as such.
+fn join_parts(
+    parts: &mut Parts,
+    of: Kind,
+    id: Option<u64>,
+    field: Field,
+) -> Result<String, ReassembleError> {
+    let missing = |part| ReassembleError::MissingContinuation {
+        of,
+        id,
+        field,
+        part,
+    };
+    let mut list = parts.remove(&(of, id, field)).ok_or(missing(1))?;
+    list.sort_by_key(|p| p.0);
+    let mut text = String::new();
+    let mut expected = 1u32;
+    let mut ended = false;
+    for (part, piece, last) in list {
+        if part < expected {
+            return Err(ReassembleError::DuplicateContinuation {
+                of,
+                id,
+                field,
+                part,
+            });
+        }
+        if part > expected || ended {
+            return Err(missing(expected));
+        }
+        text.push_str(&piece);
+        ended = last;
+        expected += 1;
+    }
+    if ended {
+        Ok(text)
+    } else {
+        Err(missing(expected))
+    }
+}
+
+/// Appends the remainder of a cut field to the item it belongs to.
+fn append(
+    s: &mut Schedule,
+    of: Kind,
+    id: Option<u64>,
+    field: Field,
+    rest: String,
+) -> Result<(), ReassembleError> {
+    let no_such = ReassembleError::NoSuchField { of, id, field };
+    if of == Kind::Header {
+        match field {
+            Field::Name => s.name.push_str(&rest),
+            Field::Notes => s.notes.push_str(&rest),
+            Field::Settings => {
+                s.settings =
+                    serde_json::from_str(&rest).map_err(|e| ReassembleError::BadSettings {
+                        message: e.to_string(),
+                    })?;
+            }
+            _ => return Err(no_such),
+        }
+        return Ok(());
+    }
+    let Some(id) = id else {
+        return Err(no_such);
+    };
+    let slot = match of {
+        Kind::Group => s
+            .groups
+            .iter_mut()
+            .find(|g| g.id.0 == id)
+            .and_then(|g| text_of(g, field)),
+        Kind::Row => s
+            .rows
+            .iter_mut()
+            .find(|r| r.id.0 == id)
+            .and_then(|r| text_of(r, field)),
+        Kind::Bar => {
+            find_by(&s.bars, BarId(id), |b| b.id).and_then(|i| text_of(&mut s.bars[i], field))
+        }
+        Kind::Milestone => find_by(&s.milestones, MilestoneId(id), |m| m.id)
+            .and_then(|i| text_of(&mut s.milestones[i], field)),
+        Kind::Action => find_by(&s.actions, ActionId(id), |a| a.id)
+            .and_then(|i| text_of(&mut s.actions[i], field)),
+        Kind::Member => find_by(&s.members, MemberId(id), |m| m.id)
+            .and_then(|i| text_of(&mut s.members[i], field)),
+        Kind::Absence => find_by(&s.absences, AbsenceId(id), |a| a.id)
+            .and_then(|i| text_of(&mut s.absences[i], field)),
+        Kind::Header | Kind::Link | Kind::Cont => None,
+    };
+    slot.ok_or(no_such)?.push_str(&rest);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::synth::{Spec, generate};
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    fn parse(texts: &[String]) -> Vec<Page> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap_or_else(|e| panic!("{e} in {t:.200}")))
+            .collect()
+    }
+
+    /// Every page within the limit (in chars and in UTF-16 units), numbered in order.
+    fn check_sizes(texts: &[String], max_chars: usize) -> Result<(), TestCaseError> {
+        for (i, t) in texts.iter().enumerate() {
+            let units = t.encode_utf16().count();
+            prop_assert!(units <= max_chars, "page {i}: {units} units > {max_chars}");
+            prop_assert!(t.chars().count() <= units);
+            let head = format!("{{\"page\":{i},\"records\":[");
+            prop_assert!(t.starts_with(&head), "page {i} starts {:.40}", t);
+        }
+        Ok(())
+    }
+
+    /// The units a page's records take, without its envelope.
+    fn record_units(texts: &[String], i: usize) -> usize {
+        let envelope = format!("{{\"page\":{i},\"records\":[],\"pages\":{}}}", texts.len());
+        texts[i].encode_utf16().count() - envelope.len()
+    }
+
+    fn tiny() -> Schedule {
+        let mut s = Schedule::new("Launch");
+        s.notes = "Say \"hi\"".into();
+        s.groups.push(Group {
+            id: GroupId(1),
+            name: "Build".into(),
+        });
+        for (id, name) in [(2, "Back"), (3, "Front")] {
+            s.rows.push(Row {
+                id: RowId(id),
+                group: GroupId(1),
+                name: name.into(),
+                member: (id == 3).then_some(MemberId(10)),
+            });
+        }
+        for (id, row, start, end) in [
+            (4, 2, "2026-03-02", "2026-03-03"),
+            (5, 3, "2026-03-04", "2026-03-05"),
+            (6, 3, "2026-06-01", "2026-06-01"),
+        ] {
+            s.bars.push(Bar {
+                id: BarId(id),
+                row: RowId(row),
+                label: format!("Task {id}"),
+                start: d(start),
+                end: d(end),
+                color: None,
+                notes: String::new(),
+                pin: None,
+            });
+        }
+        s.milestones.push(Milestone {
+            id: MilestoneId(7),
+            row: RowId(3),
+            label: "Go".into(),
+            date: d("2026-03-06"),
+            color: None,
+            notes: String::new(),
+        });
+        for (id, from, to) in [(8, 4, 5), (9, 5, 6)] {
+            s.links.push(Link {
+                id: LinkId(id),
+                from: ItemId(from),
+                to: ItemId(to),
+                kind: LinkKind::FS,
+                lag: 0,
+            });
+        }
+        s.members.push(Member {
+            id: MemberId(10),
+            name: "Ana".into(),
+            email: None,
+        });
+        s.absences.push(Absence {
+            id: AbsenceId(11),
+            member: MemberId(10),
+            start: d("2026-03-04"),
+            end: d("2026-03-04"),
+            reason: String::new(),
+        });
+        s.next_id = 12;
+        s
+    }
+
+    #[test]
+    fn the_first_window_comes_first() {
+        let s = tiny();
+        let window = Priority {
+            rows: vec![RowId(3)],
+            from: d("2026-03-01"),
+            to: d("2026-03-31"),
+        };
+        let texts = paginate(&s, Some(&window), MIN_PAGE_CHARS);
+        assert_eq!(texts.len(), 1);
+        let pretty = texts[0].replace("},{", "},\n{");
+        expect![[r#"
+            {"page":0,"records":[{"header":{"name":"Launch","settings":{"time_zone":"Europe/Paris","working_weekdays":["mon","tue","wed","thu","fri"],"holidays":[],"time_unit":"day"},"notes":"Say \"hi\"","next_id":12,"counts":{"groups":1,"rows":2,"bars":3,"milestones":1,"links":2,"actions":0,"members":1,"absences":1}}},
+            {"group":{"index":0,"id":1,"name":"Build"}},
+            {"row":{"index":1,"id":3,"group":1,"name":"Front","member":10}},
+            {"bar":{"id":5,"row":3,"label":"Task 5","start":"2026-03-04","end":"2026-03-05"}},
+            {"milestone":{"id":7,"row":3,"label":"Go","date":"2026-03-06"}},
+            {"member":{"id":10,"name":"Ana"}},
+            {"row":{"index":0,"id":2,"group":1,"name":"Back"}},
+            {"bar":{"id":4,"row":2,"label":"Task 4","start":"2026-03-02","end":"2026-03-03"}},
+            {"bar":{"id":6,"row":3,"label":"Task 6","start":"2026-06-01","end":"2026-06-01"}},
+            {"link":{"id":8,"from":4,"to":5,"kind":"FS","lag":0}},
+            {"link":{"id":9,"from":5,"to":6,"kind":"FS","lag":0}},
+            {"absence":{"id":11,"member":10,"start":"2026-03-04","end":"2026-03-04"}}],"pages":1}"#]]
+        .assert_eq(&pretty);
+        assert_eq!(reassemble(&parse(&texts)), Ok(s.clone()));
+
+        // Without a window: plain display order.
+        let plain = paginate(&s, None, MIN_PAGE_CHARS);
+        let kinds: Vec<Kind> = parse(&plain)[0].records.iter().map(Record::kind).collect();
+        use Kind::*;
+        assert_eq!(
+            kinds,
+            [
+                Header, Group, Member, Row, Row, Bar, Bar, Bar, Milestone, Link, Link, Absence
+            ]
+        );
+        assert_eq!(reassemble(&parse(&plain)), Ok(s));
+    }
+
+    #[test]
+    fn links_join_the_window_when_both_ends_are_in_it() {
+        let s = tiny();
+        let window = Priority {
+            rows: vec![RowId(2), RowId(3)],
+            from: d("2026-03-01"),
+            to: d("2026-03-31"),
+        };
+        let pages = parse(&paginate(&s, Some(&window), MIN_PAGE_CHARS));
+        let first: Vec<(Kind, Option<u64>)> = pages[0]
+            .records
+            .iter()
+            .map(|r| (r.kind(), r.id()))
+            .collect();
+        use Kind::*;
+        assert_eq!(
+            first[..8],
+            [
+                (Header, None),
+                (Group, Some(1)),
+                (Row, Some(2)),
+                (Row, Some(3)),
+                (Bar, Some(4)),
+                (Bar, Some(5)),
+                (Milestone, Some(7)),
+                (Link, Some(8)),
+            ]
+        );
+        // Link 9 reaches bar 6, outside the window's dates: it waits with the rest.
+        assert_eq!(first[8], (Member, Some(10)));
+    }
+
+    /// A text with quotes, backslashes, newlines, control chars and chars of one, two
+    /// and three UTF-8 bytes and two UTF-16 units, drawn from a seed.
+    fn wild_text(seed: u64, len: usize) -> String {
+        const PIECES: [&str; 16] = [
+            "a", "Z", " ", "\"", "\\", "\n", "\t", "\u{1}", "\u{1f}", "é", "€", "😀", "\u{2028}",
+            "\u{7f}", "«", "»",
+        ];
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                PIECES[(x % 16) as usize]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_outsized_label_is_cut_flagged_and_joined_back() {
+        let mut s = generate(Spec::new(300));
+        let label: String = "Un \"long\" libellé\nsur plusieurs lignes\\ "
+            .chars()
+            .cycle()
+            .take(400_000)
+            .collect();
+        let target = s.bars[17].id;
+        s.bars[17].label = label.clone();
+        let texts = paginate(&s, None, PAGE_CHARS);
+        check_sizes(&texts, PAGE_CHARS).unwrap();
+        let pages = parse(&texts);
+
+        let cut: Vec<(usize, CutItem<'_>)> = pages
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.cut_items().map(move |c| (i, c)))
+            .collect();
+        assert_eq!(cut.len(), 1, "{cut:?}");
+        let (on, item) = cut[0];
+        assert_eq!(
+            (item.kind, item.id, item.fields),
+            (Kind::Bar, Some(target.0), &[Field::Label][..])
+        );
+        let head = pages[on]
+            .records
+            .iter()
+            .find_map(|r| match r {
+                Record::Cut(c) => match &*c.record {
+                    Record::Bar(bar) if bar.id == target => Some(bar.label.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap();
+        assert!(!head.is_empty() && label.starts_with(&head));
+        assert!(escaped_units(&head) <= (PAGE_CHARS - ENVELOPE) / 4);
+
+        let parts: Vec<(u32, bool)> = pages
+            .iter()
+            .flat_map(|p| &p.records)
+            .filter_map(|r| match r {
+                Record::Cont(c)
+                    if (c.of, c.id, c.field) == (Kind::Bar, Some(target.0), Field::Label) =>
+                {
+                    Some((c.part, c.last))
+                }
+                _ => None,
+            })
+            .collect();
+        // 400,000 chars, 10% of which escape to two: at least four more pages.
+        assert!(parts.len() >= 4, "{parts:?}");
+        let expected: Vec<(u32, bool)> = (1..=parts.len() as u32)
+            .map(|k| (k, k == parts.len() as u32))
+            .collect();
+        assert_eq!(parts, expected);
+        assert_eq!(reassemble(&pages), Ok(s));
+    }
+
+    /// One line per page: each record's kind, id and cut fields, and each
+    /// continuation's part and length.
+    fn outline(pages: &[Page]) -> String {
+        let record = |r: &Record<'_>| match r {
+            Record::Cont(c) => format!(
+                "cont {}{} {} #{} ({} chars{})",
+                c.of,
+                c.id.map(|i| format!(" {i}")).unwrap_or_default(),
+                c.field,
+                c.part,
+                c.text.chars().count(),
+                if c.last { ", last" } else { "" }
+            ),
+            r => {
+                let id = r.id().map(|i| format!(" {i}")).unwrap_or_default();
+                let cut = r.cut_fields();
+                if cut.is_empty() {
+                    format!("{}{id}", r.kind())
+                } else {
+                    format!("{}{id} cut {cut:?}", r.kind())
+                }
+            }
+        };
+        pages
+            .iter()
+            .map(|p| {
+                let records: Vec<String> = p.records.iter().map(record).collect();
+                format!("page {}: {}", p.page, records.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn cut_records_keep_a_head_and_continue_at_the_end() {
+        let mut s = tiny();
+        s.notes = "x".repeat(6_000);
+        s.bars[0].label = "é\"".repeat(4_500);
+        s.bars[0].notes = "A short note stays whole.".into();
+        let pages = parse(&paginate(&s, None, MIN_PAGE_CHARS));
+        expect![[r#"
+            page 0: header cut [Notes], group 1, member 10, row 2, row 3, bar 4 cut [Label], bar 5, bar 6, milestone 7, link 8, link 9, absence 11, cont header notes #1 (1409 chars)
+            page 1: cont header notes #2 (3943 chars, last)
+            page 2: cont bar 4 label #1 (2633 chars)
+            page 3: cont bar 4 label #2 (2633 chars)
+            page 4: cont bar 4 label #3 (2633 chars)
+            page 5: cont bar 4 label #4 (549 chars, last)"#]].assert_eq(&outline(&pages));
+        let heads: Vec<usize> = pages[0]
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Cut(c) => match &*c.record {
+                    Record::Header(h) => Some(h.notes.len()),
+                    Record::Bar(b) => Some(b.label.chars().count()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        expect![[r#"
+            [
+                648,
+                552,
+            ]
+        "#]]
+        .assert_debug_eq(&heads);
+        assert_eq!(reassemble(&pages), Ok(s));
+    }
+
+    #[test]
+    fn settings_too_large_for_a_page_move_whole() {
+        let mut s = generate(Spec::new(50));
+        s.settings.holidays = (0..20_000).map(|k| d("2020-01-01").add_days(k)).collect();
+        s.settings.time_zone = wild_text(3, 2_000);
+        let texts = paginate(&s, None, MIN_PAGE_CHARS);
+        check_sizes(&texts, MIN_PAGE_CHARS).unwrap();
+        let pages = parse(&texts);
+        let first = &pages[0].records[0];
+        assert_eq!(first.cut_fields(), [Field::Settings]);
+        match first {
+            Record::Cut(c) => match &*c.record {
+                Record::Header(h) => assert_eq!(h.settings, None),
+                r => panic!("page 0 starts with {r:?}"),
+            },
+            r => panic!("page 0 starts with {r:?}"),
+        }
+        assert_eq!(reassemble(&pages), Ok(s));
+    }
+
+    #[test]
+    fn a_hundred_thousand_bars() {
+        let s = generate(Spec::new(100_000));
+        let window = Priority {
+            rows: s.rows[40..70].iter().map(|r| r.id).collect(),
+            from: s.bars[0].start,
+            to: s.bars[0].start.add_days(90),
+        };
+        let texts = paginate(&s, Some(&window), PAGE_CHARS);
+        check_sizes(&texts, PAGE_CHARS).unwrap();
+        // Pages are filled: all but the last hold more than 99% of their room.
+        for i in 0..texts.len() - 1 {
+            assert!(record_units(&texts, i) > (PAGE_CHARS - ENVELOPE) * 99 / 100);
+        }
+        let mut pages = parse(&texts);
+        pages.reverse();
+        assert!(reassemble(&pages) == Ok(s), "reassembly differs");
+    }
+
+    #[test]
+    #[should_panic(expected = "max_chars is 4095, below the minimum of 4096")]
+    fn a_limit_below_the_minimum_is_refused() {
+        paginate(&tiny(), None, MIN_PAGE_CHARS - 1);
+    }
+
+    #[test]
+    fn units_are_measured_as_javascript_does() {
+        for t in ["abc", "é€", "😀a😀", "\u{2028}«»", ""] {
+            assert_eq!(utf16_units(t.as_bytes()), t.encode_utf16().count(), "{t}");
+        }
+        for c in [
+            '"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é', '😀', '\u{2028}',
+        ] {
+            let json = serde_json::to_string(&c.to_string()).unwrap();
+            let inner = json.encode_utf16().count() - 2;
+            assert_eq!(escaped_char_units(c), inner, "{c:?} -> {json}");
+        }
+        let t = "a\"😀b";
+        assert_eq!(split_at_units(t, 2), 1);
+        assert_eq!(split_at_units(t, 4), 2);
+        assert_eq!(split_at_units(t, 5), 6);
+        assert_eq!(split_at_units(t, 6), t.len());
+    }
+
+    /// Pages of a schedule with a cut header name, as parsed pages.
+    fn cut_pages() -> (Schedule, Vec<Page>) {
+        let mut s = generate(Spec::new(200));
+        s.name = wild_text(9, 10_000);
+        let pages = parse(&paginate(&s, None, MIN_PAGE_CHARS));
+        assert!(pages.len() > 3);
+        (s, pages)
+    }
+
+    #[test]
+    fn reassembly_says_what_is_wrong() {
+        let (s, pages) = cut_pages();
+        let n = pages.len();
+        let err = |pages: Vec<Page>| reassemble(&pages).unwrap_err().to_string();
+        assert_eq!(reassemble(&pages).as_ref(), Ok(&s));
+
+        let mut missing = pages.clone();
+        missing.remove(2);
+        let mut twice = pages.clone();
+        twice.push(pages[1].clone());
+        let mut mixed = pages.clone();
+        mixed[1].pages += 1;
+        let mut no_part = pages.clone();
+        let last = &mut no_part[n - 1].records;
+        let at = last.iter().rposition(|r| r.kind() == Kind::Cont).unwrap();
+        last.remove(at);
+        let mut no_bar = pages.clone();
+        let at = no_bar[1].records.iter().position(|r| r.kind() == Kind::Bar);
+        no_bar[1].records.remove(at.unwrap());
+        let mut no_header = pages.clone();
+        no_header[0].records.remove(0);
+        let mut stray = pages.clone();
+        stray[0].records.push(Record::Cont(Cont {
+            of: Kind::Bar,
+            id: Some(s.bars[0].id.0),
+            field: Field::Notes,
+            part: 1,
+            text: "x".into(),
+            last: true,
+        }));
+        let messages = [
+            err(vec![]),
+            err(missing),
+            err(twice),
+            err(mixed),
+            err(no_part),
+            err(no_bar),
+            err(no_header),
+            err(stray),
+        ]
+        .join("\n");
+        expect![[r#"
+            no page given: fetch page 0 first
+            page 2 of 17 is missing: fetch it
+            page 1 was given twice: give it once
+            page 1 says there are 18 pages, others say 17: pages of two versions of the schedule were mixed; fetch them all again
+            part 5 of the cut name of the header is missing
+            the header announces 200 bar records but the pages hold 199
+            no page holds the header record
+            a continuation of the notes of bar 9 arrived, but no record says that field was cut"#]]
+        .assert_eq(&messages);
+    }
+
+    /// Where a generated text goes.
+    #[derive(Clone, Copy, Debug)]
+    struct Injection {
+        target: u8,
+        pick: usize,
+        seed: u64,
+        len: usize,
+    }
+
+    fn inject(s: &mut Schedule, i: Injection) {
+        let text = wild_text(i.seed, i.len);
+        fn at<T>(v: &mut [T], pick: usize) -> Option<&mut T> {
+            let n = v.len();
+            (n > 0).then(|| &mut v[pick % n])
+        }
+        let n = i.target % 15;
+        match n {
+            0 => s.name = text,
+            1 => s.notes = text,
+            2 => s.settings.time_zone = text,
+            3 => {
+                let days = i.len as i32 / 8;
+                s.settings.holidays = (0..days).map(|k| d("2025-01-01").add_days(k)).collect();
+            }
+            4 => {
+                if let Some(g) = at(&mut s.groups, i.pick) {
+                    g.name = text;
+                }
+            }
+            5 => {
+                if let Some(r) = at(&mut s.rows, i.pick) {
+                    r.name = text;
+                }
+            }
+            6..=8 => {
+                if let Some(b) = at(&mut s.bars, i.pick) {
+                    match n {
+                        6 => b.label = text,
+                        7 => b.notes = text,
+                        _ => b.color = Some(text),
+                    }
+                }
+            }
+            9 | 10 => {
+                if let Some(m) = at(&mut s.milestones, i.pick) {
+                    if n == 9 {
+                        m.label = text;
+                    } else {
+                        m.notes = text;
+                    }
+                }
+            }
+            11 => {
+                if let Some(a) = at(&mut s.actions, i.pick) {
+                    a.label = text;
+                }
+            }
+            12 | 13 => {
+                if let Some(m) = at(&mut s.members, i.pick) {
+                    if n == 12 {
+                        m.name = text;
+                    } else {
+                        m.email = Some(text);
+                    }
+                }
+            }
+            _ => {
+                if let Some(a) = at(&mut s.absences, i.pick) {
+                    a.reason = text;
+                }
+            }
+        }
+    }
+
+    fn injection() -> impl Strategy<Value = Injection> {
+        let len = prop_oneof![0usize..200, 0usize..5_000, 5_000usize..40_000];
+        (any::<u8>(), any::<usize>(), any::<u64>(), len).prop_map(|(target, pick, seed, len)| {
+            Injection {
+                target,
+                pick,
+                seed,
+                len,
+            }
+        })
+    }
+
+    /// Window bars (ids) in stream order: by row display position, then id.
+    fn window_bars(s: &Schedule, w: &Priority) -> Vec<BarId> {
+        let mut v: Vec<(usize, BarId)> = s
+            .bars
+            .iter()
+            .filter(|b| w.rows.contains(&b.row) && b.start <= w.to && b.end >= w.from)
+            .filter_map(|b| s.rows.iter().position(|r| r.id == b.row).map(|p| (p, b.id)))
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, b)| b).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn pages_fit_and_reassemble_exactly(
+            bars in 0usize..400,
+            seed in 1u64..1_000,
+            links_per_bar in 0.0f64..3.0,
+            injections in proptest::collection::vec(injection(), 0..6),
+            max_chars in MIN_PAGE_CHARS..24_000,
+            window in proptest::option::of((
+                proptest::collection::vec(any::<usize>(), 0..30),
+                0i32..200,
+                0i32..60,
+            )),
+            reverse in any::<bool>(),
+        ) {
+            let mut s = generate(Spec { bars, links_per_bar, seed, ..Spec::new(bars) });
+            for i in injections {
+                inject(&mut s, i);
+            }
+            let priority = window.map(|(picks, from, len)| Priority {
+                rows: picks.iter().filter(|_| !s.rows.is_empty()).map(|p| s.rows[p % s.rows.len()].id).collect(),
+                from: d("2026-01-05").add_days(from),
+                to: d("2026-01-05").add_days(from + len),
+            });
+            let texts = paginate(&s, priority.as_ref(), max_chars);
+            check_sizes(&texts, max_chars)?;
+            let mut pages = parse(&texts);
+            for (i, p) in pages.iter().enumerate() {
+                prop_assert_eq!((p.page, p.pages), (i, texts.len()));
+            }
+            prop_assert_eq!(pages[0].records[0].kind(), Kind::Header);
+
+            if let Some(w) = &priority {
+                // The window's bars lead, in order, as many as fit on the first page.
+                let expected = window_bars(&s, w);
+                let on_first: Vec<BarId> = pages[0].records.iter().filter_map(|r| match r {
+                    Record::Bar(bar) => Some(bar.id),
+                    _ => None,
+                }).collect();
+                let k = on_first.len().min(expected.len());
+                prop_assert_eq!(&on_first[..k], &expected[..k]);
+                if k < expected.len() {
+                    let next = &pages[1].records[0];
+                    let next_units = json_units(next);
+                    prop_assert!(
+                        record_units(&texts, 0) + 1 + next_units > max_chars - ENVELOPE,
+                        "page 0 had room for {:?}", next
+                    );
+                }
+            }
+
+            if reverse {
+                pages.reverse();
+            }
+            let back = reassemble(&pages);
+            prop_assert!(back == Ok(s), "reassembly differs: {:?}", back.err());
+        }
+    }
+}
