@@ -281,12 +281,12 @@ impl Store {
     ) -> Result<Result<Written<R>, E>, StoreError> {
         for _ in 0..MAX_RETRIES {
             let current = self.load(id).await?;
-            if let Some(expected) = expected_rank {
-                if current.rank != expected {
-                    return Ok(Ok(Written::OutOfDate {
-                        current: current.rank,
-                    }));
-                }
+            if let Some(expected) = expected_rank
+                && current.rank != expected
+            {
+                return Ok(Ok(Written::OutOfDate {
+                    current: current.rank,
+                }));
             }
             let (next, entry, result) = match change(&current) {
                 Ok(x) => x,
