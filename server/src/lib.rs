@@ -3,4 +3,5 @@
 //! Today: storage (the journal, ranks, optimistic writes). The MCP tools, roles and
 //! tokens, and the HTTP routes build on it.
 
+pub mod auth;
 pub mod storage;
