@@ -36,6 +36,10 @@ fi
 cargo build -p palmaplan-model --target wasm32-unknown-unknown --release --locked
 
 # --- tests ----------------------------------------------------------------------------
+step "PostgreSQL for the storage tests"
+# shellcheck source=postgres.sh
+source .ci/postgres.sh
+
 step "unit and integration tests"
 cargo test --workspace --locked
 

@@ -1,0 +1,1005 @@
+//! Storage: the only module that speaks SQL. One schema, two backends (an embedded
+//! SQLite file by default, PostgreSQL given a `postgres://` URL), reached through sqlx's
+//! `Any` driver so that every query is written once and both backends run the same
+//! storage test suite.
+//!
+//! Writes use optimistic concurrency decided inside the writing transaction: the new
+//! state is computed from a read of (state, rank), then one transaction does
+//! `UPDATE schedules ... WHERE id = ? AND rank = ?` and appends the journal entry at
+//! rank + 1. If another writer got there first, the update touches no row, nothing is
+//! written, and the write is retried from a fresh read (or, for `apply_patch` with an
+//! expected rank, refused as out of date). The journal's primary key (schedule, rank)
+//! makes a gap or a duplicate rank impossible on both backends. Starting the transaction
+//! with the UPDATE (not a read) matters on SQLite: a transaction that reads first and
+//! writes later fails with SQLITE_BUSY_SNAPSHOT under WAL when another writer commits
+//! in between; one that writes first simply waits for the lock (busy_timeout).
+//!
+//! The model stays out of here: states and journal commands arrive as the model's JSON
+//! and a closure turns the current state into the next one.
+
+use std::time::Duration;
+
+use palmaplan_model::Schedule;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Executor, Row};
+
+/// Which database a store runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A store: a connection pool and the backend it talks to.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// What a storage call can fail with, besides a refusal decided by the caller.
+#[derive(Debug)]
+pub enum StoreError {
+    /// No such schedule (or it was deleted).
+    NotFound,
+    /// The database failed; the message is for logs, not for users.
+    Db(sqlx::Error),
+    /// A stored value could not be read back (a bug or a hand-edited database).
+    Corrupt(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NotFound => f.write_str("no such schedule"),
+            StoreError::Db(e) => write!(f, "database error: {e}"),
+            StoreError::Corrupt(m) => write!(f, "stored data cannot be read: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        StoreError::Db(e)
+    }
+}
+
+/// The kind of a journal entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// An ordinary write.
+    Write,
+    /// Undoes the entry at `target_rank`.
+    Undo,
+    /// Redoes the entry at `target_rank` (an undo).
+    Redo,
+}
+
+impl EntryKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Write => "write",
+            EntryKind::Undo => "undo",
+            EntryKind::Redo => "redo",
+        }
+    }
+
+    fn parse(s: &str) -> Result<EntryKind, StoreError> {
+        match s {
+            "write" => Ok(EntryKind::Write),
+            "undo" => Ok(EntryKind::Undo),
+            "redo" => Ok(EntryKind::Redo),
+            other => Err(StoreError::Corrupt(format!("journal kind {other:?}"))),
+        }
+    }
+}
+
+/// A journal entry about to be written.
+#[derive(Clone, Debug)]
+pub struct NewEntry {
+    pub kind: EntryKind,
+    pub target_rank: Option<i64>,
+    /// The commands as applied (JSON array of the model's commands).
+    pub commands: String,
+    /// Their inverse (JSON array).
+    pub inverse: String,
+}
+
+/// A journal entry as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JournalEntry {
+    pub rank: i64,
+    pub author: i64,
+    /// Unix milliseconds.
+    pub at: i64,
+    pub kind: EntryKind,
+    pub target_rank: Option<i64>,
+    pub commands: String,
+    pub inverse: String,
+}
+
+/// The outcome of a write.
+#[derive(Debug)]
+pub enum Written<R> {
+    /// Stored at this rank; `R` is what the closure returned beside the new state.
+    Done { rank: i64, result: R },
+    /// `expected_rank` was given and the schedule has moved on: nothing was written.
+    OutOfDate { current: i64 },
+}
+
+/// A schedule's current state and rank.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    pub id: i64,
+    pub rank: i64,
+    pub state: Schedule,
+}
+
+/// Optimistic retries before a write gives up under contention (each retry means
+/// another writer succeeded, so the system as a whole always makes progress).
+const MAX_RETRIES: usize = 200;
+
+impl Store {
+    /// Opens (creating if needed) the database at `url` and brings its schema up to date.
+    /// `sqlite://path` (created, WAL) or `postgres://...`.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(StoreError::Corrupt(format!(
+                "unsupported database URL {url:?}: use sqlite://PATH or postgres://..."
+            )));
+        };
+        let url = match backend {
+            Backend::Sqlite if !url.contains("mode=") => {
+                let sep = if url.contains('?') { '&' } else { '?' };
+                format!("{url}{sep}mode=rwc")
+            }
+            _ => url.to_owned(),
+        };
+        let mut options = AnyPoolOptions::new().max_connections(16);
+        if backend == Backend::Sqlite {
+            options = options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    // Each connection waits for the write lock instead of failing, and
+                    // enforces the schema's foreign keys.
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute("PRAGMA foreign_keys = ON").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    Ok(())
+                })
+            });
+        }
+        let pool = options
+            .acquire_timeout(Duration::from_secs(30))
+            .connect(&url)
+            .await?;
+        if backend == Backend::Sqlite {
+            pool.execute("PRAGMA journal_mode = WAL").await?;
+        }
+        let store = Store { pool, backend };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        use sqlx::SqlSafeStr;
+        use sqlx::migrate::{Migration, MigrationType, Migrator};
+        // The migration files are embedded in the binary (versioned, append-only); one
+        // folder per backend because DDL differs (row ids), the queries do not.
+        let files: &[(i64, &str, &'static str)] = match self.backend {
+            Backend::Sqlite => &[(
+                1,
+                "init",
+                include_str!("../migrations/sqlite/0001_init.sql"),
+            )],
+            Backend::Postgres => &[(
+                1,
+                "init",
+                include_str!("../migrations/postgres/0001_init.sql"),
+            )],
+        };
+        let migrations = files
+            .iter()
+            .map(|(v, d, sql)| {
+                Migration::new(
+                    *v,
+                    (*d).into(),
+                    MigrationType::Simple,
+                    sql.into_sql_str(),
+                    false,
+                )
+            })
+            .collect();
+        Migrator::with_migrations(migrations)
+            .run(&self.pool)
+            .await
+            .map_err(|e| StoreError::Db(e.into()))
+    }
+
+    /// Creates a schedule at rank 0 and returns its id.
+    pub async fn create_schedule(&self, state: &Schedule, now_ms: i64) -> Result<i64, StoreError> {
+        let json = to_json(state)?;
+        let row = sqlx::query(
+            "INSERT INTO schedules (name, state, rank, created_at, updated_at) \
+             VALUES ($1, $2, 0, $3, $3) RETURNING id",
+        )
+        .bind(&state.name)
+        .bind(json)
+        .bind(now_ms)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// The current rank of a schedule: the cheap check a poll makes first.
+    pub async fn rank(&self, id: i64) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT rank FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// The current state and rank of a schedule.
+    pub async fn load(&self, id: i64) -> Result<Stored, StoreError> {
+        let row = sqlx::query("SELECT state, rank FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let state: String = row.try_get(0)?;
+        Ok(Stored {
+            id,
+            rank: row.try_get(1)?,
+            state: from_json(&state)?,
+        })
+    }
+
+    /// Applies `change` to the current state and stores the result with its journal
+    /// entry, as one transaction at the next rank. With `expected_rank`, writes only if
+    /// the schedule is still at that rank. `change` may run more than once (after a lost
+    /// race it sees the newer state); an `Err` from it is returned as is, nothing written.
+    pub async fn write<R, E>(
+        &self,
+        id: i64,
+        author: i64,
+        now_ms: i64,
+        expected_rank: Option<i64>,
+        mut change: impl FnMut(&Stored) -> Result<(Schedule, NewEntry, R), E>,
+    ) -> Result<Result<Written<R>, E>, StoreError> {
+        for _ in 0..MAX_RETRIES {
+            let current = self.load(id).await?;
+            if let Some(expected) = expected_rank
+                && current.rank != expected
+            {
+                return Ok(Ok(Written::OutOfDate {
+                    current: current.rank,
+                }));
+            }
+            let (next, entry, result) = match change(&current) {
+                Ok(x) => x,
+                Err(e) => return Ok(Err(e)),
+            };
+            let json = to_json(&next)?;
+            let mut tx = self.pool.begin().await?;
+            let updated = sqlx::query(
+                "UPDATE schedules SET state = $1, name = $2, rank = rank + 1, updated_at = $3 \
+                 WHERE id = $4 AND rank = $5",
+            )
+            .bind(json)
+            .bind(&next.name)
+            .bind(now_ms)
+            .bind(id)
+            .bind(current.rank)
+            .execute(&mut *tx)
+            .await?;
+            if updated.rows_affected() != 1 {
+                tx.rollback().await?;
+                if expected_rank.is_some() {
+                    return Ok(Ok(Written::OutOfDate {
+                        current: self.rank(id).await?,
+                    }));
+                }
+                continue;
+            }
+            let rank = current.rank + 1;
+            sqlx::query(
+                "INSERT INTO journal (schedule_id, rank, author, at, kind, target_rank, commands, inverse) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(id)
+            .bind(rank)
+            .bind(author)
+            .bind(now_ms)
+            .bind(entry.kind.as_str())
+            .bind(entry.target_rank)
+            .bind(entry.commands)
+            .bind(entry.inverse)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(Ok(Written::Done { rank, result }));
+        }
+        Err(StoreError::Db(sqlx::Error::PoolTimedOut))
+    }
+
+    /// Journal entries after `rank`, oldest first, at most `limit`. One indexed range
+    /// query on the journal's primary key: O(entries returned).
+    pub async fn changes_since(
+        &self,
+        id: i64,
+        rank: i64,
+        limit: i64,
+    ) -> Result<Vec<JournalEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
+             WHERE schedule_id = $1 AND rank > $2 ORDER BY rank LIMIT $3",
+        )
+        .bind(id)
+        .bind(rank)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(entry_from_row).collect()
+    }
+
+    /// One journal entry.
+    pub async fn entry(&self, id: i64, rank: i64) -> Result<Option<JournalEntry>, StoreError> {
+        let row = sqlx::query(
+            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
+             WHERE schedule_id = $1 AND rank = $2",
+        )
+        .bind(id)
+        .bind(rank)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(entry_from_row).transpose()
+    }
+
+    /// The newest entries of a schedule, newest first (for history and undo).
+    pub async fn latest_entries(
+        &self,
+        id: i64,
+        limit: i64,
+    ) -> Result<Vec<JournalEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
+             WHERE schedule_id = $1 ORDER BY rank DESC LIMIT $2",
+        )
+        .bind(id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(entry_from_row).collect()
+    }
+}
+
+/// A schedule in a listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleInfo {
+    pub id: i64,
+    pub name: String,
+    pub rank: i64,
+    pub role: Role,
+    pub updated_at: i64,
+}
+
+/// A person's role on a schedule. Ordered: a higher role can do all a lower one can.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Viewer,
+    Editor,
+    Owner,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Editor => "editor",
+            Role::Owner => "owner",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "viewer" => Some(Role::Viewer),
+            "editor" => Some(Role::Editor),
+            "owner" => Some(Role::Owner),
+            _ => None,
+        }
+    }
+}
+
+/// A user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User {
+    pub id: i64,
+    pub name: String,
+    pub email: String,
+}
+
+/// A named API token as listed (never its secret: only a hash is stored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub user_id: i64,
+    pub label: String,
+    pub can_write: bool,
+    pub schedule_id: Option<i64>,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+}
+
+/// A saved version as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionInfo {
+    pub id: i64,
+    pub name: String,
+    pub rank: i64,
+    pub created_at: i64,
+    pub created_by: i64,
+}
+
+macro_rules! token_columns {
+    () => {
+        "id, user_id, label, can_write, schedule_id, created_at, last_used_at, revoked_at"
+    };
+}
+
+fn token_from_row(row: &AnyRow) -> Result<TokenInfo, StoreError> {
+    let can_write: i64 = row.try_get(3)?;
+    Ok(TokenInfo {
+        id: row.try_get(0)?,
+        user_id: row.try_get(1)?,
+        label: row.try_get(2)?,
+        can_write: can_write != 0,
+        schedule_id: row.try_get(4)?,
+        created_at: row.try_get(5)?,
+        last_used_at: row.try_get(6)?,
+        revoked_at: row.try_get(7)?,
+    })
+}
+
+impl Store {
+    /// Adds a user; the e-mail is unique.
+    pub async fn add_user(&self, name: &str, email: &str, now_ms: i64) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "INSERT INTO users (name, email, created_at) VALUES ($1, $2, $3) RETURNING id",
+        )
+        .bind(name)
+        .bind(email)
+        .bind(now_ms)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    pub async fn user(&self, id: i64) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query("SELECT id, name, email FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok(User {
+                id: r.try_get(0)?,
+                name: r.try_get(1)?,
+                email: r.try_get(2)?,
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn user_by_email(&self, email: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query("SELECT id, name, email FROM users WHERE email = $1")
+            .bind(email)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok(User {
+                id: r.try_get(0)?,
+                name: r.try_get(1)?,
+                email: r.try_get(2)?,
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn user_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get(0)?)
+    }
+
+    /// Stores a token by the hash of its secret.
+    pub async fn add_token(
+        &self,
+        user_id: i64,
+        label: &str,
+        hash: &str,
+        can_write: bool,
+        schedule_id: Option<i64>,
+        now_ms: i64,
+    ) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "INSERT INTO tokens (user_id, label, hash, can_write, schedule_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(user_id)
+        .bind(label)
+        .bind(hash)
+        .bind(i64::from(can_write))
+        .bind(schedule_id)
+        .bind(now_ms)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// The live (not revoked) token with this hash, marking it used now.
+    pub async fn use_token(
+        &self,
+        hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<TokenInfo>, StoreError> {
+        let row = sqlx::query(concat!(
+            "UPDATE tokens SET last_used_at = $1 WHERE hash = $2 AND revoked_at IS NULL RETURNING ",
+            token_columns!()
+        ))
+        .bind(now_ms)
+        .bind(hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(token_from_row).transpose()
+    }
+
+    /// A user's tokens, newest first, revoked ones included.
+    pub async fn tokens(&self, user_id: i64) -> Result<Vec<TokenInfo>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            token_columns!(),
+            " FROM tokens WHERE user_id = $1 ORDER BY id DESC"
+        ))
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(token_from_row).collect()
+    }
+
+    /// Revokes one of a user's tokens; false when there is no such live token.
+    pub async fn revoke_token(
+        &self,
+        user_id: i64,
+        token_id: i64,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+        )
+        .bind(now_ms)
+        .bind(token_id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives (or changes) a user's role on a schedule.
+    pub async fn set_role(
+        &self,
+        schedule_id: i64,
+        user_id: i64,
+        role: Role,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
+            .bind(schedule_id)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
+            .bind(schedule_id)
+            .bind(user_id)
+            .bind(role.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Removes a user's role on a schedule; false when they had none.
+    pub async fn remove_role(&self, schedule_id: i64, user_id: i64) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
+            .bind(schedule_id)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A user's role on a schedule, if any.
+    pub async fn role(&self, schedule_id: i64, user_id: i64) -> Result<Option<Role>, StoreError> {
+        let row = sqlx::query("SELECT role FROM roles WHERE schedule_id = $1 AND user_id = $2")
+            .bind(schedule_id)
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            None => Ok(None),
+            Some(r) => {
+                let s: String = r.try_get(0)?;
+                Role::parse(&s)
+                    .map(Some)
+                    .ok_or_else(|| StoreError::Corrupt(format!("role {s:?}")))
+            }
+        }
+    }
+
+    /// The people with a role on a schedule: (user, role), by user id.
+    pub async fn members_with_roles(
+        &self,
+        schedule_id: i64,
+    ) -> Result<Vec<(User, Role)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT u.id, u.name, u.email, r.role FROM roles r JOIN users u ON u.id = r.user_id \
+             WHERE r.schedule_id = $1 ORDER BY u.id",
+        )
+        .bind(schedule_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let role: String = r.try_get(3)?;
+                let role = Role::parse(&role)
+                    .ok_or_else(|| StoreError::Corrupt(format!("role {role:?}")))?;
+                Ok((
+                    User {
+                        id: r.try_get(0)?,
+                        name: r.try_get(1)?,
+                        email: r.try_get(2)?,
+                    },
+                    role,
+                ))
+            })
+            .collect()
+    }
+
+    /// The schedules a user has a role on, by name.
+    pub async fn schedules_of(&self, user_id: i64) -> Result<Vec<ScheduleInfo>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT s.id, s.name, s.rank, r.role, s.updated_at FROM schedules s \
+             JOIN roles r ON r.schedule_id = s.id WHERE r.user_id = $1 ORDER BY s.name, s.id",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let role: String = r.try_get(3)?;
+                Ok(ScheduleInfo {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    rank: r.try_get(2)?,
+                    role: Role::parse(&role)
+                        .ok_or_else(|| StoreError::Corrupt(format!("role {role:?}")))?,
+                    updated_at: r.try_get(4)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes a schedule with its journal, roles and versions.
+    pub async fn delete_schedule(&self, id: i64) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for sql in [
+            "DELETE FROM journal WHERE schedule_id = $1",
+            "DELETE FROM roles WHERE schedule_id = $1",
+            "DELETE FROM versions WHERE schedule_id = $1",
+        ] {
+            sqlx::query(sql).bind(id).execute(&mut *tx).await?;
+        }
+        let done = sqlx::query("DELETE FROM schedules WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Saves the current state as a named version.
+    pub async fn save_version(
+        &self,
+        schedule_id: i64,
+        name: &str,
+        by: i64,
+        now_ms: i64,
+    ) -> Result<VersionInfo, StoreError> {
+        let cur = self.load(schedule_id).await?;
+        let row = sqlx::query(
+            "INSERT INTO versions (schedule_id, name, rank, state, created_at, created_by) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(schedule_id)
+        .bind(name)
+        .bind(cur.rank)
+        .bind(to_json(&cur.state)?)
+        .bind(now_ms)
+        .bind(by)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(VersionInfo {
+            id: row.try_get(0)?,
+            name: name.to_owned(),
+            rank: cur.rank,
+            created_at: now_ms,
+            created_by: by,
+        })
+    }
+
+    pub async fn versions(&self, schedule_id: i64) -> Result<Vec<VersionInfo>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, name, rank, created_at, created_by FROM versions WHERE schedule_id = $1 ORDER BY id",
+        )
+        .bind(schedule_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(VersionInfo {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    rank: r.try_get(2)?,
+                    created_at: r.try_get(3)?,
+                    created_by: r.try_get(4)?,
+                })
+            })
+            .collect()
+    }
+
+    /// A version's snapshot, if it belongs to the schedule.
+    pub async fn version_state(
+        &self,
+        schedule_id: i64,
+        version_id: i64,
+    ) -> Result<Option<(VersionInfo, Schedule)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, name, rank, created_at, created_by, state FROM versions WHERE schedule_id = $1 AND id = $2",
+        )
+        .bind(schedule_id)
+        .bind(version_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            None => Ok(None),
+            Some(r) => {
+                let state: String = r.try_get(5)?;
+                let info = VersionInfo {
+                    id: r.try_get(0)?,
+                    name: r.try_get(1)?,
+                    rank: r.try_get(2)?,
+                    created_at: r.try_get(3)?,
+                    created_by: r.try_get(4)?,
+                };
+                Ok(Some((info, from_json(&state)?)))
+            }
+        }
+    }
+
+    pub async fn delete_version(
+        &self,
+        schedule_id: i64,
+        version_id: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM versions WHERE schedule_id = $1 AND id = $2")
+            .bind(schedule_id)
+            .bind(version_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+fn entry_from_row(row: &AnyRow) -> Result<JournalEntry, StoreError> {
+    let kind: String = row.try_get(3)?;
+    Ok(JournalEntry {
+        rank: row.try_get(0)?,
+        author: row.try_get(1)?,
+        at: row.try_get(2)?,
+        kind: EntryKind::parse(&kind)?,
+        target_rank: row.try_get(4)?,
+        commands: row.try_get(5)?,
+        inverse: row.try_get(6)?,
+    })
+}
+
+fn to_json(s: &Schedule) -> Result<String, StoreError> {
+    serde_json::to_string(s).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn from_json(s: &str) -> Result<Schedule, StoreError> {
+    serde_json::from_str(s).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh SQLite database in a temporary folder of its own.
+    async fn sqlite_store(name: &str) -> Store {
+        let dir =
+            std::env::temp_dir().join(format!("palmaplan-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
+            .await
+            .unwrap()
+    }
+
+    /// A fresh database on the PostgreSQL server that `.ci/test.sh` starts (or that
+    /// PALMAPLAN_TEST_POSTGRES names). Missing, the test fails: both backends must pass
+    /// the same suite, so a silent skip would hide a broken one.
+    async fn postgres_store(name: &str) -> Store {
+        let admin = std::env::var("PALMAPLAN_TEST_POSTGRES").expect(
+            "PALMAPLAN_TEST_POSTGRES is not set: run the tests with `bash .ci/test.sh`, which starts \
+             a PostgreSQL server, or set it to an admin URL such as postgres://user@127.0.0.1:5432/postgres",
+        );
+        sqlx::any::install_default_drivers();
+        let db = format!("palmaplan_test_{}_{name}", std::process::id());
+        let pool = AnyPoolOptions::new()
+            .max_connections(1)
+            .connect(&admin)
+            .await
+            .unwrap();
+        pool.execute(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db}")))
+            .await
+            .unwrap();
+        pool.execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
+            .await
+            .unwrap();
+        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+        Store::open(&format!("{base}/{db}")).await.unwrap()
+    }
+
+    /// Runs one storage test on both backends.
+    macro_rules! on_both_backends {
+        ($name:ident, $body:ident) => {
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn sqlite() {
+                    super::$body(super::sqlite_store(stringify!($name)).await).await;
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn postgres() {
+                    super::$body(super::postgres_store(stringify!($name)).await).await;
+                }
+            }
+        };
+    }
+
+    on_both_backends!(concurrent_writers, concurrent_writers_get_gapless_ranks);
+    on_both_backends!(expected_rank, expected_rank_is_decided_at_write_time);
+    on_both_backends!(people, users_tokens_roles_versions);
+
+    fn entry(tag: &str) -> NewEntry {
+        NewEntry {
+            kind: EntryKind::Write,
+            target_rank: None,
+            commands: format!("[\"{tag}\"]"),
+            inverse: "[]".into(),
+        }
+    }
+
+    async fn concurrent_writers_get_gapless_ranks(store: Store) {
+        let id = store.create_schedule(&Schedule::new("C"), 0).await.unwrap();
+        let mut tasks = Vec::new();
+        for w in 0..16 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                for k in 0..10 {
+                    let out = store
+                        .write(id, w, 1, None, |cur| {
+                            let mut next = cur.state.clone();
+                            next.notes.push_str(&format!("{w}.{k};"));
+                            Ok::<_, ()>((next, entry(&format!("{w}.{k}")), ()))
+                        })
+                        .await
+                        .unwrap()
+                        .unwrap();
+                    assert!(matches!(out, Written::Done { .. }));
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let entries = store.changes_since(id, 0, 1_000).await.unwrap();
+        let ranks: Vec<i64> = entries.iter().map(|e| e.rank).collect();
+        assert_eq!(ranks, (1..=160).collect::<Vec<_>>());
+        let stored = store.load(id).await.unwrap();
+        assert_eq!(stored.rank, 160);
+        // Every write is in the state exactly once: none was lost to a race.
+        assert_eq!(stored.state.notes.matches(';').count(), 160);
+    }
+
+    async fn expected_rank_is_decided_at_write_time(store: Store) {
+        let id = store.create_schedule(&Schedule::new("E"), 0).await.unwrap();
+        let step = |cur: &Stored| Ok::<_, ()>((cur.state.clone(), entry("x"), ()));
+        let first = store.write(id, 1, 1, Some(0), step).await.unwrap().unwrap();
+        assert!(matches!(first, Written::Done { rank: 1, .. }));
+        let second = store.write(id, 1, 1, Some(0), step).await.unwrap().unwrap();
+        assert!(matches!(second, Written::OutOfDate { current: 1 }));
+        assert_eq!(store.changes_since(id, 0, 10).await.unwrap().len(), 1);
+        assert!(store.changes_since(id, 1, 10).await.unwrap().is_empty());
+        assert!(matches!(store.load(99).await, Err(StoreError::NotFound)));
+    }
+
+    async fn users_tokens_roles_versions(store: Store) {
+        let alice = store
+            .add_user("Alice", "alice@example.org", 5)
+            .await
+            .unwrap();
+        assert!(
+            store
+                .add_user("Alice bis", "alice@example.org", 5)
+                .await
+                .is_err(),
+            "e-mails are unique"
+        );
+        let t = store
+            .add_token(alice, "laptop", "h1", true, None, 6)
+            .await
+            .unwrap();
+        let used = store.use_token("h1", 7).await.unwrap().unwrap();
+        assert_eq!(
+            (used.id, used.last_used_at, used.can_write),
+            (t, Some(7), true)
+        );
+        assert!(store.use_token("nope", 7).await.unwrap().is_none());
+        assert!(store.revoke_token(alice, t, 8).await.unwrap());
+        assert!(
+            !store.revoke_token(alice, t, 9).await.unwrap(),
+            "a revoked token stays revoked"
+        );
+        assert!(
+            store.use_token("h1", 10).await.unwrap().is_none(),
+            "a revoked token no longer works"
+        );
+        assert_eq!(store.tokens(alice).await.unwrap()[0].revoked_at, Some(8));
+
+        let id = store
+            .create_schedule(&Schedule::new("Plan"), 1)
+            .await
+            .unwrap();
+        assert_eq!(store.role(id, alice).await.unwrap(), None);
+        store.set_role(id, alice, Role::Editor).await.unwrap();
+        store.set_role(id, alice, Role::Owner).await.unwrap();
+        assert_eq!(store.role(id, alice).await.unwrap(), Some(Role::Owner));
+        let listed = store.schedules_of(alice).await.unwrap();
+        assert_eq!((listed.len(), listed[0].role), (1, Role::Owner));
+
+        let v = store.save_version(id, "baseline", alice, 11).await.unwrap();
+        assert_eq!(store.versions(id).await.unwrap(), vec![v.clone()]);
+        let (_, snap) = store.version_state(id, v.id).await.unwrap().unwrap();
+        assert_eq!(snap.name, "Plan");
+        assert!(store.delete_version(id, v.id).await.unwrap());
+        assert!(store.delete_schedule(id).await.unwrap());
+        assert!(store.schedules_of(alice).await.unwrap().is_empty());
+    }
+}
