@@ -82,3 +82,34 @@ fn the_model_manifest_depends_on_serde_only() {
         "could not read the model's dependencies: {names:?}"
     );
 }
+
+#[test]
+fn only_the_storage_module_speaks_sql() {
+    let root = repo_root();
+    let mut files = Vec::new();
+    rust_files(&root.join("server/src"), &mut files);
+    rust_files(&root.join("shared-model/src"), &mut files);
+    assert!(!files.is_empty());
+    let sql = [
+        "SELECT ",
+        "INSERT INTO",
+        "UPDATE ",
+        "DELETE FROM",
+        "CREATE TABLE",
+    ];
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|p| !p.ends_with("server/src/storage.rs"))
+        .filter(|p| {
+            let text = fs::read_to_string(p).unwrap_or_default();
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| sql.iter().any(|k| l.contains(&format!("\"{k}"))))
+        })
+        .map(|p| p.strip_prefix(&root).unwrap_or(p).display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "SQL belongs in server/src/storage.rs only; found in {offenders:?}"
+    );
+}
