@@ -11,6 +11,7 @@
 //! tests and benchmarks). See docs/ARCHITECTURE.md.
 
 pub mod calendar;
+pub mod command;
 pub mod cpm;
 pub mod date;
 pub mod demo;

@@ -1,0 +1,396 @@
+//! Why a command or an imported schedule is refused: [`ApplyError`] and
+//! [`ScheduleError`] locate the fault, [`Problem`] says what is wrong in typed form,
+//! and the messages (French by default, English on request) say what would be valid,
+//! so that an assistant can correct its call without guessing.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::Lang;
+use crate::date::{Date, MAX_YEAR, MIN_YEAR};
+use crate::schedule::{GroupId, ItemId, LinkId};
+
+use super::check::MAX_ID;
+
+/// The kinds of items a command refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Group,
+    Row,
+    Bar,
+    Milestone,
+    /// A bar or a milestone: what a link joins.
+    Item,
+    Link,
+    Action,
+    Member,
+    Absence,
+}
+
+impl Kind {
+    /// French: (definite "le bloc", indefinite "un bloc").
+    fn fr(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::Group => ("le groupe", "un groupe"),
+            Kind::Row => ("la ligne", "une ligne"),
+            Kind::Bar => ("le bloc", "un bloc"),
+            Kind::Milestone => ("le jalon", "un jalon"),
+            Kind::Item => ("l'élément", "un bloc ou un jalon"),
+            Kind::Link => ("le lien", "un lien"),
+            Kind::Action => ("l'action", "une action"),
+            Kind::Member => ("le membre", "un membre"),
+            Kind::Absence => ("l'absence", "une absence"),
+        }
+    }
+
+    fn en(self) -> &'static str {
+        match self {
+            Kind::Group => "group",
+            Kind::Row => "row",
+            Kind::Bar => "bar",
+            Kind::Milestone => "milestone",
+            Kind::Item => "bar or milestone",
+            Kind::Link => "link",
+            Kind::Action => "action",
+            Kind::Member => "member",
+            Kind::Absence => "absence",
+        }
+    }
+
+    /// "a bar", "an action": the English indefinite.
+    fn en_a(self) -> &'static str {
+        match self {
+            Kind::Group => "a group",
+            Kind::Row => "a row",
+            Kind::Bar => "a bar",
+            Kind::Milestone => "a milestone",
+            Kind::Item => "a bar or a milestone",
+            Kind::Link => "a link",
+            Kind::Action => "an action",
+            Kind::Member => "a member",
+            Kind::Absence => "an absence",
+        }
+    }
+
+    /// "d'un bloc", "d'une ligne": the French indefinite after "de".
+    fn fr_of(self) -> String {
+        match self {
+            Kind::Item => "d'un bloc ou d'un jalon".to_owned(),
+            _ => format!("d'{}", self.fr().1),
+        }
+    }
+}
+
+/// What is wrong with a field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Problem {
+    /// No item of this kind has this id; `actual` is the kind that does, if any.
+    NotFound {
+        kind: Kind,
+        id: u64,
+        actual: Option<Kind>,
+    },
+    /// An explicit id already names an item.
+    IdInUse {
+        id: u64,
+        kind: Kind,
+    },
+    /// An id outside 1..=MAX_ID.
+    BadId {
+        id: u64,
+    },
+    /// An imported item's id is not below the schedule's `next_id`.
+    IdNotBelowNextId {
+        id: u64,
+        next_id: u64,
+    },
+    /// A name or label is blank.
+    Empty,
+    /// A list of ids is empty.
+    EmptyList,
+    /// An id appears twice in a list.
+    Repeated {
+        id: u64,
+    },
+    TooLong {
+        len: usize,
+        max: usize,
+    },
+    EndBeforeStart {
+        start: Date,
+        end: Date,
+    },
+    OutOfRange {
+        value: i64,
+        min: i64,
+        max: i64,
+    },
+    /// A date given, or reached by a move, outside the supported years.
+    DateOutOfRange {
+        date: Date,
+    },
+    BadColor {
+        value: String,
+    },
+    BadEmail {
+        value: String,
+    },
+    BadTimeZone {
+        value: String,
+    },
+    NoWorkingWeekday,
+    SelfLink {
+        item: ItemId,
+    },
+    /// Another link already joins the same items with the same kind.
+    DuplicateLink {
+        existing: LinkId,
+    },
+    /// The links would form (or form) a cycle: its items in order, each with its label
+    /// (cut to 60 characters); the last one leads back to the first.
+    Cycle {
+        items: Vec<(ItemId, String)>,
+    },
+    /// An imported collection is not in increasing order without duplicates.
+    Unsorted,
+    /// An imported schedule's rows are not grouped by group in group order.
+    RowsNotContiguous {
+        group: GroupId,
+    },
+}
+
+/// How many items of a cycle a message lists before eliding the rest.
+const CYCLE_SHOWN: usize = 12;
+
+impl Problem {
+    /// What is wrong, then what would be valid, as one or two sentences.
+    pub fn message(&self, lang: Lang) -> String {
+        match lang {
+            Lang::Fr => self.fr(),
+            Lang::En => self.en(),
+        }
+    }
+
+    fn fr(&self) -> String {
+        match self {
+            Problem::NotFound { kind, id, actual } => {
+                let what = match kind {
+                    Kind::Item => format!("aucun bloc ni jalon n'a l'id {id}"),
+                    _ => format!("{} {id} n'existe pas", kind.fr().0),
+                };
+                let actual = match actual {
+                    Some(k) => format!(" ({id} est {})", k.fr().1),
+                    None => String::new(),
+                };
+                format!(
+                    "{what}{actual}. Indiquez l'id {} du planning.",
+                    kind.fr_of()
+                )
+            }
+            Problem::IdInUse { id, kind } => format!(
+                "l'id {id} est déjà pris par {}. Omettez id pour en obtenir un neuf.",
+                kind.fr().1
+            ),
+            Problem::BadId { id } => format!(
+                "l'id {id} n'est pas valable. Un id va de 1 à {MAX_ID} ; omettez id pour en obtenir un."
+            ),
+            Problem::IdNotBelowNextId { id, next_id } => format!(
+                "l'id {id} n'est pas inférieur à next_id ({next_id}). Donnez à next_id une valeur supérieure à tous les ids."
+            ),
+            Problem::Empty => {
+                "le texte est vide. Donnez un texte avec au moins un caractère visible.".into()
+            }
+            Problem::EmptyList => "la liste est vide. Indiquez au moins un id.".into(),
+            Problem::Repeated { id } => {
+                format!("l'id {id} figure deux fois. Citez chaque id une seule fois.")
+            }
+            Problem::TooLong { len, max } => format!(
+                "le texte fait {len} caractères. Raccourcissez-le à {max} caractères au plus."
+            ),
+            Problem::EndBeforeStart { start, end } => format!(
+                "la fin ({end}) précède le début ({start}). Donnez une fin le jour du début ou après (une période d'un jour a début = fin)."
+            ),
+            Problem::OutOfRange { value, min, max } => {
+                format!("{value} est hors limites. Donnez un nombre entre {min} et {max}.")
+            }
+            Problem::DateOutOfRange { date } => format!(
+                "la date {date} sort des années acceptées. Restez entre le {MIN_YEAR}-01-01 et le {MAX_YEAR}-12-31."
+            ),
+            Problem::BadColor { value } => format!(
+                "« {value} » n'est pas une couleur. Donnez « #rgb » ou « #rrggbb » en hexadécimal, par exemple « #2f6fdf »."
+            ),
+            Problem::BadEmail { value } => format!(
+                "« {value} » n'est pas une adresse e-mail. Donnez une adresse avec un seul @, du texte de chaque côté et sans espace, par exemple « alice@example.org »."
+            ),
+            Problem::BadTimeZone { value } => format!(
+                "« {value} » n'est pas un fuseau horaire IANA. Donnez un nom « Région/Ville » comme « Europe/Paris », ou « UTC »."
+            ),
+            Problem::NoWorkingWeekday => "la semaine n'a aucun jour ouvré. Indiquez au moins un jour, par exemple [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\"].".into(),
+            Problem::SelfLink { item } => format!(
+                "un lien ne peut pas relier l'élément {item} à lui-même. Choisissez deux éléments différents."
+            ),
+            Problem::DuplicateLink { existing } => format!(
+                "le lien {existing} relie déjà ces deux éléments avec ce type. Modifiez-le avec update_link au lieu d'en créer un second."
+            ),
+            Problem::Cycle { items } => format!(
+                "cycle de liens : {}. Un élément ne peut pas dépendre de lui-même : retirez un lien de ce cycle ou reliez d'autres éléments.",
+                cycle_text(items, Lang::Fr)
+            ),
+            Problem::Unsorted => "les éléments ne sont pas rangés par ordre croissant sans doublon. Triez-les et retirez les doublons.".into(),
+            Problem::RowsNotContiguous { group } => format!(
+                "les lignes du groupe {group} ne se suivent pas dans l'ordre des groupes. Rangez les lignes groupe par groupe, dans l'ordre des groupes."
+            ),
+        }
+    }
+
+    fn en(&self) -> String {
+        match self {
+            Problem::NotFound { kind, id, actual } => {
+                let what = match kind {
+                    Kind::Item => format!("no bar or milestone has id {id}"),
+                    _ => format!("{} {id} does not exist", kind.en()),
+                };
+                let actual = match actual {
+                    Some(k) => format!(" ({id} is {})", k.en_a()),
+                    None => String::new(),
+                };
+                format!(
+                    "{what}{actual}. Give the id of {} of the schedule.",
+                    kind.en_a()
+                )
+            }
+            Problem::IdInUse { id, kind } => format!(
+                "id {id} is already taken by {}. Leave id out to get a fresh one.",
+                kind.en_a()
+            ),
+            Problem::BadId { id } => format!(
+                "id {id} is not valid. Ids go from 1 to {MAX_ID}; leave id out to get one."
+            ),
+            Problem::IdNotBelowNextId { id, next_id } => format!(
+                "id {id} is not below next_id ({next_id}). Set next_id above every id."
+            ),
+            Problem::Empty => "the text is blank. Give a text with at least one visible character.".into(),
+            Problem::EmptyList => "the list is empty. Give at least one id.".into(),
+            Problem::Repeated { id } => {
+                format!("id {id} appears twice. Give each id once.")
+            }
+            Problem::TooLong { len, max } => format!(
+                "the text has {len} characters. Shorten it to at most {max} characters."
+            ),
+            Problem::EndBeforeStart { start, end } => format!(
+                "the end ({end}) is before the start ({start}). Give an end on or after the start (a one-day period has start = end)."
+            ),
+            Problem::OutOfRange { value, min, max } => {
+                format!("{value} is out of range. Give a number from {min} to {max}.")
+            }
+            Problem::DateOutOfRange { date } => format!(
+                "the date {date} is outside the supported years. Stay between {MIN_YEAR}-01-01 and {MAX_YEAR}-12-31."
+            ),
+            Problem::BadColor { value } => format!(
+                "\"{value}\" is not a colour. Give \"#rgb\" or \"#rrggbb\" in hexadecimal, e.g. \"#2f6fdf\"."
+            ),
+            Problem::BadEmail { value } => format!(
+                "\"{value}\" is not an e-mail address. Give an address with one @, text on both sides and no blank, e.g. \"alice@example.org\"."
+            ),
+            Problem::BadTimeZone { value } => format!(
+                "\"{value}\" is not an IANA time zone. Give an \"Area/City\" name such as \"Europe/Paris\", or \"UTC\"."
+            ),
+            Problem::NoWorkingWeekday => "the week has no working day. Give at least one, e.g. [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\"].".into(),
+            Problem::SelfLink { item } => format!(
+                "a link cannot join item {item} to itself. Choose two different items."
+            ),
+            Problem::DuplicateLink { existing } => format!(
+                "link {existing} already joins these two items with this kind. Change it with update_link instead of adding another."
+            ),
+            Problem::Cycle { items } => format!(
+                "link cycle: {}. An item cannot depend on itself: remove a link of this cycle or join other items.",
+                cycle_text(items, Lang::En)
+            ),
+            Problem::Unsorted => "the entries are not in increasing order without duplicates. Sort them and remove duplicates.".into(),
+            Problem::RowsNotContiguous { group } => format!(
+                "the rows of group {group} do not follow each other in group order. List the rows group by group, in the order of the groups."
+            ),
+        }
+    }
+}
+
+/// "4 « Walls » → 5 « Roof » → 4 « Walls »", eliding the middle of a long cycle.
+fn cycle_text(items: &[(ItemId, String)], lang: Lang) -> String {
+    let show = |(id, label): &(ItemId, String)| match lang {
+        Lang::Fr => format!("{id} « {label} »"),
+        Lang::En => format!("{id} \"{label}\""),
+    };
+    let mut parts: Vec<String> = items.iter().take(CYCLE_SHOWN).map(show).collect();
+    if items.len() > CYCLE_SHOWN {
+        let more = items.len() - CYCLE_SHOWN;
+        parts.push(match lang {
+            Lang::Fr => format!("… ({more} de plus)"),
+            Lang::En => format!("… ({more} more)"),
+        });
+    }
+    parts.extend(items.first().map(show));
+    parts.join(" → ")
+}
+
+/// A refused command list: the first command at fault, the field, and the problem.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ApplyError {
+    /// The position of the command in the list, from 0 (messages count from 1).
+    pub command: usize,
+    /// The command's `op`.
+    pub op: &'static str,
+    /// The field at fault, as named on the wire ("bars", "start"...).
+    pub field: String,
+    pub problem: Problem,
+}
+
+impl ApplyError {
+    /// The message for a user or an assistant: the command (its number from 1 and its
+    /// op), the field, what is wrong and what would be valid.
+    pub fn message(&self, lang: Lang) -> String {
+        let n = self.command + 1;
+        let (op, field, problem) = (self.op, &self.field, self.problem.message(lang));
+        match lang {
+            Lang::Fr => format!("Commande {n} ({op}), champ {field} : {problem}"),
+            Lang::En => format!("Command {n} ({op}), field {field}: {problem}"),
+        }
+    }
+}
+
+impl fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
+/// Why a schedule (typically imported) breaks an invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScheduleError {
+    /// Where: `bars[12].row`, `settings.holidays`, `links`.
+    pub path: String,
+    pub problem: Problem,
+}
+
+impl ScheduleError {
+    pub fn message(&self, lang: Lang) -> String {
+        let (path, problem) = (&self.path, self.problem.message(lang));
+        match lang {
+            Lang::Fr => format!("Planning invalide, {path} : {problem}"),
+            Lang::En => format!("Invalid schedule, {path}: {problem}"),
+        }
+    }
+}
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ScheduleError {}

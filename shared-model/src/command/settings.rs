@@ -1,0 +1,136 @@
+//! The schedule's own fields: its name, its notes and its settings (time zone, working
+//! weekdays, holidays, time unit). Weekdays and holidays are stored sorted and without
+//! duplicates, so two lists that mean the same calendar are stored the same way.
+
+use crate::date::{Date, Weekday};
+use crate::schedule::*;
+
+use super::ctx::{At, Ctx, Res, fault};
+use super::error::Problem;
+use super::{Command, check};
+
+pub(super) fn rename_schedule(cx: &mut Ctx<'_>, name: &str) -> Res<Command> {
+    check::name(name).at("name")?;
+    let old = std::mem::replace(&mut cx.s.name, name.to_owned());
+    cx.undo_with(Command::RenameSchedule { name: old });
+    Ok(Command::RenameSchedule {
+        name: name.to_owned(),
+    })
+}
+
+pub(super) fn set_schedule_notes(cx: &mut Ctx<'_>, notes: &str) -> Res<Command> {
+    check::text(notes).at("notes")?;
+    let old = std::mem::replace(&mut cx.s.notes, notes.to_owned());
+    cx.undo_with(Command::SetScheduleNotes { notes: old });
+    Ok(Command::SetScheduleNotes {
+        notes: notes.to_owned(),
+    })
+}
+
+pub(super) fn set_settings(
+    cx: &mut Ctx<'_>,
+    time_zone: Option<&str>,
+    working_weekdays: Option<&[Weekday]>,
+    holidays: Option<&[Date]>,
+    time_unit: Option<TimeUnit>,
+) -> Res<Command> {
+    if let Some(tz) = time_zone {
+        check::time_zone(tz).at("time_zone")?;
+    }
+    let working_weekdays = working_weekdays.map(|w| {
+        let mut w = w.to_vec();
+        w.sort_unstable();
+        w.dedup();
+        w
+    });
+    if working_weekdays.as_ref().is_some_and(Vec::is_empty) {
+        return fault("working_weekdays", Problem::NoWorkingWeekday);
+    }
+    let holidays = holidays.map(|h| {
+        let mut h = h.to_vec();
+        h.sort_unstable();
+        h.dedup();
+        h
+    });
+    for d in holidays.iter().flatten() {
+        check::date(*d).at("holidays")?;
+    }
+    let st = &mut cx.s.settings;
+    let undo = Command::SetSettings {
+        time_zone: time_zone.map(|tz| std::mem::replace(&mut st.time_zone, tz.to_owned())),
+        working_weekdays: working_weekdays
+            .clone()
+            .map(|w| std::mem::replace(&mut st.working_weekdays, w)),
+        holidays: holidays
+            .clone()
+            .map(|h| std::mem::replace(&mut st.holidays, h)),
+        time_unit: time_unit.map(|u| std::mem::replace(&mut st.time_unit, u)),
+    };
+    cx.undo_with(undo);
+    Ok(Command::SetSettings {
+        time_zone: time_zone.map(str::to_owned),
+        working_weekdays,
+        holidays,
+        time_unit,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::testkit::{d, fails, round_trip, sample};
+
+    fn settings(
+        time_zone: Option<&str>,
+        weekdays: Option<Vec<Weekday>>,
+        holidays: Option<Vec<Date>>,
+    ) -> Command {
+        Command::SetSettings {
+            time_zone: time_zone.map(str::to_owned),
+            working_weekdays: weekdays,
+            holidays,
+            time_unit: None,
+        }
+    }
+
+    #[test]
+    fn settings_are_stored_normalised() {
+        let s = sample();
+        let after = round_trip(
+            &s,
+            &[
+                settings(
+                    Some("America/Argentina/Buenos_Aires"),
+                    Some(vec![Weekday::Sat, Weekday::Mon, Weekday::Sat]),
+                    Some(vec![d("2026-12-25"), d("2026-11-11"), d("2026-12-25")]),
+                ),
+                Command::RenameSchedule {
+                    name: "Maison Dupont".into(),
+                },
+                Command::SetScheduleNotes {
+                    notes: "Chantier à Lyon".into(),
+                },
+            ],
+        );
+        assert_eq!(
+            after.settings.working_weekdays,
+            [Weekday::Mon, Weekday::Sat]
+        );
+        assert_eq!(after.settings.holidays, [d("2026-11-11"), d("2026-12-25")]);
+        assert_eq!(after.name, "Maison Dupont");
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let s = sample();
+        let e = fails(&s, &[settings(None, Some(vec![]), None)]);
+        assert_eq!(
+            (e.field.as_str(), e.problem),
+            ("working_weekdays", Problem::NoWorkingWeekday)
+        );
+        let e = fails(&s, &[settings(Some("Paris"), None, None)]);
+        assert_eq!(e.field, "time_zone");
+        let e = fails(&s, &[Command::RenameSchedule { name: "".into() }]);
+        assert_eq!(e.problem, Problem::Empty);
+    }
+}
