@@ -458,16 +458,8 @@ struct Side<'a> {
 
 impl<'a> Side<'a> {
     fn new(s: &'a Schedule) -> Side<'a> {
-        let mut groups: Vec<(GroupId, usize)> = s
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.id, i))
-            .collect();
-        groups.sort_unstable();
-        let mut rows: Vec<(RowId, usize)> =
-            s.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-        rows.sort_unstable();
+        let groups = s.group_positions();
+        let rows = s.row_positions();
         let mut seen: HashMap<GroupId, usize> = HashMap::new();
         let row_positions = s
             .rows

@@ -416,13 +416,7 @@ impl RowLookup {
 /// `s.rows`. A row whose group does not exist (a validated schedule has none) is left
 /// out rather than shown under a header that does not exist.
 fn display_order(s: &Schedule) -> Vec<(usize, Vec<usize>)> {
-    let mut groups: Vec<(GroupId, usize)> = s
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.id, i))
-        .collect();
-    groups.sort_unstable();
+    let groups = s.group_positions();
     let mut out: Vec<(usize, Vec<usize>)> = (0..s.groups.len()).map(|g| (g, Vec::new())).collect();
     for (i, r) in s.rows.iter().enumerate() {
         if let Ok(k) = groups.binary_search_by(|(g, _)| g.cmp(&r.group)) {

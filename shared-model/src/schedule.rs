@@ -418,6 +418,31 @@ impl Schedule {
             || self.absence(AbsenceId(id)).is_some()
     }
 
+    /// (group id, position) for every group, sorted by id: groups are kept in display
+    /// order, so this is the index to binary-search a group's position in.
+    pub fn group_positions(&self) -> Vec<(GroupId, usize)> {
+        let mut v: Vec<(GroupId, usize)> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.id, i))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// (row id, position) for every row, sorted by id (see `group_positions`).
+    pub fn row_positions(&self) -> Vec<(RowId, usize)> {
+        let mut v: Vec<(RowId, usize)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// The actions of a bar, in id order.
     pub fn actions_of(&self, bar: BarId) -> impl Iterator<Item = &Action> {
         self.actions.iter().filter(move |a| a.bar == bar)

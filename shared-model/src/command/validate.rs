@@ -159,13 +159,7 @@ fn missing(s: &Schedule, path: String, kind: Kind, id: u64) -> Checked {
 }
 
 fn outline(s: &Schedule) -> Checked {
-    let mut groups: Vec<(GroupId, usize)> = s
-        .groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.id, i))
-        .collect();
-    groups.sort_unstable();
+    let groups = s.group_positions();
     for (i, g) in s.groups.iter().enumerate() {
         at!(check::name(&g.name), "groups[{i}].name")?;
     }
