@@ -496,14 +496,7 @@ impl Store {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|r| {
-            Ok(User {
-                id: r.try_get(0)?,
-                name: r.try_get(1)?,
-                email: r.try_get(2)?,
-            })
-        })
-        .transpose()
+        row.as_ref().map(user_from_row).transpose()
     }
 
     pub async fn user_by_email(&self, email: &str) -> Result<Option<User>, StoreError> {
@@ -511,14 +504,7 @@ impl Store {
             .bind(email)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|r| {
-            Ok(User {
-                id: r.try_get(0)?,
-                name: r.try_get(1)?,
-                email: r.try_get(2)?,
-            })
-        })
-        .transpose()
+        row.as_ref().map(user_from_row).transpose()
     }
 
     pub async fn user_count(&self) -> Result<i64, StoreError> {
@@ -669,14 +655,7 @@ impl Store {
                 let role: String = r.try_get(3)?;
                 let role = Role::parse(&role)
                     .ok_or_else(|| StoreError::Corrupt(format!("role {role:?}")))?;
-                Ok((
-                    User {
-                        id: r.try_get(0)?,
-                        name: r.try_get(1)?,
-                        email: r.try_get(2)?,
-                    },
-                    role,
-                ))
+                Ok((user_from_row(r)?, role))
             })
             .collect()
     }
@@ -760,17 +739,7 @@ impl Store {
         .bind(schedule_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(VersionInfo {
-                    id: r.try_get(0)?,
-                    name: r.try_get(1)?,
-                    rank: r.try_get(2)?,
-                    created_at: r.try_get(3)?,
-                    created_by: r.try_get(4)?,
-                })
-            })
-            .collect()
+        rows.iter().map(version_from_row).collect()
     }
 
     /// A version's snapshot, if it belongs to the schedule.
@@ -790,14 +759,7 @@ impl Store {
             None => Ok(None),
             Some(r) => {
                 let state: String = r.try_get(5)?;
-                let info = VersionInfo {
-                    id: r.try_get(0)?,
-                    name: r.try_get(1)?,
-                    rank: r.try_get(2)?,
-                    created_at: r.try_get(3)?,
-                    created_by: r.try_get(4)?,
-                };
-                Ok(Some((info, from_json(&state)?)))
+                Ok(Some((version_from_row(&r)?, from_json(&state)?)))
             }
         }
     }
@@ -814,6 +776,26 @@ impl Store {
             .await?;
         Ok(done.rows_affected() == 1)
     }
+}
+
+/// A user from the columns (id, name, email).
+fn user_from_row(r: &AnyRow) -> Result<User, StoreError> {
+    Ok(User {
+        id: r.try_get(0)?,
+        name: r.try_get(1)?,
+        email: r.try_get(2)?,
+    })
+}
+
+/// A version from the columns (id, name, rank, created_at, created_by).
+fn version_from_row(r: &AnyRow) -> Result<VersionInfo, StoreError> {
+    Ok(VersionInfo {
+        id: r.try_get(0)?,
+        name: r.try_get(1)?,
+        rank: r.try_get(2)?,
+        created_at: r.try_get(3)?,
+        created_by: r.try_get(4)?,
+    })
 }
 
 fn entry_from_row(row: &AnyRow) -> Result<JournalEntry, StoreError> {
