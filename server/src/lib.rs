@@ -4,4 +4,5 @@
 //! tokens, and the HTTP routes build on it.
 
 pub mod auth;
+pub mod planning;
 pub mod storage;

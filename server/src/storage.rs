@@ -124,8 +124,12 @@ pub struct JournalEntry {
 /// The outcome of a write.
 #[derive(Debug)]
 pub enum Written<R> {
-    /// Stored at this rank; `R` is what the closure returned beside the new state.
-    Done { rank: i64, result: R },
+    /// Stored at this rank: the new state, and what the closure returned beside it.
+    Done {
+        rank: i64,
+        state: Box<Schedule>,
+        result: R,
+    },
     /// `expected_rank` was given and the schedule has moved on: nothing was written.
     OutOfDate { current: i64 },
 }
@@ -227,9 +231,15 @@ impl Store {
             .map_err(|e| StoreError::Db(e.into()))
     }
 
-    /// Creates a schedule at rank 0 and returns its id.
-    pub async fn create_schedule(&self, state: &Schedule, now_ms: i64) -> Result<i64, StoreError> {
+    /// Creates a schedule at rank 0 with its owner, in one transaction, and returns its id.
+    pub async fn create_schedule(
+        &self,
+        state: &Schedule,
+        owner: i64,
+        now_ms: i64,
+    ) -> Result<i64, StoreError> {
         let json = to_json(state)?;
+        let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
             "INSERT INTO schedules (name, state, rank, created_at, updated_at) \
              VALUES ($1, $2, 0, $3, $3) RETURNING id",
@@ -237,9 +247,17 @@ impl Store {
         .bind(&state.name)
         .bind(json)
         .bind(now_ms)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await?;
-        Ok(row.try_get(0)?)
+        let id: i64 = row.try_get(0)?;
+        sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
+            .bind(id)
+            .bind(owner)
+            .bind(Role::Owner.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
     }
 
     /// The current rank of a schedule: the cheap check a poll makes first.
@@ -330,7 +348,11 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             tx.commit().await?;
-            return Ok(Ok(Written::Done { rank, result }));
+            return Ok(Ok(Written::Done {
+                rank,
+                state: Box::new(next),
+                result,
+            }));
         }
         Err(StoreError::Db(sqlx::Error::PoolTimedOut))
     }
@@ -889,7 +911,11 @@ mod tests {
     }
 
     async fn concurrent_writers_get_gapless_ranks(store: Store) {
-        let id = store.create_schedule(&Schedule::new("C"), 0).await.unwrap();
+        let owner = store.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = store
+            .create_schedule(&Schedule::new("C"), owner, 0)
+            .await
+            .unwrap();
         let mut tasks = Vec::new();
         for w in 0..16 {
             let store = store.clone();
@@ -921,7 +947,11 @@ mod tests {
     }
 
     async fn expected_rank_is_decided_at_write_time(store: Store) {
-        let id = store.create_schedule(&Schedule::new("E"), 0).await.unwrap();
+        let owner = store.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = store
+            .create_schedule(&Schedule::new("E"), owner, 0)
+            .await
+            .unwrap();
         let step = |cur: &Stored| Ok::<_, ()>((cur.state.clone(), entry("x"), ()));
         let first = store.write(id, 1, 1, Some(0), step).await.unwrap().unwrap();
         assert!(matches!(first, Written::Done { rank: 1, .. }));
@@ -965,10 +995,12 @@ mod tests {
         );
         assert_eq!(store.tokens(alice).await.unwrap()[0].revoked_at, Some(8));
 
+        let bob = store.add_user("Bob", "bob@example.org", 5).await.unwrap();
         let id = store
-            .create_schedule(&Schedule::new("Plan"), 1)
+            .create_schedule(&Schedule::new("Plan"), bob, 1)
             .await
             .unwrap();
+        assert_eq!(store.role(id, bob).await.unwrap(), Some(Role::Owner));
         assert_eq!(store.role(id, alice).await.unwrap(), None);
         store.set_role(id, alice, Role::Editor).await.unwrap();
         store.set_role(id, alice, Role::Owner).await.unwrap();

@@ -1,0 +1,188 @@
+//! Tool arguments: their JSON Schema and their parsing, from one Rust type each.
+//!
+//! serde's own messages are English and name Rust types; a model acting on them would
+//! have to guess. So a parse failure is reworded here: which field, what was wrong, and
+//! (from the schema) which fields the tool takes, in the caller's language.
+
+use std::fmt;
+
+use palmaplan_model::Lang;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Refusal, tr};
+
+/// A schedule named by its id or its name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ScheduleRef {
+    /// The schedule's id (see list_schedules).
+    Id(i64),
+    /// The schedule's exact name (case does not matter when it is unique).
+    Name(String),
+}
+
+impl fmt::Display for ScheduleRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScheduleRef::Id(id) => write!(f, "{id}"),
+            ScheduleRef::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+/// The JSON Schema of a tool's arguments, as an object schema.
+pub(super) fn schema_of<P: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<P>();
+    let mut v = serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({}));
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+        obj.entry("type")
+            .or_insert_with(|| Value::String("object".into()));
+        obj.entry("properties")
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    v
+}
+
+/// Parses a tool's arguments, turning serde's message into one that says what to fix.
+pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
+    raw: Value,
+    lang: Lang,
+) -> Result<P, Refusal> {
+    let raw = if raw.is_null() {
+        Value::Object(Default::default())
+    } else {
+        raw
+    };
+    serde_json::from_value::<P>(raw).map_err(|e| {
+        let fields = field_list::<P>();
+        let why = reword(&e.to_string(), lang);
+        Refusal::new(
+            "invalid_arguments",
+            tr(
+                lang,
+                format!("Arguments invalides : {why}. Champs de cet outil : {fields}."),
+                format!("Invalid arguments: {why}. This tool's fields: {fields}."),
+            ),
+        )
+    })
+}
+
+/// "name (required), start, ..." from the schema.
+fn field_list<P: JsonSchema>() -> String {
+    let schema = schema_of::<P>();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for name in props.keys() {
+            if required.contains(&name.as_str()) {
+                out.push(format!("{name}*"));
+            } else {
+                out.push(name.clone());
+            }
+        }
+    }
+    if out.is_empty() {
+        "(aucun / none)".into()
+    } else {
+        out.join(", ")
+    }
+}
+
+/// serde_json's messages, made readable: "missing field `x`" and friends.
+fn reword(msg: &str, lang: Lang) -> String {
+    let msg = msg.split(" at line ").next().unwrap_or(msg);
+    let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
+    if msg.starts_with("missing field") {
+        let f = quoted(msg);
+        return tr(
+            lang,
+            format!("le champ « {f} » manque"),
+            format!("the field “{f}” is missing"),
+        );
+    }
+    if msg.starts_with("unknown field") {
+        let f = quoted(msg);
+        return tr(
+            lang,
+            format!("le champ « {f} » n'existe pas"),
+            format!("there is no field “{f}”"),
+        );
+    }
+    if msg.starts_with("invalid type") {
+        let detail = msg.trim_start_matches("invalid type: ");
+        return tr(
+            lang,
+            format!("type incorrect ({detail})"),
+            format!("wrong type ({detail})"),
+        );
+    }
+    if msg.starts_with("data did not match any variant of untagged enum ScheduleRef") {
+        return tr(
+            lang,
+            "« schedule » doit être l'id (nombre) ou le nom (texte) d'un planning",
+            "“schedule” must be a schedule's id (a number) or name (a string)",
+        );
+    }
+    msg.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)] // read through serde only
+    struct Example {
+        schedule: ScheduleRef,
+        name: String,
+        #[serde(default)]
+        count: Option<u32>,
+    }
+
+    #[test]
+    fn messages_say_what_to_fix() {
+        let e = parse::<Example>(serde_json::json!({"schedule": 1}), Lang::Fr).unwrap_err();
+        assert_eq!(e.code, "invalid_arguments");
+        assert!(e.text.contains("« name » manque"), "{}", e.text);
+        assert!(
+            e.text.contains("name*") && e.text.contains("schedule*"),
+            "{}",
+            e.text
+        );
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "nom": 2}),
+            Lang::En,
+        )
+        .unwrap_err();
+        assert!(e.text.contains("no field “nom”"), "{}", e.text);
+        let e =
+            parse::<Example>(serde_json::json!({"schedule": 1, "name": 5}), Lang::En).unwrap_err();
+        assert!(e.text.contains("wrong type"), "{}", e.text);
+        let ok = parse::<Example>(
+            serde_json::json!({"schedule": "Plan", "name": "x"}),
+            Lang::En,
+        )
+        .unwrap();
+        assert_eq!(ok.schedule, ScheduleRef::Name("Plan".into()));
+    }
+
+    #[test]
+    fn schemas_are_objects_with_required_fields() {
+        let s = schema_of::<Example>();
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["required"], serde_json::json!(["schedule", "name"]));
+    }
+}

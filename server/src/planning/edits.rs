@@ -1,0 +1,236 @@
+//! Tools that change a schedule's bars (periods), and `apply_patch`, which applies any
+//! list of the model's commands at an expected rank (the view's "Accept").
+//!
+//! Each tool builds the model's commands from its arguments and writes them with
+//! `Ctx::apply`, exactly as the view's gestures will: the journal, undo and live
+//! updates see one kind of write.
+
+use palmaplan_model::command::Command;
+use palmaplan_model::{BarId, Date, RowId};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "add_period",
+            "Add a bar (a period with a first and a last day, inclusive) to a row. Dates are YYYY-MM-DD in the schedule's calendar.",
+            Access::Write,
+            add_period,
+        ),
+        tool(
+            "move_periods",
+            "Move one or several bars (and milestones) by the same offset in working units (days by default; negative moves earlier). Each bar keeps its working duration; weekends and holidays are skipped.",
+            Access::Write,
+            move_periods,
+        ),
+        tool(
+            "apply_patch",
+            "Apply a list of the model's commands (as returned by what_if) atomically, only if the schedule is still at expected_rank. If someone wrote in between, nothing is written and the answer says the proposal is out of date.",
+            Access::Write,
+            apply_patch,
+        ),
+    ]
+}
+
+/// Turns a JSON command into the model's command (the wire form is the model's).
+pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
+    serde_json::from_value(v).map_err(|e| {
+        Refusal::new(
+            "invalid_command",
+            ctx.tr(
+                format!("Commande invalide : {e}."),
+                format!("Invalid command: {e}."),
+            ),
+        )
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddPeriod {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+    /// What the bar is.
+    label: String,
+    /// First day, YYYY-MM-DD.
+    start: String,
+    /// Last day (inclusive), YYYY-MM-DD.
+    end: String,
+    /// A colour "#rrggbb" (optional).
+    #[serde(default)]
+    color: Option<String>,
+    /// Notes (optional).
+    #[serde(default)]
+    notes: Option<String>,
+    /// "Start no earlier than" date, YYYY-MM-DD (optional).
+    #[serde(default)]
+    pin: Option<String>,
+}
+
+fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
+    v.parse().map_err(|_| {
+        Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
+            ),
+        )
+    })
+}
+
+async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let start = date(&ctx, "start", &p.start)?;
+    let end = date(&ctx, "end", &p.end)?;
+    let pin = p.pin.as_deref().map(|d| date(&ctx, "pin", d)).transpose()?;
+    let mut cmd = json!({
+        "op": "add_period", "row": RowId(p.row), "label": p.label,
+        "start": start, "end": end,
+    });
+    if let Some(obj) = cmd.as_object_mut() {
+        if let Some(c) = p.color {
+            obj.insert("color".into(), json!(c));
+        }
+        if let Some(n) = p.notes {
+            obj.insert("notes".into(), json!(n));
+        }
+        if let Some(pin) = pin {
+            obj.insert("pin".into(), json!(pin));
+        }
+    }
+    let wrote = ctx.apply(id, &[command(&ctx, cmd)?], None).await?;
+    let bar = match wrote.applied.first() {
+        Some(c) => serde_json::to_value(c)
+            .ok()
+            .and_then(|v| v.get("id").and_then(Value::as_u64)),
+        None => None,
+    };
+    let label = p.label.trim();
+    let text = ctx.tr(
+        format!(
+            "Bloc « {label} » ajouté (id {}) du {start} au {end} ; rang {}.",
+            bar.unwrap_or(0),
+            wrote.rank
+        ),
+        format!(
+            "Bar “{label}” added (id {}) from {start} to {end}; rank {}.",
+            bar.unwrap_or(0),
+            wrote.rank
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "bar": bar }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MovePeriods {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The ids of the bars to move.
+    #[serde(default)]
+    bars: Vec<u64>,
+    /// The ids of milestones to move with them (optional).
+    #[serde(default)]
+    milestones: Vec<u64>,
+    /// The offset in working units (days by default); negative moves earlier.
+    by: i32,
+}
+
+async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd =
+        json!({ "op": "move_periods", "bars": p.bars, "milestones": p.milestones, "by": p.by });
+    let wrote = ctx.apply(id, &[command(&ctx, cmd)?], None).await?;
+    let mut text = ctx.tr(
+        format!(
+            "{} bloc(s) et {} jalon(s) déplacés de {} ; rang {}.",
+            p.bars.len(),
+            p.milestones.len(),
+            p.by,
+            wrote.rank
+        ),
+        format!(
+            "{} bar(s) and {} milestone(s) moved by {}; rank {}.",
+            p.bars.len(),
+            p.milestones.len(),
+            p.by,
+            wrote.rank
+        ),
+    );
+    for b in p.bars.iter().take(20) {
+        if let Some(bar) = wrote.state.bar(BarId(*b)) {
+            text.push_str(&format!(
+                "\n- « {} » ({}) : {} → {}",
+                bar.label, bar.id, bar.start, bar.end
+            ));
+        }
+    }
+    if p.bars.len() > 20 {
+        text.push_str(&ctx.tr(
+            format!("\n… et {} autres.", p.bars.len() - 20),
+            format!("\n… and {} more.", p.bars.len() - 20),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "moved": p.bars.len() + p.milestones.len() }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ApplyPatch {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}].
+    commands: Vec<Value>,
+    /// The rank the commands were prepared at (what_if's rank): nothing is written if the
+    /// schedule has moved on since.
+    expected_rank: i64,
+}
+
+async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.commands.is_empty() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "« commands » est vide : rien à appliquer.",
+                "“commands” is empty: nothing to apply.",
+            ),
+        ));
+    }
+    let commands = p
+        .commands
+        .into_iter()
+        .map(|c| command(&ctx, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let wrote = ctx.apply(id, &commands, Some(p.expected_rank)).await?;
+    let text = ctx.tr(
+        format!(
+            "{} commande(s) appliquée(s) ; le planning passe au rang {}.",
+            commands.len(),
+            wrote.rank
+        ),
+        format!(
+            "{} command(s) applied; the schedule is now at rank {}.",
+            commands.len(),
+            wrote.rank
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "applied": commands.len() }),
+    ))
+}

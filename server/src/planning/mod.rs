@@ -1,0 +1,459 @@
+//! The planning service: every tool of the product as plain async Rust, independent of
+//! any transport. The MCP adapter (`mcp`) and the `/embed` HTTP calls are thin layers
+//! that turn a request into `Planning::call(caller, tool, arguments)` and the `Reply`
+//! back into their wire format; the view has no rights of its own, it calls these same
+//! tools.
+//!
+//! A tool is a `ToolSpec`: a name, a description a model can act on, a JSON Schema of
+//! its arguments (derived from the same Rust type that parses them, so they cannot
+//! drift), and an async function. `call` parses the arguments, runs the tool, and turns
+//! every failure into a `Reply` with `is_error` and a text that says what to fix, in
+//! the caller's language: a bad call is never a panic nor a protocol error.
+//!
+//! Rights: each tool opens the schedule it works on through `Ctx::open`, which checks
+//! the caller's role on it, the token's scope and its schedule restriction. Writes go
+//! through `Ctx::apply`: the model's `apply` inside the storage's optimistic write, so
+//! one transaction checks the rank, stores the state and appends the journal entry.
+
+mod args;
+mod edits;
+mod schedules;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use palmaplan_model::command::{self, Command};
+use palmaplan_model::{Lang, Schedule};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::storage::{EntryKind, NewEntry, Role, Store, StoreError, Written};
+
+pub use args::ScheduleRef;
+
+/// A source of the current time, injected so tests can move it.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// Unix milliseconds.
+    fn now_ms(&self) -> i64;
+}
+
+/// The system clock.
+#[derive(Debug)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+}
+
+/// Who is calling: the user behind the token, and what the token allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub user_id: i64,
+    /// The token's write scope (a read-only token writes nothing, whatever the role).
+    pub can_write: bool,
+    /// The one schedule a restricted token may touch.
+    pub only_schedule: Option<i64>,
+    /// The language of the texts, from the server's setting or the call.
+    pub lang: Lang,
+}
+
+/// What a tool answers: a text that stands on its own, and a compact structured value
+/// (ids, rank, counts — never a whole schedule).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub structured: Value,
+    pub is_error: bool,
+}
+
+impl Reply {
+    pub fn ok(text: impl Into<String>, structured: Value) -> Reply {
+        Reply {
+            text: text.into(),
+            structured,
+            is_error: false,
+        }
+    }
+}
+
+/// Why a tool refused: a text saying what to fix, and a short machine-readable code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub text: String,
+    pub details: Value,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, text: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            text: text.into(),
+            details: Value::Null,
+        }
+    }
+
+    pub fn with(mut self, details: Value) -> Refusal {
+        self.details = details;
+        self
+    }
+
+    fn into_reply(self) -> Reply {
+        let mut structured = json!({ "error": self.code });
+        if let (Value::Object(extra), Some(obj)) = (self.details, structured.as_object_mut()) {
+            obj.extend(extra);
+        }
+        Reply {
+            text: self.text,
+            structured,
+            is_error: true,
+        }
+    }
+}
+
+/// Picks the French or the English text.
+pub fn tr(lang: Lang, fr: impl Into<String>, en: impl Into<String>) -> String {
+    match lang {
+        Lang::Fr => fr.into(),
+        Lang::En => en.into(),
+    }
+}
+
+/// Whether a tool only reads or also writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+type ToolFuture = Pin<Box<dyn Future<Output = Result<Reply, Refusal>> + Send>>;
+type ToolFn = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
+
+/// One tool of the catalogue.
+#[derive(Clone)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub access: Access,
+    /// JSON Schema of the arguments (an object schema).
+    pub input_schema: Value,
+    run: ToolFn,
+}
+
+impl std::fmt::Debug for ToolSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSpec")
+            .field("name", &self.name)
+            .field("access", &self.access)
+            .finish()
+    }
+}
+
+/// Declares a tool whose arguments parse into `P`.
+pub(crate) fn tool<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    access: Access,
+    f: F,
+) -> ToolSpec
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Reply, Refusal>> + Send + 'static,
+{
+    let f = Arc::new(f);
+    ToolSpec {
+        name,
+        description,
+        access,
+        input_schema: args::schema_of::<P>(),
+        run: Arc::new(move |ctx: Ctx, raw: Value| {
+            let f = Arc::clone(&f);
+            Box::pin(async move {
+                let params: P = args::parse(raw, ctx.lang())?;
+                f(ctx, params).await
+            })
+        }),
+    }
+}
+
+/// The planning service. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Planning {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    tools: BTreeMap<&'static str, ToolSpec>,
+}
+
+/// What a tool runs with: the service and the caller.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    inner: Arc<Inner>,
+    pub caller: Caller,
+}
+
+/// The result of a write.
+#[derive(Clone, Debug)]
+pub struct Wrote {
+    pub rank: i64,
+    pub state: Schedule,
+    pub applied: Vec<Command>,
+}
+
+impl Planning {
+    pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
+        let mut tools = BTreeMap::new();
+        for spec in schedules::tools().into_iter().chain(edits::tools()) {
+            let name = spec.name;
+            assert!(
+                tools.insert(name, spec).is_none(),
+                "tool {name} declared twice"
+            );
+        }
+        Planning {
+            inner: Arc::new(Inner {
+                store,
+                clock,
+                tools,
+            }),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+
+    /// Every tool, by name.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.inner.tools.values()
+    }
+
+    /// Calls a tool. Never panics on input and never fails: a refusal is a `Reply` with
+    /// `is_error` and a text that says what to fix.
+    pub async fn call(&self, caller: &Caller, name: &str, arguments: Value) -> Reply {
+        let Some(spec) = self.inner.tools.get(name) else {
+            let known: Vec<&str> = self.inner.tools.keys().copied().collect();
+            return Refusal::new(
+                "unknown_tool",
+                tr(
+                    caller.lang,
+                    format!(
+                        "L'outil « {name} » n'existe pas. Outils disponibles : {}.",
+                        known.join(", ")
+                    ),
+                    format!(
+                        "There is no tool “{name}”. Available tools: {}.",
+                        known.join(", ")
+                    ),
+                ),
+            )
+            .into_reply();
+        };
+        if spec.access == Access::Write && !caller.can_write {
+            return Refusal::new(
+                "read_only_token",
+                tr(
+                    caller.lang,
+                    format!("« {name} » modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée « write ».", ),
+                    format!("“{name}” changes a schedule and this token is read-only. Create a token with the “write” scope."),
+                ),
+            )
+            .into_reply();
+        }
+        let ctx = Ctx {
+            inner: Arc::clone(&self.inner),
+            caller: caller.clone(),
+        };
+        match (spec.run)(ctx, arguments).await {
+            Ok(reply) => reply,
+            Err(refusal) => refusal.into_reply(),
+        }
+    }
+}
+
+impl Ctx {
+    pub fn lang(&self) -> Lang {
+        self.caller.lang
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.inner.clock.now_ms()
+    }
+
+    /// Picks the text in the caller's language.
+    pub fn tr(&self, fr: impl Into<String>, en: impl Into<String>) -> String {
+        tr(self.lang(), fr, en)
+    }
+
+    /// A storage failure, as users see it (the detail goes to the logs).
+    pub fn db_error(&self, e: StoreError) -> Refusal {
+        if matches!(e, StoreError::NotFound) {
+            return Refusal::new(
+                "not_found",
+                self.tr(
+                    "Ce planning n'existe plus.",
+                    "This schedule no longer exists.",
+                ),
+            );
+        }
+        tracing::error!(error = %e, "storage failure");
+        Refusal::new(
+            "storage",
+            self.tr(
+                "Le serveur n'a pas pu lire ou écrire ses données ; rien n'a été modifié. Réessayez dans un instant.",
+                "The server could not read or write its data; nothing was changed. Try again in a moment.",
+            ),
+        )
+    }
+
+    /// Resolves a schedule (by id or name) among the caller's, and checks that their
+    /// role is at least `needed` and that the token may touch it.
+    pub async fn open(&self, schedule: &ScheduleRef, needed: Role) -> Result<(i64, Role), Refusal> {
+        let mine = self
+            .store()
+            .schedules_of(self.caller.user_id)
+            .await
+            .map_err(|e| self.db_error(e))?;
+        let found: Vec<_> = match schedule {
+            ScheduleRef::Id(id) => mine.iter().filter(|s| s.id == *id).collect(),
+            ScheduleRef::Name(name) => {
+                let exact: Vec<_> = mine.iter().filter(|s| s.name == *name).collect();
+                if exact.is_empty() {
+                    let lower = name.to_lowercase();
+                    mine.iter()
+                        .filter(|s| s.name.to_lowercase() == lower)
+                        .collect()
+                } else {
+                    exact
+                }
+            }
+        };
+        let info = match found.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Refusal::new(
+                    "schedule_not_found",
+                    self.tr(
+                        format!("Aucun planning « {schedule} » parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
+                        format!("No schedule “{schedule}” among yours. Call list_schedules to see their names and ids."),
+                    ),
+                ));
+            }
+            many => {
+                let ids: Vec<String> = many.iter().map(|s| s.id.to_string()).collect();
+                return Err(Refusal::new(
+                    "ambiguous_schedule",
+                    self.tr(
+                        format!("Plusieurs plannings s'appellent « {schedule} » (ids {}). Indiquez l'id.", ids.join(", ")),
+                        format!("Several schedules are named “{schedule}” (ids {}). Give the id.", ids.join(", ")),
+                    ),
+                ));
+            }
+        };
+        if let Some(only) = self.caller.only_schedule
+            && only != info.id
+        {
+            return Err(Refusal::new(
+                "token_restricted",
+                self.tr(
+                    format!("Ce jeton est limité au planning {only} : il ne donne pas accès au planning {}.", info.id),
+                    format!("This token is restricted to schedule {only}: it gives no access to schedule {}.", info.id),
+                ),
+            ));
+        }
+        if info.role < needed {
+            return Err(Refusal::new(
+                "forbidden",
+                self.tr(
+                    format!(
+                        "Votre rôle sur « {} » est {} ; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
+                        info.name,
+                        role_name(info.role, Lang::Fr),
+                        role_name(needed, Lang::Fr)
+                    ),
+                    format!(
+                        "Your role on “{}” is {}; this needs the {} role. Ask an owner of the schedule for it.",
+                        info.name,
+                        role_name(info.role, Lang::En),
+                        role_name(needed, Lang::En)
+                    ),
+                ),
+            )
+            .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() })));
+        }
+        Ok((info.id, info.role))
+    }
+
+    /// Applies commands to a schedule as one journalled write. With `expected_rank`,
+    /// writes only if the schedule is still at that rank (decided in the transaction).
+    pub async fn apply(
+        &self,
+        id: i64,
+        commands: &[Command],
+        expected_rank: Option<i64>,
+    ) -> Result<Wrote, Refusal> {
+        let lang = self.lang();
+        let now = self.now_ms();
+        let out = self
+            .store()
+            .write(id, self.caller.user_id, now, expected_rank, |cur| {
+                let (next, applied) = command::apply(&cur.state, commands)?;
+                let entry = NewEntry {
+                    kind: EntryKind::Write,
+                    target_rank: None,
+                    commands: serde_json::to_string(&applied.applied)
+                        .unwrap_or_else(|_| "[]".into()),
+                    inverse: serde_json::to_string(&applied.inverse)
+                        .unwrap_or_else(|_| "[]".into()),
+                };
+                Ok::<_, command::ApplyError>((next, entry, applied.applied))
+            })
+            .await
+            .map_err(|e| self.db_error(e))?;
+        match out {
+            Err(e) => Err(Refusal::new("invalid_command", e.message(lang)).with(json!({
+                "command": e.command, "op": e.op, "field": e.field,
+            }))),
+            Ok(Written::OutOfDate { current }) => Err(Refusal::new(
+                "out_of_date",
+                self.tr(
+                    format!("Cette proposition n'est plus à jour : le planning a changé depuis (rang {current}). Rien n'a été écrit ; demandez une nouvelle proposition."),
+                    format!("This proposal is out of date: the schedule has changed since (rank {current}). Nothing was written; ask for a new one."),
+                ),
+            )
+            .with(json!({ "rank": current }))),
+            Ok(Written::Done { rank, state, result: applied }) => Ok(Wrote { rank, state: *state, applied }),
+        }
+    }
+}
+
+/// A role's name in a language.
+pub fn role_name(role: Role, lang: Lang) -> &'static str {
+    match (role, lang) {
+        (Role::Viewer, Lang::Fr) => "lecteur",
+        (Role::Editor, Lang::Fr) => "éditeur",
+        (Role::Owner, Lang::Fr) => "propriétaire",
+        (Role::Viewer, Lang::En) => "viewer",
+        (Role::Editor, Lang::En) => "editor",
+        (Role::Owner, Lang::En) => "owner",
+    }
+}

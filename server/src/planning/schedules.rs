@@ -1,0 +1,170 @@
+//! Tools on whole schedules: list, read, create, rename, duplicate, delete.
+
+use palmaplan_model::{Schedule, demo, risk, text};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "list_schedules",
+            "List the schedules you can see, with their id, name, your role and their rank (journal position). Start here to find a schedule's id.",
+            Access::Read,
+            list_schedules,
+        ),
+        tool(
+            "get_schedule",
+            "Summarise one schedule: period, counts of groups, rows, bars (periods) and milestones, risks (violated links, bars at risk of a member's absence), and its rank.",
+            Access::Read,
+            get_schedule,
+        ),
+        tool(
+            "create_schedule",
+            "Create a schedule, empty or as a copy of the demo (\"demo\": true). You become its owner.",
+            Access::Write,
+            create_schedule,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
+    let list = ctx
+        .store()
+        .schedules_of(ctx.caller.user_id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let visible: Vec<_> = list
+        .into_iter()
+        .filter(|s| ctx.caller.only_schedule.is_none_or(|only| only == s.id))
+        .collect();
+    let mut text = if visible.is_empty() {
+        ctx.tr(
+            "Vous n'avez encore aucun planning. Créez-en un avec create_schedule.",
+            "You have no schedule yet. Create one with create_schedule.",
+        )
+    } else {
+        ctx.tr(
+            format!("{} planning(s) :", visible.len()),
+            format!("{} schedule(s):", visible.len()),
+        )
+    };
+    for s in &visible {
+        text.push_str(&format!(
+            "\n- {} — « {} » ({}, {})",
+            s.id,
+            s.name,
+            super::role_name(s.role, ctx.lang()),
+            ctx.tr(format!("rang {}", s.rank), format!("rank {}", s.rank)),
+        ));
+    }
+    let items: Vec<_> = visible
+        .iter()
+        .map(|s| json!({ "id": s.id, "name": s.name, "role": s.role.as_str(), "rank": s.rank }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({ "count": items.len(), "schedules": items }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct One {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    let risks = risk::risks(s);
+    let mut text = text::schedule_summary(s, ctx.lang());
+    if let Some(line) = text::risks_line(&risks, ctx.lang()) {
+        text.push('\n');
+        text.push_str(&line);
+        for detail in text::risk_details(s, &risks, ctx.lang()) {
+            text.push_str("\n- ");
+            text.push_str(&detail);
+        }
+    }
+    Ok(Reply::ok(
+        text,
+        summary_json(id, stored.rank, role, s, &risks),
+    ))
+}
+
+/// The compact structured summary of a schedule (counts, never the items).
+pub(super) fn summary_json(
+    id: i64,
+    rank: i64,
+    role: Role,
+    s: &Schedule,
+    risks: &risk::Risks,
+) -> serde_json::Value {
+    let span = s.span();
+    json!({
+        "schedule_id": id,
+        "name": s.name,
+        "rank": rank,
+        "role": role.as_str(),
+        "from": span.map(|(a, _)| a.to_string()),
+        "to": span.map(|(_, b)| b.to_string()),
+        "counts": {
+            "groups": s.groups.len(), "rows": s.rows.len(), "bars": s.bars.len(),
+            "milestones": s.milestones.len(), "links": s.links.len(), "actions": s.actions.len(),
+            "members": s.members.len(), "absences": s.absences.len(),
+        },
+        "risks": { "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len() },
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Create {
+    /// The new schedule's name.
+    name: String,
+    /// Start from a copy of the demo schedule ("S/4HANA Migration") instead of an empty one.
+    #[serde(default)]
+    demo: bool,
+}
+
+async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Le nom du planning doit compter de 1 à 200 caractères.",
+                "A schedule's name must have 1 to 200 characters.",
+            ),
+        ));
+    }
+    let mut state = if p.demo {
+        demo::s4hana_migration()
+    } else {
+        Schedule::new(name)
+    };
+    state.name = name.to_owned();
+    let id = ctx
+        .store()
+        .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let text = ctx.tr(
+        format!("Planning « {name} » créé (id {id}) ; vous en êtes propriétaire."),
+        format!("Schedule “{name}” created (id {id}); you own it."),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "name": name, "rank": 0 }),
+    ))
+}
