@@ -6,13 +6,13 @@
 
 use std::fmt;
 
-use palmaplan_model::Lang;
+use palmaplan_model::{Date, Lang};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Refusal, tr};
+use super::{Ctx, Refusal, tr};
 
 /// A schedule named by its id or its name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -31,6 +31,21 @@ impl fmt::Display for ScheduleRef {
             ScheduleRef::Name(n) => f.write_str(n),
         }
     }
+}
+
+/// Parses a date argument ("YYYY-MM-DD"); the refusal names the field and shows the
+/// expected form. Every tool that takes a date goes through here, so they all word it
+/// the same way.
+pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
+    v.parse().map_err(|_| {
+        Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
+            ),
+        )
+    })
 }
 
 /// The JSON Schema of a tool's arguments, as an object schema.

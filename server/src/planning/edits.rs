@@ -6,11 +6,12 @@
 //! updates see one kind of write.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{BarId, Date, RowId};
+use palmaplan_model::{BarId, RowId};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::args::date;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::Role;
 
@@ -72,18 +73,6 @@ struct AddPeriod {
     /// "Start no earlier than" date, YYYY-MM-DD (optional).
     #[serde(default)]
     pin: Option<String>,
-}
-
-fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
-    v.parse().map_err(|_| {
-        Refusal::new(
-            "invalid_arguments",
-            ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
-                format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
-            ),
-        )
-    })
 }
 
 async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {

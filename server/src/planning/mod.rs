@@ -18,6 +18,7 @@
 mod args;
 mod edits;
 mod schedules;
+mod structure;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -214,7 +215,11 @@ pub struct Wrote {
 impl Planning {
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
         let mut tools = BTreeMap::new();
-        for spec in schedules::tools().into_iter().chain(edits::tools()) {
+        for spec in schedules::tools()
+            .into_iter()
+            .chain(edits::tools())
+            .chain(structure::tools())
+        {
             let name = spec.name;
             assert!(
                 tools.insert(name, spec).is_none(),

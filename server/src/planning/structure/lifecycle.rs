@@ -1,0 +1,360 @@
+//! Tools on a schedule as a whole: rename it, duplicate it, delete it.
+//!
+//! Renaming is a journalled command like any edit (it can be undone). Duplicating makes
+//! a new schedule from the current state, owned by the caller, with a fresh journal.
+//! Deleting removes the schedule with its journal, versions and roles: it cannot be
+//! undone, so it asks for `confirm: true` and the Owner role.
+
+use palmaplan_model::Schedule;
+use palmaplan_model::command::Command;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{inverse_at, rank};
+use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "rename_schedule",
+            "Rename a schedule (1 to 200 characters). Needs the editor role; can be undone.",
+            Access::Write,
+            rename_schedule,
+        ),
+        tool(
+            "duplicate_schedule",
+            "Copy a schedule as it is now into a new schedule with its own name; you own the copy. Needs the viewer role on the source. The copy starts a fresh history (rank 0) without versions; private data (members' e-mails, absence reasons) is copied only if you own the source.",
+            Access::Write,
+            duplicate_schedule,
+        ),
+        tool(
+            "delete_schedule",
+            "Delete a schedule for good, with its history, versions and everyone's access. Cannot be undone: needs the owner role and \"confirm\": true.",
+            Access::Write,
+            delete_schedule,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Named {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The new name (1 to 200 characters).
+    name: String,
+}
+
+/// The name rule of `create_schedule`, so every way of naming a schedule agrees.
+fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Le nom du planning doit compter de 1 à 200 caractères.",
+                "A schedule's name must have 1 to 200 characters.",
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let name = schedule_name(&ctx, &p.name)?;
+    let cmd = Command::RenameSchedule {
+        name: name.to_owned(),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let old = inverse_at(&ctx, id, wrote.rank)
+        .await
+        .and_then(|inv| match inv.first() {
+            Some(Command::RenameSchedule { name }) => Some(name.clone()),
+            _ => None,
+        });
+    let text = match old {
+        Some(old) => ctx.tr(
+            format!(
+                "Planning {id} renommé de « {old} » en « {name} » ; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+            format!(
+                "Schedule {id} renamed from “{old}” to “{name}”; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+        ),
+        None => ctx.tr(
+            format!(
+                "Planning {id} renommé « {name} » ; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+            format!(
+                "Schedule {id} renamed “{name}”; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+        ),
+    };
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "name": name }),
+    ))
+}
+
+/// Removes what only owners and the member themselves may see (see the brief's privacy
+/// rule): a duplicate made by a non-owner must not hand them an owner's view of it.
+/// Returns how many e-mails and reasons were removed.
+fn redact(s: &mut Schedule, own_email: Option<&str>) -> usize {
+    let mine = |e: &str| own_email.is_some_and(|m| m.eq_ignore_ascii_case(e));
+    let mut removed = 0;
+    let mut me = Vec::new();
+    for m in &mut s.members {
+        match m.email.as_deref() {
+            Some(e) if mine(e) => me.push(m.id),
+            Some(_) => {
+                m.email = None;
+                removed += 1;
+            }
+            None => {}
+        }
+    }
+    for a in &mut s.absences {
+        if !a.reason.is_empty() && !me.contains(&a.member) {
+            a.reason.clear();
+            removed += 1;
+        }
+    }
+    removed
+}
+
+async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
+    let (source, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let name = schedule_name(&ctx, &p.name)?;
+    let stored = ctx
+        .store()
+        .load(source)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut state = stored.state;
+    let source_name = std::mem::replace(&mut state.name, name.to_owned());
+    let redacted = if role < Role::Owner {
+        let me = ctx
+            .store()
+            .user(ctx.caller.user_id)
+            .await
+            .map_err(|e| ctx.db_error(e))?;
+        redact(&mut state, me.as_ref().map(|u| u.email.as_str()))
+    } else {
+        0
+    };
+    let id = ctx
+        .store()
+        .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut text = ctx.tr(
+        format!(
+            "Planning « {source_name} » ({source}, au rang {}) dupliqué en « {name} » (id {id}) : {} groupe(s), {} ligne(s), {} bloc(s), {} jalon(s). Vous en êtes propriétaire ; son historique commence au rang 0.",
+            stored.rank,
+            state.groups.len(),
+            state.rows.len(),
+            state.bars.len(),
+            state.milestones.len()
+        ),
+        format!(
+            "Schedule “{source_name}” ({source}, at rank {}) duplicated as “{name}” (id {id}): {} group(s), {} row(s), {} bar(s), {} milestone(s). You own it; its history starts at rank 0.",
+            stored.rank,
+            state.groups.len(),
+            state.rows.len(),
+            state.bars.len(),
+            state.milestones.len()
+        ),
+    );
+    if redacted > 0 {
+        text.push_str(&ctx.tr(
+            format!(" {redacted} donnée(s) privée(s) (e-mails de membres, motifs d'absence) n'ont pas été copiées : seul un propriétaire du planning source les voit."),
+            format!(" {redacted} private item(s) (members' e-mails, absence reasons) were not copied: only an owner of the source schedule sees them."),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": 0, "name": name,
+            "source_id": source, "source_rank": stored.rank, "redacted": redacted,
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Delete {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// Must be true: deleting cannot be undone.
+    confirm: bool,
+}
+
+async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    if !p.confirm {
+        return Err(Refusal::new(
+            "confirmation_needed",
+            ctx.tr(
+                format!("Rien n'a été supprimé. Supprimer « {} » (id {id}, {} bloc(s), rang {}) efface aussi son historique et ses versions, sans retour possible : rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, s.bars.len(), stored.rank),
+                format!("Nothing was deleted. Deleting “{}” (id {id}, {} bar(s), rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, s.bars.len(), stored.rank),
+            ),
+        ));
+    }
+    if !ctx
+        .store()
+        .delete_schedule(id)
+        .await
+        .map_err(|e| ctx.db_error(e))?
+    {
+        return Err(ctx.db_error(crate::storage::StoreError::NotFound));
+    }
+    let text = ctx.tr(
+        format!(
+            "Planning « {} » (id {id}) supprimé, avec son historique ({} écriture(s)), ses versions et les accès de chacun.",
+            s.name, stored.rank
+        ),
+        format!(
+            "Schedule “{}” (id {id}) deleted, with its history ({} write(s)), its versions and everyone's access.",
+            s.name, stored.rank
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "deleted": true, "rank": stored.rank }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testkit::{Kit, kit, needs_editor, ok, refused};
+
+    #[tokio::test]
+    async fn rename_says_old_and_new_and_viewers_cannot() {
+        let k = kit().await;
+        let r = ok(k
+            .call(
+                &k.editor,
+                "rename_schedule",
+                json!({"name": "  Bascule S/4 "}),
+            )
+            .await);
+        assert!(
+            r.text.contains("« S/4HANA Migration » en « Bascule S/4 »")
+                && r.text.contains("rang 1"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["rank"], 1);
+        assert_eq!(k.state().await.name, "Bascule S/4");
+        // Found by its new name, in the storage's listing too.
+        let r = ok(k
+            .planning
+            .call(&k.owner, "get_schedule", json!({"schedule": "Bascule S/4"}))
+            .await);
+        assert!(r.text.contains("Bascule S/4"), "{}", r.text);
+        needs_editor(
+            k.call(&k.viewer, "rename_schedule", json!({"name": "X"}))
+                .await,
+        );
+        refused(
+            k.call(&k.editor, "rename_schedule", json!({"name": " "}))
+                .await,
+            "invalid_arguments",
+        );
+    }
+
+    #[tokio::test]
+    async fn a_viewer_duplicates_without_private_data() {
+        let k = kit().await;
+        let r = ok(k
+            .call(&k.viewer, "duplicate_schedule", json!({"name": "Copie"}))
+            .await);
+        let copy = r.structured["schedule_id"].as_i64().unwrap();
+        assert_ne!(copy, k.schedule);
+        assert!(
+            r.text.contains("« Copie »") && r.text.contains("propriétaire"),
+            "{}",
+            r.text
+        );
+        // Four e-mails and one absence reason removed.
+        assert_eq!(r.structured["redacted"], 5, "{}", r.text);
+        let s = k.planning.store().load(copy).await.unwrap().state;
+        assert_eq!(s.name, "Copie");
+        assert_eq!(s.bars.len(), 6);
+        assert!(s.members.iter().all(|m| m.email.is_none()));
+        assert!(s.absences.iter().all(|a| a.reason.is_empty()));
+        // The viewer owns the copy: they may delete it.
+        ok(k.call(
+            &k.viewer,
+            "delete_schedule",
+            json!({"schedule": copy, "confirm": true}),
+        )
+        .await);
+    }
+
+    #[tokio::test]
+    async fn an_owner_keeps_private_data_and_a_member_their_own() {
+        let k = kit().await;
+        let r = ok(k
+            .call(&k.owner, "duplicate_schedule", json!({"name": "Copie"}))
+            .await);
+        assert_eq!(r.structured["redacted"], 0);
+        // The editor is Karim, a member: his own e-mail stays, the others go.
+        let r = ok(k
+            .call(&k.editor, "duplicate_schedule", json!({"name": "Copie K"}))
+            .await);
+        let copy = r.structured["schedule_id"].as_i64().unwrap();
+        let s = k.planning.store().load(copy).await.unwrap().state;
+        let kept: Vec<_> = s.members.iter().filter_map(|m| m.email.clone()).collect();
+        assert_eq!(kept, ["karim.benali@example.org"]);
+        refused(
+            k.call(&k.stranger, "duplicate_schedule", json!({"name": "X"}))
+                .await,
+            "schedule_not_found",
+        );
+    }
+
+    #[tokio::test]
+    async fn delete_needs_owner_and_confirmation() {
+        let k = kit().await;
+        let r = refused(
+            k.call(&k.editor, "delete_schedule", json!({"confirm": true}))
+                .await,
+            "forbidden",
+        );
+        assert!(r.text.contains("propriétaire"), "{}", r.text);
+        let r = refused(
+            k.call(
+                &Kit::en(&k.owner),
+                "delete_schedule",
+                json!({"confirm": false}),
+            )
+            .await,
+            "confirmation_needed",
+        );
+        assert!(r.text.contains("Nothing was deleted"), "{}", r.text);
+        refused(
+            k.call(&k.owner, "delete_schedule", json!({})).await,
+            "invalid_arguments",
+        );
+        let r = ok(k
+            .call(&k.owner, "delete_schedule", json!({"confirm": true}))
+            .await);
+        assert!(r.text.contains("« S/4HANA Migration »"), "{}", r.text);
+        refused(
+            k.call(&k.owner, "get_schedule", json!({})).await,
+            "schedule_not_found",
+        );
+    }
+}

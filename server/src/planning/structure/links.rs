@@ -1,0 +1,418 @@
+//! Tools on dependency links between bars and milestones (add, update, delete) and
+//! `list_violated_links`. A link is checked against the planned dates right after it
+//! is written, with the model's risk arithmetic, so the answer says at once when the
+//! dates break it and by how many working days.
+
+use palmaplan_model::calendar::Calendar;
+use palmaplan_model::command::Command;
+use palmaplan_model::risk::{self, Risks};
+use palmaplan_model::{ItemId, Lang, LinkId, LinkKind, Schedule, text};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    CAP, Watch, inverse_at, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
+};
+use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "add_link",
+            "Add a dependency: \"to\" depends on \"from\" (ids of bars or milestones). kind: FS finish-to-start (default), SS start-to-start, FF finish-to-finish, SF start-to-finish. lag in the schedule's time unit (working days by default), negative for a lead. Refused if it would make a cycle or repeat a link. Says if the current dates break it.",
+            Access::Write,
+            add_link,
+        ),
+        tool(
+            "update_link",
+            "Change a link's kind (FS, SS, FF, SF) or lag; fields left out stay as they are. Says if the current dates break it.",
+            Access::Write,
+            update_link,
+        ),
+        tool(
+            "delete_link",
+            "Delete a dependency link. Can be undone.",
+            Access::Write,
+            delete_link,
+        ),
+        tool(
+            "list_violated_links",
+            "List the links the planned dates break: each with its two items and by how many working days the successor would have to move later.",
+            Access::Read,
+            list_violated_links,
+        ),
+    ]
+}
+
+/// A link type, as the model writes it.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+enum Kind {
+    /// Finish-to-start: "to" starts after "from" finishes.
+    FS,
+    /// Start-to-start: "to" starts after "from" starts.
+    SS,
+    /// Finish-to-finish: "to" finishes after "from" finishes.
+    FF,
+    /// Start-to-finish: "to" finishes after "from" starts.
+    SF,
+}
+
+impl From<Kind> for LinkKind {
+    fn from(k: Kind) -> LinkKind {
+        match k {
+            Kind::FS => LinkKind::FS,
+            Kind::SS => LinkKind::SS,
+            Kind::FF => LinkKind::FF,
+            Kind::SF => LinkKind::SF,
+        }
+    }
+}
+
+fn kind_words(lang: Lang, k: LinkKind) -> &'static str {
+    match (lang, k) {
+        (Lang::Fr, LinkKind::FS) => "FS (fin → début)",
+        (Lang::Fr, LinkKind::SS) => "SS (début → début)",
+        (Lang::Fr, LinkKind::FF) => "FF (fin → fin)",
+        (Lang::Fr, LinkKind::SF) => "SF (début → fin)",
+        (Lang::En, LinkKind::FS) => "FS (finish-to-start)",
+        (Lang::En, LinkKind::SS) => "SS (start-to-start)",
+        (Lang::En, LinkKind::FF) => "FF (finish-to-finish)",
+        (Lang::En, LinkKind::SF) => "SF (start-to-finish)",
+    }
+}
+
+/// "« A » (13) → « B » (14), FS (fin → début), décalage 2 jours ouvrés".
+fn describe(ctx: &Ctx, s: &Schedule, l: LinkId) -> String {
+    let Some(link) = s.link(l) else {
+        return l.to_string();
+    };
+    let lag = if link.lag == 0 {
+        ctx.tr("sans décalage", "no lag")
+    } else {
+        let unit = unit_word(ctx.lang(), s.settings.time_unit);
+        ctx.tr(
+            format!("décalage {} {unit}", link.lag),
+            format!("lag {} {unit}", link.lag),
+        )
+    };
+    format!(
+        "{} → {}, {}, {lag}",
+        item(ctx, s, link.from),
+        item(ctx, s, link.to),
+        kind_words(ctx.lang(), link.kind)
+    )
+}
+
+/// Appends whether the planned dates break this link.
+fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
+    let lines = risk_lines(ctx, &wrote.state, Watch::Links(&|v| v.link == l));
+    if lines.is_empty() {
+        text.push_str(&ctx.tr(
+            " Les dates prévues le respectent.",
+            " The planned dates meet it.",
+        ));
+    }
+    push_risks(ctx, text, &lines);
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddLink {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The predecessor: a bar's or a milestone's id.
+    from: u64,
+    /// The successor, which depends on "from": a bar's or a milestone's id.
+    to: u64,
+    /// FS (default), SS, FF or SF.
+    #[serde(default)]
+    kind: Option<Kind>,
+    /// In the schedule's time unit; 0 by default, negative for a lead.
+    #[serde(default)]
+    lag: Option<i32>,
+}
+
+async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::AddLink {
+        id: None,
+        from: ItemId(p.from),
+        to: ItemId(p.to),
+        kind: p.kind.map(LinkKind::from),
+        lag: p.lag,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let l = match wrote.applied.first() {
+        Some(Command::AddLink { id: Some(l), .. }) => *l,
+        _ => LinkId(0),
+    };
+    let mut text = ctx.tr(
+        format!(
+            "Lien {l} ajouté : {} ; {}.",
+            describe(&ctx, &wrote.state, l),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Link {l} added: {}; {}.",
+            describe(&ctx, &wrote.state, l),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    push_link_check(&ctx, &mut text, &wrote, l);
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateLink {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The link's id.
+    link: u64,
+    /// FS, SS, FF or SF.
+    #[serde(default)]
+    kind: Option<Kind>,
+    /// In the schedule's time unit, negative for a lead.
+    #[serde(default)]
+    lag: Option<i32>,
+}
+
+async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.kind.is_none() && p.lag.is_none() {
+        return Err(nothing_to_change(&ctx, "kind, lag"));
+    }
+    let l = LinkId(p.link);
+    let cmd = Command::UpdateLink {
+        link: l,
+        kind: p.kind.map(LinkKind::from),
+        lag: p.lag,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let mut text = ctx.tr(
+        format!(
+            "Lien {l} modifié : {} ; {}.",
+            describe(&ctx, &wrote.state, l),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Link {l} updated: {}; {}.",
+            describe(&ctx, &wrote.state, l),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    push_link_check(&ctx, &mut text, &wrote, l);
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteLink {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The link's id.
+    link: u64,
+}
+
+async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::DeleteLink {
+        link: LinkId(p.link),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let ends = inverse_at(&ctx, id, wrote.rank).await.and_then(|inv| {
+        inv.iter().find_map(|c| match c {
+            Command::AddLink { from, to, .. } => Some((*from, *to)),
+            _ => None,
+        })
+    });
+    let between = ends.map_or(String::new(), |(from, to)| {
+        format!(
+            " ({} → {})",
+            item(&ctx, &wrote.state, from),
+            item(&ctx, &wrote.state, to)
+        )
+    });
+    let at = rank(&ctx, wrote.rank);
+    let text = ctx.tr(
+        format!(
+            "Lien {}{between} supprimé ; {at}. Annulable avec undo.",
+            p.link
+        ),
+        format!(
+            "Link {}{between} deleted; {at}. Can be undone with undo.",
+            p.link
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "link": p.link }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct One {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    let cal = Calendar::for_schedule(s);
+    let mut violated = risk::violated_links(s, &cal);
+    let total = violated.len();
+    let at = rank(&ctx, stored.rank);
+    if total == 0 {
+        let text = ctx.tr(
+            format!(
+                "Les dates prévues de « {} » respectent ses {} lien(s) ; {at}.",
+                s.name,
+                s.links.len()
+            ),
+            format!(
+                "The planned dates of “{}” meet all its {} link(s); {at}.",
+                s.name,
+                s.links.len()
+            ),
+        );
+        return Ok(Reply::ok(
+            text,
+            json!({ "schedule_id": id, "rank": stored.rank, "count": 0, "links": [] }),
+        ));
+    }
+    // The worst first: they are the ones to fix first.
+    violated.sort_by(|a, b| b.by_days.cmp(&a.by_days).then(a.link.cmp(&b.link)));
+    violated.truncate(CAP);
+    let mut text = ctx.tr(
+        format!("{total} lien(s) sur {} non respecté(s) dans « {} », du plus grand écart au plus petit ; {at} :", s.links.len(), s.name),
+        format!("{total} of {} link(s) violated in “{}”, largest gap first; {at}:", s.links.len(), s.name),
+    );
+    let shown = Risks {
+        violated_links: violated,
+        absence_risks: Vec::new(),
+    };
+    for line in text::risk_details(s, &shown, ctx.lang()) {
+        text.push_str("\n- ");
+        text.push_str(&line);
+    }
+    text.push_str(&more(&ctx, total - shown.violated_links.len()));
+    let links: Vec<_> = shown
+        .violated_links
+        .iter()
+        .map(|v| json!({ "link": v.link, "from": v.from, "to": v.to, "kind": v.kind, "by_days": v.by_days }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": stored.rank, "count": total, "links": links }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testkit::{Kit, kit, needs_editor, ok, refused};
+
+    #[tokio::test]
+    async fn add_update_delete_and_list_violations() {
+        let k = kit().await;
+        let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
+        assert!(
+            r.text.contains("respectent ses 7 lien(s) ; rang 0."),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(&k.editor, "add_link", json!({"from": 14, "to": 15}))
+            .await);
+        assert!(
+            r.text.contains("Lien 32 ajouté : « Nettoyage des données » (14) → « Adaptation du code ABAP » (15), FS (fin → début), sans décalage ; rang 1.")
+                && r.text.contains("Lien 32 (FS) non respecté de 5 jours ouvrés"),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "update_link",
+                json!({"link": 32, "kind": "SS", "lag": -1}),
+            )
+            .await);
+        assert!(
+            r.text.contains(
+                "SS (start-to-start), lag -1 working days; rank 2. The planned dates meet it."
+            ),
+            "{}",
+            r.text
+        );
+        ok(
+            k.call(&k.editor, "update_link", json!({"link": 20, "lag": 8}))
+                .await,
+        );
+        let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
+        assert_eq!(r.structured["count"], 1);
+        assert!(
+            r.text.contains("1 lien(s) sur 8 non respecté(s)")
+                && r.text
+                    .contains("Lien 20 (SS) non respecté de 3 jours ouvrés"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["links"][0]["by_days"], 3);
+        let r = ok(k.call(&k.editor, "delete_link", json!({"link": 20})).await);
+        assert!(
+            r.text.contains("Lien 20 (« Audit du système » (13) → « Nettoyage des données » (14)) supprimé ; rang 4."),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn refusals() {
+        let k = kit().await;
+        needs_editor(
+            k.call(&k.viewer, "add_link", json!({"from": 14, "to": 15}))
+                .await,
+        );
+        needs_editor(k.call(&k.viewer, "delete_link", json!({"link": 20})).await);
+        let r = refused(
+            k.call(&k.editor, "add_link", json!({"from": 18, "to": 13}))
+                .await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("cycle"), "{}", r.text);
+        let r = refused(
+            k.call(&k.editor, "delete_link", json!({"link": 99})).await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("le lien 99 n'existe pas"), "{}", r.text);
+        refused(
+            k.call(
+                &k.editor,
+                "add_link",
+                json!({"from": 14, "to": 15, "kind": "XY"}),
+            )
+            .await,
+            "invalid_arguments",
+        );
+        refused(
+            k.call(&k.editor, "update_link", json!({"link": 20})).await,
+            "invalid_arguments",
+        );
+        refused(
+            k.call(&k.stranger, "list_violated_links", json!({})).await,
+            "schedule_not_found",
+        );
+    }
+}

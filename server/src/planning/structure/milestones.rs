@@ -1,0 +1,389 @@
+//! Tools on milestones: dated points on a row (a go-live, a delivery) that links can
+//! join like bars. Moving one says which of its links it now breaks, since that is the
+//! usual surprise of moving a milestone.
+
+use palmaplan_model::command::Command;
+use palmaplan_model::{MilestoneId, RowId, Schedule};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    Removed, Watch, inverse_at, nothing_to_change, nullable, push_risks, quote, rank, risk_lines,
+    touches,
+};
+use crate::planning::args::date;
+use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "add_milestone",
+            "Add a milestone (a dated point, e.g. a go-live) to a row. The date is YYYY-MM-DD; a milestone is reached at the end of its day.",
+            Access::Write,
+            add_milestone,
+        ),
+        tool(
+            "move_milestone",
+            "Move a milestone to another date (YYYY-MM-DD). Says which of its links the new date breaks.",
+            Access::Write,
+            move_milestone,
+        ),
+        tool(
+            "update_milestone",
+            "Change a milestone's label, colour (null clears it), notes or row; fields left out stay as they are. To change its date use move_milestone.",
+            Access::Write,
+            update_milestone,
+        ),
+        tool(
+            "delete_milestone",
+            "Delete a milestone with the links that touch it. Can be undone.",
+            Access::Write,
+            delete_milestone,
+        ),
+    ]
+}
+
+/// "« Go-live » (19)", or the bare id.
+fn named(ctx: &Ctx, s: &Schedule, id: MilestoneId) -> String {
+    match s.milestone(id) {
+        Some(m) => quote(ctx, &m.label, id),
+        None => id.to_string(),
+    }
+}
+
+/// Appends the violated links that touch a milestone.
+fn push_link_risks(ctx: &Ctx, text: &mut String, wrote: &Wrote, m: MilestoneId) {
+    let item = m.into();
+    let lines = risk_lines(ctx, &wrote.state, Watch::Links(&|v| touches(v, item)));
+    push_risks(ctx, text, &lines);
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddMilestone {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+    /// What the milestone marks.
+    label: String,
+    /// Its day, YYYY-MM-DD.
+    date: String,
+    /// A colour "#rrggbb" (optional).
+    #[serde(default)]
+    color: Option<String>,
+    /// Notes (optional).
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let day = date(&ctx, "date", &p.date)?;
+    let cmd = Command::AddMilestone {
+        id: None,
+        row: RowId(p.row),
+        label: p.label.clone(),
+        date: day,
+        color: p.color,
+        notes: p.notes,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let m = match wrote.applied.first() {
+        Some(Command::AddMilestone { id: Some(m), .. }) => m.0,
+        _ => 0,
+    };
+    let row = wrote
+        .state
+        .row(RowId(p.row))
+        .map_or(p.row.to_string(), |r| quote(&ctx, &r.name, r.id));
+    let text = ctx.tr(
+        format!(
+            "Jalon « {} » ajouté (id {m}) le {day} sur la ligne {row} ; {}.",
+            p.label,
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Milestone “{}” added (id {m}) on {day} on row {row}; {}.",
+            p.label,
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": m, "date": day }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MoveMilestone {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The milestone's id.
+    milestone: u64,
+    /// Its new day, YYYY-MM-DD.
+    date: String,
+}
+
+async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let day = date(&ctx, "date", &p.date)?;
+    let m = MilestoneId(p.milestone);
+    let cmd = Command::MoveMilestone {
+        milestone: m,
+        date: day,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let old = inverse_at(&ctx, id, wrote.rank)
+        .await
+        .and_then(|inv| match inv.first() {
+            Some(Command::MoveMilestone { date, .. }) => Some(*date),
+            _ => None,
+        });
+    let was = old.map_or(String::new(), |d| {
+        ctx.tr(format!(" (il était au {d})"), format!(" (it was on {d})"))
+    });
+    let mut text = ctx.tr(
+        format!(
+            "Jalon {} déplacé au {day}{was} ; {}.",
+            named(&ctx, &wrote.state, m),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Milestone {} moved to {day}{was}; {}.",
+            named(&ctx, &wrote.state, m),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    push_link_risks(&ctx, &mut text, &wrote, m);
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone, "date": day, "was": old }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateMilestone {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The milestone's id.
+    milestone: u64,
+    /// A new label.
+    #[serde(default)]
+    label: Option<String>,
+    /// A colour "#rrggbb", or null for the default colour.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
+    color: Option<Option<String>>,
+    /// New notes ("" clears them).
+    #[serde(default)]
+    notes: Option<String>,
+    /// The id of the row to put it on.
+    #[serde(default)]
+    row: Option<u64>,
+}
+
+async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let mut changed = Vec::new();
+    if p.label.is_some() {
+        changed.push(ctx.tr("libellé", "label"));
+    }
+    if p.color.is_some() {
+        changed.push(ctx.tr("couleur", "colour"));
+    }
+    if p.notes.is_some() {
+        changed.push(ctx.tr("notes", "notes"));
+    }
+    if p.row.is_some() {
+        changed.push(ctx.tr("ligne", "row"));
+    }
+    if changed.is_empty() {
+        return Err(nothing_to_change(&ctx, "label, color, notes, row"));
+    }
+    let m = MilestoneId(p.milestone);
+    let cmd = Command::UpdateMilestone {
+        milestone: m,
+        label: p.label,
+        color: p.color,
+        notes: p.notes,
+        row: p.row.map(RowId),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let text = ctx.tr(
+        format!(
+            "Jalon {} modifié ({}) ; {}.",
+            named(&ctx, &wrote.state, m),
+            changed.join(", "),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Milestone {} updated ({}); {}.",
+            named(&ctx, &wrote.state, m),
+            changed.join(", "),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteMilestone {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The milestone's id.
+    milestone: u64,
+}
+
+async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::DeleteMilestone {
+        milestone: MilestoneId(p.milestone),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    let label = inverse.as_ref().and_then(|inv| {
+        inv.iter().find_map(|c| match c {
+            Command::AddMilestone { label, .. } => Some(label.clone()),
+            _ => None,
+        })
+    });
+    let removed = inverse
+        .as_deref()
+        .map(|inv| Removed::count(inv, "add_milestone"));
+    let named = label.map_or(p.milestone.to_string(), |l| quote(&ctx, &l, p.milestone));
+    let with = removed.map_or(String::new(), |r| r.words(&ctx));
+    let at = rank(&ctx, wrote.rank);
+    let text = ctx.tr(
+        format!("Jalon {named} supprimé{with} ; {at}. Annulable avec undo."),
+        format!("Milestone {named} deleted{with}; {at}. Can be undone with undo."),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone,
+            "removed": removed.map(Removed::json),
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testkit::{Kit, kit, needs_editor, ok, refused};
+
+    #[tokio::test]
+    async fn add_move_update_delete() {
+        let k = kit().await;
+        let r = ok(k
+            .call(
+                &k.editor,
+                "add_milestone",
+                json!({"row": 12, "label": "Fin d'hypercare", "date": "2027-01-15"}),
+            )
+            .await);
+        assert!(
+            r.text.contains("Jalon « Fin d'hypercare » ajouté (id 32) le 2027-01-15 sur la ligne « Mise en production » (12) ; rang 1."),
+            "{}",
+            r.text
+        );
+        // Two days earlier than the bar it follows: the answer says the link breaks.
+        let r = ok(k
+            .call(
+                &k.editor,
+                "move_milestone",
+                json!({"milestone": 19, "date": "2026-12-16"}),
+            )
+            .await);
+        assert!(
+            r.text.contains("(il était au 2026-12-18)")
+                && r.text.contains("Lien 26 (FS) non respecté de 1 jour ouvré"),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "update_milestone",
+                json!({"milestone": 19, "label": "Go-live", "color": null, "row": 11}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("Milestone “Go-live” (19) updated (label, colour, row); rank 3."),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(&k.editor, "delete_milestone", json!({"milestone": 19}))
+            .await);
+        assert!(
+            r.text
+                .contains("Jalon « Go-live » (19) supprimé, avec 1 lien(s) ; rang 4."),
+            "{}",
+            r.text
+        );
+        assert_eq!(k.state().await.milestones.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn refusals() {
+        let k = kit().await;
+        needs_editor(
+            k.call(
+                &k.viewer,
+                "move_milestone",
+                json!({"milestone": 19, "date": "2026-12-21"}),
+            )
+            .await,
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "move_milestone",
+                json!({"milestone": 18, "date": "2026-12-21"}),
+            )
+            .await,
+            "invalid_command",
+        );
+        assert!(
+            r.text.contains("le jalon 18 n'existe pas (18 est un bloc)"),
+            "{}",
+            r.text
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "add_milestone",
+                json!({"row": 12, "label": "X", "date": "18/12/2026"}),
+            )
+            .await,
+            "invalid_arguments",
+        );
+        assert!(r.text.contains("« date »"), "{}", r.text);
+        refused(
+            k.call(&k.editor, "update_milestone", json!({"milestone": 19}))
+                .await,
+            "invalid_arguments",
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "update_milestone",
+                json!({"milestone": 19, "color": "rouge"}),
+            )
+            .await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("n'est pas une couleur"), "{}", r.text);
+    }
+}

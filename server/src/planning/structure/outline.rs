@@ -1,0 +1,993 @@
+//! Tools on the outline of the Gantt chart: groups and the rows in them (add, rename,
+//! move, delete, the member a row belongs to), and `list_rows`, which shows the outline
+//! with ids so an assistant can name what it edits.
+//!
+//! Positions (`index`) count from 0, as in the model's commands; the texts say where an
+//! item landed in the same terms. Deleting a group or a row deletes what is on it: the
+//! answer counts what went, read from the journal's inverse.
+
+use palmaplan_model::command::Command;
+use palmaplan_model::{GroupId, MemberId, RowId, Schedule};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{
+    CAP, Removed, Watch, inverse_at, member, more, push_risks, quote, rank, required_nullable,
+    risk_lines,
+};
+use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "list_rows",
+            "List a schedule's groups and their rows in display order, with their ids and the member each row belongs to. Give \"group\" to list one group only (long outlines are cut after 50 rows).",
+            Access::Read,
+            list_rows,
+        ),
+        tool(
+            "add_group",
+            "Add a group of rows. \"index\" is its position among the groups, counted from 0 (last by default).",
+            Access::Write,
+            add_group,
+        ),
+        tool(
+            "rename_group",
+            "Rename a group.",
+            Access::Write,
+            rename_group,
+        ),
+        tool(
+            "move_group",
+            "Move a group, with its rows, to a position among the groups, counted from 0.",
+            Access::Write,
+            move_group,
+        ),
+        tool(
+            "delete_group",
+            "Delete a group with everything in it: its rows, their bars and milestones, the links touching those and the actions on the bars. Can be undone.",
+            Access::Write,
+            delete_group,
+        ),
+        tool(
+            "add_row",
+            "Add a row to a group, optionally belonging to a member (their absences then put the row's bars at risk). \"index\" is its position in the group, counted from 0 (last by default).",
+            Access::Write,
+            add_row,
+        ),
+        tool("rename_row", "Rename a row.", Access::Write, rename_row),
+        tool(
+            "move_row",
+            "Move a row to a position (counted from 0) among the rows of a group: its own group by default, or another one given as \"group\".",
+            Access::Write,
+            move_row,
+        ),
+        tool(
+            "assign_row_member",
+            "Set the member who does a row's work (\"member\": their id), or clear it (\"member\": null). Says if the member is absent during the row's bars.",
+            Access::Write,
+            assign_row_member,
+        ),
+        tool(
+            "delete_row",
+            "Delete a row with its bars and milestones, the links touching them and the actions on the bars. Can be undone.",
+            Access::Write,
+            delete_row,
+        ),
+    ]
+}
+
+/// "« Préparation » (5)", or the bare id.
+fn group_name(ctx: &Ctx, s: &Schedule, id: GroupId) -> String {
+    match s.group(id) {
+        Some(g) => quote(ctx, &g.name, id),
+        None => id.to_string(),
+    }
+}
+
+/// "« Audit du système » (6)", or the bare id.
+fn row_name(ctx: &Ctx, s: &Schedule, id: RowId) -> String {
+    match s.row(id) {
+        Some(r) => quote(ctx, &r.name, id),
+        None => id.to_string(),
+    }
+}
+
+/// A row's position in its group and the group's row count, from 0.
+fn row_place(s: &Schedule, id: RowId) -> Option<(GroupId, usize, usize)> {
+    let r = s.row(id)?;
+    let siblings: Vec<RowId> = s
+        .rows
+        .iter()
+        .filter(|x| x.group == r.group)
+        .map(|x| x.id)
+        .collect();
+    let index = siblings.iter().position(|x| *x == id)?;
+    Some((r.group, index, siblings.len()))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListRows {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// Only this group's rows (its id).
+    #[serde(default)]
+    group: Option<u64>,
+}
+
+async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    if let Some(g) = p.group
+        && s.group(GroupId(g)).is_none()
+    {
+        return Err(Refusal::new(
+            "not_found",
+            ctx.tr(
+                format!("Le planning « {} » n'a pas de groupe {g}. Appelez list_rows sans « group » pour voir les groupes.", s.name),
+                format!("Schedule “{}” has no group {g}. Call list_rows without “group” to see the groups.", s.name),
+            ),
+        ));
+    }
+    let groups: Vec<_> = s
+        .groups
+        .iter()
+        .filter(|g| p.group.is_none_or(|only| only == g.id.0))
+        .collect();
+    let row_count = s
+        .rows
+        .iter()
+        .filter(|r| p.group.is_none_or(|only| only == r.group.0))
+        .count();
+    let mut text = ctx.tr(
+        format!(
+            "« {} » : {} groupe(s), {} ligne(s) ; {}.",
+            s.name,
+            groups.len(),
+            row_count,
+            rank(&ctx, stored.rank)
+        ),
+        format!(
+            "“{}”: {} group(s), {} row(s); {}.",
+            s.name,
+            groups.len(),
+            row_count,
+            rank(&ctx, stored.rank)
+        ),
+    );
+    if groups.is_empty() {
+        text.push_str(&ctx.tr(
+            " Aucun groupe : ajoutez-en un avec add_group.",
+            " No group yet: add one with add_group.",
+        ));
+    }
+    // Whole groups while the row budget lasts (the last one may be cut); the groups
+    // after it are named with their ids and row counts, so the caller can ask for them.
+    let mut shown_rows = 0;
+    let mut shown = Vec::new();
+    let mut others = Vec::new();
+    let mut cut = None;
+    for g in &groups {
+        let rows_of = s.rows.iter().filter(|r| r.group == g.id);
+        if shown_rows >= CAP || shown.len() >= CAP {
+            others.push((g, rows_of.count()));
+            continue;
+        }
+        text.push_str(&ctx.tr(
+            format!("\nGroupe « {} » ({}) :", g.name, g.id),
+            format!("\nGroup “{}” ({}):", g.name, g.id),
+        ));
+        let mut rows = Vec::new();
+        for r in rows_of {
+            if shown_rows >= CAP {
+                cut = Some(g.id);
+                break;
+            }
+            shown_rows += 1;
+            let who = match r.member {
+                Some(m) => member(s, m),
+                None => ctx.tr("sans membre", "no member"),
+            };
+            text.push_str(&format!("\n- {} — {who}", quote(&ctx, &r.name, r.id)));
+            rows.push(json!({ "id": r.id, "member": r.member }));
+        }
+        shown.push(json!({ "id": g.id, "name": g.name, "rows": rows }));
+    }
+    let rows_left = row_count - shown_rows;
+    if let Some(g) = cut {
+        text.push_str(&ctx.tr(
+            format!("\n… le groupe {g} continue : rappelez list_rows avec \"group\": {g}."),
+            format!("\n… group {g} goes on: call list_rows with \"group\": {g}."),
+        ));
+    }
+    if !others.is_empty() {
+        let names: Vec<String> = others
+            .iter()
+            .take(CAP)
+            .map(|(g, n)| {
+                ctx.tr(
+                    format!("« {} » ({}, {n} ligne(s))", g.name, g.id),
+                    format!("“{}” ({}, {n} row(s))", g.name, g.id),
+                )
+            })
+            .collect();
+        text.push_str(&ctx.tr(
+            format!(
+                "\nAutres groupes, à lister avec « group » : {}",
+                names.join(", ")
+            ),
+            format!("\nOther groups, to list with “group”: {}", names.join(", ")),
+        ));
+        text.push_str(&more(&ctx, others.len().saturating_sub(CAP)));
+    }
+    let more_groups: Vec<Value> = others
+        .iter()
+        .take(CAP)
+        .map(|(g, n)| json!({ "id": g.id, "name": g.name, "rows": n }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": stored.rank,
+            "groups": groups.len(), "rows": row_count,
+            "shown": shown, "more_rows": rows_left, "more_groups": more_groups,
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddGroup {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The group's name.
+    name: String,
+    /// Position among the groups, from 0 (last by default).
+    #[serde(default)]
+    index: Option<usize>,
+}
+
+async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::AddGroup {
+        id: None,
+        name: p.name.clone(),
+        index: p.index,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let (group, index) = match wrote.applied.first() {
+        Some(Command::AddGroup { id, index, .. }) => (*id, *index),
+        _ => (None, None),
+    };
+    let (g, i, n) = (
+        group.map_or(0, |g| g.0),
+        index.unwrap_or(0),
+        wrote.state.groups.len(),
+    );
+    let text = ctx.tr(
+        format!(
+            "Groupe « {} » ajouté (id {g}), à l'index {i} parmi {n} groupe(s) ; {}.",
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Group “{}” added (id {g}), at index {i} of {n} group(s); {}.",
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "group": g, "index": i }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RenameGroup {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The group's id.
+    group: u64,
+    /// The new name.
+    name: String,
+}
+
+/// The old name an inverse restores (rename_group / rename_row), if readable.
+fn old_name(inverse: Option<Vec<Command>>) -> Option<String> {
+    match inverse?.into_iter().next()? {
+        Command::RenameGroup { name, .. } | Command::RenameRow { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
+async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::RenameGroup {
+        group: GroupId(p.group),
+        name: p.name.clone(),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let old = old_name(inverse_at(&ctx, id, wrote.rank).await).unwrap_or_default();
+    let text = ctx.tr(
+        format!(
+            "Groupe {} renommé de « {old} » en « {} » ; {}.",
+            p.group,
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Group {} renamed from “{old}” to “{}”; {}.",
+            p.group,
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "group": p.group }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MoveGroup {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The group's id.
+    group: u64,
+    /// Its new position among the groups, from 0.
+    index: usize,
+}
+
+async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::MoveGroup {
+        group: GroupId(p.group),
+        index: p.index,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let s = &wrote.state;
+    let text = ctx.tr(
+        format!(
+            "Groupe {} déplacé avec ses lignes à l'index {} parmi {} groupe(s) ; {}.",
+            group_name(&ctx, s, GroupId(p.group)),
+            p.index,
+            s.groups.len(),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Group {} moved with its rows to index {} of {} group(s); {}.",
+            group_name(&ctx, s, GroupId(p.group)),
+            p.index,
+            s.groups.len(),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "group": p.group, "index": p.index }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteGroup {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The group's id.
+    group: u64,
+}
+
+async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::DeleteGroup {
+        group: GroupId(p.group),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    Ok(deleted_reply(
+        &ctx,
+        id,
+        &wrote,
+        inverse,
+        Target::Group(GroupId(p.group)),
+    ))
+}
+
+/// What delete_group / delete_row deleted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Group(GroupId),
+    Row(RowId),
+}
+
+/// The answer of delete_group / delete_row: what was deleted, by name, and what went
+/// with it, counted from the inverse.
+fn deleted_reply(
+    ctx: &Ctx,
+    id: i64,
+    wrote: &crate::planning::Wrote,
+    inverse: Option<Vec<Command>>,
+    target: Target,
+) -> Reply {
+    let name = inverse.as_ref().and_then(|inv| {
+        inv.iter().find_map(|c| match (c, target) {
+            (
+                Command::AddGroup {
+                    id: Some(g), name, ..
+                },
+                Target::Group(t),
+            ) if *g == t => Some(name.clone()),
+            (
+                Command::AddRow {
+                    id: Some(r), name, ..
+                },
+                Target::Row(t),
+            ) if *r == t => Some(name.clone()),
+            _ => None,
+        })
+    });
+    let (own_op, key, n) = match target {
+        Target::Group(g) => ("add_group", "group", g.0),
+        Target::Row(r) => ("add_row", "row", r.0),
+    };
+    let removed = inverse.as_deref().map(|inv| Removed::count(inv, own_op));
+    let named = match &name {
+        Some(name) => quote(ctx, name, n),
+        None => n.to_string(),
+    };
+    let with = removed.map_or(String::new(), |r| r.words(ctx));
+    let at = rank(ctx, wrote.rank);
+    let text = match target {
+        Target::Group(_) => ctx.tr(
+            format!("Groupe {named} supprimé{with} ; {at}. Annulable avec undo."),
+            format!("Group {named} deleted{with}; {at}. Can be undone with undo."),
+        ),
+        Target::Row(_) => ctx.tr(
+            format!("Ligne {named} supprimée{with} ; {at}. Annulable avec undo."),
+            format!("Row {named} deleted{with}; {at}. Can be undone with undo."),
+        ),
+    };
+    Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, key: n,
+            "removed": removed.map_or(Value::Null, Removed::json),
+        }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddRow {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The id of the group it goes in.
+    group: u64,
+    /// The row's name.
+    name: String,
+    /// The id of the member who does its work (optional).
+    #[serde(default)]
+    member: Option<u64>,
+    /// Position among the group's rows, from 0 (last by default).
+    #[serde(default)]
+    index: Option<usize>,
+}
+
+async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::AddRow {
+        id: None,
+        group: GroupId(p.group),
+        name: p.name.clone(),
+        member: p.member.map(MemberId),
+        index: p.index,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let (row, index) = match wrote.applied.first() {
+        Some(Command::AddRow { id, index, .. }) => (id.map_or(0, |r| r.0), index.unwrap_or(0)),
+        _ => (0, 0),
+    };
+    let s = &wrote.state;
+    let n = s.rows.iter().filter(|r| r.group.0 == p.group).count();
+    let who = p.member.map(|m| member(s, MemberId(m)));
+    let mut text = ctx.tr(
+        format!(
+            "Ligne « {} » ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {n} ligne(s)",
+            p.name,
+            group_name(&ctx, s, GroupId(p.group))
+        ),
+        format!(
+            "Row “{}” added (id {row}) to group {}, at index {index} of its {n} row(s)",
+            p.name,
+            group_name(&ctx, s, GroupId(p.group))
+        ),
+    );
+    if let Some(who) = who {
+        text.push_str(&ctx.tr(format!(", confiée à {who}"), format!(", done by {who}")));
+    }
+    text.push_str(&ctx.tr(
+        format!(" ; {}.", rank(&ctx, wrote.rank)),
+        format!("; {}.", rank(&ctx, wrote.rank)),
+    ));
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "row": row, "group": p.group, "index": index }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RenameRow {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+    /// The new name.
+    name: String,
+}
+
+async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::RenameRow {
+        row: RowId(p.row),
+        name: p.name.clone(),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let old = old_name(inverse_at(&ctx, id, wrote.rank).await).unwrap_or_default();
+    let text = ctx.tr(
+        format!(
+            "Ligne {} renommée de « {old} » en « {} » ; {}.",
+            p.row,
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Row {} renamed from “{old}” to “{}”; {}.",
+            p.row,
+            p.name,
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MoveRow {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+    /// The group to move it to (its own by default).
+    #[serde(default)]
+    group: Option<u64>,
+    /// Its new position among that group's rows, from 0.
+    index: usize,
+}
+
+async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::MoveRow {
+        row: RowId(p.row),
+        group: p.group.map(GroupId),
+        index: p.index,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let s = &wrote.state;
+    let (group, index, n) = row_place(s, RowId(p.row)).unwrap_or((GroupId(0), p.index, 0));
+    let text = ctx.tr(
+        format!(
+            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {n} ligne(s) ; {}.",
+            row_name(&ctx, s, RowId(p.row)),
+            group_name(&ctx, s, group),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Row {} moved to group {}, at index {index} of its {n} row(s); {}.",
+            row_name(&ctx, s, RowId(p.row)),
+            group_name(&ctx, s, group),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row, "group": group, "index": index }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AssignRowMember {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+    /// The member's id, or null to clear it.
+    #[serde(deserialize_with = "required_nullable")]
+    #[schemars(required)]
+    member: Option<u64>,
+}
+
+async fn assign_row_member(ctx: Ctx, p: AssignRowMember) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::SetRowMember {
+        row: RowId(p.row),
+        member: p.member.map(MemberId),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let s = &wrote.state;
+    let before = inverse_at(&ctx, id, wrote.rank)
+        .await
+        .and_then(|inv| match inv.first() {
+            Some(Command::SetRowMember { member, .. }) => Some(*member),
+            _ => None,
+        })
+        .flatten();
+    let row = row_name(&ctx, s, RowId(p.row));
+    let was = match before {
+        Some(m) if Some(m.0) != p.member => ctx.tr(
+            format!(" (c'était {})", member(s, m)),
+            format!(" (it was {})", member(s, m)),
+        ),
+        _ => String::new(),
+    };
+    let mut text = match p.member {
+        Some(m) => ctx.tr(
+            format!(
+                "Ligne {row} confiée à {}{was} ; {}.",
+                member(s, MemberId(m)),
+                rank(&ctx, wrote.rank)
+            ),
+            format!(
+                "Row {row} now done by {}{was}; {}.",
+                member(s, MemberId(m)),
+                rank(&ctx, wrote.rank)
+            ),
+        ),
+        None => ctx.tr(
+            format!(
+                "Ligne {row} sans membre désormais{was} ; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+            format!(
+                "Row {row} has no member now{was}; {}.",
+                rank(&ctx, wrote.rank)
+            ),
+        ),
+    };
+    if p.member.is_some() {
+        let row_id = RowId(p.row);
+        let lines = risk_lines(
+            &ctx,
+            s,
+            Watch::Bars(&|b| s.bar(b).is_some_and(|bar| bar.row == row_id)),
+        );
+        push_risks(&ctx, &mut text, &lines);
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row, "member": p.member }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteRow {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The row's id.
+    row: u64,
+}
+
+async fn delete_row(ctx: Ctx, p: DeleteRow) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let cmd = Command::DeleteRow { row: RowId(p.row) };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    Ok(deleted_reply(
+        &ctx,
+        id,
+        &wrote,
+        inverse,
+        Target::Row(RowId(p.row)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use palmaplan_model::command::{Command, apply};
+    use palmaplan_model::{GroupId, Schedule};
+    use serde_json::json;
+
+    use super::super::testkit::{Kit, kit, needs_editor, ok, refused};
+
+    #[tokio::test]
+    async fn groups_add_rename_move_delete() {
+        let k = kit().await;
+        let r = ok(k
+            .call(
+                &k.editor,
+                "add_group",
+                json!({"name": "Recette", "index": 0}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("Groupe « Recette » ajouté (id 32), à l'index 0 parmi 3"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["group"], 32);
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "rename_group",
+                json!({"group": 32, "name": "Tests"}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("Group 32 renamed from “Recette” to “Tests”; rank 2."),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(&k.editor, "move_group", json!({"group": 32, "index": 2}))
+            .await);
+        assert!(
+            r.text.contains("« Tests » (32)") && r.text.contains("index 2"),
+            "{}",
+            r.text
+        );
+        let order: Vec<u64> = k.state().await.groups.iter().map(|g| g.id.0).collect();
+        assert_eq!(order, [5, 9, 32]);
+        // The cascade: 3 rows, their 3 bars, the 4 links touching those, 3 actions.
+        let r = ok(k.call(&k.editor, "delete_group", json!({"group": 5})).await);
+        assert!(
+            r.text.contains("Groupe « Préparation » (5) supprimé, avec 3 ligne(s), 3 bloc(s), 4 lien(s) et 3 action(s) ; rang 4."),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.structured["removed"],
+            json!({"rows": 3, "bars": 3, "milestones": 0, "links": 4, "actions": 3})
+        );
+        let s = k.state().await;
+        assert_eq!((s.rows.len(), s.bars.len(), s.links.len()), (3, 3, 3));
+    }
+
+    #[tokio::test]
+    async fn group_refusals() {
+        let k = kit().await;
+        needs_editor(k.call(&k.viewer, "add_group", json!({"name": "X"})).await);
+        needs_editor(k.call(&k.viewer, "delete_group", json!({"group": 5})).await);
+        // Unknown id: the model's own message, naming the command and the field.
+        let r = refused(
+            k.call(&k.editor, "delete_group", json!({"group": 99}))
+                .await,
+            "invalid_command",
+        );
+        assert!(
+            r.text.contains("delete_group") && r.text.contains("le groupe 99 n'existe pas"),
+            "{}",
+            r.text
+        );
+        let r = refused(
+            k.call(&k.editor, "rename_group", json!({"group": 6, "name": "X"}))
+                .await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("6 est une ligne"), "{}", r.text);
+        refused(
+            k.call(&k.editor, "move_group", json!({"group": 5, "index": 7}))
+                .await,
+            "invalid_command",
+        );
+        assert_eq!(k.state().await.groups.len(), 2, "nothing changed");
+    }
+
+    #[tokio::test]
+    async fn rows_add_rename_move_assign_delete() {
+        let k = kit().await;
+        let r = ok(k
+            .call(
+                &k.editor,
+                "add_row",
+                json!({"group": 9, "name": "Support", "member": 3, "index": 0}),
+            )
+            .await);
+        assert!(
+            r.text.contains("Ligne « Support » ajoutée (id 32) au groupe « Bascule » (9), à l'index 0 parmi ses 4 ligne(s), confiée à Sophie Lefèvre (3) ; rang 1."),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &k.editor,
+                "rename_row",
+                json!({"row": 32, "name": "Hypercare"}),
+            )
+            .await);
+        assert!(
+            r.text.contains("de « Support » en « Hypercare »"),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &k.editor,
+                "move_row",
+                json!({"row": 32, "group": 5, "index": 3}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("groupe « Préparation » (5), à l'index 3 parmi ses 4"),
+            "{}",
+            r.text
+        );
+        // Thomas is away on 2026-11-26 and 27, during "Migration à blanc" (row 10).
+        let r = ok(k
+            .call(
+                &k.editor,
+                "assign_row_member",
+                json!({"row": 10, "member": 4}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("confiée à Thomas Dubois (4) (c'était Sophie Lefèvre (3))")
+                && r.text.contains("Attention")
+                && r.text.contains("Migration à blanc"),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "assign_row_member",
+                json!({"row": 10, "member": null}),
+            )
+            .await);
+        assert!(
+            r.text
+                .contains("has no member now (it was Thomas Dubois (4))"),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            k.state()
+                .await
+                .row(palmaplan_model::RowId(10))
+                .unwrap()
+                .member,
+            None
+        );
+        let r = ok(k.call(&k.editor, "delete_row", json!({"row": 6})).await);
+        assert!(
+            r.text.contains(
+                "Ligne « Audit du système » (6) supprimée, avec 1 bloc(s), 2 lien(s) et 1 action(s)"
+            ),
+            "{}",
+            r.text
+        );
+        let r = ok(k.call(&k.editor, "delete_row", json!({"row": 32})).await);
+        assert!(r.text.contains("(rien n'en dépendait)"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn row_refusals() {
+        let k = kit().await;
+        needs_editor(
+            k.call(&k.viewer, "add_row", json!({"group": 9, "name": "X"}))
+                .await,
+        );
+        needs_editor(
+            k.call(
+                &k.viewer,
+                "assign_row_member",
+                json!({"row": 6, "member": null}),
+            )
+            .await,
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "assign_row_member",
+                json!({"row": 6, "member": 77}),
+            )
+            .await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("le membre 77 n'existe pas"), "{}", r.text);
+        // "member" must be given, even as null: leaving it out is not a silent clear.
+        let r = refused(
+            k.call(&k.editor, "assign_row_member", json!({"row": 6}))
+                .await,
+            "invalid_arguments",
+        );
+        assert!(r.text.contains("« member » manque"), "{}", r.text);
+        let r = refused(
+            k.call(&Kit::en(&k.editor), "delete_row", json!({"row": 5}))
+                .await,
+            "invalid_command",
+        );
+        assert!(
+            r.text.contains("row 5 does not exist (5 is a group)"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn list_rows_shows_the_outline_and_cuts_long_ones() {
+        let k = kit().await;
+        let r = ok(k.call(&k.viewer, "list_rows", json!({})).await);
+        assert!(
+            r.text
+                .contains("« S/4HANA Migration » : 2 groupe(s), 6 ligne(s) ; rang 0.")
+                && r.text.contains("Groupe « Préparation » (5) :")
+                && r.text
+                    .contains("- « Audit du système » (6) — Karim Benali (2)"),
+            "{}",
+            r.text
+        );
+        let r = ok(k.call(&k.viewer, "list_rows", json!({"group": 9})).await);
+        assert_eq!(r.structured["rows"], 3);
+        assert!(!r.text.contains("Préparation"), "{}", r.text);
+        refused(
+            k.call(&k.viewer, "list_rows", json!({"group": 6})).await,
+            "not_found",
+        );
+        refused(
+            k.call(&k.stranger, "list_rows", json!({})).await,
+            "schedule_not_found",
+        );
+
+        // 70 groups of 2 rows: 25 whole groups are shown, the rest named with their ids.
+        let mut cmds = Vec::new();
+        for g in 0..70u64 {
+            let gid = 1 + g * 3;
+            cmds.push(Command::AddGroup {
+                id: Some(GroupId(gid)),
+                name: format!("G{g}"),
+                index: None,
+            });
+            for r in 1..=2 {
+                cmds.push(Command::AddRow {
+                    id: Some(palmaplan_model::RowId(gid + r)),
+                    group: GroupId(gid),
+                    name: format!("R{g}.{r}"),
+                    member: None,
+                    index: None,
+                });
+            }
+        }
+        let (big, _) = apply(&Schedule::new("Grand"), &cmds).unwrap();
+        let id = k
+            .planning
+            .store()
+            .create_schedule(&big, k.owner.user_id, 0)
+            .await
+            .unwrap();
+        let r = ok(k.call(&k.owner, "list_rows", json!({"schedule": id})).await);
+        assert_eq!(r.structured["shown"].as_array().unwrap().len(), 25);
+        assert_eq!(r.structured["more_rows"], 90);
+        assert_eq!(r.structured["more_groups"].as_array().unwrap().len(), 45);
+        assert!(
+            r.text
+                .contains("Autres groupes, à lister avec « group » : « G25 » (76, 2 ligne(s))"),
+            "{}",
+            r.text
+        );
+    }
+}

@@ -1,0 +1,544 @@
+//! Tools on a schedule's settings: its time zone, working weekdays, holidays and time
+//! unit. All writes are the model's `set_settings`; `add_holidays` and
+//! `remove_holidays` compute the new list from the current one and write it at the
+//! rank they read, so two people adding holidays at once both get theirs.
+
+use palmaplan_model::command::Command;
+use palmaplan_model::{Date, Lang, Settings, TimeUnit, Weekday};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{CAP, nothing_to_change, rank, unit_word, write_from_state};
+use crate::planning::args::date;
+use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "get_settings",
+            "Read a schedule's settings: time zone, working weekdays, holidays (days off) and the time unit durations and lags are counted in.",
+            Access::Read,
+            get_settings,
+        ),
+        tool(
+            "update_settings",
+            "Change some of a schedule's settings; fields left out stay as they are. \"holidays\" REPLACES the whole list (use add_holidays / remove_holidays to change a few dates). Bars keep their dates; durations in working days may change with the calendar.",
+            Access::Write,
+            update_settings,
+        ),
+        tool(
+            "add_holidays",
+            "Add days off (holidays) to a schedule's calendar; dates already there are ignored. Dates are YYYY-MM-DD.",
+            Access::Write,
+            add_holidays,
+        ),
+        tool(
+            "remove_holidays",
+            "Remove days off (holidays) from a schedule's calendar, making them working days again if their weekday is one. Dates are YYYY-MM-DD.",
+            Access::Write,
+            remove_holidays,
+        ),
+    ]
+}
+
+/// A working weekday, as the model writes it.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Day {
+    Mon,
+    Tue,
+    Wed,
+    Thu,
+    Fri,
+    Sat,
+    Sun,
+}
+
+impl From<Day> for Weekday {
+    fn from(d: Day) -> Weekday {
+        match d {
+            Day::Mon => Weekday::Mon,
+            Day::Tue => Weekday::Tue,
+            Day::Wed => Weekday::Wed,
+            Day::Thu => Weekday::Thu,
+            Day::Fri => Weekday::Fri,
+            Day::Sat => Weekday::Sat,
+            Day::Sun => Weekday::Sun,
+        }
+    }
+}
+
+/// The unit durations and lags are counted in.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    /// A working day.
+    Day,
+    /// A working week (as many days as the calendar has working weekdays).
+    Week,
+}
+
+impl From<Unit> for TimeUnit {
+    fn from(u: Unit) -> TimeUnit {
+        match u {
+            Unit::Day => TimeUnit::Day,
+            Unit::Week => TimeUnit::Week,
+        }
+    }
+}
+
+fn weekday_word(lang: Lang, d: Weekday) -> &'static str {
+    let fr = ["lun", "mar", "mer", "jeu", "ven", "sam", "dim"];
+    let en = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    match lang {
+        Lang::Fr => fr[d.index()],
+        Lang::En => en[d.index()],
+    }
+}
+
+/// Dates as a short list: the first `CAP`, then "… and N more".
+fn dates_list(ctx: &Ctx, dates: &[Date]) -> String {
+    let shown: Vec<String> = dates.iter().take(CAP).map(Date::to_string).collect();
+    let mut out = shown.join(", ");
+    if dates.len() > CAP {
+        out.push_str(&ctx.tr(
+            format!(" … et {} autre(s)", dates.len() - CAP),
+            format!(" … and {} more", dates.len() - CAP),
+        ));
+    }
+    out
+}
+
+/// The settings in one paragraph.
+fn describe(ctx: &Ctx, st: &Settings) -> String {
+    let days: Vec<&str> = st
+        .working_weekdays
+        .iter()
+        .map(|d| weekday_word(ctx.lang(), *d))
+        .collect();
+    let holidays = if st.holidays.is_empty() {
+        ctx.tr("aucun jour férié", "no holidays")
+    } else {
+        ctx.tr(
+            format!(
+                "{} jour(s) férié(s) : {}",
+                st.holidays.len(),
+                dates_list(ctx, &st.holidays)
+            ),
+            format!(
+                "{} holiday(s): {}",
+                st.holidays.len(),
+                dates_list(ctx, &st.holidays)
+            ),
+        )
+    };
+    ctx.tr(
+        format!(
+            "fuseau {} ; jours ouvrés : {} ; durées et décalages comptés en {} ; {}",
+            st.time_zone,
+            days.join(", "),
+            unit_word(Lang::Fr, st.time_unit),
+            holidays
+        ),
+        format!(
+            "time zone {}; working days: {}; durations and lags counted in {}; {}",
+            st.time_zone,
+            days.join(", "),
+            unit_word(Lang::En, st.time_unit),
+            holidays
+        ),
+    )
+}
+
+/// The compact structured settings (holidays capped, with their count).
+fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
+    json!({
+        "schedule_id": id,
+        "rank": rank,
+        "time_zone": st.time_zone,
+        "working_weekdays": st.working_weekdays,
+        "time_unit": st.time_unit,
+        "holidays": st.holidays.iter().take(CAP).collect::<Vec<_>>(),
+        "holiday_count": st.holidays.len(),
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct One {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let st = &stored.state.settings;
+    let text = ctx.tr(
+        format!(
+            "Réglages de « {} » (id {id}, {}) : {}.",
+            stored.state.name,
+            rank(&ctx, stored.rank),
+            describe(&ctx, st)
+        ),
+        format!(
+            "Settings of “{}” (id {id}, {}): {}.",
+            stored.state.name,
+            rank(&ctx, stored.rank),
+            describe(&ctx, st)
+        ),
+    );
+    Ok(Reply::ok(text, settings_json(id, stored.rank, st)))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Update {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// IANA time zone, e.g. "Europe/Paris": where "today" is taken for this schedule.
+    #[serde(default)]
+    time_zone: Option<String>,
+    /// The working weekdays, e.g. ["mon","tue","wed","thu","fri"] (at least one).
+    #[serde(default)]
+    working_weekdays: Option<Vec<Day>>,
+    /// The WHOLE list of holidays (YYYY-MM-DD); [] removes them all.
+    #[serde(default)]
+    holidays: Option<Vec<String>>,
+    /// "day" or "week": the unit of durations and lags.
+    #[serde(default)]
+    time_unit: Option<Unit>,
+}
+
+async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.time_zone.is_none()
+        && p.working_weekdays.is_none()
+        && p.holidays.is_none()
+        && p.time_unit.is_none()
+    {
+        return Err(nothing_to_change(
+            &ctx,
+            "time_zone, working_weekdays, holidays, time_unit",
+        ));
+    }
+    let holidays = p
+        .holidays
+        .as_ref()
+        .map(|h| {
+            h.iter()
+                .map(|d| date(&ctx, "holidays", d))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let mut changed = Vec::new();
+    if p.time_zone.is_some() {
+        changed.push(ctx.tr("fuseau", "time zone"));
+    }
+    if p.working_weekdays.is_some() {
+        changed.push(ctx.tr("jours ouvrés", "working days"));
+    }
+    if holidays.is_some() {
+        changed.push(ctx.tr("jours fériés", "holidays"));
+    }
+    if p.time_unit.is_some() {
+        changed.push(ctx.tr("unité", "time unit"));
+    }
+    let cmd = Command::SetSettings {
+        time_zone: p.time_zone,
+        working_weekdays: p
+            .working_weekdays
+            .map(|w| w.into_iter().map(Weekday::from).collect()),
+        holidays,
+        time_unit: p.time_unit.map(TimeUnit::from),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let st = &wrote.state.settings;
+    let text = ctx.tr(
+        format!(
+            "Réglages de « {} » modifiés ({}) ; {}. Désormais : {}.",
+            wrote.state.name,
+            changed.join(", "),
+            rank(&ctx, wrote.rank),
+            describe(&ctx, st)
+        ),
+        format!(
+            "Settings of “{}” changed ({}); {}. Now: {}.",
+            wrote.state.name,
+            changed.join(", "),
+            rank(&ctx, wrote.rank),
+            describe(&ctx, st)
+        ),
+    );
+    Ok(Reply::ok(text, settings_json(id, wrote.rank, st)))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Dates {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The dates, YYYY-MM-DD.
+    dates: Vec<String>,
+}
+
+/// The dates of a call, parsed, sorted and without repeats.
+fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
+    if dates.is_empty() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "« dates » est vide : donnez au moins une date AAAA-MM-JJ.",
+                "“dates” is empty: give at least one YYYY-MM-DD date.",
+            ),
+        ));
+    }
+    let mut out = dates
+        .iter()
+        .map(|d| date(ctx, "dates", d))
+        .collect::<Result<Vec<_>, _>>()?;
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let dates = parse_dates(&ctx, &p.dates)?;
+    let mut added = Vec::new();
+    let (before, wrote) = write_from_state(&ctx, id, |s| {
+        let current = &s.settings.holidays;
+        added = dates
+            .iter()
+            .copied()
+            .filter(|d| current.binary_search(d).is_err())
+            .collect();
+        if added.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut all = current.clone();
+        all.extend(&added);
+        Ok(vec![Command::SetSettings {
+            time_zone: None,
+            working_weekdays: None,
+            holidays: Some(all),
+            time_unit: None,
+        }])
+    })
+    .await?;
+    Ok(holidays_reply(
+        &ctx,
+        id,
+        before,
+        wrote,
+        &added,
+        dates.len(),
+        true,
+    ))
+}
+
+async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let dates = parse_dates(&ctx, &p.dates)?;
+    let mut removed = Vec::new();
+    let (before, wrote) = write_from_state(&ctx, id, |s| {
+        let current = &s.settings.holidays;
+        removed = dates
+            .iter()
+            .copied()
+            .filter(|d| current.binary_search(d).is_ok())
+            .collect();
+        if removed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let all = current
+            .iter()
+            .copied()
+            .filter(|d| removed.binary_search(d).is_err())
+            .collect();
+        Ok(vec![Command::SetSettings {
+            time_zone: None,
+            working_weekdays: None,
+            holidays: Some(all),
+            time_unit: None,
+        }])
+    })
+    .await?;
+    Ok(holidays_reply(
+        &ctx,
+        id,
+        before,
+        wrote,
+        &removed,
+        dates.len(),
+        false,
+    ))
+}
+
+/// The answer of add_holidays / remove_holidays: what changed, what was already so,
+/// and the calendar's count of holidays now.
+fn holidays_reply(
+    ctx: &Ctx,
+    id: i64,
+    before: crate::storage::Stored,
+    wrote: Option<crate::planning::Wrote>,
+    changed: &[Date],
+    asked: usize,
+    adding: bool,
+) -> Reply {
+    let name = before.state.name.clone();
+    let (now, rank_now) = match &wrote {
+        Some(w) => (w.state.settings.holidays.len(), w.rank),
+        None => (before.state.settings.holidays.len(), before.rank),
+    };
+    let unchanged = asked - changed.len();
+    let at = rank(ctx, rank_now);
+    let n = changed.len();
+    let list = dates_list(ctx, changed);
+    let mut text = match (changed.is_empty(), adding) {
+        (true, true) => ctx.tr(
+            format!("Ces dates sont déjà des jours fériés de « {name} » : rien n'a changé ({at})."),
+            format!("These dates already are holidays of “{name}”: nothing changed ({at})."),
+        ),
+        (true, false) => ctx.tr(
+            format!(
+                "Aucune de ces dates n'est un jour férié de « {name} » : rien n'a changé ({at})."
+            ),
+            format!("None of these dates is a holiday of “{name}”: nothing changed ({at})."),
+        ),
+        (false, true) => ctx.tr(
+            format!("{n} jour(s) férié(s) ajouté(s) à « {name} » : {list} ({at})."),
+            format!("{n} holiday(s) added to “{name}”: {list} ({at})."),
+        ),
+        (false, false) => ctx.tr(
+            format!("{n} jour(s) férié(s) retiré(s) de « {name} » : {list} ({at})."),
+            format!("{n} holiday(s) removed from “{name}”: {list} ({at})."),
+        ),
+    };
+    if !changed.is_empty() && unchanged > 0 {
+        text.push_str(&ctx.tr(
+            format!(" {unchanged} date(s) l'étai(en)t déjà."),
+            format!(" {unchanged} date(s) already were."),
+        ));
+    }
+    text.push_str(&ctx.tr(
+        format!(" Le calendrier compte {now} jour(s) férié(s)."),
+        format!(" The calendar has {now} holiday(s)."),
+    ));
+    let key = if adding { "added" } else { "removed" };
+    Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": rank_now, "changed": wrote.is_some(),
+            key: changed.iter().take(CAP).collect::<Vec<_>>(), "holiday_count": now,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::testkit::{Kit, kit, needs_editor, ok, refused};
+
+    #[tokio::test]
+    async fn read_and_update_settings() {
+        let k = kit().await;
+        let r = ok(k.call(&k.viewer, "get_settings", json!({})).await);
+        assert!(
+            r.text.contains("Europe/Paris") && r.text.contains("2026-11-11, 2026-12-25"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["holiday_count"], 2);
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "update_settings",
+                json!({"working_weekdays": ["sat", "mon", "tue"], "time_unit": "week"}),
+            )
+            .await);
+        assert!(
+            r.text.contains("working days: Mon, Tue, Sat") && r.text.contains("rank 1"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["time_unit"], "week");
+        needs_editor(
+            k.call(&k.viewer, "update_settings", json!({"time_unit": "day"}))
+                .await,
+        );
+        // The model's refusal, not ours.
+        let r = refused(
+            k.call(&k.editor, "update_settings", json!({"time_zone": "Paris"}))
+                .await,
+            "invalid_command",
+        );
+        assert!(r.text.contains("time_zone"), "{}", r.text);
+        refused(
+            k.call(&k.editor, "update_settings", json!({})).await,
+            "invalid_arguments",
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "update_settings",
+                json!({"holidays": ["2026-13-01"]}),
+            )
+            .await,
+            "invalid_arguments",
+        );
+        assert!(r.text.contains("AAAA-MM-JJ"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn add_and_remove_holidays() {
+        let k = kit().await;
+        let r = ok(k
+            .call(
+                &k.editor,
+                "add_holidays",
+                json!({"dates": ["2026-12-31", "2026-12-24", "2026-12-25"]}),
+            )
+            .await);
+        assert!(
+            r.text.contains("2 jour(s) férié(s) ajouté(s)")
+                && r.text.contains("2026-12-24, 2026-12-31")
+                && r.text.contains("1 date(s) l'étai(en)t déjà")
+                && r.text.contains("rang 1"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["holiday_count"], 4);
+        let r = ok(k
+            .call(&k.editor, "add_holidays", json!({"dates": ["2026-12-24"]}))
+            .await);
+        assert_eq!(r.structured["changed"], false, "{}", r.text);
+        assert_eq!(r.structured["rank"], 1, "nothing written");
+        let r = ok(k
+            .call(
+                &k.editor,
+                "remove_holidays",
+                json!({"dates": ["2026-11-11", "2027-01-01"]}),
+            )
+            .await);
+        assert!(
+            r.text.contains("retiré(s)") && r.text.contains("2026-11-11"),
+            "{}",
+            r.text
+        );
+        let st = k.state().await.settings;
+        assert_eq!(st.holidays.len(), 3);
+        needs_editor(
+            k.call(&k.viewer, "add_holidays", json!({"dates": ["2026-12-24"]}))
+                .await,
+        );
+        refused(
+            k.call(&k.editor, "remove_holidays", json!({"dates": []}))
+                .await,
+            "invalid_arguments",
+        );
+    }
+}
