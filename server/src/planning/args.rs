@@ -135,6 +135,17 @@ fn reword(msg: &str, lang: Lang) -> String {
             format!("there is no field “{f}”"),
         );
     }
+    if msg.starts_with("unknown variant") {
+        // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
+        let parts: Vec<&str> = msg.split('`').collect();
+        let got = parts.get(1).copied().unwrap_or("");
+        let valid: Vec<&str> = parts.iter().skip(3).step_by(2).copied().collect();
+        return tr(
+            lang,
+            format!("la valeur « {got} » n'est pas admise ; valeurs possibles : {}", valid.join(", ")),
+            format!("the value “{got}” is not allowed; valid values: {}", valid.join(", ")),
+        );
+    }
     if msg.starts_with("invalid type") {
         let detail = msg.trim_start_matches("invalid type: ");
         return tr(
@@ -186,6 +197,19 @@ mod tests {
         let e =
             parse::<Example>(serde_json::json!({"schedule": 1, "name": 5}), Lang::En).unwrap_err();
         assert!(e.text.contains("wrong type"), "{}", e.text);
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[allow(dead_code)] // read through serde only
+        enum Kind {
+            FS,
+            SS,
+        }
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[allow(dead_code)] // read through serde only
+        struct WithKind {
+            kind: Kind,
+        }
+        let e = parse::<WithKind>(serde_json::json!({"kind": "XX"}), Lang::Fr).unwrap_err();
+        assert!(e.text.contains("« XX » n'est pas admise ; valeurs possibles : FS, SS"), "{}", e.text);
         let ok = parse::<Example>(
             serde_json::json!({"schedule": "Plan", "name": "x"}),
             Lang::En,
