@@ -90,6 +90,26 @@ async fn tools_list_is_the_catalogue_with_schemas() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessionless_2026_clients_are_served_too() {
+    let server = TestServer::start("discover").await;
+    let client = server.discover_client().await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "get_schedule"));
+    let list = call(&client, "list_schedules", json!({"lang": "en"})).await;
+    assert!(!list.is_error, "{}", list.text);
+    assert!(list.text.contains("S/4HANA Migration"), "{}", list.text);
+    let moved = call(
+        &client,
+        "move_periods",
+        json!({"schedule": server.demo_id, "bars": [palmaplan_model::demo::s4hana_migration().bars[0].id.0], "by": 1}),
+    )
+    .await;
+    assert_eq!(moved.structured["rank"], 1, "{}", moved.text);
+    client.cancel().await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_grow_the_rank_and_stale_patches_write_nothing() {
     let server = TestServer::start("writes").await;
     let client = server.client().await;

@@ -15,8 +15,9 @@ use palmaplan_server::planning::{Planning, SystemClock};
 use palmaplan_server::storage::Store;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
@@ -113,6 +114,27 @@ impl TestServer {
         .serve(transport)
         .await
         .map_err(|e| e.to_string())
+    }
+
+    /// An MCP client of the 2026-07-28 protocol: `server/discover`, no session, every
+    /// request self-contained (and each one checked for its token).
+    pub(crate) async fn discover_client(&self) -> Client {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+                .auth_header(self.token.as_str()),
+        );
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("palmaplan-tests", "0"),
+        )
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap()
     }
 
     /// Stops the server the way Ctrl-C does, and waits until it has stopped.
