@@ -1,8 +1,12 @@
 //! The PalmaPlan server as a library, so that `main` is flags plus glue and the
 //! integration tests in `tests/` can start a real server on a loopback port.
-//! Today: storage (the journal, ranks, optimistic writes). The MCP tools, roles and
-//! tokens, and the HTTP routes build on it.
+//! `storage` (the only SQL), `auth` (tokens), `planning` (the tools, transport-free),
+//! `mcp` (the rmcp adapter), `http` (the routes and the token check), `bootstrap`
+//! (first start, users and tokens from the command line).
 
 pub mod auth;
+pub mod bootstrap;
+pub mod http;
+pub mod mcp;
 pub mod planning;
 pub mod storage;

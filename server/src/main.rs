@@ -1,29 +1,499 @@
-//! The `palmaplan` binary. Until the server lands (storage, journal, MCP tools), it says
-//! what it is and which version, and refuses the commands it does not have yet rather
-//! than pretending to serve.
+//! The `palmaplan` binary: command-line flags, logs, and glue. Everything it runs lives
+//! in the library (`http`, `mcp`, `bootstrap`), where the tests reach it.
 
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-fn main() -> ExitCode {
-    let version = env!("CARGO_PKG_VERSION");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("--version" | "-V" | "version") => {
-            println!("palmaplan {version}");
-            ExitCode::SUCCESS
-        }
-        Some("--help" | "-h" | "help") => {
-            println!("palmaplan {version}: the PalmaPlan planning server.");
-            println!(
-                "This build has the planning model only; `serve` and `stdio` come with the server."
-            );
-            ExitCode::SUCCESS
-        }
-        Some(other) => {
-            eprintln!(
-                "palmaplan {version}: « {other} » is not available in this build (the server is not built yet); try --help."
-            );
-            ExitCode::from(2)
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use palmaplan_model::Lang;
+use palmaplan_server::bootstrap::{self, SetupError, StdioLaunch};
+use palmaplan_server::http::{self, AppState};
+use palmaplan_server::mcp::McpServer;
+use palmaplan_server::planning::{Caller, Clock, Planning, SystemClock, tr};
+use palmaplan_server::{auth, storage::Store};
+use rmcp::ServiceExt;
+use tracing_subscriber::EnvFilter;
+
+/// PalmaPlan: team schedules kept by a server and edited by AI assistants over MCP.
+#[derive(Debug, Parser)]
+#[command(name = "palmaplan", version, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    data: DataArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the data lives, and the language of texts.
+#[derive(Debug, Args)]
+struct DataArgs {
+    /// Folder for the data: the SQLite database unless --database-url is given.
+    #[arg(
+        long,
+        env = "PALMAPLAN_DATA",
+        default_value = "./palmaplan-data",
+        global = true
+    )]
+    data_dir: PathBuf,
+    /// Database URL: sqlite://PATH or postgres://USER:PASSWORD@HOST/DB (default: a SQLite
+    /// file in the data folder).
+    #[arg(
+        long,
+        env = "PALMAPLAN_DATABASE_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    database_url: Option<String>,
+    /// Language of the texts (tools' answers, messages). A tool call can still ask for
+    /// the other one with the argument "lang".
+    #[arg(long, env = "PALMAPLAN_LANG", value_enum, default_value_t = LangArg::Fr, global = true)]
+    lang: LangArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LangArg {
+    Fr,
+    En,
+}
+
+impl From<LangArg> for Lang {
+    fn from(l: LangArg) -> Lang {
+        match l {
+            LangArg::Fr => Lang::Fr,
+            LangArg::En => Lang::En,
         }
     }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP over HTTP (/mcp) with /healthz. The first start creates an owner, their
+    /// first token and the demo schedule, and prints the token with client configurations.
+    Serve(ServeArgs),
+    /// Serve MCP on stdin/stdout, for clients that start the server themselves.
+    Stdio {
+        /// The caller's token (ppt_…), as `palmaplan token create` printed it.
+        #[arg(long, env = "PALMAPLAN_TOKEN", hide_env_values = true)]
+        token: String,
+    },
+    /// Create, list or revoke a user's named tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Manage users.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Add a copy of the demo schedule "S/4HANA Migration" for a user.
+    Demo {
+        /// The user's e-mail (default: the owner created at the first start).
+        #[arg(long, env = "PALMAPLAN_OWNER_EMAIL", default_value = "owner@localhost")]
+        user: String,
+    },
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PALMAPLAN_ADDR", default_value = "127.0.0.1:4785")]
+    addr: SocketAddr,
+    /// A Host accepted besides loopback (host or host:port); repeat it, or give a
+    /// comma-separated list in the environment; "*" accepts any (behind a proxy).
+    #[arg(
+        long = "allowed-host",
+        env = "PALMAPLAN_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    allowed_hosts: Vec<String>,
+    /// A browser Origin accepted besides loopback (https://app.example.com:443, port *
+    /// for any); repeat it, or give a comma-separated list; "*" accepts any.
+    #[arg(
+        long = "allowed-origin",
+        env = "PALMAPLAN_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    allowed_origins: Vec<String>,
+    /// The owner's name, used at the first start.
+    #[arg(long, env = "PALMAPLAN_OWNER_NAME", default_value = "Owner")]
+    owner_name: String,
+    /// The owner's e-mail, used at the first start.
+    #[arg(long, env = "PALMAPLAN_OWNER_EMAIL", default_value = "owner@localhost")]
+    owner_email: String,
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenCommand {
+    /// Create a token; its secret is printed once, with client configurations.
+    Create {
+        /// The user's e-mail.
+        #[arg(long)]
+        user: String,
+        /// A name to recognise it by ("laptop", "CI"...).
+        #[arg(long)]
+        label: String,
+        /// Read only: the token can call no tool that changes a schedule.
+        #[arg(long)]
+        read_only: bool,
+        /// Restrict the token to one schedule (its id).
+        #[arg(long)]
+        schedule: Option<i64>,
+        /// The server's address, for the printed configurations.
+        #[arg(long, env = "PALMAPLAN_ADDR", default_value = "127.0.0.1:4785")]
+        addr: SocketAddr,
+    },
+    /// List a user's tokens (never their secrets).
+    List {
+        /// The user's e-mail.
+        #[arg(long)]
+        user: String,
+    },
+    /// Revoke one of a user's tokens: it stops working at once.
+    Revoke {
+        /// The user's e-mail.
+        #[arg(long)]
+        user: String,
+        /// The token's id (see `palmaplan token list`).
+        id: i64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Add a user.
+    Add {
+        /// Their name.
+        #[arg(long)]
+        name: String,
+        /// Their e-mail (unique).
+        #[arg(long)]
+        email: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let quiet = !matches!(cli.command, Command::Serve(_) | Command::Stdio { .. });
+    init_logs(quiet);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("palmaplan: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let lang = Lang::from(cli.data.lang);
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("palmaplan: {}", message(&e, lang));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr (stdout is the MCP channel of `stdio`), filtered by RUST_LOG.
+fn init_logs(quiet: bool) {
+    let default = if quiet {
+        "warn"
+    } else {
+        "info,sqlx=warn,rmcp=warn"
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+fn message(e: &SetupError, lang: Lang) -> String {
+    match e {
+        SetupError::Store(e) => tr(
+            lang,
+            format!("la base de données a refusé : {e}"),
+            format!("the database refused: {e}"),
+        ),
+        other => other.to_string(),
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), SetupError> {
+    let lang = Lang::from(cli.data.lang);
+    let store = open_store(&cli.data).await?;
+    let now = SystemClock.now_ms();
+    match cli.command {
+        Command::Serve(args) => serve(&cli.data, store, args).await,
+        Command::Stdio { token } => stdio(store, lang, &token).await,
+        Command::Token(TokenCommand::Create {
+            user,
+            label,
+            read_only,
+            schedule,
+            addr,
+        }) => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            let token =
+                bootstrap::create_token(&store, user.id, &label, !read_only, schedule, now).await?;
+            let url = bootstrap::mcp_url(addr);
+            let launch = stdio_launch(&cli.data);
+            print!(
+                "{}",
+                bootstrap::new_token_text(lang, &user, label.trim(), &token, &url, &launch)
+            );
+            Ok(())
+        }
+        Command::Token(TokenCommand::List { user }) => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            let tokens = store.tokens(user.id).await?;
+            print!("{}", bootstrap::token_table(lang, &user, &tokens));
+            Ok(())
+        }
+        Command::Token(TokenCommand::Revoke { user, id }) => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            if store.revoke_token(user.id, id, now).await? {
+                println!(
+                    "{}",
+                    tr(
+                        lang,
+                        format!("Jeton {id} révoqué."),
+                        format!("Token {id} revoked.")
+                    )
+                );
+                Ok(())
+            } else {
+                Err(SetupError::Invalid(tr(
+                    lang,
+                    format!(
+                        "{} n'a pas de jeton actif d'id {id} (voir `palmaplan token list --user {}`).",
+                        user.email, user.email
+                    ),
+                    format!(
+                        "{} has no live token with id {id} (see `palmaplan token list --user {}`).",
+                        user.email, user.email
+                    ),
+                )))
+            }
+        }
+        Command::User(UserCommand::Add { name, email }) => {
+            let id = bootstrap::add_user(&store, &name, &email, lang, now).await?;
+            println!(
+                "{}",
+                tr(
+                    lang,
+                    format!(
+                        "Utilisateur {id} ajouté : {} <{}>. Donnez-lui un jeton avec `palmaplan token create --user {} --label NOM`.",
+                        name.trim(),
+                        email.trim(),
+                        email.trim()
+                    ),
+                    format!(
+                        "User {id} added: {} <{}>. Give them a token with `palmaplan token create --user {} --label NAME`.",
+                        name.trim(),
+                        email.trim(),
+                        email.trim()
+                    ),
+                )
+            );
+            Ok(())
+        }
+        Command::Demo { user } => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            let id = bootstrap::add_demo(&store, user.id, now).await?;
+            println!(
+                "{}",
+                tr(
+                    lang,
+                    format!(
+                        "Planning de démonstration « S/4HANA Migration » ajouté (id {id}) pour {}.",
+                        user.email
+                    ),
+                    format!(
+                        "Demo schedule “S/4HANA Migration” added (id {id}) for {}.",
+                        user.email
+                    ),
+                )
+            );
+            Ok(())
+        }
+    }
+}
+
+/// The database URL: the one given, else a SQLite file in the data folder (created).
+fn database_url(data: &DataArgs) -> Result<String, SetupError> {
+    if let Some(url) = &data.database_url {
+        return Ok(url.clone());
+    }
+    std::fs::create_dir_all(&data.data_dir).map_err(|e| {
+        SetupError::Invalid(format!(
+            "cannot create the data folder {}: {e}",
+            data.data_dir.display()
+        ))
+    })?;
+    Ok(format!(
+        "sqlite://{}",
+        data.data_dir.join("palmaplan.sqlite").display()
+    ))
+}
+
+async fn open_store(data: &DataArgs) -> Result<Store, SetupError> {
+    let url = database_url(data)?;
+    let store = Store::open(&url).await?;
+    tracing::debug!(backend = ?store.backend(), "database open");
+    Ok(store)
+}
+
+/// How a client would start this same server over stdio on the same data.
+fn stdio_launch(data: &DataArgs) -> StdioLaunch {
+    let program = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "palmaplan".into());
+    let mut args = vec!["stdio".to_string()];
+    match &data.database_url {
+        Some(url) => args.extend(["--database-url".into(), url.clone()]),
+        None => args.extend(["--data-dir".into(), absolute(&data.data_dir)]),
+    }
+    if data.lang == LangArg::En {
+        args.extend(["--lang".into(), "en".into()]);
+    }
+    StdioLaunch { program, args }
+}
+
+fn absolute(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), SetupError> {
+    let lang = Lang::from(data.lang);
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| {
+            SetupError::Invalid(tr(
+                lang,
+                format!(
+                    "impossible d'écouter sur {} : {e} (changez --addr ou PALMAPLAN_ADDR)",
+                    args.addr
+                ),
+                format!(
+                    "cannot listen on {}: {e} (change --addr or PALMAPLAN_ADDR)",
+                    args.addr
+                ),
+            ))
+        })?;
+    let addr = listener.local_addr().unwrap_or(args.addr);
+    let url = bootstrap::mcp_url(addr);
+    let clock = Arc::new(SystemClock);
+    if let Some(first) = bootstrap::first_start(
+        &store,
+        &args.owner_name,
+        &args.owner_email,
+        lang,
+        clock.now_ms(),
+    )
+    .await?
+    {
+        println!(
+            "{}",
+            bootstrap::first_start_banner(lang, &first, &url, &stdio_launch(data))
+        );
+    }
+    let planning = Planning::new(store, clock);
+    let mut state = AppState::new(planning, lang);
+    state.allowed_hosts = args.allowed_hosts;
+    state.allowed_origins = args.allowed_origins;
+    let shutdown = state.shutdown.clone();
+    tokio::spawn(async move {
+        stop_signal().await;
+        tracing::info!("stopping: closing MCP sessions and finishing requests in flight");
+        shutdown.cancel();
+    });
+    tracing::info!(%url, version = env!("CARGO_PKG_VERSION"), "PalmaPlan serving MCP");
+    let stopped = state.shutdown.clone();
+    let served = http::serve(listener, state);
+    // Requests in flight get a few seconds; a client that holds a stream open longer
+    // does not keep the server from stopping.
+    let result = tokio::select! {
+        r = served => r,
+        () = async { stopped.cancelled().await; tokio::time::sleep(Duration::from_secs(10)).await } => Ok(()),
+    };
+    result.map_err(|e| SetupError::Invalid(format!("HTTP server failed: {e}")))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (service managers, containers).
+async fn stop_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+async fn stdio(store: Store, lang: Lang, token: &str) -> Result<(), SetupError> {
+    let token = token.trim();
+    let how = tr(
+        lang,
+        "Créez un jeton avec `palmaplan token create --user EMAIL --label NOM` et passez-le dans PALMAPLAN_TOKEN.",
+        "Create a token with `palmaplan token create --user EMAIL --label NAME` and pass it in PALMAPLAN_TOKEN.",
+    );
+    if !auth::looks_like_token(token) {
+        return Err(SetupError::Invalid(tr(
+            lang,
+            format!(
+                "le jeton donné n'a pas la forme ppt_ suivie de 64 chiffres hexadécimaux. {how}"
+            ),
+            format!("the token given is not ppt_ followed by 64 hex digits. {how}"),
+        )));
+    }
+    let clock = Arc::new(SystemClock);
+    let Some(info) = store
+        .use_token(&auth::token_hash(token), clock.now_ms())
+        .await?
+    else {
+        return Err(SetupError::Invalid(tr(
+            lang,
+            format!("ce jeton est inconnu ou révoqué dans cette base de données. {how}"),
+            format!("this token is unknown or revoked in this database. {how}"),
+        )));
+    };
+    let caller = Caller {
+        user_id: info.user_id,
+        can_write: info.can_write,
+        only_schedule: info.schedule_id,
+        lang,
+    };
+    let server = McpServer::for_caller(Planning::new(store, clock), caller);
+    tracing::info!(
+        user = info.user_id,
+        token = info.id,
+        "PalmaPlan serving MCP on stdio"
+    );
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| SetupError::Invalid(format!("MCP over stdio could not start: {e}")))?;
+    let _ = running.waiting().await;
+    Ok(())
 }

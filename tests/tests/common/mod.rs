@@ -1,0 +1,187 @@
+//! The harness of the server tests: a real PalmaPlan HTTP server on a loopback port
+//! (the same `http::serve` the binary runs) over a temporary SQLite database, set up
+//! by the same first start as the binary (owner, first token, demo schedule), and an
+//! rmcp client that talks to it with a Bearer token.
+
+#![allow(dead_code)] // each test file uses part of the harness
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use palmaplan_model::Lang;
+use palmaplan_server::bootstrap;
+use palmaplan_server::http::{self, AppState};
+use palmaplan_server::planning::{Planning, SystemClock};
+use palmaplan_server::storage::Store;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A server running in this process on 127.0.0.1 with a port of its own.
+pub(crate) struct TestServer {
+    /// `http://127.0.0.1:PORT`
+    pub(crate) base: String,
+    /// `http://127.0.0.1:PORT/mcp`
+    pub(crate) url: String,
+    /// The owner's first token.
+    pub(crate) token: String,
+    pub(crate) owner_id: i64,
+    pub(crate) demo_id: i64,
+    pub(crate) db_url: String,
+    /// The server's own store, to set up users and tokens behind its back.
+    pub(crate) store: Store,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// A fresh folder under the system's temporary folder.
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("palmaplan-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+impl TestServer {
+    /// A new server on a new database, after the first start.
+    pub(crate) async fn start(name: &str) -> TestServer {
+        let db_url = format!("sqlite://{}", temp_dir(name).join("db.sqlite").display());
+        let store = Store::open(&db_url).await.unwrap();
+        let first = bootstrap::first_start(&store, "Owner", "owner@localhost", Lang::Fr, 1)
+            .await
+            .unwrap()
+            .expect("a new database gets a first start");
+        drop(store);
+        TestServer::start_on(
+            &db_url,
+            first.token.secret,
+            first.owner.id,
+            first.demo_schedule,
+        )
+        .await
+    }
+
+    /// A server on an existing database (a restart).
+    pub(crate) async fn start_on(
+        db_url: &str,
+        token: String,
+        owner_id: i64,
+        demo_id: i64,
+    ) -> TestServer {
+        let store = Store::open(db_url).await.unwrap();
+        let planning = Planning::new(store.clone(), Arc::new(SystemClock));
+        let state = AppState::new(planning, Lang::Fr);
+        let shutdown = state.shutdown.clone();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(http::serve(listener, state));
+        TestServer {
+            base: format!("http://{addr}"),
+            url: format!("http://{addr}/mcp"),
+            token,
+            owner_id,
+            demo_id,
+            db_url: db_url.to_owned(),
+            store,
+            shutdown,
+            task,
+        }
+    }
+
+    /// An MCP client with the owner's token.
+    pub(crate) async fn client(&self) -> Client {
+        self.client_with(&self.token).await.unwrap()
+    }
+
+    /// An MCP client with some token; fails as rmcp fails when the server refuses it.
+    pub(crate) async fn client_with(&self, token: &str) -> Result<Client, String> {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(self.url.as_str()).auth_header(token),
+        );
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("palmaplan-tests", "0"),
+        )
+        .serve(transport)
+        .await
+        .map_err(|e| e.to_string())
+    }
+
+    /// An MCP client of the 2026-07-28 protocol: `server/discover`, no session, every
+    /// request self-contained (and each one checked for its token).
+    pub(crate) async fn discover_client(&self) -> Client {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+                .auth_header(self.token.as_str()),
+        );
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("palmaplan-tests", "0"),
+        )
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap()
+    }
+
+    /// Stops the server the way Ctrl-C does, and waits until it has stopped.
+    pub(crate) async fn stop(self) {
+        self.shutdown.cancel();
+        tokio::time::timeout(std::time::Duration::from_secs(10), self.task)
+            .await
+            .expect("the server stops within 10 s")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// A tool's answer, as the tests look at it.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) text: String,
+    pub(crate) structured: Value,
+    pub(crate) is_error: bool,
+}
+
+/// Calls a tool; a protocol error fails the test (refusals are tool results).
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Answer {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let result: CallToolResult = client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: a protocol error instead of a tool result: {e}"));
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!text.trim().is_empty(), "{tool}: empty text");
+    for debug in ["Some(", "Err(", "Ok(", "panicked", "RUST_BACKTRACE"] {
+        assert!(
+            !text.contains(debug),
+            "{tool}: Rust debug output in the text: {text}"
+        );
+    }
+    Answer {
+        text,
+        structured: result.structured_content.unwrap_or(Value::Null),
+        is_error: result.is_error == Some(true),
+    }
+}
