@@ -142,6 +142,9 @@ pub struct Stored {
     pub state: Schedule,
 }
 
+/// How stale a token's "last used" date may be (see `Store::use_token`).
+const LAST_USE_PRECISION_MS: i64 = 60_000;
+
 /// Optimistic retries before a write gives up under contention (each retry means
 /// another writer succeeded, so the system as a whole always makes progress).
 const MAX_RETRIES: usize = 200;
@@ -568,14 +571,31 @@ impl Store {
         now_ms: i64,
     ) -> Result<Option<TokenInfo>, StoreError> {
         let row = sqlx::query(concat!(
-            "UPDATE tokens SET last_used_at = $1 WHERE hash = $2 AND revoked_at IS NULL RETURNING ",
-            token_columns!()
+            "SELECT ",
+            token_columns!(),
+            " FROM tokens WHERE hash = $1 AND revoked_at IS NULL"
         ))
-        .bind(now_ms)
         .bind(hash)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(token_from_row).transpose()
+        let Some(mut token) = row.as_ref().map(token_from_row).transpose()? else {
+            return Ok(None);
+        };
+        // Every MCP request authenticates; writing the last use each time would make
+        // every read a write (and serialise readers on SQLite). A minute's precision is
+        // all "last used" needs.
+        if token
+            .last_used_at
+            .is_none_or(|t| now_ms - t >= LAST_USE_PRECISION_MS)
+        {
+            sqlx::query("UPDATE tokens SET last_used_at = $1 WHERE id = $2")
+                .bind(now_ms)
+                .bind(token.id)
+                .execute(&self.pool)
+                .await?;
+            token.last_used_at = Some(now_ms);
+        }
+        Ok(Some(token))
     }
 
     /// A user's tokens, newest first, revoked ones included.
@@ -982,6 +1002,15 @@ mod tests {
         assert_eq!(
             (used.id, used.last_used_at, used.can_write),
             (t, Some(7), true)
+        );
+        // The last use is kept to the minute: no write on every request.
+        let again = store.use_token("h1", 8).await.unwrap().unwrap();
+        assert_eq!(again.last_used_at, Some(7));
+        let later = store.use_token("h1", 60_007).await.unwrap().unwrap();
+        assert_eq!(later.last_used_at, Some(60_007));
+        assert_eq!(
+            store.tokens(alice).await.unwrap()[0].last_used_at,
+            Some(60_007)
         );
         assert!(store.use_token("nope", 7).await.unwrap().is_none());
         assert!(store.revoke_token(alice, t, 8).await.unwrap());

@@ -142,8 +142,14 @@ fn reword(msg: &str, lang: Lang) -> String {
         let valid: Vec<&str> = parts.iter().skip(3).step_by(2).copied().collect();
         return tr(
             lang,
-            format!("la valeur « {got} » n'est pas admise ; valeurs possibles : {}", valid.join(", ")),
-            format!("the value “{got}” is not allowed; valid values: {}", valid.join(", ")),
+            format!(
+                "la valeur « {got} » n'est pas admise ; valeurs possibles : {}",
+                valid.join(", ")
+            ),
+            format!(
+                "the value “{got}” is not allowed; valid values: {}",
+                valid.join(", ")
+            ),
         );
     }
     if msg.starts_with("invalid type") {
@@ -209,7 +215,12 @@ mod tests {
             kind: Kind,
         }
         let e = parse::<WithKind>(serde_json::json!({"kind": "XX"}), Lang::Fr).unwrap_err();
-        assert!(e.text.contains("« XX » n'est pas admise ; valeurs possibles : FS, SS"), "{}", e.text);
+        assert!(
+            e.text
+                .contains("« XX » n'est pas admise ; valeurs possibles : FS, SS"),
+            "{}",
+            e.text
+        );
         let ok = parse::<Example>(
             serde_json::json!({"schedule": "Plan", "name": "x"}),
             Lang::En,
