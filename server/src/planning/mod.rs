@@ -15,9 +15,16 @@
 //! through `Ctx::apply`: the model's `apply` inside the storage's optimistic write, so
 //! one transaction checks the rank, stores the state and appends the journal entry.
 
+mod analysis;
 mod args;
 mod edits;
+mod io;
+mod people;
+#[cfg(test)]
+mod people_testkit;
+pub(crate) mod privacy;
 mod schedules;
+mod search;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -214,7 +221,14 @@ pub struct Wrote {
 impl Planning {
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
         let mut tools = BTreeMap::new();
-        for spec in schedules::tools().into_iter().chain(edits::tools()) {
+        for spec in schedules::tools()
+            .into_iter()
+            .chain(edits::tools())
+            .chain(people::tools())
+            .chain(analysis::tools())
+            .chain(search::tools())
+            .chain(io::tools())
+        {
             let name = spec.name;
             assert!(
                 tools.insert(name, spec).is_none(),
