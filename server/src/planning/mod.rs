@@ -15,9 +15,16 @@
 //! through `Ctx::apply`: the model's `apply` inside the storage's optimistic write, so
 //! one transaction checks the rank, stores the state and appends the journal entry.
 
+mod analysis;
 mod args;
 mod edits;
+mod io;
+mod people;
+#[cfg(test)]
+mod people_testkit;
+pub(crate) mod privacy;
 mod schedules;
+mod search;
 mod structure;
 
 use std::collections::BTreeMap;
@@ -219,6 +226,10 @@ impl Planning {
             .into_iter()
             .chain(edits::tools())
             .chain(structure::tools())
+            .chain(people::tools())
+            .chain(analysis::tools())
+            .chain(search::tools())
+            .chain(io::tools())
         {
             let name = spec.name;
             assert!(

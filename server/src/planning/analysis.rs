@@ -1,0 +1,611 @@
+//! Analysis tools: the critical path, the risks, and each member's workload.
+//!
+//! They read the schedule redacted for the caller (none of them shows private data,
+//! but reading through one door keeps it that way) and compute with the model's `cpm`
+//! and `risk`, the same code the view uses, so the numbers an assistant quotes are
+//! the ones the chart draws.
+
+use std::collections::HashMap;
+
+use palmaplan_model::calendar::Calendar;
+use palmaplan_model::command::Problem;
+use palmaplan_model::cpm::{self, CycleError, ItemKind};
+use palmaplan_model::text::{self, LIST_CAP};
+use palmaplan_model::{Date, ItemId, Lang, LinkKind, MemberId, Schedule, risk};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::people::{more_line, opt_date, quoted, span_text, working_days};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "critical_path",
+            "The critical path: the project's first and last days, its length in working days, and the bars and milestones with no slack, in order, with the links that drive them. If they slip, the project end slips.",
+            Access::Read,
+            critical_path,
+        ),
+        tool(
+            "schedule_risks",
+            "The risks of a schedule as planned: links whose dates break them (by how many working days) and bars whose row's member is absent on some of their working days.",
+            Access::Read,
+            schedule_risks,
+        ),
+        tool(
+            "workload",
+            "Each member's workload over a range (the schedule's whole span by default): working days of the bars on their rows, how many bars, their absence days, and whether they are overloaded.",
+            Access::Read,
+            workload,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OneSchedule {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+/// The refusal for links that loop back on themselves: the model's own wording of a
+/// cycle, with the items' labels.
+pub(super) fn cycle_refusal(ctx: &Ctx, s: &Schedule, e: &CycleError) -> Refusal {
+    let items: Vec<(ItemId, String)> = e
+        .items
+        .iter()
+        .map(|id| {
+            let label: String = s.item_label(*id).unwrap_or("?").chars().take(60).collect();
+            (*id, label)
+        })
+        .collect();
+    let problem = Problem::Cycle { items }.message(ctx.lang());
+    Refusal::new(
+        "cycle",
+        ctx.tr(
+            format!("Pas de chemin critique pour « {} » : {problem}", s.name),
+            format!("No critical path for “{}”: {problem}", s.name),
+        ),
+    )
+    .with(json!({ "items": e.items }))
+}
+
+fn kind_word(ctx: &Ctx, kind: ItemKind) -> String {
+    match kind {
+        ItemKind::Bar => ctx.tr("bloc", "bar"),
+        ItemKind::Milestone => ctx.tr("jalon", "milestone"),
+    }
+}
+
+fn link_kind(kind: LinkKind) -> &'static str {
+    match kind {
+        LinkKind::FS => "FS",
+        LinkKind::SS => "SS",
+        LinkKind::FF => "FF",
+        LinkKind::SF => "SF",
+    }
+}
+
+async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    let cp = cpm::critical_path(s).map_err(|e| cycle_refusal(&ctx, s, &e))?;
+    let (Some(start), Some(end)) = (cp.project_start, cp.project_end) else {
+        return Ok(Reply::ok(
+            ctx.tr(
+                format!("« {} » n'a ni bloc ni jalon : il n'a pas de chemin critique. Ajoutez des blocs avec add_period.", s.name),
+                format!("“{}” has no bar nor milestone: it has no critical path. Add bars with add_period.", s.name),
+            ),
+            json!({ "schedule_id": o.id, "rank": o.rank, "count": 0, "critical": [] }),
+        ));
+    };
+    let mut critical: Vec<_> = cp.items.iter().filter(|t| t.critical).collect();
+    critical.sort_by_key(|t| (t.early_start, t.early_finish, t.item));
+    // The driving links of each critical item, by successor.
+    let mut driving: HashMap<ItemId, Vec<&palmaplan_model::Link>> = HashMap::new();
+    for id in &cp.critical_links {
+        if let Some(l) = s.link(*id) {
+            driving.entry(l.to).or_default().push(l);
+        }
+    }
+    let length = working_days(lang, cp.length_days);
+    let mut text = ctx.tr(
+        format!(
+            "« {} » : du {start} au {end}, {length}. Chemin critique ({} élément(s)) :",
+            s.name,
+            critical.len()
+        ),
+        format!(
+            "“{}”: from {start} to {end}, {length}. Critical path ({} item(s)):",
+            s.name,
+            critical.len()
+        ),
+    );
+    for t in critical.iter().take(LIST_CAP) {
+        let label = s.item_label(t.item).unwrap_or("?");
+        let sep = if lang == Lang::Fr { " :" } else { ":" };
+        text.push_str(&format!(
+            "\n- {} {} {}{sep} {}",
+            kind_word(&ctx, t.kind),
+            t.item,
+            quoted(lang, label),
+            span_text(t.early_start, t.early_finish)
+        ));
+        if let Some((ps, pe)) = s.item_dates(t.item)
+            && (ps, pe) != (t.early_start, t.early_finish)
+        {
+            text.push_str(&ctx.tr(
+                format!(" (prévu {})", span_text(ps, pe)),
+                format!(" (planned {})", span_text(ps, pe)),
+            ));
+        }
+        if let Some(links) = driving.get(&t.item) {
+            let parts: Vec<String> = links
+                .iter()
+                .take(5)
+                .map(|l| {
+                    let lag = if l.lag == 0 {
+                        String::new()
+                    } else {
+                        format!(" {:+}", l.lag)
+                    };
+                    let from: String = s
+                        .item_label(l.from)
+                        .unwrap_or("?")
+                        .chars()
+                        .take(40)
+                        .collect();
+                    let from = format!("{} ({})", quoted(lang, &from), l.from);
+                    ctx.tr(
+                        format!("lien {} {}{lag} depuis {from}", l.id, link_kind(l.kind)),
+                        format!("link {} {}{lag} from {from}", l.id, link_kind(l.kind)),
+                    )
+                })
+                .collect();
+            text.push_str(&format!(" ← {}", parts.join(", ")));
+        }
+    }
+    if critical.len() > LIST_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, critical.len() - LIST_CAP));
+    }
+    text.push('\n');
+    text.push_str(&ctx.tr(
+        "Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.",
+        "These items have no slack: if one slips, the project end slips as much.",
+    ));
+    let items: Vec<_> = critical
+        .iter()
+        .take(LIST_CAP)
+        .map(|t| json!({ "id": t.item, "kind": t.kind, "start": t.early_start, "end": t.early_finish }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank,
+            "project_start": start, "project_end": end, "length_days": cp.length_days,
+            "count": critical.len(), "critical": items,
+            "critical_links": cp.critical_links.iter().take(100).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
+async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    let risks = risk::risks(s);
+    let text = match text::risks_line(&risks, lang) {
+        None => ctx.tr(
+            format!("« {} » n'a aucun risque : aucun lien n'est violé et aucune absence ne touche un bloc.", s.name),
+            format!("“{}” has no risk: no link is broken and no absence touches a bar.", s.name),
+        ),
+        Some(line) => {
+            let details = text::risk_details(s, &risks, lang);
+            let mut out = ctx.tr(
+                format!("« {} » — {line}", s.name),
+                format!("“{}” — {line}", s.name),
+            );
+            for d in details.iter().take(LIST_CAP) {
+                out.push_str("\n- ");
+                out.push_str(d);
+            }
+            if details.len() > LIST_CAP {
+                out.push('\n');
+                out.push_str(&more_line(&ctx, details.len() - LIST_CAP));
+            }
+            out
+        }
+    };
+    let links: Vec<_> = risks
+        .violated_links
+        .iter()
+        .take(LIST_CAP)
+        .map(|v| json!({ "link": v.link, "from": v.from, "to": v.to, "by_days": v.by_days }))
+        .collect();
+    let absences: Vec<_> = risks
+        .absence_risks
+        .iter()
+        .take(LIST_CAP)
+        .map(|r| json!({ "bar": r.bar, "member": r.member, "absences": r.absences, "days": r.days.len() }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank,
+            "counts": { "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len() },
+            "violated_links": links, "absence_risks": absences,
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Workload {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// First day of the range, YYYY-MM-DD (the schedule's first day by default).
+    #[serde(default)]
+    from: Option<String>,
+    /// Last day of the range, inclusive (the schedule's last day by default).
+    #[serde(default)]
+    to: Option<String>,
+}
+
+/// One member's load over the range.
+#[derive(Default)]
+struct Load {
+    bar_days: i64,
+    bars: usize,
+    absence_days: i64,
+}
+
+/// Working days in the union of some inclusive spans, clipped to [from, to].
+fn union_days(cal: &Calendar, mut spans: Vec<(Date, Date)>, from: Date, to: Date) -> i64 {
+    spans.retain(|(a, b)| *a <= to && *b >= from);
+    spans.sort_unstable();
+    let mut total = 0;
+    let mut current: Option<(Date, Date)> = None;
+    for (a, b) in spans {
+        let (a, b) = (a.max(from), b.min(to));
+        match current {
+            Some((ca, cb)) if a <= cb.add_days(1) => current = Some((ca, cb.max(b))),
+            Some((ca, cb)) => {
+                total += cal.working_days_in(ca, cb);
+                current = Some((a, b));
+            }
+            None => current = Some((a, b)),
+        }
+    }
+    if let Some((a, b)) = current {
+        total += cal.working_days_in(a, b);
+    }
+    total
+}
+
+/// Past this many members the list ends with "… and N more".
+const WORKLOAD_CAP: usize = 100;
+
+async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
+    let from = opt_date(&ctx, "from", p.from.as_deref())?;
+    let to = opt_date(&ctx, "to", p.to.as_deref())?;
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    let span = s.span();
+    let (Some(from), Some(to)) = (from.or(span.map(|x| x.0)), to.or(span.map(|x| x.1))) else {
+        return Ok(Reply::ok(
+            ctx.tr(
+                format!("« {} » n'a ni bloc ni jalon : pas de charge à calculer. Donnez « from » et « to » pour compter les absences.", s.name),
+                format!("“{}” has no bar nor milestone: no workload to compute. Give “from” and “to” to count absences.", s.name),
+            ),
+            json!({ "schedule_id": o.id, "rank": o.rank, "members": [] }),
+        ));
+    };
+    if to < from {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« to » ({to}) précède « from » ({from}) : donnez une fin le jour du début ou après."),
+                format!("“to” ({to}) is before “from” ({from}): give an end on or after the start."),
+            ),
+        ));
+    }
+    let cal = Calendar::for_schedule(s);
+    let capacity = cal.working_days_in(from, to);
+    let row_member: HashMap<_, _> = s.rows.iter().map(|r| (r.id, r.member)).collect();
+    let mut loads: HashMap<Option<MemberId>, Load> = HashMap::new();
+    for b in &s.bars {
+        if b.end < from || b.start > to {
+            continue;
+        }
+        let member = row_member.get(&b.row).copied().flatten();
+        let l = loads.entry(member).or_default();
+        l.bars += 1;
+        l.bar_days += cal.working_days_in(b.start.max(from), b.end.min(to));
+    }
+    let mut spans: HashMap<MemberId, Vec<(Date, Date)>> = HashMap::new();
+    for a in &s.absences {
+        spans.entry(a.member).or_default().push((a.start, a.end));
+    }
+    for (m, v) in spans {
+        loads.entry(Some(m)).or_default().absence_days = union_days(&cal, v, from, to);
+    }
+
+    let mut text = ctx.tr(
+        format!(
+            "Charge de « {} » du {from} au {to} ({}) :",
+            s.name,
+            working_days(lang, capacity)
+        ),
+        format!(
+            "Workload of “{}” from {from} to {to} ({}):",
+            s.name,
+            working_days(lang, capacity)
+        ),
+    );
+    let mut items = Vec::new();
+    let mut overloaded = 0;
+    for m in s.members.iter().take(WORKLOAD_CAP) {
+        let l = loads.get(&Some(m.id));
+        let (bar_days, bars, absence_days) =
+            l.map_or((0, 0, 0), |l| (l.bar_days, l.bars, l.absence_days));
+        let available = capacity - absence_days;
+        let over = bar_days > available;
+        overloaded += usize::from(over);
+        text.push_str(&ctx.tr(
+            format!(
+                "\n- {} ({}) : {} de blocs ({bars} bloc(s)), {} d'absence, {} disponibles",
+                m.name,
+                m.id,
+                working_days(lang, bar_days),
+                working_days(lang, absence_days),
+                working_days(lang, available),
+            ),
+            format!(
+                "\n- {} ({}): {} of bars ({bars} bar(s)), {} of absence, {} available",
+                m.name,
+                m.id,
+                working_days(lang, bar_days),
+                working_days(lang, absence_days),
+                working_days(lang, available),
+            ),
+        ));
+        if over {
+            text.push_str(&ctx.tr(" — surchargé", " — overloaded"));
+        }
+        items.push(json!({
+            "id": m.id, "name": m.name, "bar_days": bar_days, "bars": bars,
+            "absence_days": absence_days, "overloaded": over,
+        }));
+    }
+    if s.members.len() > WORKLOAD_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, s.members.len() - WORKLOAD_CAP));
+    }
+    let unassigned = loads.get(&None);
+    let (free_days, free_bars) = unassigned.map_or((0, 0), |l| (l.bar_days, l.bars));
+    if free_bars > 0 {
+        text.push_str(&ctx.tr(
+            format!(
+                "\n- Sans membre : {} de blocs ({free_bars} bloc(s)) sur des lignes sans membre (set_row_member les affecte).",
+                working_days(lang, free_days)
+            ),
+            format!(
+                "\n- No member: {} of bars ({free_bars} bar(s)) on rows without a member (set_row_member assigns them).",
+                working_days(lang, free_days)
+            ),
+        ));
+    }
+    if s.members.is_empty() {
+        text.push_str(&ctx.tr(
+            "\nCe planning n'a aucun membre : ajoutez-en avec add_member.",
+            "\nThis schedule has no member: add some with add_member.",
+        ));
+    }
+    if overloaded > 0 {
+        text.push_str(&ctx.tr(
+            "\nSurchargé : plus de jours de blocs que de jours disponibles (des blocs se chevauchent sur ses lignes).",
+            "\nOverloaded: more days of bars than available days (bars overlap on their rows).",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank, "from": from, "to": to,
+            "capacity_days": capacity, "members": items,
+            "unassigned": { "bar_days": free_days, "bars": free_bars },
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::people_testkit::{Kit, en};
+    use super::*;
+    use palmaplan_model::{Link, LinkId, demo};
+
+    #[tokio::test]
+    async fn the_demo_critical_path_reads_in_order_with_its_links() {
+        let k = Kit::new("critical-path").await;
+        let r = k
+            .ok(
+                &k.viewer,
+                "critical_path",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        let expected = "« S/4HANA Migration » : du 2026-11-02 au 2026-12-17, 33 jours ouvrés. Chemin critique (7 élément(s)) :
+- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13
+- bloc 14 « Nettoyage des données » : 2026-11-09 → 2026-11-20 ← lien 20 SS +5 depuis « Audit du système » (13)
+- bloc 15 « Adaptation du code ABAP » : 2026-11-16 → 2026-12-04 ← lien 21 FS depuis « Audit du système » (13)
+- bloc 16 « Migration à blanc » : 2026-11-23 → 2026-12-04 ← lien 22 FS depuis « Nettoyage des données » (14)
+- bloc 17 « Recette utilisateurs » : 2026-12-07 → 2026-12-11 ← lien 23 FS depuis « Adaptation du code ABAP » (15), lien 24 FS depuis « Migration à blanc » (16)
+- bloc 18 « Bascule en production » : 2026-12-14 → 2026-12-17 ← lien 25 FS depuis « Recette utilisateurs » (17)
+- jalon 19 « Go-live S/4HANA » : 2026-12-17 (prévu 2026-12-18) ← lien 26 FS depuis « Bascule en production » (18)
+Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.";
+        assert_eq!(r.text, expected);
+        assert_eq!(r.structured["length_days"], 33);
+        assert_eq!(
+            r.structured["critical_links"],
+            json!([20, 21, 22, 23, 24, 25, 26])
+        );
+        let r = k
+            .ok(
+                &en(&k.viewer),
+                "critical_path",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with(
+                "“S/4HANA Migration”: from 2026-11-02 to 2026-12-17, 33 working days."
+            ),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text.contains("- bar 13 “Audit du système”: 2026-11-02"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cycle_is_a_refusal_that_names_its_items() {
+        let k = Kit::new("cycle").await;
+        // Commands and imports refuse cycles, so this state is written to the store
+        // directly, as a damaged database would hold it.
+        let mut s = demo::s4hana_migration();
+        s.name = "Boucle".into();
+        s.links.push(Link {
+            id: LinkId(s.next_id),
+            from: ItemId(17),
+            to: ItemId(13),
+            kind: LinkKind::FS,
+            lag: 0,
+        });
+        s.next_id += 1;
+        let id = k
+            .planning
+            .store()
+            .create_schedule(&s, k.owner.user_id, 0)
+            .await
+            .unwrap();
+        let r = k
+            .refused(&k.owner, "critical_path", json!({ "schedule": id }))
+            .await;
+        assert_eq!(r.structured["error"], "cycle");
+        assert!(r.text.starts_with("Pas de chemin critique pour « Boucle » : cycle de liens : 13 « Audit du système » → "), "{}", r.text);
+        assert!(r.text.contains("17 « Recette utilisateurs »"), "{}", r.text);
+        assert!(r.text.contains("retirez un lien"), "{}", r.text);
+        assert_eq!(r.structured["items"][0], 13);
+        // The filter still answers, and says why nothing is critical.
+        let r = k
+            .ok(
+                &en(&k.owner),
+                "filter_periods",
+                json!({ "schedule": id, "filter": "is:critical" }),
+            )
+            .await;
+        assert_eq!(r.structured["count"], 0);
+        assert!(r.text.contains("form a cycle"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn risks_and_workload_of_the_demo() {
+        let k = Kit::new("risks-workload").await;
+        let r = k
+            .ok(
+                &k.viewer,
+                "schedule_risks",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "« S/4HANA Migration » — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
+        );
+        assert_eq!(r.structured["counts"]["absence_risks"], 1);
+        let r = k
+            .ok(
+                &en(&k.viewer),
+                "workload",
+                json!({ "schedule": k.schedule, "from": "2026-11-23", "to": "2026-11-27" }),
+            )
+            .await;
+        assert!(
+            r.text.contains("- Thomas Dubois (4): 5 working days of bars (1 bar(s)), 2 working days of absence, 3 working days available — overloaded"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text
+                .contains("- Camille Martin (1): 0 working days of bars"),
+            "{}",
+            r.text
+        );
+        let thomas = &r.structured["members"][3];
+        assert_eq!(
+            (thomas["bar_days"].as_i64(), thomas["absence_days"].as_i64()),
+            (Some(5), Some(2))
+        );
+        let r = k
+            .ok(&k.viewer, "workload", json!({ "schedule": k.schedule }))
+            .await;
+        assert!(
+            r.text
+                .contains("du 2026-11-02 au 2026-12-18 (34 jours ouvrés)"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text.contains(
+                "Camille Martin (1) : 5 jours ouvrés de blocs (1 bloc(s)), 0 jour ouvré d'absence"
+            ),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.viewer,
+                "workload",
+                json!({ "schedule": k.schedule, "from": "2026-12-01", "to": "2026-11-01" }),
+            )
+            .await;
+        assert!(r.text.contains("précède"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.viewer,
+                "workload",
+                json!({ "schedule": k.schedule, "from": "demain" }),
+            )
+            .await;
+        assert!(r.text.contains("AAAA-MM-JJ"), "{}", r.text);
+    }
+
+    fn d(s: &str) -> Date {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn overlapping_absences_count_once() {
+        let cal = Calendar::every_day();
+        let spans = vec![
+            (d("2026-11-02"), d("2026-11-05")),
+            (d("2026-11-04"), d("2026-11-06")),
+            (d("2026-11-10"), d("2026-11-10")),
+            (d("2026-12-01"), d("2026-12-31")),
+        ];
+        // 02..06 (5 days) + 10 (1 day), the December span is clipped away.
+        assert_eq!(union_days(&cal, spans, d("2026-11-01"), d("2026-11-30")), 6);
+        let clipped = vec![(d("2026-10-01"), d("2026-11-03"))];
+        assert_eq!(
+            union_days(&cal, clipped, d("2026-11-02"), d("2026-11-30")),
+            2
+        );
+    }
+}

@@ -1,0 +1,1078 @@
+//! Export and import: a whole schedule as JSON (the model's own wire format), and its
+//! bars as CSV for spreadsheets.
+//!
+//! Exports are redacted for the caller like every read: an export handed around must
+//! not carry e-mails or absence reasons its reader could not see. Imports are checked
+//! before anything is stored: JSON with `validate_schedule` (every invariant the
+//! commands keep, so the new schedule can be changed safely), CSV rows by turning them
+//! into `add_period` commands applied as one atomic write, with the line of the file
+//! in every error.
+//!
+//! The CSV reader and writer are the few lines RFC 4180 needs (quoted fields with
+//! doubled quotes, separators and line breaks inside quotes); a file from a French
+//! spreadsheet, which separates with ";", is recognised by its header.
+
+use palmaplan_model::command::{self, Command};
+use palmaplan_model::filter::fold;
+use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, text};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::people::{quoted, write_on_state};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+/// The largest JSON an import accepts, in bytes.
+pub(super) const MAX_IMPORT_BYTES: usize = 16 * 1024 * 1024;
+/// The largest CSV `import_csv_periods` accepts, in bytes, and its most data lines.
+pub(super) const MAX_CSV_BYTES: usize = 4 * 1024 * 1024;
+pub(super) const MAX_CSV_ROWS: usize = 20_000;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "export_schedule",
+            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member) for a spreadsheet. Private data you may not see is left out.",
+            Access::Read,
+            export_schedule,
+        ),
+        tool(
+            "import_schedule",
+            "Create a new schedule from PalmaPlan JSON (as export_schedule gives it), under a new name. The data is checked first; nothing is created if it is invalid. You become its owner.",
+            Access::Write,
+            import_schedule,
+        ),
+        tool(
+            "import_csv_periods",
+            "Add bars to a row from CSV text with a header line label,start,end[,color] (other columns are ignored; \";\" separators work too). All lines are added in one write, or none if a line is wrong (the error names its line).",
+            Access::Write,
+            import_csv_periods,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------
+// CSV
+
+/// One CSV field, quoted when it must be (separator, quote, line break, or blanks at
+/// an end that a reader would trim).
+fn csv_field(v: &str) -> String {
+    let needs = v.contains([',', '"', '\n', '\r', ';'])
+        || v.starts_with(char::is_whitespace)
+        || v.ends_with(char::is_whitespace);
+    if needs {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_owned()
+    }
+}
+
+/// The header of the bars export.
+const CSV_HEADER: &str = "id,row,group,label,start,end,color,member";
+
+/// A schedule's bars as CSV, in display order (by row, then start).
+pub(super) fn bars_csv(s: &Schedule) -> String {
+    let positions = s.row_positions();
+    let pos = |r: RowId| {
+        positions
+            .binary_search_by(|(id, _)| id.cmp(&r))
+            .map_or(usize::MAX, |k| positions[k].1)
+    };
+    let mut bars: Vec<_> = s.bars.iter().collect();
+    bars.sort_by_key(|b| (pos(b.row), b.start, b.id));
+    let mut out = String::with_capacity(64 * (bars.len() + 1));
+    out.push_str(CSV_HEADER);
+    out.push('\n');
+    for b in bars {
+        let row = s.row(b.row);
+        let group = row.and_then(|r| s.group(r.group)).map_or("", |g| &g.name);
+        let member = row
+            .and_then(|r| r.member)
+            .and_then(|m| s.member(m))
+            .map_or("", |m| &m.name);
+        let fields = [
+            b.id.to_string(),
+            csv_field(row.map_or("", |r| &r.name)),
+            csv_field(group),
+            csv_field(&b.label),
+            b.start.to_string(),
+            b.end.to_string(),
+            csv_field(b.color.as_deref().unwrap_or("")),
+            csv_field(member),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A CSV record and the line it starts on (from 1).
+#[derive(Debug, PartialEq, Eq)]
+struct Record {
+    line: usize,
+    fields: Vec<String>,
+}
+
+/// Why a CSV text does not read.
+#[derive(Debug, PartialEq, Eq)]
+enum CsvError {
+    /// A quoted field still open at the end of the text.
+    Unclosed { line: usize },
+    /// Text right after a closing quote (`"ab"c`).
+    AfterQuote { line: usize },
+}
+
+/// Reads CSV text with separator `sep`: records with their starting line; blank lines
+/// are skipped. A byte-order mark at the start is ignored.
+fn read_csv(text: &str, sep: char) -> Result<Vec<Record>, CsvError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut records = Vec::new();
+    let mut fields: Vec<String> = Vec::new();
+    let mut field = String::new();
+    let mut line = 1;
+    let mut start_line = 1;
+    let mut chars = text.chars().peekable();
+    // Whether the current field was quoted (then it is kept even if empty).
+    let mut quoted_field = false;
+    let end_record = |fields: &mut Vec<String>, records: &mut Vec<Record>, at: usize| {
+        let blank = fields.len() == 1 && fields[0].is_empty();
+        let taken = std::mem::take(fields);
+        if !blank {
+            records.push(Record {
+                line: at,
+                fields: taken,
+            });
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if field.is_empty() && !quoted_field => {
+                quoted_field = true;
+                let open_line = line;
+                loop {
+                    match chars.next() {
+                        None => return Err(CsvError::Unclosed { line: open_line }),
+                        Some('"') if chars.peek() == Some(&'"') => {
+                            chars.next();
+                            field.push('"');
+                        }
+                        Some('"') => break,
+                        Some(c) => {
+                            if c == '\n' {
+                                line += 1;
+                            }
+                            field.push(c);
+                        }
+                    }
+                }
+                match chars.peek() {
+                    None | Some('\n' | '\r') => {}
+                    Some(c) if *c == sep => {}
+                    Some(_) => return Err(CsvError::AfterQuote { line }),
+                }
+            }
+            c if c == sep => {
+                fields.push(std::mem::take(&mut field));
+                quoted_field = false;
+            }
+            '\r' | '\n' => {
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                fields.push(std::mem::take(&mut field));
+                quoted_field = false;
+                end_record(&mut fields, &mut records, start_line);
+                line += 1;
+                start_line = line;
+            }
+            c => field.push(c),
+        }
+    }
+    if !field.is_empty() || quoted_field || !fields.is_empty() {
+        fields.push(field);
+        end_record(&mut fields, &mut records, start_line);
+    }
+    Ok(records)
+}
+
+/// The separator of a CSV text, from its first line: ";" when it has some and no ","
+/// (a French spreadsheet's export), "," otherwise.
+fn separator(text: &str) -> char {
+    let first = text.lines().next().unwrap_or("");
+    if first.contains(';') && !first.contains(',') {
+        ';'
+    } else {
+        ','
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Export
+
+/// The export formats.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    /// The whole schedule in PalmaPlan's JSON.
+    Json,
+    /// The bars, one per line.
+    Csv,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Export {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// "json" (the whole schedule) or "csv" (its bars).
+    format: Format,
+}
+
+async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let redacted = if o.viewer.sees_all() {
+        String::new()
+    } else {
+        ctx.tr(
+            " Les e-mails des membres et les motifs d'absence que vous ne pouvez pas voir en sont retirés.",
+            " Members' e-mails and absence reasons you may not see are left out.",
+        )
+    };
+    match p.format {
+        Format::Json => {
+            let value = serde_json::to_value(s).map_err(|e| {
+                tracing::error!(error = %e, "schedule serialisation");
+                Refusal::new(
+                    "storage",
+                    ctx.tr(
+                        "Le planning n'a pas pu être converti en JSON ; rien n'a été exporté.",
+                        "The schedule could not be turned into JSON; nothing was exported.",
+                    ),
+                )
+            })?;
+            let json = value.to_string();
+            let header = ctx.tr(
+                format!("Export JSON de « {} » (id {}, rang {}, {} octets) ; import_schedule le relit.{redacted}", s.name, o.id, o.rank, json.len()),
+                format!("JSON export of “{}” (id {}, rank {}, {} bytes); import_schedule reads it back.{redacted}", s.name, o.id, o.rank, json.len()),
+            );
+            Ok(Reply::ok(
+                format!("{header}\n\n{json}"),
+                json!({
+                    "schedule_id": o.id, "rank": o.rank, "format": "json",
+                    "bytes": json.len(), "schedule": value,
+                }),
+            ))
+        }
+        Format::Csv => {
+            let csv = bars_csv(s);
+            let header = ctx.tr(
+                format!("Export CSV des {} bloc(s) de « {} » (id {}, rang {}), colonnes {CSV_HEADER} ; import_csv_periods relit label, start, end et color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
+                format!("CSV export of the {} bar(s) of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
+            );
+            Ok(Reply::ok(
+                format!("{header}\n\n{csv}"),
+                json!({
+                    "schedule_id": o.id, "rank": o.rank, "format": "csv",
+                    "bars": s.bars.len(), "csv": csv,
+                }),
+            ))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Import
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Import {
+    /// The new schedule's name (it replaces the name in the JSON).
+    name: String,
+    /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    json: Value,
+}
+
+fn megabytes(n: usize) -> String {
+    format!("{:.1}", n as f64 / (1024.0 * 1024.0))
+}
+
+fn too_big(ctx: &Ctx, what: &str, size: usize, max: usize) -> Refusal {
+    Refusal::new(
+        "too_large",
+        ctx.tr(
+            format!("{what} fait {} Mo ; la limite est {} Mo. Rien n'a été importé : découpez les données en plusieurs parties.", megabytes(size), megabytes(max)),
+            format!("The {what} is {} MB; the limit is {} MB. Nothing was imported: split the data into several parts.", megabytes(size), megabytes(max)),
+        ),
+    )
+    .with(json!({ "bytes": size, "max_bytes": max }))
+}
+
+/// serde_json's message without its position (given separately) and its Rust names.
+fn json_problem(e: &serde_json::Error, lang: Lang) -> String {
+    let msg = e.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
+    let (line, column) = (e.line(), e.column());
+    match lang {
+        Lang::Fr => format!("ligne {line}, colonne {column} : {msg}"),
+        Lang::En => format!("line {line}, column {column}: {msg}"),
+    }
+}
+
+async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Le nom du planning doit compter de 1 à 200 caractères.",
+                "A schedule's name must have 1 to 200 characters.",
+            ),
+        ));
+    }
+    let lang = ctx.lang();
+    let parsed = match p.json {
+        Value::String(text) => {
+            if text.len() > MAX_IMPORT_BYTES {
+                return Err(too_big(
+                    &ctx,
+                    &ctx.tr("Le JSON", "JSON"),
+                    text.len(),
+                    MAX_IMPORT_BYTES,
+                ));
+            }
+            serde_json::from_str::<Schedule>(&text)
+        }
+        Value::Object(_) => {
+            let size = p.json.to_string().len();
+            if size > MAX_IMPORT_BYTES {
+                return Err(too_big(
+                    &ctx,
+                    &ctx.tr("Le JSON", "JSON"),
+                    size,
+                    MAX_IMPORT_BYTES,
+                ));
+            }
+            serde_json::from_value::<Schedule>(p.json)
+        }
+        _ => {
+            return Err(Refusal::new(
+                "invalid_arguments",
+                ctx.tr(
+                    "« json » doit être un objet JSON de planning (ou un texte qui en contient un), tel que l'export JSON d'export_schedule.",
+                    "“json” must be a schedule as a JSON object (or a string holding one), such as export_schedule's JSON.",
+                ),
+            ));
+        }
+    };
+    let mut state = parsed.map_err(|e| {
+        Refusal::new(
+            "invalid_schedule",
+            ctx.tr(
+                format!("Ce JSON n'est pas un planning PalmaPlan ({}). Rien n'a été importé ; partez d'un export JSON d'export_schedule.", json_problem(&e, lang)),
+                format!("This JSON is not a PalmaPlan schedule ({}). Nothing was imported; start from an export_schedule JSON export.", json_problem(&e, lang)),
+            ),
+        )
+    })?;
+    state.name = name.to_owned();
+    command::validate_schedule(&state).map_err(|e| {
+        Refusal::new(
+            "invalid_schedule",
+            ctx.tr(
+                format!("{} Rien n'a été importé.", e.message(lang)),
+                format!("{} Nothing was imported.", e.message(lang)),
+            ),
+        )
+        .with(json!({ "path": e.path }))
+    })?;
+    let id = ctx
+        .store()
+        .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let text = ctx.tr(
+        format!(
+            "Planning importé (id {id}) ; vous en êtes propriétaire. {}",
+            text::schedule_summary(&state, lang)
+        ),
+        format!(
+            "Schedule imported (id {id}); you own it. {}",
+            text::schedule_summary(&state, lang)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "name": state.name, "rank": 0,
+            "counts": {
+                "groups": state.groups.len(), "rows": state.rows.len(), "bars": state.bars.len(),
+                "milestones": state.milestones.len(), "links": state.links.len(),
+                "members": state.members.len(), "absences": state.absences.len(),
+            },
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ImportCsv {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The id of the row that receives the bars.
+    row: u64,
+    /// CSV text: a header line with label, start, end and optionally color, then one
+    /// bar per line, e.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
+    csv: String,
+}
+
+/// The columns import_csv_periods reads, by position in the header.
+struct Columns {
+    label: usize,
+    start: usize,
+    end: usize,
+    color: Option<usize>,
+    ignored: Vec<String>,
+}
+
+/// A header name, folded; French names are accepted too.
+fn column_of(name: &str) -> Option<&'static str> {
+    match fold(name.trim()).as_str() {
+        "label" | "libelle" | "nom" | "name" => Some("label"),
+        "start" | "debut" => Some("start"),
+        "end" | "fin" => Some("end"),
+        "color" | "colour" | "couleur" => Some("color"),
+        _ => None,
+    }
+}
+
+fn csv_error(ctx: &Ctx, line: usize, fr: String, en: String) -> Refusal {
+    Refusal::new(
+        "invalid_csv",
+        ctx.tr(
+            format!("CSV, ligne {line} : {fr} Rien n'a été ajouté."),
+            format!("CSV, line {line}: {en} Nothing was added."),
+        ),
+    )
+    .with(json!({ "line": line }))
+}
+
+fn columns(ctx: &Ctx, header: &Record) -> Result<Columns, Refusal> {
+    let (mut label, mut start, mut end, mut color) = (None, None, None, None);
+    let mut ignored = Vec::new();
+    for (i, name) in header.fields.iter().enumerate() {
+        match column_of(name) {
+            Some("label") if label.is_none() => label = Some(i),
+            Some("start") if start.is_none() => start = Some(i),
+            Some("end") if end.is_none() => end = Some(i),
+            Some("color") if color.is_none() => color = Some(i),
+            _ => ignored.push(name.trim().to_owned()),
+        }
+    }
+    let (Some(label), Some(start), Some(end)) = (label, start, end) else {
+        let found = header.fields.join(",");
+        return Err(csv_error(
+            ctx,
+            header.line,
+            format!(
+                "l'en-tête « {found} » doit nommer les colonnes label, start et end (color en option), par exemple « label,start,end,color »."
+            ),
+            format!(
+                "the header “{found}” must name the columns label, start and end (color optional), e.g. “label,start,end,color”."
+            ),
+        ));
+    };
+    Ok(Columns {
+        label,
+        start,
+        end,
+        color,
+        ignored,
+    })
+}
+
+/// The commands for the CSV's data lines, each with its line.
+fn csv_commands(
+    ctx: &Ctx,
+    row: RowId,
+    records: &[Record],
+    cols: &Columns,
+) -> Result<Vec<(usize, Command)>, Refusal> {
+    let needed = cols.label.max(cols.start).max(cols.end) + 1;
+    let mut out = Vec::with_capacity(records.len());
+    for r in records {
+        if r.fields.len() < needed {
+            return Err(csv_error(
+                ctx,
+                r.line,
+                format!(
+                    "{} champ(s), il en faut au moins {needed} d'après l'en-tête.",
+                    r.fields.len()
+                ),
+                format!(
+                    "{} field(s), the header needs at least {needed}.",
+                    r.fields.len()
+                ),
+            ));
+        }
+        let date = |field: &str, i: usize| -> Result<Date, Refusal> {
+            let v = r.fields[i].trim();
+            v.parse().map_err(|_| {
+                csv_error(
+                    ctx,
+                    r.line,
+                    format!("{field} « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                    format!("{field} “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
+                )
+            })
+        };
+        let start = date("start", cols.start)?;
+        let end = date("end", cols.end)?;
+        let color = cols
+            .color
+            .and_then(|i| r.fields.get(i))
+            .map(|c| c.trim().to_owned())
+            .filter(|c| !c.is_empty());
+        out.push((
+            r.line,
+            Command::AddPeriod {
+                id: None,
+                row,
+                label: r.fields[cols.label].clone(),
+                start,
+                end,
+                color,
+                notes: None,
+                pin: None,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.csv.len() > MAX_CSV_BYTES {
+        return Err(too_big(
+            &ctx,
+            &ctx.tr("Le CSV", "CSV"),
+            p.csv.len(),
+            MAX_CSV_BYTES,
+        ));
+    }
+    let records = read_csv(&p.csv, separator(&p.csv)).map_err(|e| match e {
+        CsvError::Unclosed { line } => csv_error(
+            &ctx,
+            line,
+            "un guillemet ouvert n'est jamais fermé. Fermez le champ par \" (un guillemet dans un champ s'écrit \"\").".into(),
+            "a quote is opened and never closed. Close the field with \" (a quote inside a field is written \"\").".into(),
+        ),
+        CsvError::AfterQuote { line } => csv_error(
+            &ctx,
+            line,
+            "du texte suit un guillemet fermant. Mettez tout le champ entre guillemets, et doublez les guillemets qu'il contient.".into(),
+            "text follows a closing quote. Quote the whole field, and double the quotes inside it.".into(),
+        ),
+    })?;
+    let Some((header, data)) = records.split_first() else {
+        return Err(csv_error(
+            &ctx,
+            1,
+            "le CSV est vide. Donnez un en-tête label,start,end puis une ligne par bloc.".into(),
+            "the CSV is empty. Give a header label,start,end then one line per bar.".into(),
+        ));
+    };
+    let cols = columns(&ctx, header)?;
+    if data.is_empty() {
+        return Err(csv_error(
+            &ctx,
+            header.line,
+            "seulement un en-tête, aucun bloc. Ajoutez une ligne par bloc sous l'en-tête.".into(),
+            "a header only, no bar. Add one line per bar under the header.".into(),
+        ));
+    }
+    if data.len() > MAX_CSV_ROWS {
+        return Err(Refusal::new(
+            "too_large",
+            ctx.tr(
+                format!("Le CSV a {} lignes de blocs ; la limite est {MAX_CSV_ROWS} par appel. Rien n'a été ajouté : découpez-le.", data.len()),
+                format!("The CSV has {} bar lines; the limit is {MAX_CSV_ROWS} per call. Nothing was added: split it.", data.len()),
+            ),
+        ));
+    }
+    let row = RowId(p.row);
+    let lines = csv_commands(&ctx, row, data, &cols)?;
+    let commands: Vec<Command> = lines.iter().map(|(_, c)| c.clone()).collect();
+    let lang = ctx.lang();
+    let (wrote, _, row_name) = write_on_state(&ctx, id, |s| {
+        let Some(r) = s.row(row) else {
+            return Err(Refusal::new(
+                "row_not_found",
+                ctx.tr(
+                    format!("Aucune ligne d'id {} dans « {} ». get_schedule et search donnent les ids des lignes.", p.row, s.name),
+                    format!("No row with id {} in “{}”. get_schedule and search give rows' ids.", p.row, s.name),
+                ),
+            ));
+        };
+        // A dry run names the faulty line; the write below applies the same commands
+        // to the same state (same rank), so it succeeds.
+        if let Err(e) = command::apply(s, &commands) {
+            let line = lines.get(e.command).map_or(0, |(l, _)| *l);
+            return Err(csv_error(
+                &ctx,
+                line,
+                format!("{} : {}", e.field, e.problem.message(Lang::Fr)),
+                format!("{}: {}", e.field, e.problem.message(Lang::En)),
+            ));
+        }
+        Ok((commands.clone(), r.name.clone()))
+    })
+    .await?;
+    let ids: Vec<BarId> = wrote
+        .applied
+        .iter()
+        .filter_map(|c| match c {
+            Command::AddPeriod { id, .. } => *id,
+            _ => None,
+        })
+        .collect();
+    let range = match (ids.first(), ids.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}–{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    };
+    let mut text = ctx.tr(
+        format!(
+            "{} bloc(s) ajouté(s) à la ligne {} (ids {range}) ; rang {}.",
+            ids.len(),
+            quoted(lang, &row_name),
+            wrote.rank
+        ),
+        format!(
+            "{} bar(s) added to row {} (ids {range}); rank {}.",
+            ids.len(),
+            quoted(lang, &row_name),
+            wrote.rank
+        ),
+    );
+    if !cols.ignored.is_empty() {
+        text.push_str(&ctx.tr(
+            format!(" Colonnes ignorées : {}.", cols.ignored.join(", ")),
+            format!(" Columns ignored: {}.", cols.ignored.join(", ")),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "added": ids.len(),
+            "bars": ids.iter().take(100).collect::<Vec<_>>(),
+            "ignored_columns": cols.ignored,
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(line: usize, fields: &[&str]) -> Record {
+        Record {
+            line,
+            fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_field(" padded"), "\" padded\"");
+        assert_eq!(csv_field("a;b"), "\"a;b\"");
+        assert_eq!(csv_field(""), "");
+    }
+
+    #[test]
+    fn reads_quotes_separators_and_line_breaks() {
+        let text = "\u{feff}label,start\r\n\"a, \"\"b\"\"\",x\n\n\"multi\nline\",y\nlast,\"\"";
+        assert_eq!(
+            read_csv(text, ',').unwrap(),
+            vec![
+                rec(1, &["label", "start"]),
+                rec(2, &["a, \"b\"", "x"]),
+                rec(4, &["multi\nline", "y"]),
+                rec(6, &["last", ""]),
+            ]
+        );
+        assert_eq!(
+            read_csv("a;b\n1;2", ';').unwrap(),
+            vec![rec(1, &["a", "b"]), rec(2, &["1", "2"])]
+        );
+        assert_eq!(
+            read_csv("a\n\"open\nstill", ','),
+            Err(CsvError::Unclosed { line: 2 })
+        );
+        assert_eq!(
+            read_csv("a\nb\n\"x\"y", ','),
+            Err(CsvError::AfterQuote { line: 3 })
+        );
+        assert_eq!(separator("label;start;end\n"), ';');
+        assert_eq!(separator("label,start,end\n"), ',');
+    }
+
+    #[test]
+    fn written_csv_reads_back() {
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        s.bars[0].label = "Tricky, \"quoted\"\nlabel ".into();
+        let csv = bars_csv(&s);
+        let records = read_csv(&csv, ',').unwrap();
+        assert_eq!(records[0].fields.join(","), CSV_HEADER);
+        assert_eq!(records.len(), s.bars.len() + 1);
+        let tricky = records
+            .iter()
+            .find(|r| r.fields[0] == s.bars[0].id.to_string())
+            .unwrap();
+        assert_eq!(tricky.fields[3], s.bars[0].label);
+        assert_eq!(tricky.fields[7], "Karim Benali");
+    }
+}
+
+#[cfg(test)]
+mod tool_tests {
+    use super::super::people_testkit::{Kit, en};
+    use super::*;
+    use palmaplan_model::{Group, GroupId, Row, demo};
+
+    const REASON: &str = "Rendez-vous";
+
+    /// A schedule with one group and one empty row (id 2), owned by the kit's owner.
+    async fn empty_with_row(k: &Kit, name: &str) -> i64 {
+        let mut s = Schedule::new(name);
+        s.groups.push(Group {
+            id: GroupId(1),
+            name: "G".into(),
+        });
+        s.rows.push(Row {
+            id: RowId(2),
+            group: GroupId(1),
+            name: "Cible".into(),
+            member: None,
+        });
+        s.next_id = 3;
+        k.planning
+            .store()
+            .create_schedule(&s, k.owner.user_id, 0)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn exports_carry_no_private_data_the_caller_may_not_see() {
+        let k = Kit::new("export-privacy").await;
+        for who in [&k.viewer, &k.editor] {
+            for format in ["json", "csv"] {
+                let r = k
+                    .ok(
+                        who,
+                        "export_schedule",
+                        json!({ "schedule": k.schedule, "format": format }),
+                    )
+                    .await;
+                let bytes = format!("{}\n{}", r.text, r.structured);
+                assert!(!bytes.contains('@'), "{format}: {bytes}");
+                assert!(!bytes.contains(REASON), "{format}: {bytes}");
+                assert!(
+                    !bytes.contains("reason") && !bytes.contains("email"),
+                    "{format}: {bytes}"
+                );
+            }
+        }
+        // The exported JSON is still a whole, valid schedule.
+        let r = k
+            .ok(
+                &k.viewer,
+                "export_schedule",
+                json!({ "schedule": k.schedule, "format": "json" }),
+            )
+            .await;
+        let s: Schedule = serde_json::from_value(r.structured["schedule"].clone()).unwrap();
+        assert_eq!(s.bars, demo::s4hana_migration().bars);
+        assert!(command::validate_schedule(&s).is_ok());
+        let (_, body) = r.text.split_once("\n\n").unwrap();
+        assert_eq!(serde_json::from_str::<Schedule>(body).unwrap(), s);
+        // Thomas sees his own e-mail and reason, no one else's e-mail.
+        let r = k
+            .ok(
+                &k.thomas,
+                "export_schedule",
+                json!({ "schedule": k.schedule, "format": "json" }),
+            )
+            .await;
+        assert!(r.text.contains("thomas.dubois@example.org"));
+        assert!(r.text.contains("Rendez-vous médical"));
+        assert_eq!(r.text.matches('@').count(), 1, "{}", r.text);
+        // The owner's export is the stored state.
+        let r = k
+            .ok(
+                &k.owner,
+                "export_schedule",
+                json!({ "schedule": k.schedule, "format": "json" }),
+            )
+            .await;
+        let s: Schedule = serde_json::from_value(r.structured["schedule"].clone()).unwrap();
+        assert_eq!(s, demo::s4hana_migration());
+    }
+
+    #[tokio::test]
+    async fn json_export_imports_back_as_a_new_schedule() {
+        let k = Kit::new("json-round-trip").await;
+        let r = k
+            .ok(
+                &k.owner,
+                "export_schedule",
+                json!({ "schedule": k.schedule, "format": "json" }),
+            )
+            .await;
+        let exported = r.structured["schedule"].clone();
+        let r = k
+            .ok(
+                &k.viewer,
+                "import_schedule",
+                json!({ "name": "Copie importée", "json": exported }),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("Planning importé (id 2) ; vous en êtes propriétaire. "),
+            "{}",
+            r.text
+        );
+        let id = r.structured["schedule_id"].as_i64().unwrap();
+        let mut want = demo::s4hana_migration();
+        want.name = "Copie importée".into();
+        assert_eq!(k.state(id).await, want);
+        // The importer owns it.
+        k.ok(&k.viewer, "list_access", json!({ "schedule": id }))
+            .await;
+        let r = k
+            .ok(&k.viewer, "list_access", json!({ "schedule": id }))
+            .await;
+        assert!(r.text.contains("propriétaire (vous)"), "{}", r.text);
+        // A string holding the JSON works too.
+        let text = exported.to_string();
+        k.ok(
+            &k.owner,
+            "import_schedule",
+            json!({ "name": "Texte", "json": text }),
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn invalid_or_outsized_imports_are_refused_and_create_nothing() {
+        let k = Kit::new("import-refusals").await;
+        let r = k
+            .refused(
+                &k.owner,
+                "import_schedule",
+                json!({ "name": "X", "json": "{\"name\": 3}" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "invalid_schedule");
+        assert!(r.text.contains("ligne 1, colonne"), "{}", r.text);
+        let mut bad = demo::s4hana_migration();
+        bad.bars[0].row = RowId(999);
+        let r = k
+            .refused(
+                &en(&k.owner),
+                "import_schedule",
+                json!({ "name": "X", "json": serde_json::to_value(&bad).unwrap() }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("Invalid schedule, bars[0].row:"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.ends_with("Nothing was imported."), "{}", r.text);
+        let huge = format!("\"{}\"", "x".repeat(MAX_IMPORT_BYTES));
+        let r = k
+            .refused(
+                &en(&k.owner),
+                "import_schedule",
+                json!({ "name": "X", "json": huge }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "too_large");
+        assert!(r.text.contains("the limit is 16.0 MB"), "{}", r.text);
+        k.refused(
+            &k.owner,
+            "import_schedule",
+            json!({ "name": "X", "json": 42 }),
+        )
+        .await;
+        k.refused(
+            &k.owner,
+            "import_schedule",
+            json!({ "name": " ", "json": {} }),
+        )
+        .await;
+        let mine = k
+            .planning
+            .store()
+            .schedules_of(k.owner.user_id)
+            .await
+            .unwrap();
+        assert_eq!(mine.len(), 1, "nothing was created");
+    }
+
+    #[tokio::test]
+    async fn csv_export_imports_back_into_a_row() {
+        let k = Kit::new("csv-round-trip").await;
+        let mut demo_state = k.state(k.schedule).await;
+        // A label that needs every kind of quoting.
+        k.ok(
+            &k.editor,
+            "apply_patch",
+            json!({ "schedule": k.schedule, "expected_rank": 0, "commands": [
+                { "op": "update_period", "bar": 13, "label": "Audit, \"complet\"\nphase 1 " }
+            ]}),
+        )
+        .await;
+        demo_state.bars[0].label = "Audit, \"complet\"\nphase 1 ".into();
+        let r = k
+            .ok(
+                &k.owner,
+                "export_schedule",
+                json!({ "schedule": k.schedule, "format": "csv" }),
+            )
+            .await;
+        let csv = r.structured["csv"].as_str().unwrap().to_owned();
+        let target = empty_with_row(&k, "Cible").await;
+        let r = k
+            .ok(
+                &k.owner,
+                "import_csv_periods",
+                json!({ "schedule": target, "row": 2, "csv": csv }),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member."
+        );
+        let got = k.state(target).await;
+        let key = |b: &palmaplan_model::Bar| (b.label.clone(), b.start, b.end, b.color.clone());
+        let mut want: Vec<_> = demo_state.bars.iter().map(key).collect();
+        let mut have: Vec<_> = got.bars.iter().map(key).collect();
+        want.sort();
+        have.sort();
+        assert_eq!(have, want);
+        assert!(got.bars.iter().all(|b| b.row == RowId(2)));
+    }
+
+    #[tokio::test]
+    async fn csv_errors_name_their_line_and_change_nothing() {
+        let k = Kit::new("csv-errors").await;
+        let target = empty_with_row(&k, "Cible").await;
+        let call = |csv: &str| json!({ "schedule": target, "row": 2, "csv": csv });
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                call("label,start,end\nA,2026-11-02,2026-11-03\nB,2026-13-01,2026-11-03\n"),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "CSV, ligne 3 : start « 2026-13-01 » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30. Rien n'a été ajouté."
+        );
+        assert_eq!(r.structured["line"], 3);
+        // The model's checks (colour, end before start) name the line too.
+        let r = k
+            .refused(
+                &en(&k.owner),
+                "import_csv_periods",
+                call("libellé;début;fin;couleur\n\"A\";2026-11-02;2026-11-03;#fff\n\nB;2026-11-02;2026-11-03;red\n"),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("CSV, line 4: color: \"red\" is not a colour."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                call("label,start,end\nA,2026-11-05,2026-11-03"),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("CSV, ligne 2 : end : la fin (2026-11-03) précède le début"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                call("label,start,end\n\"A,2026-11-05,2026-11-03\n"),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("CSV, ligne 2 : un guillemet ouvert"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                call("nom,du,au\nA,2026-11-05,2026-11-06"),
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("doit nommer les colonnes label, start et end"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                call("label,start,end\nA,2026-11-05"),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("CSV, ligne 2 : 2 champ(s)"),
+            "{}",
+            r.text
+        );
+        k.refused(&k.owner, "import_csv_periods", call("label,start,end\n"))
+            .await;
+        k.refused(&k.owner, "import_csv_periods", call("")).await;
+        let r = k
+            .refused(
+                &k.owner,
+                "import_csv_periods",
+                json!({ "schedule": target, "row": 77, "csv": "label,start,end\nA,2026-11-02,2026-11-03" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "row_not_found");
+        let r = k
+            .refused(
+                &k.viewer,
+                "import_csv_periods",
+                json!({ "schedule": k.schedule, "row": 6, "csv": "label,start,end\nA,2026-11-02,2026-11-03" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "forbidden");
+        let s = k.state(target).await;
+        assert!(s.bars.is_empty());
+        assert_eq!(k.planning.store().rank(target).await.unwrap(), 0);
+    }
+}

@@ -1,0 +1,1688 @@
+//! Tools on the people of a schedule: its members (the people rows are assigned to),
+//! who may open it (roles on the server's users), and the members' absences.
+//!
+//! Members and users are different things: a member is a name (and maybe an e-mail)
+//! inside the schedule, written through the model's commands and journalled; a role
+//! is the server's access rule for a user account, stored beside the schedule. The two
+//! meet only through the e-mail: a user sees the private data of the member who has
+//! their e-mail (see `privacy`).
+//!
+//! Privacy holds in three places here: reads go through `open_redacted`; write replies
+//! never echo a member's e-mail nor an absence's reason; and changing a member's e-mail
+//! needs the owner role, because an editor who could put their own address on a member
+//! would then read that member's absence reasons.
+//!
+//! Also the helpers the other tool files of this family share: member references by
+//! id or name, date arguments, counted words, and `write_on_state` (a write built from
+//! the current state, at that state's rank).
+
+use std::fmt;
+
+use palmaplan_model::calendar::Calendar;
+use palmaplan_model::command::Command;
+use palmaplan_model::filter::fold;
+use palmaplan_model::risk::{self, AbsenceRisk};
+use palmaplan_model::text::LIST_CAP;
+use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, Schedule};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Unexpected, Visitor};
+use serde_json::{Value, json};
+
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, role_name, tool};
+use crate::storage::{Role, User};
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "list_members",
+            "List a schedule's members (the people rows are assigned to) with their ids, their rows and how many absences they have. E-mails are shown only to owners and to each member for themself.",
+            Access::Read,
+            list_members,
+        ),
+        tool(
+            "add_member",
+            "Add a member (a person of the team) to a schedule, with an optional e-mail. Assign them to rows with set_row_member; their absences then put those rows' bars at risk.",
+            Access::Write,
+            add_member,
+        ),
+        tool(
+            "update_member",
+            "Rename a member or change their e-mail (null clears it). Changing an e-mail needs the owner role: the e-mail decides who sees the member's private data.",
+            Access::Write,
+            update_member,
+        ),
+        tool(
+            "delete_member",
+            "Delete a member: their absences are deleted, and their rows and actions lose them (the answer lists what was cleared; undo brings everything back).",
+            Access::Write,
+            delete_member,
+        ),
+        tool(
+            "share_schedule",
+            "Give a user of this server a role on a schedule: viewer (reads), editor (reads and writes) or owner (also shares and sees private data). Owners only. The user must already exist (palmaplan user add).",
+            Access::Write,
+            share_schedule,
+        ),
+        tool(
+            "unshare_schedule",
+            "Remove a user's access to a schedule. Owners only; the last owner cannot be removed.",
+            Access::Write,
+            unshare_schedule,
+        ),
+        tool(
+            "list_access",
+            "List who has access to a schedule and with which role (owners also see their e-mails).",
+            Access::Read,
+            list_access,
+        ),
+        tool(
+            "add_absence",
+            "Record a member's absence from a first to a last day (inclusive), with an optional private reason. The answer lists the bars it puts at risk (bars on the member's rows during the absence).",
+            Access::Write,
+            add_absence,
+        ),
+        tool(
+            "update_absence",
+            "Change an absence's first day, last day or reason (an empty reason clears it). The answer lists the bars it now puts at risk.",
+            Access::Write,
+            update_absence,
+        ),
+        tool(
+            "delete_absence",
+            "Delete an absence; the answer lists the bars it no longer puts at risk.",
+            Access::Write,
+            delete_absence,
+        ),
+        tool(
+            "list_absences",
+            "List the absences of a schedule, optionally of one member and overlapping a from/to range, with the bars each puts at risk. Reasons are shown only to owners and to the member themself.",
+            Access::Read,
+            list_absences,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------
+// Shared helpers
+
+/// A member named by id or by name.
+#[derive(Clone, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub(super) enum MemberRef {
+    /// The member's id (see list_members).
+    Id(u64),
+    /// The member's name; case and accents do not matter, and a part of the name is
+    /// enough when only one member has it.
+    Name(String),
+}
+
+// By hand rather than `#[serde(untagged)]`: serde's untagged error ("data did not
+// match any variant of untagged enum MemberRef") names a Rust type; this one says
+// what to give.
+impl<'de> Deserialize<'de> for MemberRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MemberRef, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = MemberRef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member's id (a number) or name (a string)")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<MemberRef, E> {
+                Ok(MemberRef::Id(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<MemberRef, E> {
+                u64::try_from(v)
+                    .map(MemberRef::Id)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MemberRef, E> {
+                Ok(MemberRef::Name(v.to_owned()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl fmt::Display for MemberRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemberRef::Id(id) => write!(f, "{id}"),
+            MemberRef::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+/// Finds a member by id, by exact name (ignoring case and accents), or by the one name
+/// that contains the text.
+pub(super) fn find_member<'a>(
+    ctx: &Ctx,
+    s: &'a Schedule,
+    r: &MemberRef,
+) -> Result<&'a Member, Refusal> {
+    let not_found = || {
+        Refusal::new(
+            "member_not_found",
+            ctx.tr(
+                format!(
+                    "Aucun membre « {r} » dans « {} ». Appelez list_members pour voir les membres et leurs ids.",
+                    s.name
+                ),
+                format!(
+                    "No member “{r}” in “{}”. Call list_members to see the members and their ids.",
+                    s.name
+                ),
+            ),
+        )
+    };
+    match r {
+        MemberRef::Id(id) => s.member(MemberId(*id)).ok_or_else(not_found),
+        MemberRef::Name(name) => {
+            let wanted = fold(name.trim());
+            if wanted.is_empty() {
+                return Err(not_found());
+            }
+            let exact: Vec<&Member> = s
+                .members
+                .iter()
+                .filter(|m| fold(m.name.trim()) == wanted)
+                .collect();
+            let found = if exact.is_empty() {
+                s.members
+                    .iter()
+                    .filter(|m| fold(&m.name).contains(&wanted))
+                    .collect()
+            } else {
+                exact
+            };
+            match found.as_slice() {
+                [one] => Ok(one),
+                [] => Err(not_found()),
+                many => {
+                    let names: Vec<String> = many
+                        .iter()
+                        .take(10)
+                        .map(|m| format!("{} ({})", m.name, m.id))
+                        .collect();
+                    Err(Refusal::new(
+                        "ambiguous_member",
+                        ctx.tr(
+                            format!(
+                                "Plusieurs membres correspondent à « {r} » : {}. Indiquez l'id.",
+                                names.join(", ")
+                            ),
+                            format!(
+                                "Several members match “{r}”: {}. Give the id.",
+                                names.join(", ")
+                            ),
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// A date argument, or a refusal that shows the format.
+pub(super) fn parse_date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
+    v.trim().parse().map_err(|_| {
+        Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
+            ),
+        )
+    })
+}
+
+/// An optional date argument.
+pub(super) fn opt_date(ctx: &Ctx, field: &str, v: Option<&str>) -> Result<Option<Date>, Refusal> {
+    v.map(|d| parse_date(ctx, field, d)).transpose()
+}
+
+/// "1 jour ouvré", "3 working days".
+pub(super) fn working_days(lang: Lang, n: i64) -> String {
+    // French puts 0 and 1 in the singular, English only 1.
+    match (lang, n.abs() <= 1 && (lang == Lang::Fr || n != 0)) {
+        (Lang::Fr, true) => format!("{n} jour ouvré"),
+        (Lang::Fr, false) => format!("{n} jours ouvrés"),
+        (Lang::En, true) => format!("{n} working day"),
+        (Lang::En, false) => format!("{n} working days"),
+    }
+}
+
+/// An inclusive span of days: "2026-11-26 → 2026-11-27", or one date for one day.
+pub(super) fn span_text(start: Date, end: Date) -> String {
+    if start == end {
+        start.to_string()
+    } else {
+        format!("{start} → {end}")
+    }
+}
+
+/// "« label »" in French, "“label”" in English.
+pub(super) fn quoted(lang: Lang, text: &str) -> String {
+    match lang {
+        Lang::Fr => format!("« {text} »"),
+        Lang::En => format!("“{text}”"),
+    }
+}
+
+/// The line that ends a capped list.
+pub(super) fn more_line(ctx: &Ctx, more: usize) -> String {
+    ctx.tr(
+        format!("… et {more} de plus."),
+        format!("… and {more} more."),
+    )
+}
+
+/// Loads a schedule, builds commands from its state, and writes them at that state's
+/// rank, so what `build` read (names, what a cascade will clear) is what the write
+/// changed. Another writer in between makes it start over (a few times, then it
+/// writes whatever the rank). Returns the write, the state before it and `build`'s
+/// extra result.
+pub(super) async fn write_on_state<T>(
+    ctx: &Ctx,
+    id: i64,
+    build: impl Fn(&Schedule) -> Result<(Vec<Command>, T), Refusal>,
+) -> Result<(Wrote, Schedule, T), Refusal> {
+    const ATTEMPTS: usize = 5;
+    for attempt in 1..=ATTEMPTS {
+        let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+        let (commands, extra) = build(&stored.state)?;
+        let expected = (attempt < ATTEMPTS).then_some(stored.rank);
+        match ctx.apply(id, &commands, expected).await {
+            Err(r) if r.code == "out_of_date" && attempt < ATTEMPTS => continue,
+            Err(r) => return Err(r),
+            Ok(w) => return Ok((w, stored.state, extra)),
+        }
+    }
+    unreachable!("the last attempt writes without an expected rank")
+}
+
+/// The id the model gave to the item the first applied command added.
+fn added_id(w: &Wrote) -> Option<u64> {
+    match w.applied.first()? {
+        Command::AddMember { id, .. } => id.map(|i| i.0),
+        Command::AddAbsence { id, .. } => id.map(|i| i.0),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OneSchedule {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+/// Accepts absent (None), null (Some(None)) and a value (Some(Some(v))).
+fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+// ---------------------------------------------------------------------------------
+// Members
+
+/// Past this many members a list ends with "… and N more".
+const MEMBER_CAP: usize = 100;
+
+async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    if s.members.is_empty() {
+        return Ok(Reply::ok(
+            ctx.tr(
+                format!(
+                    "« {} » n'a aucun membre. Ajoutez-en avec add_member.",
+                    s.name
+                ),
+                format!("“{}” has no member. Add some with add_member.", s.name),
+            ),
+            json!({ "schedule_id": o.id, "rank": o.rank, "count": 0, "members": [] }),
+        ));
+    }
+    let mut text = ctx.tr(
+        format!("« {} » : {} membre(s) :", s.name, s.members.len()),
+        format!("“{}”: {} member(s):", s.name, s.members.len()),
+    );
+    let mut items = Vec::new();
+    for m in s.members.iter().take(MEMBER_CAP) {
+        let rows: Vec<_> = s.rows.iter().filter(|r| r.member == Some(m.id)).collect();
+        let absences = s.absences.iter().filter(|a| a.member == m.id).count();
+        text.push_str(&format!("\n- {} — {}", m.id, m.name));
+        if let Some(e) = &m.email {
+            text.push_str(&format!(" <{e}>"));
+        }
+        if !rows.is_empty() {
+            let names: Vec<String> = rows.iter().take(5).map(|r| quoted(lang, &r.name)).collect();
+            let more = if rows.len() > 5 { ", …" } else { "" };
+            text.push_str(&ctx.tr(
+                format!(" — ligne(s) : {}{more}", names.join(", ")),
+                format!(" — row(s): {}{more}", names.join(", ")),
+            ));
+        }
+        if absences > 0 {
+            text.push_str(&ctx.tr(
+                format!(" — {absences} absence(s)"),
+                format!(" — {absences} absence(s)"),
+            ));
+        }
+        let mut item = json!({
+            "id": m.id, "name": m.name,
+            "rows": rows.iter().take(20).map(|r| r.id).collect::<Vec<_>>(),
+            "absences": absences,
+        });
+        if let (Some(e), Some(obj)) = (&m.email, item.as_object_mut()) {
+            obj.insert("email".into(), json!(e));
+        }
+        items.push(item);
+    }
+    if s.members.len() > MEMBER_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, s.members.len() - MEMBER_CAP));
+    }
+    if !o.viewer.sees_all() {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            "Les e-mails ne sont montrés qu'aux propriétaires du planning et à chaque membre pour lui-même.",
+            "E-mails are shown only to the schedule's owners and to each member for themself.",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": o.id, "rank": o.rank, "count": s.members.len(), "members": items }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddMember {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The member's name, e.g. "Alice Martin".
+    name: String,
+    /// Their e-mail (optional, private: only owners and the member see it).
+    #[serde(default)]
+    email: Option<String>,
+}
+
+async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let email = p
+        .email
+        .map(|e| e.trim().to_owned())
+        .filter(|e| !e.is_empty());
+    let has_email = email.is_some();
+    let cmd = Command::AddMember {
+        id: None,
+        name: p.name.trim().to_owned(),
+        email,
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let member = added_id(&wrote).unwrap_or(0);
+    let name = p.name.trim();
+    let mut text = ctx.tr(
+        format!(
+            "Membre « {name} » ajouté à « {} » (id {member}) ; rang {}.",
+            wrote.state.name, wrote.rank
+        ),
+        format!(
+            "Member “{name}” added to “{}” (id {member}); rank {}.",
+            wrote.state.name, wrote.rank
+        ),
+    );
+    if has_email {
+        text.push_str(&ctx.tr(
+            " Son e-mail est enregistré ; seuls les propriétaires et ce membre le voient.",
+            " Their e-mail is recorded; only owners and this member see it.",
+        ));
+    }
+    text.push_str(&ctx.tr(
+        " Affectez-le à des lignes avec set_row_member.",
+        " Assign them to rows with set_row_member.",
+    ));
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "member": member }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateMember {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The member's id or name.
+    member: MemberRef,
+    /// The new name (optional).
+    #[serde(default)]
+    name: Option<String>,
+    /// The new e-mail, or null to clear it (optional; owners only).
+    #[serde(default, deserialize_with = "nullable")]
+    email: Option<Option<String>>,
+}
+
+async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.name.is_none() && p.email.is_none() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Rien à changer : donnez « name » et/ou « email » (null efface l'e-mail).",
+                "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
+            ),
+        ));
+    }
+    if p.email.is_some() && role < Role::Owner {
+        return Err(Refusal::new(
+            "forbidden",
+            ctx.tr(
+                format!(
+                    "Changer l'e-mail d'un membre demande le rôle propriétaire (votre rôle : {}) : l'e-mail décide qui voit ses données privées. Demandez-le à un propriétaire, ou changez seulement le nom.",
+                    role_name(role, Lang::Fr)
+                ),
+                format!(
+                    "Changing a member's e-mail needs the owner role (yours: {}): the e-mail decides who sees their private data. Ask an owner, or change only the name.",
+                    role_name(role, Lang::En)
+                ),
+            ),
+        )
+        .with(json!({ "role": role.as_str(), "needed": "owner" })));
+    }
+    let name = p.name.as_ref().map(|n| n.trim().to_owned());
+    let email = p
+        .email
+        .clone()
+        .map(|e| e.map(|e| e.trim().to_owned()).filter(|e| !e.is_empty()));
+    let (wrote, _, (member, old_name)) = write_on_state(&ctx, id, |s| {
+        let m = find_member(&ctx, s, &p.member)?;
+        let cmd = Command::UpdateMember {
+            member: m.id,
+            name: name.clone(),
+            email: email.clone(),
+        };
+        Ok((vec![cmd], (m.id, m.name.clone())))
+    })
+    .await?;
+    let mut changes = Vec::new();
+    if let Some(n) = &name {
+        changes.push(ctx.tr(
+            format!("nom « {old_name} » → « {n} »"),
+            format!("name “{old_name}” → “{n}”"),
+        ));
+    }
+    match &email {
+        Some(Some(_)) => changes.push(ctx.tr("e-mail changé", "e-mail changed")),
+        Some(None) => changes.push(ctx.tr("e-mail effacé", "e-mail cleared")),
+        None => {}
+    }
+    let text = ctx.tr(
+        format!(
+            "Membre {member} mis à jour : {} ; rang {}.",
+            changes.join(", "),
+            wrote.rank
+        ),
+        format!(
+            "Member {member} updated: {}; rank {}.",
+            changes.join(", "),
+            wrote.rank
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "member": member }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteMember {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The member's id or name.
+    member: MemberRef,
+}
+
+/// What deleting a member clears, read from the state before the delete.
+struct Cascade {
+    member: MemberId,
+    name: String,
+    rows: Vec<(u64, String)>,
+    actions: Vec<u64>,
+    absences: Vec<u64>,
+}
+
+async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (wrote, _, c) = write_on_state(&ctx, id, |s| {
+        let m = find_member(&ctx, s, &p.member)?;
+        let c = Cascade {
+            member: m.id,
+            name: m.name.clone(),
+            rows: s
+                .rows
+                .iter()
+                .filter(|r| r.member == Some(m.id))
+                .map(|r| (r.id.0, r.name.clone()))
+                .collect(),
+            actions: s
+                .actions
+                .iter()
+                .filter(|a| a.assignee == Some(m.id))
+                .map(|a| a.id.0)
+                .collect(),
+            absences: s
+                .absences
+                .iter()
+                .filter(|a| a.member == m.id)
+                .map(|a| a.id.0)
+                .collect(),
+        };
+        Ok((vec![Command::DeleteMember { member: m.id }], c))
+    })
+    .await?;
+    let lang = ctx.lang();
+    let mut text = ctx.tr(
+        format!(
+            "Membre « {} » ({}) supprimé ; rang {}.",
+            c.name, c.member, wrote.rank
+        ),
+        format!(
+            "Member “{}” ({}) deleted; rank {}.",
+            c.name, c.member, wrote.rank
+        ),
+    );
+    if c.rows.is_empty() && c.actions.is_empty() && c.absences.is_empty() {
+        text.push_str(&ctx.tr(
+            " Il n'était affecté à rien : rien d'autre n'a changé.",
+            " They were assigned to nothing: nothing else changed.",
+        ));
+    } else {
+        let mut parts = Vec::new();
+        if !c.rows.is_empty() {
+            let names: Vec<String> = c
+                .rows
+                .iter()
+                .take(10)
+                .map(|(id, n)| format!("{} ({id})", quoted(lang, n)))
+                .collect();
+            let more = if c.rows.len() > 10 { ", …" } else { "" };
+            parts.push(ctx.tr(
+                format!(
+                    "retiré de {} ligne(s) : {}{more}",
+                    c.rows.len(),
+                    names.join(", ")
+                ),
+                format!(
+                    "removed from {} row(s): {}{more}",
+                    c.rows.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+        if !c.actions.is_empty() {
+            parts.push(ctx.tr(
+                format!("désassigné de {} action(s)", c.actions.len()),
+                format!("unassigned from {} action(s)", c.actions.len()),
+            ));
+        }
+        if !c.absences.is_empty() {
+            parts.push(ctx.tr(
+                format!("{} absence(s) supprimée(s)", c.absences.len()),
+                format!("{} absence(s) deleted", c.absences.len()),
+            ));
+        }
+        text.push_str(&ctx.tr(
+            format!(
+                " Effacé avec lui : {}. undo rétablit le tout.",
+                parts.join(" ; ")
+            ),
+            format!(
+                " Cleared with them: {}. undo brings it all back.",
+                parts.join("; ")
+            ),
+        ));
+    }
+    let cap = |v: &[u64]| v.iter().take(100).copied().collect::<Vec<_>>();
+    let rows: Vec<u64> = c.rows.iter().map(|(id, _)| *id).collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "member": c.member,
+            "cleared": {
+                "rows": cap(&rows), "actions": cap(&c.actions), "absences": cap(&c.absences),
+                "counts": { "rows": rows.len(), "actions": c.actions.len(), "absences": c.absences.len() },
+            },
+        }),
+    ))
+}
+
+// ---------------------------------------------------------------------------------
+// Access (roles)
+
+/// A role as a tool argument.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum RoleArg {
+    /// Reads the schedule.
+    Viewer,
+    /// Reads and changes it.
+    Editor,
+    /// Also shares it and sees private data.
+    Owner,
+}
+
+impl From<RoleArg> for Role {
+    fn from(r: RoleArg) -> Role {
+        match r {
+            RoleArg::Viewer => Role::Viewer,
+            RoleArg::Editor => Role::Editor,
+            RoleArg::Owner => Role::Owner,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Share {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The e-mail of a user of this server.
+    email: String,
+    /// viewer, editor or owner.
+    role: RoleArg,
+}
+
+/// The server's user with this e-mail (as typed, then in lower case: addresses are
+/// usually stored in lower case).
+async fn user_by_email(ctx: &Ctx, email: &str) -> Result<Option<User>, Refusal> {
+    let email = email.trim();
+    let db = |e| ctx.db_error(e);
+    if let Some(u) = ctx.store().user_by_email(email).await.map_err(db)? {
+        return Ok(Some(u));
+    }
+    let lower = email.to_lowercase();
+    if lower != email {
+        return ctx.store().user_by_email(&lower).await.map_err(db);
+    }
+    Ok(None)
+}
+
+fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
+    let email = email.trim();
+    Refusal::new(
+        "user_not_found",
+        ctx.tr(
+            format!("Aucun utilisateur de ce serveur n'a l'e-mail « {email} ». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
+            format!("No user of this server has the e-mail “{email}”. Create their account with `palmaplan user add` on the server, then share again."),
+        ),
+    )
+}
+
+fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
+    Refusal::new(
+        "last_owner",
+        ctx.tr(
+            format!("« {name} » doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
+            format!("“{name}” must keep at least one owner, and this is the last one. First give the owner role to someone else with share_schedule."),
+        ),
+    )
+}
+
+async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let role = Role::from(p.role);
+    let user = user_by_email(&ctx, &p.email)
+        .await?
+        .ok_or_else(|| no_such_user(&ctx, &p.email))?;
+    let access = ctx
+        .store()
+        .members_with_roles(id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let before = access
+        .iter()
+        .find(|(u, _)| u.id == user.id)
+        .map(|(_, r)| *r);
+    let owners = access.iter().filter(|(_, r)| *r == Role::Owner).count();
+    let name = schedule_name(&ctx, id).await?;
+    if before == Some(Role::Owner) && role < Role::Owner && owners <= 1 {
+        return Err(last_owner(&ctx, &name));
+    }
+    ctx.store()
+        .set_role(id, user.id, role)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let who = format!("{} <{}>", user.name, user.email);
+    let new = |l| role_name(role, l);
+    let text = match before {
+        Some(old) if old == role => ctx.tr(
+            format!(
+                "{who} avait déjà le rôle {} sur « {name} » : rien n'a changé.",
+                new(Lang::Fr)
+            ),
+            format!(
+                "{who} already had the {} role on “{name}”: nothing changed.",
+                new(Lang::En)
+            ),
+        ),
+        Some(old) => ctx.tr(
+            format!(
+                "{who} passe de {} à {} sur « {name} ».",
+                role_name(old, Lang::Fr),
+                new(Lang::Fr)
+            ),
+            format!(
+                "{who} goes from {} to {} on “{name}”.",
+                role_name(old, Lang::En),
+                new(Lang::En)
+            ),
+        ),
+        None => ctx.tr(
+            format!(
+                "« {name} » est partagé avec {who}, comme {}.",
+                new(Lang::Fr)
+            ),
+            format!("“{name}” is shared with {who}, as {}.", new(Lang::En)),
+        ),
+    };
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "user_id": user.id, "role": role.as_str(),
+            "previous": before.map(Role::as_str),
+        }),
+    ))
+}
+
+/// A schedule's name, from its list entry (cheaper than loading its state).
+async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
+    let mine = ctx
+        .store()
+        .schedules_of(ctx.caller.user_id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    Ok(mine
+        .into_iter()
+        .find(|s| s.id == id)
+        .map_or_else(|| id.to_string(), |s| s.name))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Unshare {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The e-mail of the user to remove.
+    email: String,
+}
+
+async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let name = schedule_name(&ctx, id).await?;
+    let user = user_by_email(&ctx, &p.email)
+        .await?
+        .ok_or_else(|| no_such_user(&ctx, &p.email))?;
+    let access = ctx
+        .store()
+        .members_with_roles(id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let Some(role) = access
+        .iter()
+        .find(|(u, _)| u.id == user.id)
+        .map(|(_, r)| *r)
+    else {
+        return Err(Refusal::new(
+            "no_access",
+            ctx.tr(
+                format!("{} <{}> n'a pas accès à « {name} » : rien à retirer. list_access montre qui y a accès.", user.name, user.email),
+                format!("{} <{}> has no access to “{name}”: nothing to remove. list_access shows who has.", user.name, user.email),
+            ),
+        ));
+    };
+    let owners = access.iter().filter(|(_, r)| *r == Role::Owner).count();
+    if role == Role::Owner && owners <= 1 {
+        return Err(last_owner(&ctx, &name));
+    }
+    ctx.store()
+        .remove_role(id, user.id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut text = ctx.tr(
+        format!(
+            "{} <{}> n'a plus accès à « {name} » (était {}).",
+            user.name,
+            user.email,
+            role_name(role, Lang::Fr)
+        ),
+        format!(
+            "{} <{}> no longer has access to “{name}” (was {}).",
+            user.name,
+            user.email,
+            role_name(role, Lang::En)
+        ),
+    );
+    if user.id == ctx.caller.user_id {
+        text.push_str(&ctx.tr(
+            " C'était vous : ce planning n'apparaît plus dans vos listes.",
+            " That was you: this schedule no longer appears in your lists.",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "user_id": user.id, "removed": role.as_str() }),
+    ))
+}
+
+async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let name = schedule_name(&ctx, id).await?;
+    let access = ctx
+        .store()
+        .members_with_roles(id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let owner = role == Role::Owner;
+    let mut text = ctx.tr(
+        format!("Accès à « {name} » ({} personne(s)) :", access.len()),
+        format!("Access to “{name}” ({} people):", access.len()),
+    );
+    let mut items = Vec::new();
+    for (u, r) in access.iter().take(MEMBER_CAP) {
+        text.push_str(&format!("\n- {}", u.name));
+        if owner {
+            text.push_str(&format!(" <{}>", u.email));
+        }
+        text.push_str(&format!(" — {}", role_name(*r, ctx.lang())));
+        if u.id == ctx.caller.user_id {
+            text.push_str(&ctx.tr(" (vous)", " (you)"));
+        }
+        let mut item = json!({ "user_id": u.id, "name": u.name, "role": r.as_str() });
+        if let (true, Some(obj)) = (owner, item.as_object_mut()) {
+            obj.insert("email".into(), json!(u.email));
+        }
+        items.push(item);
+    }
+    if access.len() > MEMBER_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, access.len() - MEMBER_CAP));
+    }
+    if owner {
+        text.push_str(&ctx.tr(
+            "\nChangez les accès avec share_schedule et unshare_schedule.",
+            "\nChange access with share_schedule and unshare_schedule.",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "count": access.len(), "users": items }),
+    ))
+}
+
+// ---------------------------------------------------------------------------------
+// Absences
+
+/// The bars an absence puts at risk, with the days of the absence each loses.
+pub(super) fn risks_of(risks: &[AbsenceRisk], a: &Absence) -> Vec<(BarId, Vec<Date>)> {
+    risks
+        .iter()
+        .filter(|r| r.absences.contains(&a.id))
+        .map(|r| {
+            let days = r
+                .days
+                .iter()
+                .copied()
+                .filter(|d| (a.start..=a.end).contains(d))
+                .collect();
+            (r.bar, days)
+        })
+        .collect()
+}
+
+/// "« Audit » (13) : 2026-11-26 → 2026-11-27 (2 jours ouvrés)".
+fn risk_line(lang: Lang, s: &Schedule, bar: BarId, days: &[Date]) -> String {
+    let label = s.bar(bar).map_or("?", |b| b.label.as_str());
+    let span = match (days.first(), days.last()) {
+        (Some(a), Some(b)) => span_text(*a, *b),
+        _ => String::new(),
+    };
+    let sep = if lang == Lang::Fr { " :" } else { ":" };
+    format!(
+        "{} ({bar}){sep} {span} ({})",
+        quoted(lang, label),
+        working_days(lang, days.len() as i64)
+    )
+}
+
+/// The lines saying which bars an absence puts at risk, capped.
+fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool) -> String {
+    if at_risk.is_empty() {
+        return if now {
+            ctx.tr(
+                "Aucun bloc n'est mis à risque (aucun bloc des lignes de ce membre pendant l'absence).",
+                "No bar is put at risk (no bar on this member's rows during the absence).",
+            )
+        } else {
+            ctx.tr(
+                "Elle ne mettait aucun bloc à risque.",
+                "It put no bar at risk.",
+            )
+        };
+    }
+    let mut out = if now {
+        ctx.tr(
+            format!("Bloc(s) mis à risque ({}) :", at_risk.len()),
+            format!("Bar(s) put at risk ({}):", at_risk.len()),
+        )
+    } else {
+        ctx.tr(
+            format!(
+                "Bloc(s) qui ne sont plus à risque de cette absence ({}) :",
+                at_risk.len()
+            ),
+            format!(
+                "Bar(s) no longer at risk of this absence ({}):",
+                at_risk.len()
+            ),
+        )
+    };
+    for (bar, days) in at_risk.iter().take(LIST_CAP) {
+        out.push_str("\n- ");
+        out.push_str(&risk_line(ctx.lang(), s, *bar, days));
+    }
+    if at_risk.len() > LIST_CAP {
+        out.push('\n');
+        out.push_str(&more_line(ctx, at_risk.len() - LIST_CAP));
+    }
+    out
+}
+
+fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
+    Refusal::new(
+        "absence_not_found",
+        ctx.tr(
+            format!("Aucune absence d'id {id} dans « {} ». Appelez list_absences pour voir les absences et leurs ids.", s.name),
+            format!("No absence with id {id} in “{}”. Call list_absences to see the absences and their ids.", s.name),
+        ),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddAbsence {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The member's id or name.
+    member: MemberRef,
+    /// First day of absence, YYYY-MM-DD.
+    start: String,
+    /// Last day of absence (inclusive), YYYY-MM-DD.
+    end: String,
+    /// Why (optional, private: only owners and the member see it).
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let start = parse_date(&ctx, "start", &p.start)?;
+    let end = parse_date(&ctx, "end", &p.end)?;
+    let reason = p.reason.clone().filter(|r| !r.trim().is_empty());
+    let (wrote, _, (member, name)) = write_on_state(&ctx, id, |s| {
+        let m = find_member(&ctx, s, &p.member)?;
+        let cmd = Command::AddAbsence {
+            id: None,
+            member: m.id,
+            start,
+            end,
+            reason: reason.clone(),
+        };
+        Ok((vec![cmd], (m.id, m.name.clone())))
+    })
+    .await?;
+    let absence_id = added_id(&wrote).unwrap_or(0);
+    let s = &wrote.state;
+    let cal = Calendar::for_schedule(s);
+    let at_risk = s
+        .absence(AbsenceId(absence_id))
+        .map(|a| risks_of(&risk::absence_risks(s, &cal), a))
+        .unwrap_or_default();
+    let days = working_days(ctx.lang(), cal.working_days_in(start, end));
+    let text = format!(
+        "{}\n{}",
+        ctx.tr(
+            format!(
+                "Absence de {name} ajoutée (id {absence_id}) : {} ({days}) ; rang {}.",
+                span_text(start, end),
+                wrote.rank
+            ),
+            format!(
+                "Absence of {name} added (id {absence_id}): {} ({days}); rank {}.",
+                span_text(start, end),
+                wrote.rank
+            ),
+        ),
+        risk_block(&ctx, s, &at_risk, true)
+    );
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "absence": absence_id, "member": member,
+            "bars_at_risk": at_risk.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateAbsence {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The absence's id (see list_absences).
+    absence: u64,
+    /// New first day, YYYY-MM-DD (optional).
+    #[serde(default)]
+    start: Option<String>,
+    /// New last day (inclusive), YYYY-MM-DD (optional).
+    #[serde(default)]
+    end: Option<String>,
+    /// New reason (optional; "" clears it).
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    if p.start.is_none() && p.end.is_none() && p.reason.is_none() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Rien à changer : donnez « start », « end » et/ou « reason ».",
+                "Nothing to change: give “start”, “end” and/or “reason”.",
+            ),
+        ));
+    }
+    let start = opt_date(&ctx, "start", p.start.as_deref())?;
+    let end = opt_date(&ctx, "end", p.end.as_deref())?;
+    let reason = p.reason.as_ref().map(|r| r.trim().to_owned());
+    let absence = AbsenceId(p.absence);
+    let (wrote, _, ()) = write_on_state(&ctx, id, |s| {
+        if s.absence(absence).is_none() {
+            return Err(absence_not_found(&ctx, s, p.absence));
+        }
+        let cmd = Command::UpdateAbsence {
+            absence,
+            start,
+            end,
+            reason: reason.clone(),
+        };
+        Ok((vec![cmd], ()))
+    })
+    .await?;
+    let s = &wrote.state;
+    let Some(a) = s.absence(absence) else {
+        return Err(absence_not_found(&ctx, s, p.absence));
+    };
+    let cal = Calendar::for_schedule(s);
+    let at_risk = risks_of(&risk::absence_risks(s, &cal), a);
+    let name = s.member(a.member).map_or("?", |m| m.name.as_str());
+    let days = working_days(ctx.lang(), cal.working_days_in(a.start, a.end));
+    let reason_note = match &reason {
+        Some(r) if r.is_empty() => ctx.tr(" Motif effacé.", " Reason cleared."),
+        Some(_) => ctx.tr(" Motif changé.", " Reason changed."),
+        None => String::new(),
+    };
+    let text = format!(
+        "{}\n{}",
+        ctx.tr(
+            format!(
+                "Absence {absence} de {name} mise à jour : {} ({days}) ; rang {}.{reason_note}",
+                span_text(a.start, a.end),
+                wrote.rank
+            ),
+            format!(
+                "Absence {absence} of {name} updated: {} ({days}); rank {}.{reason_note}",
+                span_text(a.start, a.end),
+                wrote.rank
+            ),
+        ),
+        risk_block(&ctx, s, &at_risk, true)
+    );
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "absence": absence, "member": a.member,
+            "start": a.start, "end": a.end,
+            "bars_at_risk": at_risk.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeleteAbsence {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The absence's id (see list_absences).
+    absence: u64,
+}
+
+async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let absence = AbsenceId(p.absence);
+    let (wrote, before, a) = write_on_state(&ctx, id, |s| {
+        let a = s
+            .absence(absence)
+            .ok_or_else(|| absence_not_found(&ctx, s, p.absence))?;
+        Ok((vec![Command::DeleteAbsence { absence }], a.clone()))
+    })
+    .await?;
+    let cal = Calendar::for_schedule(&before);
+    let was = risks_of(&risk::absence_risks(&before, &cal), &a);
+    let name = before.member(a.member).map_or("?", |m| m.name.as_str());
+    let text = format!(
+        "{}\n{}",
+        ctx.tr(
+            format!(
+                "Absence {absence} de {name} ({}) supprimée ; rang {}.",
+                span_text(a.start, a.end),
+                wrote.rank
+            ),
+            format!(
+                "Absence {absence} of {name} ({}) deleted; rank {}.",
+                span_text(a.start, a.end),
+                wrote.rank
+            ),
+        ),
+        risk_block(&ctx, &before, &was, false)
+    );
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "absence": absence,
+            "bars_no_longer_at_risk": was.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListAbsences {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// Only this member's absences (id or name; optional).
+    #[serde(default)]
+    member: Option<MemberRef>,
+    /// Only absences ending on or after this day, YYYY-MM-DD (optional).
+    #[serde(default)]
+    from: Option<String>,
+    /// Only absences starting on or before this day, YYYY-MM-DD (optional).
+    #[serde(default)]
+    to: Option<String>,
+}
+
+async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
+    let from = opt_date(&ctx, "from", p.from.as_deref())?;
+    let to = opt_date(&ctx, "to", p.to.as_deref())?;
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    let member = p
+        .member
+        .as_ref()
+        .map(|r| find_member(&ctx, s, r).map(|m| m.id))
+        .transpose()?;
+    let mut list: Vec<&Absence> = s
+        .absences
+        .iter()
+        .filter(|a| member.is_none_or(|m| a.member == m))
+        .filter(|a| from.is_none_or(|f| a.end >= f) && to.is_none_or(|t| a.start <= t))
+        .collect();
+    list.sort_by_key(|a| (a.start, a.id));
+    let cal = Calendar::for_schedule(s);
+    let risks = risk::absence_risks(s, &cal);
+    let mut text = if list.is_empty() {
+        ctx.tr(
+            format!("Aucune absence dans « {} » pour ces critères.", s.name),
+            format!("No absence in “{}” for these criteria.", s.name),
+        )
+    } else {
+        ctx.tr(
+            format!("« {} » : {} absence(s) :", s.name, list.len()),
+            format!("“{}”: {} absence(s):", s.name, list.len()),
+        )
+    };
+    let mut items = Vec::new();
+    for a in list.iter().take(LIST_CAP) {
+        let name = s.member(a.member).map_or("?", |m| m.name.as_str());
+        let days = cal.working_days_in(a.start, a.end);
+        let at_risk = risks_of(&risks, a);
+        text.push_str(&format!(
+            "\n- {} — {name}, {} ({})",
+            a.id,
+            span_text(a.start, a.end),
+            working_days(lang, days)
+        ));
+        if !a.reason.is_empty() {
+            text.push_str(&ctx.tr(
+                format!(" — motif : {}", a.reason),
+                format!(" — reason: {}", a.reason),
+            ));
+        }
+        if !at_risk.is_empty() {
+            let bars: Vec<String> = at_risk
+                .iter()
+                .take(5)
+                .map(|(b, _)| {
+                    let label = s.bar(*b).map_or("?", |x| x.label.as_str());
+                    format!("{} ({b})", quoted(lang, label))
+                })
+                .collect();
+            let more = if at_risk.len() > 5 { ", …" } else { "" };
+            text.push_str(&ctx.tr(
+                format!(" — met à risque : {}{more}", bars.join(", ")),
+                format!(" — puts at risk: {}{more}", bars.join(", ")),
+            ));
+        }
+        let mut item = json!({
+            "id": a.id, "member": a.member, "start": a.start, "end": a.end,
+            "working_days": days,
+            "bars_at_risk": at_risk.iter().take(20).map(|(b, _)| *b).collect::<Vec<_>>(),
+        });
+        if let (false, Some(obj)) = (a.reason.is_empty(), item.as_object_mut()) {
+            obj.insert("reason".into(), Value::String(a.reason.clone()));
+        }
+        items.push(item);
+    }
+    if list.len() > LIST_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, list.len() - LIST_CAP));
+    }
+    if !o.viewer.sees_all() && !list.is_empty() {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            "Les motifs ne sont montrés qu'aux propriétaires et au membre concerné.",
+            "Reasons are shown only to owners and to the member concerned.",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": o.id, "rank": o.rank, "count": list.len(), "absences": items }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::people_testkit::{Kit, en};
+    use super::*;
+
+    /// Everything a caller receives, text and structured, as one string.
+    fn all_bytes(r: &Reply) -> String {
+        format!("{}\n{}", r.text, r.structured)
+    }
+
+    const REASON: &str = "Rendez-vous";
+
+    #[tokio::test]
+    async fn absence_reasons_and_emails_reach_only_owners_and_the_member() {
+        let k = Kit::new("absence-privacy").await;
+        let args = json!({ "schedule": k.schedule });
+        for who in [&k.viewer, &k.editor] {
+            for tool in ["list_absences", "list_members"] {
+                let r = k.ok(who, tool, args.clone()).await;
+                let bytes = all_bytes(&r);
+                assert!(!bytes.contains('@'), "{tool}: {bytes}");
+                assert!(!bytes.contains(REASON), "{tool}: {bytes}");
+            }
+        }
+        // Thomas sees his own e-mail and reason, and nobody else's e-mail.
+        let r = k.ok(&k.thomas, "list_absences", args.clone()).await;
+        assert!(r.text.contains("motif : Rendez-vous médical"), "{}", r.text);
+        assert_eq!(r.structured["absences"][0]["reason"], "Rendez-vous médical");
+        let r = k.ok(&k.thomas, "list_members", args.clone()).await;
+        assert!(r.text.contains("<thomas.dubois@example.org>"), "{}", r.text);
+        assert_eq!(all_bytes(&r).matches('@').count(), 2, "{}", r.text);
+        // The owner sees everything.
+        let r = k.ok(&k.owner, "list_absences", args.clone()).await;
+        assert!(r.text.contains("Rendez-vous médical"), "{}", r.text);
+        assert!(!r.text.contains("ne sont montrés"), "{}", r.text);
+        let r = k.ok(&k.owner, "list_members", args.clone()).await;
+        assert_eq!(r.structured["members"].as_array().unwrap().len(), 4);
+        assert!(
+            r.text.contains("<camille.martin@example.org>"),
+            "{}",
+            r.text
+        );
+        // The reply names the bar at risk.
+        let r = k.ok(&k.viewer, "list_absences", args).await;
+        assert!(
+            r.text
+                .contains("met à risque : « Adaptation du code ABAP » (15)"),
+            "{}",
+            r.text
+        );
+        // No role, no list.
+        let r = k
+            .refused(
+                &k.stranger,
+                "list_absences",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "schedule_not_found");
+    }
+
+    #[tokio::test]
+    async fn absences_say_which_bars_they_put_at_risk() {
+        let k = Kit::new("absence-risks").await;
+        let ed = en(&k.editor);
+        // Camille does the user acceptance (2026-12-07 → 2026-12-11).
+        let r = k
+            .ok(
+                &ed,
+                "add_absence",
+                json!({ "schedule": k.schedule, "member": "camille", "start": "2026-12-10",
+                        "end": "2026-12-14", "reason": "Congés" }),
+            )
+            .await;
+        assert!(
+            r.text.contains("Absence of Camille Martin added"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text
+                .contains("“Recette utilisateurs” (17): 2026-12-10 → 2026-12-11 (2 working days)"),
+            "{}",
+            r.text
+        );
+        assert!(
+            !r.text.contains("Congés"),
+            "a write does not echo the reason"
+        );
+        let id = r.structured["absence"].as_u64().unwrap();
+        assert_eq!(r.structured["bars_at_risk"], json!([17]));
+
+        let r = k
+            .ok(
+                &ed,
+                "update_absence",
+                json!({ "schedule": k.schedule, "absence": id, "start": "2026-12-14" }),
+            )
+            .await;
+        assert!(r.text.contains("No bar is put at risk"), "{}", r.text);
+
+        let r = k
+            .ok(
+                &k.editor,
+                "delete_absence",
+                json!({ "schedule": k.schedule, "absence": 31 }),
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("ne sont plus à risque de cette absence (1)"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text.contains("« Adaptation du code ABAP » (15)"),
+            "{}",
+            r.text
+        );
+        assert!(!r.text.contains(REASON), "{}", r.text);
+
+        // Filters: only Camille's, and a range that misses it.
+        let r = k
+            .ok(
+                &k.viewer,
+                "list_absences",
+                json!({ "schedule": k.schedule, "member": 1, "to": "2026-12-01" }),
+            )
+            .await;
+        assert_eq!(r.structured["count"], 0, "{}", r.text);
+        // Bad calls say what to fix.
+        let r = k
+            .refused(
+                &k.editor,
+                "add_absence",
+                json!({ "schedule": k.schedule, "member": "nobody", "start": "2026-12-01", "end": "2026-12-02" }),
+            )
+            .await;
+        assert!(r.text.contains("list_members"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.editor,
+                "add_absence",
+                json!({ "schedule": k.schedule, "member": 1, "start": "2026-12-05", "end": "2026-12-02" }),
+            )
+            .await;
+        assert!(r.text.contains("précède le début"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.viewer,
+                "add_absence",
+                json!({ "schedule": k.schedule, "member": 1, "start": "2026-12-01", "end": "2026-12-02" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "forbidden");
+        let r = k
+            .refused(
+                &k.editor,
+                "delete_absence",
+                json!({ "schedule": k.schedule, "absence": 31 }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "absence_not_found");
+    }
+
+    #[tokio::test]
+    async fn members_are_added_renamed_and_deleted_with_their_cascade() {
+        let k = Kit::new("members").await;
+        let r = k
+            .ok(
+                &k.editor,
+                "add_member",
+                json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
+            )
+            .await;
+        assert!(r.text.contains("Membre « Léa Roux » ajouté"), "{}", r.text);
+        assert!(!r.text.contains("lea@"), "{}", r.text);
+        let lea = r.structured["member"].as_u64().unwrap();
+        // An editor renames, but may not change an e-mail (it decides who sees what).
+        k.ok(
+            &k.editor,
+            "update_member",
+            json!({ "schedule": k.schedule, "member": lea, "name": "Léa Roux-Martin" }),
+        )
+        .await;
+        let r = k
+            .refused(
+                &k.editor,
+                "update_member",
+                json!({ "schedule": k.schedule, "member": "thomas", "email": "eddie@example.org" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "forbidden");
+        assert!(r.text.contains("propriétaire"), "{}", r.text);
+        let r = k
+            .ok(
+                &k.owner,
+                "update_member",
+                json!({ "schedule": k.schedule, "member": lea, "email": null }),
+            )
+            .await;
+        assert!(r.text.contains("e-mail effacé"), "{}", r.text);
+        let s = k.state(k.schedule).await;
+        let m = s.member(MemberId(lea)).unwrap();
+        assert_eq!(
+            (m.name.as_str(), m.email.as_deref()),
+            ("Léa Roux-Martin", None)
+        );
+
+        // Deleting Thomas clears his row, his action and his absence.
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "delete_member",
+                json!({ "schedule": k.schedule, "member": "Thomas Dubois" }),
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("removed from 1 row(s): “Adaptation du code spécifique” (8)"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("unassigned from 1 action(s)"), "{}", r.text);
+        assert!(r.text.contains("1 absence(s) deleted"), "{}", r.text);
+        assert_eq!(r.structured["cleared"]["absences"], json!([31]));
+        let s = k.state(k.schedule).await;
+        assert!(s.member(MemberId(4)).is_none() && s.absences.is_empty());
+
+        // Ambiguous and unknown names.
+        let r = k
+            .refused(
+                &k.editor,
+                "delete_member",
+                json!({ "schedule": k.schedule, "member": "a" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "ambiguous_member", "{}", r.text);
+        let r = k
+            .refused(
+                &k.editor,
+                "delete_member",
+                json!({ "schedule": k.schedule, "member": true }),
+            )
+            .await;
+        assert!(r.text.contains("a member's id"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn sharing_follows_the_owner_rules() {
+        let k = Kit::new("sharing").await;
+        let s = k.schedule;
+        // Only owners share.
+        let r = k
+            .refused(
+                &k.editor,
+                "share_schedule",
+                json!({ "schedule": s, "email": "sam@example.org", "role": "viewer" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "forbidden");
+        // The user must exist.
+        let r = k
+            .refused(
+                &k.owner,
+                "share_schedule",
+                json!({ "schedule": s, "email": "nobody@example.org", "role": "viewer" }),
+            )
+            .await;
+        assert!(r.text.contains("palmaplan user add"), "{}", r.text);
+        let r = k
+            .refused(
+                &en(&k.owner),
+                "share_schedule",
+                json!({ "schedule": s, "email": "sam@example.org", "role": "admin" }),
+            )
+            .await;
+        assert!(r.text.contains("viewer"), "{}", r.text);
+        // Sharing gives access; the e-mail's case does not matter.
+        k.refused(&k.stranger, "list_members", json!({ "schedule": s }))
+            .await;
+        let r = k
+            .ok(
+                &k.owner,
+                "share_schedule",
+                json!({ "schedule": s, "email": "SAM@example.org", "role": "editor" }),
+            )
+            .await;
+        assert!(r.text.contains("comme éditeur"), "{}", r.text);
+        k.ok(&k.stranger, "list_members", json!({ "schedule": s }))
+            .await;
+        let r = k
+            .ok(
+                &k.owner,
+                "share_schedule",
+                json!({ "schedule": s, "email": "sam@example.org", "role": "viewer" }),
+            )
+            .await;
+        assert!(r.text.contains("passe de éditeur à lecteur"), "{}", r.text);
+
+        // The last owner can neither leave nor step down.
+        let r = k
+            .refused(
+                &k.owner,
+                "unshare_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "last_owner");
+        let r = k
+            .refused(
+                &k.owner,
+                "share_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org", "role": "editor" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "last_owner");
+        // With a second owner, the first may leave.
+        k.ok(
+            &k.owner,
+            "share_schedule",
+            json!({ "schedule": s, "email": "eddie@example.org", "role": "owner" }),
+        )
+        .await;
+        let r = k
+            .ok(
+                &k.owner,
+                "unshare_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org" }),
+            )
+            .await;
+        assert!(r.text.contains("C'était vous"), "{}", r.text);
+        k.refused(&k.owner, "list_access", json!({ "schedule": s }))
+            .await;
+        let r = k
+            .refused(
+                &k.editor,
+                "unshare_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "no_access");
+
+        // list_access: e-mails for owners only.
+        let r = k
+            .ok(&k.viewer, "list_access", json!({ "schedule": s }))
+            .await;
+        assert!(!all_bytes(&r).contains('@'), "{}", r.text);
+        assert!(
+            r.text.contains("Vera Viewer — lecteur (vous)"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(&k.editor, "list_access", json!({ "schedule": s }))
+            .await;
+        assert!(r.text.contains("<vera@example.org>"), "{}", r.text);
+        assert_eq!(r.structured["count"], 4);
+    }
+
+    #[test]
+    fn member_refs_parse_from_numbers_and_strings_only() {
+        let id: MemberRef = serde_json::from_value(json!(4)).unwrap();
+        assert_eq!(id, MemberRef::Id(4));
+        let name: MemberRef = serde_json::from_value(json!("Thomas")).unwrap();
+        assert_eq!(name, MemberRef::Name("Thomas".into()));
+        let e = serde_json::from_value::<MemberRef>(json!(true)).unwrap_err();
+        assert!(e.to_string().contains("a member's id"), "{e}");
+        assert!(serde_json::from_value::<MemberRef>(json!(-1)).is_err());
+    }
+}

@@ -1,0 +1,204 @@
+//! Privacy: what of a schedule a caller may see. Members' e-mails and absences' reasons
+//! are personal data; owners see them (they manage the team), and each member sees
+//! their own (the member whose e-mail is the caller's user e-mail). Everyone else gets
+//! a copy with them removed.
+//!
+//! Every tool that shows or exports a schedule's content reads it through [`redact`]
+//! (or [`Ctx::open_redacted`]), so the rule lives in one place. Redaction only blanks
+//! fields: ids, dates and counts stay, so risks and analyses computed on the redacted
+//! copy are the same as on the stored state.
+
+use palmaplan_model::{Member, MemberId, Schedule};
+
+use super::{Ctx, Refusal, ScheduleRef};
+use crate::storage::Role;
+
+/// Who is looking at a schedule: their role on it and their own user e-mail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Viewer {
+    pub(crate) role: Role,
+    /// The caller's user e-mail (None when unknown: then only an owner sees anything).
+    pub(crate) email: Option<String>,
+}
+
+impl Viewer {
+    pub(crate) fn new(role: Role, email: Option<String>) -> Viewer {
+        Viewer { role, email }
+    }
+
+    /// Whether this viewer sees everything (owners do).
+    pub(crate) fn sees_all(&self) -> bool {
+        self.role == Role::Owner
+    }
+
+    /// Whether this viewer may see a member's e-mail and absence reasons: an owner, or
+    /// the member themself (same e-mail, ignoring case and surrounding blanks).
+    pub(crate) fn sees_member(&self, m: &Member) -> bool {
+        if self.sees_all() {
+            return true;
+        }
+        match (&self.email, &m.email) {
+            (Some(mine), Some(theirs)) => same_email(mine, theirs),
+            _ => false,
+        }
+    }
+}
+
+/// E-mails compare without case (the domain part is case-insensitive, and people do
+/// not type the local part's case consistently either) and without surrounding blanks.
+pub(crate) fn same_email(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    !a.is_empty() && a.to_lowercase() == b.to_lowercase()
+}
+
+/// A copy of `state` as `viewer` may see it.
+// For the tools that hold a state to show rather than open one (history, versions,
+// what_if): this family reads through `Ctx::open_redacted`.
+#[allow(dead_code)]
+pub(crate) fn redact(state: &Schedule, viewer: &Viewer) -> Schedule {
+    let mut out = state.clone();
+    redact_in_place(&mut out, viewer);
+    out
+}
+
+/// Removes from `state` what `viewer` may not see: the e-mails of the other members
+/// and the reasons of their absences.
+pub(crate) fn redact_in_place(state: &mut Schedule, viewer: &Viewer) {
+    if viewer.sees_all() {
+        return;
+    }
+    // Members are sorted by id: the ids seen come out sorted, ready for binary search.
+    let seen: Vec<MemberId> = state
+        .members
+        .iter()
+        .filter(|m| viewer.sees_member(m))
+        .map(|m| m.id)
+        .collect();
+    for m in &mut state.members {
+        if seen.binary_search(&m.id).is_err() {
+            m.email = None;
+        }
+    }
+    for a in &mut state.absences {
+        if seen.binary_search(&a.member).is_err() {
+            a.reason.clear();
+        }
+    }
+}
+
+/// A schedule opened for reading, already redacted for the caller.
+#[derive(Clone, Debug)]
+pub(crate) struct Opened {
+    pub(crate) id: i64,
+    pub(crate) rank: i64,
+    pub(crate) viewer: Viewer,
+    /// The state as the caller may see it.
+    pub(crate) state: Schedule,
+}
+
+impl Ctx {
+    /// The caller as a viewer of a schedule on which they have `role`.
+    pub(crate) async fn viewer_as(&self, role: Role) -> Result<Viewer, Refusal> {
+        if role == Role::Owner {
+            // An owner sees everything: no need to read their e-mail.
+            return Ok(Viewer::new(role, None));
+        }
+        let user = self
+            .store()
+            .user(self.caller.user_id)
+            .await
+            .map_err(|e| self.db_error(e))?;
+        Ok(Viewer::new(role, user.map(|u| u.email)))
+    }
+
+    /// Opens a schedule (checking the role as `open` does), loads it, and redacts it
+    /// for the caller.
+    pub(crate) async fn open_redacted(
+        &self,
+        schedule: &ScheduleRef,
+        needed: Role,
+    ) -> Result<Opened, Refusal> {
+        let (id, role) = self.open(schedule, needed).await?;
+        let viewer = self.viewer_as(role).await?;
+        let stored = self.store().load(id).await.map_err(|e| self.db_error(e))?;
+        let mut state = stored.state;
+        redact_in_place(&mut state, &viewer);
+        Ok(Opened {
+            id,
+            rank: stored.rank,
+            viewer,
+            state,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use palmaplan_model::demo;
+
+    fn viewer(role: Role, email: Option<&str>) -> Viewer {
+        Viewer::new(role, email.map(str::to_owned))
+    }
+
+    #[test]
+    fn owners_see_everything() {
+        let s = demo::s4hana_migration();
+        assert_eq!(redact(&s, &viewer(Role::Owner, None)), s);
+    }
+
+    #[test]
+    fn others_see_no_email_and_no_reason() {
+        let s = demo::s4hana_migration();
+        for role in [Role::Viewer, Role::Editor] {
+            let r = redact(&s, &viewer(role, Some("someone@example.org")));
+            assert!(r.members.iter().all(|m| m.email.is_none()));
+            assert!(r.absences.iter().all(|a| a.reason.is_empty()));
+            // Nothing else changes.
+            let mut back = r.clone();
+            back.members = s.members.clone();
+            back.absences = s.absences.clone();
+            assert_eq!(back, s);
+            let json = serde_json::to_string(&r).unwrap();
+            assert!(!json.contains('@'), "{json}");
+            assert!(!json.contains("médical"), "{json}");
+        }
+        // Without a known e-mail, nothing personal either.
+        let r = redact(&s, &viewer(Role::Viewer, None));
+        assert!(r.members.iter().all(|m| m.email.is_none()));
+    }
+
+    #[test]
+    fn a_member_sees_their_own_whatever_the_case() {
+        let s = demo::s4hana_migration();
+        let r = redact(
+            &s,
+            &viewer(Role::Viewer, Some("  Thomas.Dubois@EXAMPLE.org ")),
+        );
+        let thomas = r
+            .members
+            .iter()
+            .find(|m| m.name == "Thomas Dubois")
+            .unwrap();
+        assert_eq!(thomas.email.as_deref(), Some("thomas.dubois@example.org"));
+        assert_eq!(r.absences[0].reason, "Rendez-vous médical");
+        assert_eq!(
+            r.members.iter().filter(|m| m.email.is_some()).count(),
+            1,
+            "only their own e-mail"
+        );
+    }
+
+    #[test]
+    fn an_empty_email_matches_nobody() {
+        assert!(!same_email("", ""));
+        assert!(!same_email("  ", " "));
+        assert!(same_email("A@b.c", "a@B.C"));
+        let m = Member {
+            id: MemberId(1),
+            name: "X".into(),
+            email: Some(String::new()),
+        };
+        assert!(!viewer(Role::Editor, Some("")).sees_member(&m));
+    }
+}

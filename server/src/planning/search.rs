@@ -1,0 +1,464 @@
+//! Finding things: `search` looks for words in the names of everything (bars,
+//! milestones, rows, groups, members) of one schedule or of all the caller's, and
+//! `filter_periods` runs the Filter panel's language over a schedule's bars.
+//!
+//! Both compare text the filter's way (`filter::fold`: no case, no common accents), so
+//! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
+//! Neither looks at private fields: a search for an e-mail finds nothing.
+
+use std::collections::HashSet;
+
+use palmaplan_model::filter::{self, FilterContext, fold};
+use palmaplan_model::text::LIST_CAP;
+use palmaplan_model::{BarId, Schedule, cpm, risk};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::people::{more_line, quoted, span_text};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "search",
+            "Search words in the names of bars, milestones, rows, groups and members (case and accents do not matter; every word must appear), in one schedule or, without \"schedule\", in all of yours. Returns the items with their ids.",
+            Access::Read,
+            search,
+        ),
+        tool(
+            "filter_periods",
+            "Select a schedule's bars with the Filter panel's language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done. French keys work too (membre:, statut:, est:critique). A wrong query is explained with its position.",
+            Access::Read,
+            filter_periods,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Search {
+    /// The schedule's id or exact name; leave it out to search all your schedules.
+    #[serde(default)]
+    schedule: Option<ScheduleRef>,
+    /// The words to find, e.g. "migration audit".
+    query: String,
+}
+
+/// One thing found.
+struct Hit {
+    schedule_id: i64,
+    schedule: String,
+    kind: &'static str,
+    id: u64,
+    name: String,
+    /// Dates, or the group of a row.
+    detail: Option<String>,
+}
+
+/// Whether every word appears in the folded text.
+fn matches(words: &[String], text: &str) -> bool {
+    let folded = fold(text);
+    words.iter().all(|w| folded.contains(w.as_str()))
+}
+
+/// The hits in one schedule, appended to `out` (past `cap` only counted).
+fn search_in(
+    id: i64,
+    s: &Schedule,
+    words: &[String],
+    out: &mut Vec<Hit>,
+    total: &mut usize,
+    cap: usize,
+) {
+    let mut push = |kind: &'static str, item: u64, name: &str, detail: Option<String>| {
+        *total += 1;
+        if out.len() < cap {
+            out.push(Hit {
+                schedule_id: id,
+                schedule: s.name.clone(),
+                kind,
+                id: item,
+                name: name.to_owned(),
+                detail,
+            });
+        }
+    };
+    for g in s.groups.iter().filter(|g| matches(words, &g.name)) {
+        push("group", g.id.0, &g.name, None);
+    }
+    for r in s.rows.iter().filter(|r| matches(words, &r.name)) {
+        let group = s.group(r.group).map(|g| g.name.clone());
+        push("row", r.id.0, &r.name, group);
+    }
+    for b in s.bars.iter().filter(|b| matches(words, &b.label)) {
+        push("bar", b.id.0, &b.label, Some(span_text(b.start, b.end)));
+    }
+    for m in s.milestones.iter().filter(|m| matches(words, &m.label)) {
+        push("milestone", m.id.0, &m.label, Some(m.date.to_string()));
+    }
+    for m in s.members.iter().filter(|m| matches(words, &m.name)) {
+        push("member", m.id.0, &m.name, None);
+    }
+}
+
+fn kind_word(ctx: &Ctx, kind: &str) -> String {
+    match kind {
+        "group" => ctx.tr("groupe", "group"),
+        "row" => ctx.tr("ligne", "row"),
+        "bar" => ctx.tr("bloc", "bar"),
+        "milestone" => ctx.tr("jalon", "milestone"),
+        _ => ctx.tr("membre", "member"),
+    }
+}
+
+async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
+    let words: Vec<String> = p.query.split_whitespace().map(fold).collect();
+    if words.is_empty() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "« query » est vide : donnez un ou plusieurs mots à chercher.",
+                "“query” is empty: give one or more words to search for.",
+            ),
+        ));
+    }
+    let lang = ctx.lang();
+    let mut hits = Vec::new();
+    let mut total = 0;
+    let mut searched = 0;
+    match &p.schedule {
+        Some(r) => {
+            let o = ctx.open_redacted(r, Role::Viewer).await?;
+            search_in(o.id, &o.state, &words, &mut hits, &mut total, LIST_CAP);
+            searched = 1;
+        }
+        None => {
+            let mine = ctx
+                .store()
+                .schedules_of(ctx.caller.user_id)
+                .await
+                .map_err(|e| ctx.db_error(e))?;
+            for info in mine
+                .iter()
+                .filter(|i| ctx.caller.only_schedule.is_none_or(|only| only == i.id))
+            {
+                // Names and labels only: nothing private is searched nor shown, so the
+                // stored state is read as is.
+                let stored = ctx
+                    .store()
+                    .load(info.id)
+                    .await
+                    .map_err(|e| ctx.db_error(e))?;
+                search_in(
+                    info.id,
+                    &stored.state,
+                    &words,
+                    &mut hits,
+                    &mut total,
+                    LIST_CAP,
+                );
+                searched += 1;
+            }
+        }
+    }
+    let across = p.schedule.is_none();
+    let q = quoted(lang, p.query.trim());
+    let mut text = if total == 0 {
+        ctx.tr(
+            format!("Aucun résultat pour {q} dans {searched} planning(s). Essayez moins de mots ou une partie de mot."),
+            format!("No result for {q} in {searched} schedule(s). Try fewer words or part of a word."),
+        )
+    } else {
+        ctx.tr(
+            format!("{total} résultat(s) pour {q} :"),
+            format!("{total} result(s) for {q}:"),
+        )
+    };
+    for h in &hits {
+        text.push_str("\n- ");
+        if across {
+            text.push_str(&format!(
+                "{} ({}) · ",
+                quoted(lang, &h.schedule),
+                h.schedule_id
+            ));
+        }
+        text.push_str(&format!(
+            "{} {} {}",
+            kind_word(&ctx, h.kind),
+            h.id,
+            quoted(lang, &h.name)
+        ));
+        match (h.kind, &h.detail) {
+            ("row", Some(g)) => text.push_str(&ctx.tr(
+                format!(", groupe {}", quoted(lang, g)),
+                format!(", group {}", quoted(lang, g)),
+            )),
+            (_, Some(d)) => text.push_str(&format!(", {d}")),
+            _ => {}
+        }
+    }
+    if total > hits.len() {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, total - hits.len()));
+    }
+    let items: Vec<_> = hits
+        .iter()
+        .map(
+            |h| json!({ "schedule_id": h.schedule_id, "kind": h.kind, "id": h.id, "name": h.name }),
+        )
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({ "query": p.query, "count": total, "results": items }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct FilterPeriods {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// A Filter panel query, e.g. "member:Alice is:critical -status:done". Empty selects
+    /// every bar.
+    filter: String,
+}
+
+/// How many bar ids the structured answer lists.
+const IDS_CAP: usize = 200;
+
+async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
+    let lang = ctx.lang();
+    // The query is checked before the schedule is read: a typo costs nothing.
+    let f = filter::parse(&p.filter).map_err(|e| {
+        Refusal::new(
+            "invalid_filter",
+            ctx.tr(
+                format!("Filtre invalide :\n{}", e.render(&p.filter, lang)),
+                format!("Invalid filter:\n{}", e.render(&p.filter, lang)),
+            ),
+        )
+        .with(json!({ "position": e.position, "len": e.len }))
+    })?;
+    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let s = &o.state;
+    // A cycle leaves no critical path: `is:critical` then matches nothing, and the
+    // answer says why.
+    let (critical, cycle): (HashSet<BarId>, bool) = match cpm::critical_path(s) {
+        Ok(cp) => (cp.critical_bars().collect(), false),
+        Err(_) => (HashSet::new(), true),
+    };
+    let at_risk = risk::risks(s).bars_at_risk();
+    let fc = FilterContext::new(s, &critical, &at_risk);
+    let selected = f.select(&fc, s);
+    let q = quoted(lang, p.filter.trim());
+    let mut text = if selected.is_empty() {
+        ctx.tr(
+            format!(
+                "Aucun des {} bloc(s) de « {} » ne correspond à {q}.",
+                s.bars.len(),
+                s.name
+            ),
+            format!(
+                "None of the {} bar(s) of “{}” matches {q}.",
+                s.bars.len(),
+                s.name
+            ),
+        )
+    } else {
+        ctx.tr(
+            format!(
+                "{} bloc(s) sur {} de « {} » correspondent à {q} :",
+                selected.len(),
+                s.bars.len(),
+                s.name
+            ),
+            format!(
+                "{} of the {} bar(s) of “{}” match {q}:",
+                selected.len(),
+                s.bars.len(),
+                s.name
+            ),
+        )
+    };
+    for id in selected.iter().take(LIST_CAP) {
+        let Some(b) = s.bar(*id) else { continue };
+        let row = s.row(b.row).map_or("?", |r| r.name.as_str());
+        text.push_str(&format!(
+            "\n- {} {} — {} {}, {}",
+            b.id,
+            quoted(lang, &b.label),
+            ctx.tr("ligne", "row"),
+            quoted(lang, row),
+            span_text(b.start, b.end)
+        ));
+    }
+    if selected.len() > LIST_CAP {
+        text.push('\n');
+        text.push_str(&more_line(&ctx, selected.len() - LIST_CAP));
+    }
+    if cycle {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            "Les liens forment un cycle : aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
+            "The links form a cycle: no bar is critical until it is broken (critical_path names it).",
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank, "count": selected.len(), "total": s.bars.len(),
+            "bars": selected.iter().take(IDS_CAP).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::people_testkit::{Kit, en};
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn search_ignores_case_and_accents_and_never_private_fields() {
+        let k = Kit::new("search").await;
+        let r = k
+            .ok(&k.viewer, "search", json!({ "query": "SYSTEME audit" }))
+            .await;
+        assert_eq!(r.structured["count"], 2, "{}", r.text);
+        assert!(
+            r.text.contains("- « S/4HANA Migration » (1) · bloc 13 « Audit du système », 2026-11-02 → 2026-11-13"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &en(&k.viewer),
+                "search",
+                json!({ "schedule": k.schedule, "query": "lefevre" }),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "1 result(s) for “lefevre”:\n- member 3 “Sophie Lefèvre”"
+        );
+        let r = k
+            .ok(&k.owner, "search", json!({ "query": "example.org" }))
+            .await;
+        assert_eq!(r.structured["count"], 0, "{}", r.text);
+        assert!(
+            r.text
+                .starts_with("Aucun résultat pour « example.org » dans 1 planning(s)."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(&k.owner, "search", json!({ "query": "médical" }))
+            .await;
+        assert_eq!(r.structured["count"], 0, "{}", r.text);
+        k.refused(&k.viewer, "search", json!({ "query": "  " }))
+            .await;
+
+        // Across schedules: only the caller's, and only the token's one if restricted.
+        k.ok(
+            &k.stranger,
+            "create_schedule",
+            json!({ "name": "Copie", "demo": true }),
+        )
+        .await;
+        let r = k
+            .ok(&k.stranger, "search", json!({ "query": "bascule" }))
+            .await;
+        assert_eq!(r.structured["count"], 2, "{}", r.text);
+        assert!(
+            r.text.contains("« Copie » (2)") && !r.text.contains("(1) ·"),
+            "{}",
+            r.text
+        );
+        let mut viewer = k.viewer.clone();
+        viewer.only_schedule = Some(99);
+        let r = k.ok(&viewer, "search", json!({ "query": "bascule" })).await;
+        assert_eq!(r.structured["count"], 0, "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn filter_periods_selects_and_explains_errors_in_both_languages() {
+        let k = Kit::new("filter").await;
+        let s = k.schedule;
+        let r = k
+            .ok(
+                &k.viewer,
+                "filter_periods",
+                json!({ "schedule": s, "filter": "membre:thomas est:à-risque" }),
+            )
+            .await;
+        assert_eq!(r.structured["bars"], json!([15]), "{}", r.text);
+        assert!(
+            r.text.contains("- 15 « Adaptation du code ABAP » — ligne « Adaptation du code spécifique », 2026-11-16 → 2026-12-04"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &k.viewer,
+                "filter_periods",
+                json!({ "schedule": s, "filter": "is:critical -member:karim" }),
+            )
+            .await;
+        assert_eq!(r.structured["bars"], json!([14, 15, 16, 17]), "{}", r.text);
+        let r = k
+            .ok(
+                &k.viewer,
+                "filter_periods",
+                json!({ "schedule": s, "filter": "" }),
+            )
+            .await;
+        assert_eq!(r.structured["count"], 6);
+
+        let r = k
+            .refused(
+                &k.viewer,
+                "filter_periods",
+                json!({ "schedule": s, "filter": "statut:fini" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "invalid_filter");
+        assert_eq!(
+            (
+                r.structured["position"].as_u64(),
+                r.structured["len"].as_u64()
+            ),
+            (Some(7), Some(4))
+        );
+        assert!(
+            r.text.starts_with("Filtre invalide :\nstatut:fini\n       ^^^^\n« fini » n'est pas une valeur possible pour statut:."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &en(&k.viewer),
+                "filter_periods",
+                json!({ "schedule": s, "filter": "colour:red" }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("Invalid filter:\ncolour:red\n^^^^^^\n\"colour\" is not a filter key. Valid keys: member,"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &en(&k.viewer),
+                "filter_periods",
+                json!({ "schedule": s, "filter": "(is:critical" }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("Invalid filter:\n(is:critical\n^"),
+            "{}",
+            r.text
+        );
+    }
+}
