@@ -62,10 +62,10 @@ pub(crate) fn redact(state: &Schedule, viewer: &Viewer) -> Schedule {
 }
 
 /// Removes from `state` what `viewer` may not see: the e-mails of the other members
-/// and the reasons of their absences.
-pub(crate) fn redact_in_place(state: &mut Schedule, viewer: &Viewer) {
+/// and the reasons of their absences. Returns how many e-mails and reasons it removed.
+pub(crate) fn redact_in_place(state: &mut Schedule, viewer: &Viewer) -> usize {
     if viewer.sees_all() {
-        return;
+        return 0;
     }
     // Members are sorted by id: the ids seen come out sorted, ready for binary search.
     let seen: Vec<MemberId> = state
@@ -74,16 +74,19 @@ pub(crate) fn redact_in_place(state: &mut Schedule, viewer: &Viewer) {
         .filter(|m| viewer.sees_member(m))
         .map(|m| m.id)
         .collect();
+    let mut removed = 0;
     for m in &mut state.members {
-        if seen.binary_search(&m.id).is_err() {
-            m.email = None;
+        if seen.binary_search(&m.id).is_err() && m.email.take().is_some() {
+            removed += 1;
         }
     }
     for a in &mut state.absences {
-        if seen.binary_search(&a.member).is_err() {
+        if seen.binary_search(&a.member).is_err() && !a.reason.is_empty() {
             a.reason.clear();
+            removed += 1;
         }
     }
+    removed
 }
 
 /// A schedule opened for reading, already redacted for the caller.

@@ -5,7 +5,6 @@
 //! Deleting removes the schedule with its journal, versions and roles: it cannot be
 //! undone, so it asks for `confirm: true` and the Owner role.
 
-use palmaplan_model::Schedule;
 use palmaplan_model::command::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -103,32 +102,6 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     ))
 }
 
-/// Removes what only owners and the member themselves may see (see the brief's privacy
-/// rule): a duplicate made by a non-owner must not hand them an owner's view of it.
-/// Returns how many e-mails and reasons were removed.
-fn redact(s: &mut Schedule, own_email: Option<&str>) -> usize {
-    let mine = |e: &str| own_email.is_some_and(|m| m.eq_ignore_ascii_case(e));
-    let mut removed = 0;
-    let mut me = Vec::new();
-    for m in &mut s.members {
-        match m.email.as_deref() {
-            Some(e) if mine(e) => me.push(m.id),
-            Some(_) => {
-                m.email = None;
-                removed += 1;
-            }
-            None => {}
-        }
-    }
-    for a in &mut s.absences {
-        if !a.reason.is_empty() && !me.contains(&a.member) {
-            a.reason.clear();
-            removed += 1;
-        }
-    }
-    removed
-}
-
 async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     let (source, role) = ctx.open(&p.schedule, Role::Viewer).await?;
     let name = schedule_name(&ctx, &p.name)?;
@@ -139,16 +112,9 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let mut state = stored.state;
     let source_name = std::mem::replace(&mut state.name, name.to_owned());
-    let redacted = if role < Role::Owner {
-        let me = ctx
-            .store()
-            .user(ctx.caller.user_id)
-            .await
-            .map_err(|e| ctx.db_error(e))?;
-        redact(&mut state, me.as_ref().map(|u| u.email.as_str()))
-    } else {
-        0
-    };
+    // A copy made by a non-owner must not hand them an owner's view of the data.
+    let viewer = ctx.viewer_as(role).await?;
+    let redacted = crate::planning::privacy::redact_in_place(&mut state, &viewer);
     let id = ctx
         .store()
         .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())
