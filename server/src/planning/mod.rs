@@ -17,7 +17,12 @@
 
 mod args;
 mod edits;
+mod journal;
+#[cfg(test)]
+mod journal_testkit;
+mod periods;
 mod schedules;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -214,7 +219,13 @@ pub struct Wrote {
 impl Planning {
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
         let mut tools = BTreeMap::new();
-        for spec in schedules::tools().into_iter().chain(edits::tools()) {
+        for spec in schedules::tools()
+            .into_iter()
+            .chain(edits::tools())
+            .chain(periods::tools())
+            .chain(journal::tools())
+            .chain(versions::tools())
+        {
             let name = spec.name;
             assert!(
                 tools.insert(name, spec).is_none(),
