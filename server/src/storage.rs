@@ -393,6 +393,27 @@ impl Store {
         row.as_ref().map(entry_from_row).transpose()
     }
 
+    /// The entries below `rank`, newest first, at most `limit`: the journal read backwards
+    /// page by page (undo and redo look for the caller's latest entry). One indexed range
+    /// query on the primary key.
+    pub async fn entries_before(
+        &self,
+        id: i64,
+        rank: i64,
+        limit: i64,
+    ) -> Result<Vec<JournalEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
+             WHERE schedule_id = $1 AND rank < $2 ORDER BY rank DESC LIMIT $3",
+        )
+        .bind(id)
+        .bind(rank)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(entry_from_row).collect()
+    }
+
     /// The newest entries of a schedule, newest first (for history and undo).
     pub async fn latest_entries(
         &self,
@@ -960,6 +981,14 @@ mod tests {
         let entries = store.changes_since(id, 0, 1_000).await.unwrap();
         let ranks: Vec<i64> = entries.iter().map(|e| e.rank).collect();
         assert_eq!(ranks, (1..=160).collect::<Vec<_>>());
+        let back: Vec<i64> = store
+            .entries_before(id, 11, 3)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.rank)
+            .collect();
+        assert_eq!(back, [10, 9, 8], "read backwards from a rank");
         let stored = store.load(id).await.unwrap();
         assert_eq!(stored.rank, 160);
         // Every write is in the state exactly once: none was lost to a race.

@@ -19,13 +19,18 @@ mod analysis;
 mod args;
 mod edits;
 mod io;
+mod journal;
+#[cfg(test)]
+mod journal_testkit;
 mod people;
 #[cfg(test)]
 mod people_testkit;
+mod periods;
 pub(crate) mod privacy;
 mod schedules;
 mod search;
 mod structure;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -230,6 +235,9 @@ impl Planning {
             .chain(analysis::tools())
             .chain(search::tools())
             .chain(io::tools())
+            .chain(periods::tools())
+            .chain(journal::tools())
+            .chain(versions::tools())
         {
             let name = spec.name;
             assert!(

@@ -161,6 +161,11 @@ pub enum Problem {
     RowsNotContiguous {
         group: GroupId,
     },
+    /// A whole schedule given to `replace_schedule` breaks an invariant at `path`.
+    InvalidSchedule {
+        path: String,
+        inner: Box<Problem>,
+    },
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
@@ -244,6 +249,9 @@ impl Problem {
             Problem::RowsNotContiguous { group } => format!(
                 "les lignes du groupe {group} ne se suivent pas dans l'ordre des groupes. Rangez les lignes groupe par groupe, dans l'ordre des groupes."
             ),
+            Problem::InvalidSchedule { path, inner } => {
+                format!("le planning donné est invalide, {path} : {}", inner.fr())
+            }
         }
     }
 
@@ -314,6 +322,9 @@ impl Problem {
             Problem::RowsNotContiguous { group } => format!(
                 "the rows of group {group} do not follow each other in group order. List the rows group by group, in the order of the groups."
             ),
+            Problem::InvalidSchedule { path, inner } => {
+                format!("the schedule given is invalid, {path}: {}", inner.en())
+            }
         }
     }
 }

@@ -29,7 +29,8 @@
 //!   closes the run with a check first, so both ways always agree.
 //!
 //! Submodules: `outline` (groups and rows), `periods` (bars and milestones), `links`,
-//! `people` (actions, members, absences), `settings` (schedule-level fields),
+//! `people` (actions, members, absences), `settings` (schedule-level fields and
+//! `replace_schedule`), `footprint` (the ids a command reads and changes, for undo),
 //! `cascade` (deletes that take dependents with them), `graph` (link graph checks),
 //! `ctx` (lookups and deferred inserts during one apply), `check` (field rules),
 //! `error` (errors and their French and English messages), `validate` (the invariants
@@ -39,6 +40,7 @@ mod cascade;
 mod check;
 mod ctx;
 mod error;
+mod footprint;
 mod graph;
 mod links;
 mod outline;
@@ -59,6 +61,7 @@ use crate::schedule::*;
 
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
 pub use error::{ApplyError, Kind, Problem, ScheduleError};
+pub use footprint::{Footprint, SCHEDULE_FIELDS};
 pub use validate::validate_schedule;
 
 use ctx::{Ctx, Fault, Mode};
@@ -341,6 +344,12 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_unit: Option<TimeUnit>,
     },
+    /// Replaces the whole schedule (restoring a saved version): the given state must
+    /// pass `validate_schedule`; `next_id` keeps the larger of the two, so ids stay
+    /// unused forever. Its inverse is another `replace_schedule` with the old state.
+    ReplaceSchedule {
+        schedule: Box<Schedule>,
+    },
 }
 
 impl Command {
@@ -382,6 +391,7 @@ impl Command {
             Command::RenameSchedule { .. } => "rename_schedule",
             Command::SetScheduleNotes { .. } => "set_schedule_notes",
             Command::SetSettings { .. } => "set_settings",
+            Command::ReplaceSchedule { .. } => "replace_schedule",
         }
     }
 
@@ -411,6 +421,7 @@ impl Command {
                 | Command::DeleteRow { .. }
                 | Command::DeleteGroup { .. }
                 | Command::UpdateLink { kind: Some(_), .. }
+                | Command::ReplaceSchedule { .. }
         )
     }
 }
@@ -720,6 +731,7 @@ fn exec(cx: &mut Ctx<'_>, cmd: &Command) -> Result<Command, Fault> {
             holidays.as_deref(),
             *time_unit,
         ),
+        C::ReplaceSchedule { schedule } => settings::replace_schedule(cx, schedule),
     }
 }
 

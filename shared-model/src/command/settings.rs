@@ -1,13 +1,22 @@
 //! The schedule's own fields: its name, its notes and its settings (time zone, working
 //! weekdays, holidays, time unit). Weekdays and holidays are stored sorted and without
 //! duplicates, so two lists that mean the same calendar are stored the same way.
+//!
+//! And `replace_schedule`, which swaps the whole state (restoring a saved version).
+//! Why one command rather than the list of edits between the two states: a restore
+//! must bring back exactly the saved state, positions, cascades and all, and a computed
+//! edit list would have to order deletes, re-adds with old ids, row moves and link
+//! changes so that every step stays valid — a second, subtle apply. Swapping the state
+//! is exact by construction, its inverse (the old state) is exact too, and it goes
+//! through the journal, undo and `validate_schedule` like any command. The cost is a
+//! journal entry holding two whole states, paid only by the rare restore.
 
 use crate::date::{Date, Weekday};
 use crate::schedule::*;
 
-use super::ctx::{At, Ctx, Res, fault};
+use super::ctx::{At, Ctx, Fault, Res, fault};
 use super::error::Problem;
-use super::{Command, check};
+use super::{Command, check, validate_schedule};
 
 pub(super) fn rename_schedule(cx: &mut Ctx<'_>, name: &str) -> Res<Command> {
     check::name(name).at("name")?;
@@ -75,6 +84,27 @@ pub(super) fn set_settings(
     })
 }
 
+pub(super) fn replace_schedule(cx: &mut Ctx<'_>, new: &Schedule) -> Res<Command> {
+    validate_schedule(new).map_err(|e| Fault {
+        field: "schedule",
+        problem: Problem::InvalidSchedule {
+            path: e.path,
+            inner: Box::new(e.problem),
+        },
+    })?;
+    let mut next = new.clone();
+    // Ids handed out since the saved state stay burnt (see `schedule`).
+    next.next_id = next.next_id.max(cx.s.next_id);
+    let old = std::mem::replace(&mut *cx.s, next);
+    cx.rows_deleted();
+    cx.undo_with(Command::ReplaceSchedule {
+        schedule: Box::new(old),
+    });
+    Ok(Command::ReplaceSchedule {
+        schedule: Box::new(new.clone()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +162,63 @@ mod tests {
         assert_eq!(e.field, "time_zone");
         let e = fails(&s, &[Command::RenameSchedule { name: "".into() }]);
         assert_eq!(e.problem, Problem::Empty);
+    }
+
+    #[test]
+    fn replace_schedule_swaps_the_state_and_keeps_ids_burnt() {
+        let s = sample();
+        let mut saved = Schedule::new("Ancienne");
+        saved.groups = vec![Group {
+            id: GroupId(3),
+            name: "Seul groupe".into(),
+        }];
+        saved.next_id = 4;
+        let after = round_trip(
+            &s,
+            &[Command::ReplaceSchedule {
+                schedule: Box::new(saved.clone()),
+            }],
+        );
+        assert_eq!(after.groups, saved.groups);
+        assert!(after.bars.is_empty());
+        assert_eq!(after.next_id, 60, "ids handed out before stay unused");
+        // A replace in the middle of a list: the later commands see the new state.
+        let after = round_trip(
+            &s,
+            &[
+                Command::ReplaceSchedule {
+                    schedule: Box::new(saved.clone()),
+                },
+                Command::RenameGroup {
+                    group: GroupId(3),
+                    name: "Renommé".into(),
+                },
+            ],
+        );
+        assert_eq!(after.groups[0].name, "Renommé");
+    }
+
+    #[test]
+    fn replace_schedule_refuses_an_invalid_state() {
+        let s = sample();
+        let mut bad = sample();
+        bad.bars[1].row = RowId(99);
+        let e = fails(
+            &s,
+            &[
+                Command::RenameSchedule {
+                    name: "Avant".into(),
+                },
+                Command::ReplaceSchedule {
+                    schedule: Box::new(bad),
+                },
+            ],
+        );
+        assert_eq!((e.command, e.field.as_str()), (1, "schedule"));
+        let msg = e.message(crate::Lang::En);
+        assert!(
+            msg.contains("the schedule given is invalid, bars[1].row: row 99 does not exist"),
+            "{msg}"
+        );
     }
 }

@@ -1,0 +1,1377 @@
+//! The journal as tools: `history` (the latest entries, for people), `get_changes`
+//! (entries after a rank, for live updates: a poll with nothing new costs one indexed
+//! read), and `undo` / `redo` per author.
+//!
+//! Undo and redo are journal entries themselves (kind undo or redo, with the rank they
+//! target), written through the storage's optimistic write with the model's `apply`:
+//! - `undo` takes the caller's latest write (kind write or redo) not already undone and
+//!   applies its inverse;
+//! - `redo` takes the caller's latest undo not already redone and applies that undo's
+//!   inverse (the exact state it removed) — unless a newer write of the caller's came
+//!   after it: a new write ends what can be redone, as in any editor.
+//!
+//! Never a silent merge: if SOMEONE ELSE's later entry shares an item with the target
+//! (both change it, or they built on an item the target created — an undo would delete
+//! it, and their work with it; see the model's `command::footprint`), the undo is
+//! refused and the answer names who, at which rank and which item. A journal entry's
+//! footprint is that of its commands and of its inverse, since a cascade is only named
+//! by the inverse. The decision is made on the journal as of the state's rank, and the
+//! entry is written only if the schedule is still at that rank; otherwise it is
+//! decided again from a fresh read, so a concurrent write can never slip in between.
+//! If the inverse no longer applies for another reason, the model's message says why.
+
+use std::collections::{HashMap, HashSet};
+
+use palmaplan_model::command::{self, Command, Footprint, SCHEDULE_FIELDS};
+use palmaplan_model::{
+    AbsenceId, ActionId, BarId, Date, Lang, LinkId, MemberId, MilestoneId, Schedule,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::periods::{busy, change_text};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::{EntryKind, JournalEntry, NewEntry, Role, Written};
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "history",
+            "The latest changes of a schedule, newest first: rank, who, when (UTC), kind (write, undo, redo) and a one-line summary of the commands. For the commands themselves, use get_changes.",
+            Access::Read,
+            history,
+        ),
+        tool(
+            "get_changes",
+            "The journal entries after a rank (since_rank), oldest first, with their commands, author and time: how a client catches up. Answers at once with nothing when the schedule is still at since_rank. Capped: when \"more\" is true, call again with since_rank = next_since.",
+            Access::Read,
+            get_changes,
+        ),
+        tool(
+            "undo",
+            "Undo YOUR latest change on a schedule (each person undoes their own). Refused, with the reason, if someone else has changed the same items since: nothing is ever merged silently. redo brings an undone change back.",
+            Access::Write,
+            undo,
+        ),
+        tool(
+            "redo",
+            "Bring back YOUR latest undone change, as long as you have made no new change since that undo. Refused, with the reason, if someone else has changed the same items since.",
+            Access::Write,
+            redo,
+        ),
+    ]
+}
+
+// ---- Shared texts.
+
+/// Unix milliseconds as ISO 8601 UTC, to the second: "2026-05-01T09:30:00Z".
+pub(super) fn iso_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let day = Date::from_days(i32::try_from(days).unwrap_or(0));
+    format!(
+        "{day}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The commands of a stored list (commands or inverse).
+pub(super) fn parse_commands(json: &str) -> Option<Vec<Command>> {
+    serde_json::from_str(json).ok()
+}
+
+/// "3 blocs" / "3 bars", "1 jalon" / "1 milestone".
+fn count(lang: Lang, n: usize, fr: &str, en: &str) -> String {
+    let s = if n > 1 { "s" } else { "" };
+    match lang {
+        Lang::Fr => format!("{n} {fr}{s}"),
+        Lang::En => format!("{n} {en}{s}"),
+    }
+}
+
+/// How many runs of commands a summary names before "+ N more".
+const SUMMARY_RUNS: usize = 4;
+
+/// One line about a list of commands: each run of one op with how many commands and,
+/// for bar lists, how many bars — "move_periods (3 blocs)", "set_period_dates ×3".
+pub(super) fn summary(cmds: &[Command], lang: Lang) -> String {
+    if cmds.is_empty() {
+        return match lang {
+            Lang::Fr => "aucune commande".into(),
+            Lang::En => "no command".into(),
+        };
+    }
+    // (op, commands, bars, milestones)
+    let mut runs: Vec<(&str, usize, usize, usize)> = Vec::new();
+    for c in cmds {
+        let (b, m) = match c {
+            Command::MovePeriods {
+                bars, milestones, ..
+            } => (bars.len(), milestones.len()),
+            Command::DeletePeriods { bars } => (bars.len(), 0),
+            _ => (0, 0),
+        };
+        match runs.last_mut() {
+            Some(r) if r.0 == c.op() => {
+                r.1 += 1;
+                r.2 += b;
+                r.3 += m;
+            }
+            _ => runs.push((c.op(), 1, b, m)),
+        }
+    }
+    let mut parts: Vec<String> = runs
+        .iter()
+        .take(SUMMARY_RUNS)
+        .map(|(op, n, b, m)| {
+            let mut s = (*op).to_owned();
+            if *n > 1 {
+                s.push_str(&format!(" ×{n}"));
+            }
+            let mut items = Vec::new();
+            if *b > 0 {
+                items.push(count(lang, *b, "bloc", "bar"));
+            }
+            if *m > 0 {
+                items.push(count(lang, *m, "jalon", "milestone"));
+            }
+            if !items.is_empty() {
+                s.push_str(&format!(" ({})", items.join(", ")));
+            }
+            s
+        })
+        .collect();
+    if runs.len() > SUMMARY_RUNS {
+        let rest = runs.len() - SUMMARY_RUNS;
+        parts.push(match lang {
+            Lang::Fr => format!("+ {rest} autre(s)"),
+            Lang::En => format!("+ {rest} more"),
+        });
+    }
+    parts.join(", ")
+}
+
+/// The kind's name in a language.
+fn kind_name(kind: EntryKind, lang: Lang) -> &'static str {
+    match (kind, lang) {
+        (EntryKind::Write, Lang::Fr) => "écriture",
+        (EntryKind::Undo, Lang::Fr) => "annulation",
+        (EntryKind::Redo, Lang::Fr) => "rétablissement",
+        (EntryKind::Write, Lang::En) => "write",
+        (EntryKind::Undo, Lang::En) => "undo",
+        (EntryKind::Redo, Lang::En) => "redo",
+    }
+}
+
+fn kind_str(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Write => "write",
+        EntryKind::Undo => "undo",
+        EntryKind::Redo => "redo",
+    }
+}
+
+/// What an entry did, in one line: its commands' summary, and what it undid or redid.
+fn entry_summary(e: &JournalEntry, lang: Lang) -> String {
+    let what = match parse_commands(&e.commands) {
+        Some(cmds) => summary(&cmds, lang),
+        None => "?".into(),
+    };
+    match (e.kind, e.target_rank, lang) {
+        (EntryKind::Undo, Some(t), Lang::Fr) => format!("annule le rang {t} : {what}"),
+        (EntryKind::Undo, Some(t), Lang::En) => format!("undoes rank {t}: {what}"),
+        (EntryKind::Redo, Some(t), Lang::Fr) => {
+            format!("rétablit ce qu'annulait le rang {t} : {what}")
+        }
+        (EntryKind::Redo, Some(t), Lang::En) => format!("redoes what rank {t} undid: {what}"),
+        _ => what,
+    }
+}
+
+/// The names of some users, by id ("?" for one that no longer exists).
+pub(super) async fn user_names(ctx: &Ctx, ids: &[i64]) -> Result<HashMap<i64, String>, Refusal> {
+    let mut names = HashMap::new();
+    for &id in ids {
+        if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(id) {
+            let user = ctx.store().user(id).await.map_err(|e| ctx.db_error(e))?;
+            slot.insert(user.map_or_else(|| format!("#{id}"), |u| u.name));
+        }
+    }
+    Ok(names)
+}
+
+/// "- rang 15 · Alice · 2026-05-01T09:30:00Z · écriture · move_periods (3 blocs)"
+fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> String {
+    let who = names.get(&e.author).map_or("?", String::as_str);
+    let lang = ctx.lang();
+    format!(
+        "\n- {} {} · {who} · {} · {} · {}",
+        ctx.tr("rang", "rank"),
+        e.rank,
+        iso_utc(e.at),
+        kind_name(e.kind, lang),
+        entry_summary(e, lang)
+    )
+}
+
+// ---- history
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct History {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// How many entries, newest first (20 by default, at most 100).
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+const HISTORY_DEFAULT: u32 = 20;
+const HISTORY_MAX: u32 = 100;
+
+async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let limit = p.limit.unwrap_or(HISTORY_DEFAULT).clamp(1, HISTORY_MAX);
+    let mut entries = ctx
+        .store()
+        .latest_entries(id, i64::from(limit) + 1)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let more = entries.len() > limit as usize;
+    entries.truncate(limit as usize);
+    let Some(newest) = entries.first() else {
+        return Ok(Reply::ok(
+            ctx.tr(
+                format!("Le planning {id} n'a encore aucune modification (rang 0)."),
+                format!("Schedule {id} has no change yet (rank 0)."),
+            ),
+            json!({ "schedule_id": id, "rank": 0, "entries": [], "more": false }),
+        ));
+    };
+    let rank = newest.rank;
+    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
+    let names = user_names(&ctx, &authors).await?;
+    let mut text = ctx.tr(
+        format!(
+            "Les {} dernière(s) modification(s) du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne :",
+            entries.len()
+        ),
+        format!(
+            "The latest {} change(s) of schedule {id} (current rank {rank}), newest first:",
+            entries.len()
+        ),
+    );
+    for e in &entries {
+        text.push_str(&entry_line(&ctx, e, &names));
+    }
+    if more {
+        let oldest = entries.last().map_or(0, |e| e.rank);
+        text.push_str(&ctx.tr(
+            format!("\nIl y en a de plus anciennes : rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
+            format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or get_changes with since_rank = {} for the commands.", oldest - 1),
+        ));
+    }
+    let list: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            json!({
+                "rank": e.rank,
+                "author": e.author,
+                "author_name": names.get(&e.author),
+                "at": iso_utc(e.at),
+                "kind": kind_str(e.kind),
+                "target_rank": e.target_rank,
+                "summary": entry_summary(e, ctx.lang()),
+            })
+        })
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more }),
+    ))
+}
+
+// ---- get_changes
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetChanges {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The rank you already have: entries after it are returned (0 for all).
+    since_rank: i64,
+    /// At most this many entries (50 by default, at most 500).
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+const CHANGES_DEFAULT: u32 = 50;
+const CHANGES_MAX: u32 = 500;
+/// Characters of commands one answer carries before it stops with "more": keeps a
+/// catch-up answer small whatever the entries hold.
+const CHANGES_BUDGET: usize = 16_000;
+
+/// What the caller may see of private fields (see `redact`).
+struct Viewer {
+    owner: bool,
+    /// The caller's e-mail, lowercased.
+    email: Option<String>,
+    /// The absences of the member the caller is, from the current state: loaded only
+    /// when an entry carries an absence reason.
+    own_absences: Option<Vec<AbsenceId>>,
+    /// The member ids whose e-mail is the caller's.
+    own_members: Option<Vec<MemberId>>,
+}
+
+impl Viewer {
+    fn own_email(&self, e: &str) -> bool {
+        self.email
+            .as_deref()
+            .is_some_and(|mine| e.trim().to_lowercase() == mine)
+    }
+
+    /// Loads (once) which members and absences are the caller's own.
+    async fn load_own(&mut self, ctx: &Ctx, id: i64) -> Result<(), Refusal> {
+        if self.own_members.is_some() {
+            return Ok(());
+        }
+        let s = ctx
+            .store()
+            .load(id)
+            .await
+            .map_err(|e| ctx.db_error(e))?
+            .state;
+        let members: Vec<MemberId> = s
+            .members
+            .iter()
+            .filter(|m| m.email.as_deref().is_some_and(|e| self.own_email(e)))
+            .map(|m| m.id)
+            .collect();
+        self.own_absences = Some(
+            s.absences
+                .iter()
+                .filter(|a| members.contains(&a.member))
+                .map(|a| a.id)
+                .collect(),
+        );
+        self.own_members = Some(members);
+        Ok(())
+    }
+}
+
+/// Removes what the caller may not see from a command: members' e-mails other than
+/// their own and absence reasons other than their own, unless they own the schedule.
+/// A removed field reads as "unchanged", which is all a reader without it can know.
+fn redact(cmd: &mut Command, v: &Viewer) {
+    if v.owner {
+        return;
+    }
+    let own_member = |m: MemberId| v.own_members.as_ref().is_some_and(|o| o.contains(&m));
+    let own_absence = |a: AbsenceId| v.own_absences.as_ref().is_some_and(|o| o.contains(&a));
+    match cmd {
+        Command::AddMember { email, .. } if email.as_deref().is_some_and(|e| !v.own_email(e)) => {
+            *email = None;
+        }
+        Command::UpdateMember { email, .. }
+            if email
+                .as_ref()
+                .is_some_and(|e| e.as_deref().is_some_and(|e| !v.own_email(e))) =>
+        {
+            *email = None;
+        }
+        Command::AddAbsence { member, reason, .. } if !own_member(*member) => *reason = None,
+        Command::UpdateAbsence {
+            absence, reason, ..
+        } if !own_absence(*absence) => *reason = None,
+        Command::ReplaceSchedule { schedule } => {
+            let mine: Vec<MemberId> = schedule
+                .members
+                .iter()
+                .filter(|m| m.email.as_deref().is_some_and(|e| v.own_email(e)))
+                .map(|m| m.id)
+                .collect();
+            for m in &mut schedule.members {
+                if !mine.contains(&m.id) {
+                    m.email = None;
+                }
+            }
+            for a in &mut schedule.absences {
+                if !mine.contains(&a.member) {
+                    a.reason.clear();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether redacting this command needs the current state (who the caller is).
+fn needs_state(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::AddAbsence {
+            reason: Some(_),
+            ..
+        } | Command::UpdateAbsence {
+            reason: Some(_),
+            ..
+        }
+    )
+}
+
+async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    // The cheap check first: a poll with nothing new reads one row and answers.
+    let rank = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
+    if rank <= p.since_rank {
+        let mut text = ctx.tr(
+            format!(
+                "Aucune modification depuis le rang {} : le planning {id} est au rang {rank}.",
+                p.since_rank
+            ),
+            format!(
+                "No change since rank {}: schedule {id} is at rank {rank}.",
+                p.since_rank
+            ),
+        );
+        if rank < p.since_rank {
+            text.push_str(&ctx.tr(
+                format!(
+                    " (Le rang {} n'existe pas encore : repartez du rang {rank}.)",
+                    p.since_rank
+                ),
+                format!(
+                    " (Rank {} does not exist yet: start again from rank {rank}.)",
+                    p.since_rank
+                ),
+            ));
+        }
+        return Ok(Reply::ok(
+            text,
+            json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
+        ));
+    }
+    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
+    let since = p.since_rank.max(0);
+    let mut entries = ctx
+        .store()
+        .changes_since(id, since, i64::from(limit) + 1)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut more = entries.len() > limit as usize;
+    entries.truncate(limit as usize);
+
+    let mut viewer = Viewer {
+        owner: role == Role::Owner,
+        email: None,
+        own_absences: None,
+        own_members: None,
+    };
+    if !viewer.owner {
+        let me = ctx
+            .store()
+            .user(ctx.caller.user_id)
+            .await
+            .map_err(|e| ctx.db_error(e))?;
+        viewer.email = me.map(|u| u.email.trim().to_lowercase());
+    }
+    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
+    let names = user_names(&ctx, &authors).await?;
+
+    let mut used = 0usize;
+    let mut list = Vec::new();
+    let mut lines = String::new();
+    let mut too_large = Vec::new();
+    for e in &entries {
+        let mut cmds = parse_commands(&e.commands).unwrap_or_default();
+        if !viewer.owner && cmds.iter().any(needs_state) {
+            viewer.load_own(&ctx, id).await?;
+        }
+        for c in &mut cmds {
+            redact(c, &viewer);
+        }
+        let value = serde_json::to_value(&cmds).unwrap_or(Value::Null);
+        let size = value.to_string().len();
+        let mut item = json!({
+            "rank": e.rank,
+            "author": e.author,
+            "author_name": names.get(&e.author),
+            "at": iso_utc(e.at),
+            "kind": kind_str(e.kind),
+            "target_rank": e.target_rank,
+        });
+        if used + size > CHANGES_BUDGET {
+            if !list.is_empty() {
+                more = true;
+                break;
+            }
+            // One entry larger than a whole answer (a restored version): named, not
+            // carried; the client reads the schedule again.
+            item["commands"] = Value::Null;
+            item["too_large"] = Value::Bool(true);
+            too_large.push(e.rank);
+        } else {
+            item["commands"] = value;
+        }
+        used += size;
+        lines.push_str(&entry_line(&ctx, e, &names));
+        list.push(item);
+    }
+    let next = list
+        .last()
+        .and_then(|v| v["rank"].as_i64())
+        .unwrap_or(since);
+    let mut text = ctx.tr(
+        format!(
+            "{} modification(s) du planning {id} après le rang {since} (rang actuel {rank}) :",
+            list.len()
+        ),
+        format!(
+            "{} change(s) of schedule {id} after rank {since} (current rank {rank}):",
+            list.len()
+        ),
+    );
+    text.push_str(&lines);
+    if !too_large.is_empty() {
+        text.push_str(&ctx.tr(
+            format!("\nLes commandes du rang {} sont trop volumineuses pour cette réponse : relisez le planning entier.", too_large[0]),
+            format!("\nThe commands of rank {} are too large for this answer: read the whole schedule again.", too_large[0]),
+        ));
+    }
+    if more {
+        text.push_str(&ctx.tr(
+            format!("\nIl y en a d'autres : rappelez get_changes avec since_rank = {next}."),
+            format!("\nThere are more: call get_changes again with since_rank = {next}."),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next }),
+    ))
+}
+
+// ---- undo and redo
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct One {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    Undo,
+    Redo,
+}
+
+/// What an undo or a redo will do, decided on the journal up to one rank.
+struct Plan {
+    /// The entry undone (for an undo) or the undo entry redone (for a redo).
+    target: JournalEntry,
+    /// The commands to apply now: the target's inverse.
+    apply: Vec<Command>,
+    /// The entries after the target by other authors, oldest first.
+    others: Vec<JournalEntry>,
+}
+
+/// Pages read backwards through the journal, and how far an undo may look.
+const SCAN_PAGE: i64 = 200;
+const SCAN_MAX: usize = 20_000;
+
+/// Finds the caller's entry to undo or redo among the entries up to `rank`.
+async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> {
+    let me = ctx.caller.user_id;
+    // Ranks already undone (for an undo) or already redone (for a redo) by the caller.
+    let mut done: HashSet<i64> = HashSet::new();
+    let mut others = Vec::new();
+    let mut below = rank + 1;
+    let mut scanned = 0usize;
+    loop {
+        let page = ctx
+            .store()
+            .entries_before(id, below, SCAN_PAGE)
+            .await
+            .map_err(|e| ctx.db_error(e))?;
+        if page.is_empty() || scanned >= SCAN_MAX {
+            return Err(nothing_to(ctx, way, scanned >= SCAN_MAX));
+        }
+        for e in page {
+            below = e.rank;
+            scanned += 1;
+            if e.author != me {
+                others.push(e);
+                continue;
+            }
+            let found = match (way, e.kind) {
+                (Way::Undo, EntryKind::Undo) | (Way::Redo, EntryKind::Redo) => {
+                    done.extend(e.target_rank);
+                    false
+                }
+                (Way::Undo, _) => !done.contains(&e.rank),
+                (Way::Redo, EntryKind::Write) => {
+                    return Err(Refusal::new(
+                        "nothing_to_redo",
+                        ctx.tr(
+                            format!("Rien à rétablir : votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
+                            format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
+                        ),
+                    ).with(json!({ "rank": e.rank })));
+                }
+                (Way::Redo, _) => !done.contains(&e.rank),
+            };
+            if found {
+                let Some(apply) = parse_commands(&e.inverse) else {
+                    return Err(corrupt(ctx, e.rank));
+                };
+                others.reverse();
+                return Ok(Plan {
+                    target: e,
+                    apply,
+                    others,
+                });
+            }
+        }
+    }
+}
+
+fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
+    let (code, fr, en) = match way {
+        Way::Undo => (
+            "nothing_to_undo",
+            "Vous n'avez aucune modification à annuler sur ce planning (undo n'annule que vos propres modifications, pas celles des autres).",
+            "You have no change to undo on this schedule (undo only undoes your own changes, not other people's).",
+        ),
+        Way::Redo => (
+            "nothing_to_redo",
+            "Vous n'avez aucune annulation à rétablir sur ce planning.",
+            "You have no undo to redo on this schedule.",
+        ),
+    };
+    let mut text = ctx.tr(fr, en);
+    if too_far {
+        text.push_str(&ctx.tr(
+            format!(" (Seules les {SCAN_MAX} dernières entrées du journal sont examinées.)"),
+            format!(" (Only the latest {SCAN_MAX} journal entries are looked at.)"),
+        ));
+    }
+    Refusal::new(code, text)
+}
+
+fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
+    tracing::error!(rank, "journal entry cannot be read");
+    Refusal::new(
+        "storage",
+        ctx.tr(
+            format!("L'entrée du journal au rang {rank} est illisible ; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
+            format!("The journal entry at rank {rank} cannot be read; nothing was changed. Report it to the server's administrator."),
+        ),
+    )
+}
+
+/// An item of the current state, named for a person: "le bloc « Murs » (11)".
+fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
+    if id == SCHEDULE_FIELDS {
+        return ctx.tr(
+            "le nom, les notes ou les réglages du planning",
+            "the schedule's name, notes or settings",
+        );
+    }
+    if let Some(b) = s.bar(BarId(id)) {
+        return ctx.tr(
+            format!("le bloc « {} » ({id})", b.label),
+            format!("bar “{}” ({id})", b.label),
+        );
+    }
+    if let Some(m) = s.milestone(MilestoneId(id)) {
+        return ctx.tr(
+            format!("le jalon « {} » ({id})", m.label),
+            format!("milestone “{}” ({id})", m.label),
+        );
+    }
+    if let Some(r) = s.rows.iter().find(|r| r.id.0 == id) {
+        return ctx.tr(
+            format!("la ligne « {} » ({id})", r.name),
+            format!("row “{}” ({id})", r.name),
+        );
+    }
+    if let Some(g) = s.groups.iter().find(|g| g.id.0 == id) {
+        return ctx.tr(
+            format!("le groupe « {} » ({id})", g.name),
+            format!("group “{}” ({id})", g.name),
+        );
+    }
+    if let Some(l) = s.link(LinkId(id)) {
+        let a = s.item_label(l.from).unwrap_or("?");
+        let b = s.item_label(l.to).unwrap_or("?");
+        return ctx.tr(
+            format!("le lien {id} (« {a} » → « {b} »)"),
+            format!("link {id} (“{a}” → “{b}”)"),
+        );
+    }
+    if let Some(a) = s.action(ActionId(id)) {
+        return ctx.tr(
+            format!("l'action « {} » ({id})", a.label),
+            format!("action “{}” ({id})", a.label),
+        );
+    }
+    if let Some(m) = s.member(MemberId(id)) {
+        return ctx.tr(
+            format!("le membre {} ({id})", m.name),
+            format!("member {} ({id})", m.name),
+        );
+    }
+    if let Some(a) = s.absence(AbsenceId(id)) {
+        let who = s.member(a.member).map_or("?", |m| m.name.as_str());
+        return ctx.tr(
+            format!("une absence de {who} ({id})"),
+            format!("an absence of {who} ({id})"),
+        );
+    }
+    ctx.tr(
+        format!("l'élément {id} (supprimé depuis)"),
+        format!("item {id} (deleted since)"),
+    )
+}
+
+/// The footprint of a stored entry: its commands and its inverse.
+fn entry_footprint(ctx: &Ctx, e: &JournalEntry) -> Result<Footprint, Refusal> {
+    let cmds = parse_commands(&e.commands).ok_or_else(|| corrupt(ctx, e.rank))?;
+    let inv = parse_commands(&e.inverse).ok_or_else(|| corrupt(ctx, e.rank))?;
+    Ok(Footprint::of(cmds.iter().chain(&inv)))
+}
+
+/// Refuses when someone else's later entry shares an item with the target.
+async fn check_others(
+    ctx: &Ctx,
+    plan: &Plan,
+    state: &Schedule,
+    way: Way,
+    what: &str,
+) -> Result<(), Refusal> {
+    let mine = entry_footprint(ctx, &plan.target)?;
+    // A later write that its author has since undone, and that undo, cancel out: the
+    // undo restored the exact old values, and it was itself refused had anyone else
+    // built on that write in between. Such pairs are left out.
+    let ranks: HashSet<i64> = plan.others.iter().map(|o| o.rank).collect();
+    let netted: HashSet<i64> = plan
+        .others
+        .iter()
+        .filter(|o| o.kind == EntryKind::Undo)
+        .filter_map(|o| {
+            o.target_rank
+                .filter(|t| ranks.contains(t))
+                .map(|t| [o.rank, t])
+        })
+        .flatten()
+        .collect();
+    for o in plan.others.iter().filter(|o| !netted.contains(&o.rank)) {
+        let Some(item) = mine.clash(&entry_footprint(ctx, o)?) else {
+            continue;
+        };
+        let names = user_names(ctx, &[o.author]).await?;
+        let who = names.get(&o.author).cloned().unwrap_or_default();
+        let item_text = match item {
+            Some(i) => item_name(ctx, state, i),
+            None => ctx.tr(
+                "tout le planning (une version restaurée)",
+                "the whole schedule (a restored version)",
+            ),
+        };
+        // ("d'annuler", "Annuler", "undo"): French elides before a vowel.
+        let (of_fr, verb_fr, verb_en, doing_en) = match way {
+            Way::Undo => ("d'annuler", "Annuler", "undo", "Undoing"),
+            Way::Redo => ("de rétablir", "Rétablir", "redo", "Redoing"),
+        };
+        let their = entry_summary(o, ctx.lang());
+        let text = ctx.tr(
+            format!(
+                "Impossible {of_fr} {what} : {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
+                o.rank,
+            ),
+            format!(
+                "Cannot {verb_en} {what}: {who} has changed {item_text} since (rank {}, {their}). {doing_en} it would overwrite or delete their work, and nothing is merged silently; nothing was changed. Make the change you want directly, or ask {who} to undo theirs first.",
+                o.rank,
+            ),
+        );
+        return Err(Refusal::new("conflict", text).with(json!({
+            "rank": o.rank, "author": o.author, "author_name": who, "item": item,
+            "target_rank": plan.target.rank,
+        })));
+    }
+    Ok(())
+}
+
+/// How many times an undo is decided again when others keep writing first.
+const ATTEMPTS: usize = 8;
+
+async fn undo(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
+    undo_or_redo(ctx, p, Way::Undo).await
+}
+
+async fn redo(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
+    undo_or_redo(ctx, p, Way::Redo).await
+}
+
+async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let lang = ctx.lang();
+    for _ in 0..ATTEMPTS {
+        let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+        let plan = plan(&ctx, id, cur.rank, way).await?;
+        // The change the person knows: for a redo, the write its undo had undone.
+        let original = match way {
+            Way::Undo => plan.target.clone(),
+            Way::Redo => match plan.target.target_rank {
+                Some(r) => ctx
+                    .store()
+                    .entry(id, r)
+                    .await
+                    .map_err(|e| ctx.db_error(e))?
+                    .unwrap_or_else(|| plan.target.clone()),
+                None => plan.target.clone(),
+            },
+        };
+        let what = ctx.tr(
+            format!(
+                "votre modification du rang {} ({})",
+                original.rank,
+                entry_summary(&original, lang)
+            ),
+            format!(
+                "your change at rank {} ({})",
+                original.rank,
+                entry_summary(&original, lang)
+            ),
+        );
+        check_others(&ctx, &plan, &cur.state, way, &what).await?;
+        let kind = match way {
+            Way::Undo => EntryKind::Undo,
+            Way::Redo => EntryKind::Redo,
+        };
+        let target_rank = plan.target.rank;
+        let out = ctx
+            .store()
+            .write(
+                id,
+                ctx.caller.user_id,
+                ctx.now_ms(),
+                Some(cur.rank),
+                |now| {
+                    let (next, done) = command::apply(&now.state, &plan.apply)?;
+                    let entry = NewEntry {
+                        kind,
+                        target_rank: Some(target_rank),
+                        commands: serde_json::to_string(&done.applied)
+                            .unwrap_or_else(|_| "[]".into()),
+                        inverse: serde_json::to_string(&done.inverse)
+                            .unwrap_or_else(|_| "[]".into()),
+                    };
+                    Ok::<_, command::ApplyError>((next, entry, ()))
+                },
+            )
+            .await
+            .map_err(|e| ctx.db_error(e))?;
+        let (rank, after) = match out {
+            Ok(Written::OutOfDate { .. }) => continue,
+            Ok(Written::Done { rank, state, .. }) => (rank, state),
+            Err(e) => {
+                let (fr, en) = match way {
+                    Way::Undo => ("d'annuler", "undo"),
+                    Way::Redo => ("de rétablir", "redo"),
+                };
+                let text = ctx.tr(
+                    format!("Impossible {fr} {what} : elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
+                    format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
+                );
+                return Err(Refusal::new("no_longer_applies", text).with(json!({
+                    "target_rank": target_rank, "op": e.op, "field": e.field,
+                })));
+            }
+        };
+        let head = match way {
+            Way::Undo => ctx.tr(
+                format!("Annulé : {what}. Le planning passe au rang {rank} ; redo la rétablit."),
+                format!("Undone: {what}. The schedule is now at rank {rank}; redo brings it back."),
+            ),
+            Way::Redo => ctx.tr(
+                format!("Rétabli : {what}, annulée au rang {target_rank}. Le planning passe au rang {rank}."),
+                format!("Redone: {what}, undone at rank {target_rank}. The schedule is now at rank {rank}."),
+            ),
+        };
+        let text = format!("{head}\n{}", change_text(&ctx, &cur.state, &after));
+        let structured = match way {
+            Way::Undo => json!({ "schedule_id": id, "rank": rank, "undone": target_rank }),
+            Way::Redo => json!({
+                "schedule_id": id, "rank": rank, "redone": original.rank, "undo_rank": target_rank,
+            }),
+        };
+        return Ok(Reply::ok(text, structured));
+    }
+    Err(busy(&ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::journal_testkit::{Kit, en, same};
+    use super::*;
+    use serde_json::json;
+
+    fn dates(s: &Schedule, bar: u64) -> (String, String) {
+        let b = s.bar(BarId(bar)).unwrap();
+        (b.start.to_string(), b.end.to_string())
+    }
+
+    #[tokio::test]
+    async fn undo_and_redo_round_trip_per_author() {
+        let k = Kit::new("round_trip").await;
+        let s0 = k.state().await;
+        let id = k.schedule;
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 2}),
+        )
+        .await;
+        let s1 = k.state().await;
+        k.ok(
+            &k.alice,
+            "resize_period",
+            json!({"schedule": id, "bar": 14, "by": 1}),
+        )
+        .await;
+        let s2 = k.state().await;
+        // Bob has written nothing: he has nothing to undo, whatever Alice did.
+        let r = k
+            .refused(&k.bob, "undo", json!({"schedule": id}), "nothing_to_undo")
+            .await;
+        assert!(r.text.contains("vos propres modifications"), "{}", r.text);
+
+        let r = k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        assert!(
+            r.text
+                .starts_with("Annulé : votre modification du rang 2 (resize_period)"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text.contains("« Nettoyage des données » (bloc 14)"),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.structured,
+            json!({"schedule_id": id, "rank": 3, "undone": 2})
+        );
+        assert!(same(&k.state().await, &s1));
+        let r = k.ok(&en(&k.alice), "undo", json!({"schedule": id})).await;
+        assert!(
+            r.text
+                .starts_with("Undone: your change at rank 1 (move_periods (1 bar))"),
+            "{}",
+            r.text
+        );
+        assert!(same(&k.state().await, &s0));
+        k.refused(&k.alice, "undo", json!({"schedule": id}), "nothing_to_undo")
+            .await;
+
+        // Redo brings the latest undo back first, with the exact dates.
+        let r = k.ok(&k.alice, "redo", json!({"schedule": id})).await;
+        assert!(
+            r.text.starts_with(
+                "Rétabli : votre modification du rang 1 (move_periods (1 bloc)), annulée au rang 4."
+            ),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.structured,
+            json!({"schedule_id": id, "rank": 5, "redone": 1, "undo_rank": 4})
+        );
+        assert_eq!(k.state().await, {
+            let mut s = s1.clone();
+            s.next_id = k.state().await.next_id;
+            s
+        });
+        k.ok(&k.alice, "redo", json!({"schedule": id})).await;
+        assert!(same(&k.state().await, &s2));
+        k.refused(&k.alice, "redo", json!({"schedule": id}), "nothing_to_redo")
+            .await;
+        // A redo is itself undone like a write.
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        assert!(same(&k.state().await, &s1));
+        assert_eq!(dates(&k.state().await, 16), dates(&s1, 16));
+        // Viewers may not undo.
+        k.refused(&k.carol, "undo", json!({"schedule": id}), "forbidden")
+            .await;
+    }
+
+    #[tokio::test]
+    async fn undo_is_refused_when_someone_else_changed_the_same_bar() {
+        let k = Kit::new("conflict").await;
+        let id = k.schedule;
+        let s0 = k.state().await;
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 2}),
+        )
+        .await;
+        k.ok(
+            &k.bob,
+            "set_period_dates",
+            json!({"schedule": id, "bar": 16, "start": "2026-11-30", "end": "2026-12-08"}),
+        )
+        .await;
+        let before = (k.state().await, k.rank().await);
+        let r = k
+            .refused(&k.alice, "undo", json!({"schedule": id}), "conflict")
+            .await;
+        assert_eq!(
+            r.text,
+            "Impossible d'annuler votre modification du rang 1 (move_periods (1 bloc)) : Bob a modifié depuis le bloc « Migration à blanc » (16) (rang 2, set_period_dates). Annuler écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à Bob d'annuler d'abord sa modification."
+        );
+        assert_eq!(r.structured["rank"], 2);
+        assert_eq!(r.structured["item"], 16);
+        assert_eq!((k.state().await, k.rank().await), before, "nothing written");
+        let r = k
+            .refused(&en(&k.alice), "undo", json!({"schedule": id}), "conflict")
+            .await;
+        assert!(
+            r.text.contains(
+                "Bob has changed bar “Migration à blanc” (16) since (rank 2, set_period_dates)"
+            ),
+            "{}",
+            r.text
+        );
+        // Bob undoes his change: it and his undo cancel out, so Alice may undo hers.
+        k.ok(&k.bob, "undo", json!({"schedule": id})).await;
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        assert!(same(&k.state().await, &s0));
+        // Bob's redo now would overwrite Alice's undo of the same bar.
+        let r = k
+            .refused(&k.bob, "redo", json!({"schedule": id}), "conflict")
+            .await;
+        assert!(
+            r.text.starts_with("Impossible de rétablir votre modification du rang 2 (set_period_dates) : Alice a modifié depuis le bloc « Migration à blanc » (16) (rang 4, annule le rang 1"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn undo_is_allowed_when_someone_else_changed_another_bar() {
+        let k = Kit::new("no_conflict").await;
+        let id = k.schedule;
+        let s0 = k.state().await;
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 2}),
+        )
+        .await;
+        k.ok(
+            &k.bob,
+            "move_periods",
+            json!({"schedule": id, "bars": [18], "by": 1}),
+        )
+        .await;
+        let bob_dates = dates(&k.state().await, 18);
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        let s = k.state().await;
+        assert_eq!(dates(&s, 16), dates(&s0, 16), "Alice's move is undone");
+        assert_eq!(dates(&s, 18), bob_dates, "Bob's move stays");
+    }
+
+    #[tokio::test]
+    async fn undoing_an_add_is_refused_once_someone_built_on_it() {
+        let k = Kit::new("built_on").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.alice,
+                "add_period",
+                json!({"schedule": id, "row": 10, "label": "Gel des données", "start": "2026-11-30", "end": "2026-12-01"}),
+            )
+            .await;
+        let bar = r.structured["bar"].as_u64().unwrap();
+        // Bob adds a bar on the same row: no clash.
+        k.ok(
+            &k.bob,
+            "add_period",
+            json!({"schedule": id, "row": 10, "label": "Contrôle", "start": "2026-12-02", "end": "2026-12-02"}),
+        )
+        .await;
+        // ... then an action on Alice's bar: undoing her add would delete it.
+        k.ok(
+            &k.bob,
+            "apply_patch",
+            json!({"schedule": id, "expected_rank": 2, "commands": [{"op": "add_action", "bar": bar, "label": "Prévenir les utilisateurs"}]}),
+        )
+        .await;
+        let r = k
+            .refused(&k.alice, "undo", json!({"schedule": id}), "conflict")
+            .await;
+        assert!(
+            r.text.contains(&format!(
+                "le bloc « Gel des données » ({bar}) (rang 3, add_action)"
+            )),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn redo_is_refused_after_a_new_write() {
+        let k = Kit::new("redo_after_write").await;
+        let id = k.schedule;
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 2}),
+        )
+        .await;
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        // Someone else's write does not end Alice's redo...
+        k.ok(
+            &k.bob,
+            "move_periods",
+            json!({"schedule": id, "bars": [13], "by": 1}),
+        )
+        .await;
+        // ... but her own does.
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [17], "by": 1}),
+        )
+        .await;
+        let r = k
+            .refused(&k.alice, "redo", json!({"schedule": id}), "nothing_to_redo")
+            .await;
+        assert!(r.text.contains("rang 4"), "{}", r.text);
+        assert_eq!(r.structured["rank"], 4);
+    }
+
+    #[tokio::test]
+    async fn history_says_who_did_what_and_when() {
+        let k = Kit::new("history").await;
+        let id = k.schedule;
+        let r = k.ok(&k.carol, "history", json!({"schedule": id})).await;
+        assert_eq!(
+            r.text,
+            format!("Le planning {id} n'a encore aucune modification (rang 0).")
+        );
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16, 17, 18], "by": 2}),
+        )
+        .await;
+        k.ok(
+            &k.bob,
+            "resize_period",
+            json!({"schedule": id, "bar": 13, "by": -1}),
+        )
+        .await;
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        let r = k.ok(&k.carol, "history", json!({"schedule": id})).await;
+        let t = r.text.replace(&format!("planning {id} "), "planning N ");
+        // The clock moves one second per reading (one per write).
+        assert_eq!(
+            t,
+            "Les 3 dernière(s) modification(s) du planning N (rang actuel 3), de la plus récente à la plus ancienne :\n\
+             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1 : set_period_dates ×3\n\
+             - rang 2 · Bob · 2026-05-03T09:20:01Z · écriture · resize_period\n\
+             - rang 1 · Alice · 2026-05-03T09:20:00Z · écriture · move_periods (3 blocs)"
+        );
+        assert_eq!(r.structured["entries"][0]["kind"], "undo");
+        assert_eq!(r.structured["entries"][0]["target_rank"], 1);
+        assert_eq!(r.structured["entries"][2]["author_name"], "Alice");
+        let r = k
+            .ok(
+                &en(&k.carol),
+                "history",
+                json!({"schedule": id, "limit": 1}),
+            )
+            .await;
+        assert!(
+            r.text.contains("undo · undoes rank 1: set_period_dates ×3"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("There are older ones"), "{}", r.text);
+        assert_eq!(r.structured["more"], true);
+    }
+
+    #[tokio::test]
+    async fn get_changes_is_capped_and_a_quiet_poll_answers_at_once() {
+        let k = Kit::new("changes").await;
+        let id = k.schedule;
+        for bar in [13, 14, 15, 16, 17] {
+            k.ok(
+                &k.alice,
+                "move_periods",
+                json!({"schedule": id, "bars": [bar], "by": 1}),
+            )
+            .await;
+        }
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes",
+                json!({"schedule": id, "since_rank": 0, "limit": 2}),
+            )
+            .await;
+        let s = &r.structured;
+        assert_eq!(
+            (
+                s["rank"].clone(),
+                s["more"].clone(),
+                s["next_since"].clone()
+            ),
+            (json!(5), json!(true), json!(2))
+        );
+        assert_eq!(s["entries"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            s["entries"][0]["commands"],
+            json!([{"op": "move_periods", "bars": [13], "by": 1}])
+        );
+        assert_eq!(s["entries"][1]["at"], "2026-05-03T09:20:01Z");
+        assert!(
+            r.text.contains("rappelez get_changes avec since_rank = 2"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes",
+                json!({"schedule": id, "since_rank": 2}),
+            )
+            .await;
+        assert_eq!(r.structured["entries"].as_array().unwrap().len(), 3);
+        assert_eq!(r.structured["more"], false);
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes",
+                json!({"schedule": id, "since_rank": 5}),
+            )
+            .await;
+        assert_eq!(
+            r.structured,
+            json!({"schedule_id": id, "rank": 5, "entries": [], "more": false, "next_since": 5})
+        );
+        assert_eq!(
+            r.text,
+            format!("Aucune modification depuis le rang 5 : le planning {id} est au rang 5.")
+        );
+        k.refused(
+            &k.carol,
+            "get_changes",
+            json!({"schedule": id}),
+            "invalid_arguments",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn get_changes_hides_other_peoples_emails_and_reasons() {
+        let k = Kit::new("privacy").await;
+        let id = k.schedule;
+        k.ok(
+            &k.alice,
+            "apply_patch",
+            json!({"schedule": id, "expected_rank": 0, "commands": [
+                {"op": "add_member", "name": "Zoé", "email": "zoe@example.org"},
+                {"op": "add_member", "name": "Bob", "email": "Bob@example.org"},
+                {"op": "add_absence", "member": 32, "start": "2026-11-30", "end": "2026-11-30", "reason": "Déménagement"},
+                {"op": "add_absence", "member": 33, "start": "2026-12-01", "end": "2026-12-01", "reason": "Formation"},
+            ]}),
+        )
+        .await;
+        let args = json!({"schedule": id, "since_rank": 0});
+        let owner = k
+            .ok(&k.alice, "get_changes", args.clone())
+            .await
+            .structured
+            .to_string();
+        assert!(owner.contains("zoe@example.org") && owner.contains("Déménagement"));
+        // Bob sees his own e-mail and absence reason, nobody else's.
+        let bob = k
+            .ok(&k.bob, "get_changes", args.clone())
+            .await
+            .structured
+            .to_string();
+        assert!(
+            !bob.contains("zoe@example.org") && !bob.contains("Déménagement"),
+            "{bob}"
+        );
+        assert!(
+            bob.contains("Bob@example.org") && bob.contains("Formation"),
+            "{bob}"
+        );
+        let carol = k
+            .ok(&k.carol, "get_changes", args)
+            .await
+            .structured
+            .to_string();
+        assert!(
+            !carol.contains("@example.org") && !carol.contains("Formation"),
+            "{carol}"
+        );
+        assert!(carol.contains("Zoé"), "names are not private: {carol}");
+    }
+
+    #[test]
+    fn times_are_iso_utc() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_utc(1_777_800_000_123), "2026-05-03T09:20:00Z");
+        assert_eq!(iso_utc(-1_000), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn summaries_count_runs_and_bars() {
+        use palmaplan_model::{BarId, MilestoneId};
+        let mv = |n: u64| Command::MovePeriods {
+            bars: (1..=n).map(BarId).collect(),
+            milestones: vec![],
+            by: 1,
+        };
+        assert_eq!(summary(&[mv(3)], Lang::Fr), "move_periods (3 blocs)");
+        assert_eq!(summary(&[mv(1)], Lang::En), "move_periods (1 bar)");
+        let both = Command::MovePeriods {
+            bars: vec![BarId(1)],
+            milestones: vec![MilestoneId(2), MilestoneId(3)],
+            by: 1,
+        };
+        assert_eq!(
+            summary(&[both, mv(2)], Lang::En),
+            "move_periods ×2 (3 bars, 2 milestones)"
+        );
+        let rename = |n: &str| Command::RenameSchedule { name: n.into() };
+        let notes = Command::SetScheduleNotes { notes: "x".into() };
+        assert_eq!(
+            summary(&[rename("a"), rename("b"), notes.clone()], Lang::Fr),
+            "rename_schedule ×2, set_schedule_notes"
+        );
+        let many = [
+            rename("a"),
+            notes.clone(),
+            rename("b"),
+            notes.clone(),
+            rename("c"),
+            notes,
+        ];
+        assert_eq!(
+            summary(&many, Lang::En),
+            "rename_schedule, set_schedule_notes, rename_schedule, set_schedule_notes, + 2 more"
+        );
+        assert_eq!(summary(&[], Lang::Fr), "aucune commande");
+    }
+}

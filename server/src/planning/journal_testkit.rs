@@ -1,0 +1,139 @@
+//! Test helpers for the journal, version and period tools: the planning service on a
+//! fresh SQLite file, three people on a copy of the demo schedule (Alice owns it, Bob
+//! edits it, Carol reads it), and a clock that moves one second per reading, so texts
+//! with times are deterministic.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use palmaplan_model::{Lang, Schedule, demo};
+use serde_json::Value;
+
+use super::{Caller, Clock, Planning, Reply};
+use crate::storage::{Role, Store};
+
+/// 2026-05-03T09:20:00Z, then one second more at each reading.
+#[derive(Debug)]
+pub(super) struct StepClock(AtomicI64);
+
+impl Clock for StepClock {
+    fn now_ms(&self) -> i64 {
+        self.0.fetch_add(1_000, Ordering::SeqCst)
+    }
+}
+
+pub(super) const START_MS: i64 = 1_777_800_000_000;
+
+#[derive(Debug)]
+pub(super) struct Kit {
+    pub(super) planning: Planning,
+    /// The demo schedule's id.
+    pub(super) schedule: i64,
+    pub(super) alice: Caller,
+    pub(super) bob: Caller,
+    pub(super) carol: Caller,
+}
+
+fn caller(user_id: i64) -> Caller {
+    Caller {
+        user_id,
+        can_write: true,
+        only_schedule: None,
+        lang: Lang::Fr,
+    }
+}
+
+/// The same caller with English texts.
+pub(super) fn en(c: &Caller) -> Caller {
+    Caller {
+        lang: Lang::En,
+        ..c.clone()
+    }
+}
+
+impl Kit {
+    /// A fresh database in a temporary folder named after the test.
+    pub(super) async fn new(name: &str) -> Kit {
+        let dir =
+            std::env::temp_dir().join(format!("palmaplan-journal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
+            .await
+            .unwrap();
+        let alice = store
+            .add_user("Alice", "alice@example.org", 0)
+            .await
+            .unwrap();
+        let bob = store.add_user("Bob", "bob@example.org", 0).await.unwrap();
+        let carol = store
+            .add_user("Carol", "carol@example.org", 0)
+            .await
+            .unwrap();
+        let schedule = store
+            .create_schedule(&demo::s4hana_migration(), alice, 0)
+            .await
+            .unwrap();
+        store.set_role(schedule, bob, Role::Editor).await.unwrap();
+        store.set_role(schedule, carol, Role::Viewer).await.unwrap();
+        let planning = Planning::new(store, Arc::new(StepClock(AtomicI64::new(START_MS))));
+        Kit {
+            planning,
+            schedule,
+            alice: caller(alice),
+            bob: caller(bob),
+            carol: caller(carol),
+        }
+    }
+
+    pub(super) async fn call(&self, who: &Caller, tool: &str, args: Value) -> Reply {
+        self.planning.call(who, tool, args).await
+    }
+
+    /// Calls a tool that must succeed; checks the text stands on its own.
+    pub(super) async fn ok(&self, who: &Caller, tool: &str, args: Value) -> Reply {
+        let r = self.call(who, tool, args).await;
+        assert!(!r.is_error, "{tool} failed: {}", r.text);
+        check_text(&r);
+        r
+    }
+
+    /// Calls a tool that must refuse, with this code.
+    pub(super) async fn refused(&self, who: &Caller, tool: &str, args: Value, code: &str) -> Reply {
+        let r = self.call(who, tool, args).await;
+        assert!(r.is_error, "{tool} should have refused: {}", r.text);
+        assert_eq!(r.structured["error"], code, "{}", r.text);
+        check_text(&r);
+        r
+    }
+
+    pub(super) async fn state(&self) -> Schedule {
+        self.planning
+            .store()
+            .load(self.schedule)
+            .await
+            .unwrap()
+            .state
+    }
+
+    pub(super) async fn rank(&self) -> i64 {
+        self.planning.store().rank(self.schedule).await.unwrap()
+    }
+}
+
+/// Every answer: a text, no Rust debug output, a compact structured value.
+fn check_text(r: &Reply) {
+    assert!(!r.text.trim().is_empty());
+    for debug in ["Some(", "None", "BarId(", "Err(", "Ok(", "{:?}"] {
+        assert!(!r.text.contains(debug), "debug output in: {}", r.text);
+    }
+    let size = r.structured.to_string().len();
+    assert!(size < 4_096, "structured is {size} bytes: {}", r.structured);
+}
+
+/// Two states equal but for `next_id`, which an undo never brings back.
+pub(super) fn same(a: &Schedule, b: &Schedule) -> bool {
+    let mut a = a.clone();
+    a.next_id = b.next_id;
+    a == *b
+}

@@ -1,0 +1,966 @@
+//! Tools on bars (periods) beyond adding and moving them (see `edits`): resize one edge,
+//! set both dates, update the other fields, delete with what the cascade takes, and
+//! list them.
+//!
+//! Writes are built from the state they apply to and written at that state's rank
+//! (`apply_fresh`): the answer then says exactly what changed from it (the model's
+//! change list: moved items, project end, new risks), and what a delete took with it,
+//! even when someone else writes at the same moment — a lost race is simply redone
+//! from a fresh read.
+
+use palmaplan_model::command::{Command, Edge};
+use palmaplan_model::{BarId, Date, RowId, Schedule, TimeUnit, diff, text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::json;
+
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "resize_period",
+            "Move one edge of a bar (\"end\" by default, or \"start\") by a number of working units (days, or weeks if the schedule counts in weeks); negative moves earlier. The other edge stays. The answer lists what changed and any new risk.",
+            Access::Write,
+            resize_period,
+        ),
+        tool(
+            "set_period_dates",
+            "Set a bar's first and last day (inclusive, YYYY-MM-DD; a one-day bar has start = end). The answer lists what changed and any new risk.",
+            Access::Write,
+            set_period_dates,
+        ),
+        tool(
+            "update_period",
+            "Change a bar's label, colour (\"#rrggbb\", null clears), notes (\"\" clears), start-no-earlier-than pin (YYYY-MM-DD, null clears) or row. Give only the fields to change.",
+            Access::Write,
+            update_period,
+        ),
+        tool(
+            "delete_periods",
+            "Delete bars with their links and actions. When the deletion would also remove links or actions, or more than 10 bars, the first call only says what would go: call again with \"confirm\": true. undo brings everything back.",
+            Access::Write,
+            delete_periods,
+        ),
+        tool(
+            "list_periods",
+            "List bars and milestones with their ids, dates and rows, by start date; optionally only one row, or only those overlapping from/to (YYYY-MM-DD). At most 50 per call: use offset for the next ones.",
+            Access::Read,
+            list_periods,
+        ),
+    ]
+}
+
+/// How many times a write is rebuilt from a fresh read when others keep writing first.
+const FRESH_ATTEMPTS: usize = 8;
+
+/// Reads the current state, builds commands from it, and writes them only if the
+/// schedule is still at that state's rank; a lost race starts again from a fresh read.
+/// Returns the state the commands were built on, the write, and what `build` returned
+/// beside the commands.
+pub(super) async fn apply_fresh<T, F>(
+    ctx: &Ctx,
+    id: i64,
+    mut build: F,
+) -> Result<(Schedule, Wrote, T), Refusal>
+where
+    F: FnMut(&Schedule) -> Result<(Vec<Command>, T), Refusal> + Send,
+    T: Send,
+{
+    for _ in 0..FRESH_ATTEMPTS {
+        let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+        let (cmds, extra) = build(&cur.state)?;
+        match ctx.apply(id, &cmds, Some(cur.rank)).await {
+            Ok(wrote) => return Ok((cur.state, wrote, extra)),
+            Err(r) if r.code == "out_of_date" => continue,
+            Err(r) => return Err(r),
+        }
+    }
+    Err(busy(ctx))
+}
+
+/// The refusal when other writers won every race.
+pub(super) fn busy(ctx: &Ctx) -> Refusal {
+    Refusal::new(
+        "busy",
+        ctx.tr(
+            "D'autres modifications arrivent sans cesse sur ce planning ; rien n'a été écrit. Réessayez dans un instant.",
+            "Other changes keep arriving on this schedule; nothing was written. Try again in a moment.",
+        ),
+    )
+}
+
+/// The model's change list between two states (moves, project end, new risks).
+pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> String {
+    text::change_list(before, &diff::diff(before, after), ctx.lang())
+}
+
+/// Parses a YYYY-MM-DD argument.
+pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
+    v.trim().parse().map_err(|_| {
+        Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
+            ),
+        )
+    })
+}
+
+/// "« Murs » (bloc 11)" or "“Murs” (bar 11)", from a state that has the bar.
+fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
+    let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
+    ctx.tr(
+        format!("« {label} » (bloc {bar})"),
+        format!("“{label}” (bar {bar})"),
+    )
+}
+
+/// "de +2 jours ouvrés" / "by +2 working days", in the schedule's unit.
+fn units(ctx: &Ctx, s: &Schedule, by: i32) -> String {
+    let plural = by.abs() > 1;
+    let (fr, en) = match (s.settings.time_unit, plural) {
+        (TimeUnit::Day, false) => ("jour ouvré", "working day"),
+        (TimeUnit::Day, true) => ("jours ouvrés", "working days"),
+        (TimeUnit::Week, false) => ("semaine ouvrée", "working week"),
+        (TimeUnit::Week, true) => ("semaines ouvrées", "working weeks"),
+    };
+    ctx.tr(format!("{by:+} {fr}"), format!("{by:+} {en}"))
+}
+
+/// Which edge of a bar to move.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum EdgeArg {
+    Start,
+    #[default]
+    End,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ResizePeriod {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's id.
+    bar: u64,
+    /// Which edge moves: "end" (default) or "start".
+    #[serde(default)]
+    edge: EdgeArg,
+    /// By how many working units (days, or weeks if the schedule counts in weeks);
+    /// negative moves the edge earlier.
+    by: i32,
+}
+
+async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let edge = match p.edge {
+        EdgeArg::Start => Edge::Start,
+        EdgeArg::End => Edge::End,
+    };
+    let cmd = Command::ResizePeriod {
+        bar: BarId(p.bar),
+        edge,
+        by: p.by,
+    };
+    let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
+    let (start, end) = wrote
+        .state
+        .bar(BarId(p.bar))
+        .map(|b| (b.start, b.end))
+        .unzip();
+    let (start, end) = (
+        start.map(|d| d.to_string()).unwrap_or_default(),
+        end.map(|d| d.to_string()).unwrap_or_default(),
+    );
+    let name = bar_name(&ctx, &before, p.bar);
+    let by = units(&ctx, &before, p.by);
+    let head = match edge {
+        Edge::Start => ctx.tr(
+            format!("Début de {name} déplacé de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
+        ),
+        Edge::End => ctx.tr(
+            format!("Fin de {name} déplacée de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("End of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
+        ),
+    };
+    let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SetPeriodDates {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's id.
+    bar: u64,
+    /// First day, YYYY-MM-DD.
+    start: String,
+    /// Last day (inclusive), YYYY-MM-DD.
+    end: String,
+}
+
+async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let start = date(&ctx, "start", &p.start)?;
+    let end = date(&ctx, "end", &p.end)?;
+    let cmd = Command::SetPeriodDates {
+        bar: BarId(p.bar),
+        start,
+        end,
+    };
+    let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
+    let name = bar_name(&ctx, &before, p.bar);
+    let was = before
+        .bar(BarId(p.bar))
+        .map(|b| (b.start.to_string(), b.end.to_string()))
+        .unwrap_or_default();
+    let head = ctx.tr(
+        format!(
+            "{name} va maintenant du {start} au {end} (avant : du {} au {}) ; rang {}.",
+            was.0, was.1, wrote.rank
+        ),
+        format!(
+            "{name} now runs from {start} to {end} (was {} to {}); rank {}.",
+            was.0, was.1, wrote.rank
+        ),
+    );
+    let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
+    ))
+}
+
+/// Reads a field that may be absent (unchanged), `null` (cleared) or a value.
+fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdatePeriod {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's id.
+    bar: u64,
+    /// A new label.
+    #[serde(default)]
+    label: Option<String>,
+    /// A colour "#rrggbb" (or "#rgb"); null clears it (the theme's colour).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
+    color: Option<Option<String>>,
+    /// New notes; "" clears them.
+    #[serde(default)]
+    notes: Option<String>,
+    /// "Start no earlier than" date, YYYY-MM-DD; null clears it.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
+    pin: Option<Option<String>>,
+    /// The id of the row to move the bar to.
+    #[serde(default)]
+    row: Option<u64>,
+}
+
+async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let pin = match &p.pin {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(d)) => Some(Some(date(&ctx, "pin", d)?)),
+    };
+    let mut fields = Vec::new();
+    for (name, given) in [
+        ("label", p.label.is_some()),
+        ("color", p.color.is_some()),
+        ("notes", p.notes.is_some()),
+        ("pin", p.pin.is_some()),
+        ("row", p.row.is_some()),
+    ] {
+        if given {
+            fields.push(name);
+        }
+    }
+    if fields.is_empty() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "Rien à changer : donnez au moins un des champs label, color, notes, pin ou row.",
+                "Nothing to change: give at least one of label, color, notes, pin or row.",
+            ),
+        ));
+    }
+    let cmd = Command::UpdatePeriod {
+        bar: BarId(p.bar),
+        label: p.label.clone(),
+        color: p.color.clone(),
+        notes: p.notes.clone(),
+        pin,
+        row: p.row.map(RowId),
+    };
+    let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
+    let name = bar_name(&ctx, &wrote.state, p.bar);
+    let head = ctx.tr(
+        format!(
+            "{name} mis à jour ({}) ; rang {}.",
+            fields.join(", "),
+            wrote.rank
+        ),
+        format!(
+            "{name} updated ({}); rank {}.",
+            fields.join(", "),
+            wrote.rank
+        ),
+    );
+    let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "changed": fields }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DeletePeriods {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The ids of the bars to delete.
+    bars: Vec<u64>,
+    /// true to delete even though links or actions go with the bars (or more than 10
+    /// bars); without it such a deletion only says what it would remove.
+    #[serde(default)]
+    confirm: bool,
+}
+
+/// Beyond this many bars, a deletion asks for confirmation even without a cascade.
+const CONFIRM_ABOVE: usize = 10;
+/// How many of the links and actions a cascade takes are named in a text.
+const NAMED: usize = 10;
+
+/// What deleting these bars takes with it, from a state: (link lines, action lines).
+fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>) {
+    let mut sorted = bars.to_vec();
+    sorted.sort_unstable();
+    let gone = |i: u64| sorted.binary_search(&BarId(i)).is_ok();
+    let links = s
+        .links
+        .iter()
+        .filter(|l| gone(l.from.0) || gone(l.to.0))
+        .map(|l| {
+            let a = s.item_label(l.from).unwrap_or("?");
+            let b = s.item_label(l.to).unwrap_or("?");
+            ctx.tr(
+                format!("lien {} : « {a} » → « {b} »", l.id),
+                format!("link {}: “{a}” → “{b}”", l.id),
+            )
+        })
+        .collect();
+    let actions = s
+        .actions
+        .iter()
+        .filter(|a| gone(a.bar.0))
+        .map(|a| {
+            let on = s.bar(a.bar).map_or("?", |b| b.label.as_str());
+            ctx.tr(
+                format!("action {} « {} » sur « {on} »", a.id, a.label),
+                format!("action {} “{}” on “{on}”", a.id, a.label),
+            )
+        })
+        .collect();
+    (links, actions)
+}
+
+/// "lien 30 : ..., lien 31 : ... et 4 autres".
+fn named_list(ctx: &Ctx, lines: &[String]) -> String {
+    let sep = ctx.tr(" ; ", "; ");
+    let mut out = lines
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(&sep);
+    if lines.len() > NAMED {
+        out.push_str(&ctx.tr(
+            format!(" ; et {} autres", lines.len() - NAMED),
+            format!("; and {} more", lines.len() - NAMED),
+        ));
+    }
+    out
+}
+
+async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let bars: Vec<BarId> = p.bars.iter().copied().map(BarId).collect();
+    let confirm = p.confirm;
+    let build = |s: &Schedule| {
+        let (links, actions) = cascade(&ctx, s, &bars);
+        // A bar that does not exist is left to the model, whose refusal names it.
+        let all_exist = bars.iter().all(|b| s.bar(*b).is_some());
+        let big = bars.len() > CONFIRM_ABOVE || !links.is_empty() || !actions.is_empty();
+        if all_exist && big && !confirm {
+            return Err(confirm_needed(&ctx, s, &bars, &links, &actions));
+        }
+        let labels: Vec<String> = bars.iter().map(|b| bar_name(&ctx, s, b.0)).collect();
+        let cmd = Command::DeletePeriods { bars: bars.clone() };
+        Ok((vec![cmd], (labels, links, actions)))
+    };
+    let (_, wrote, (labels, links, actions)) = apply_fresh(&ctx, id, build).await?;
+    let mut text = ctx.tr(
+        format!(
+            "{} bloc(s) supprimé(s) : {}",
+            labels.len(),
+            named_list(&ctx, &labels)
+        ),
+        format!(
+            "{} bar(s) deleted: {}",
+            labels.len(),
+            named_list(&ctx, &labels)
+        ),
+    );
+    if links.is_empty() && actions.is_empty() {
+        text.push_str(&ctx.tr(
+            " ; aucun lien ni action n'en dépendait.",
+            "; no link or action depended on them.",
+        ));
+    } else {
+        text.push_str(&ctx.tr(
+            format!(
+                ". Partis avec eux : {} lien(s), {} action(s)",
+                links.len(),
+                actions.len()
+            ),
+            format!(
+                ". Gone with them: {} link(s), {} action(s)",
+                links.len(),
+                actions.len()
+            ),
+        ));
+        let both: Vec<String> = links.iter().chain(&actions).cloned().collect();
+        text.push_str(&format!(" ({}).", named_list(&ctx, &both)));
+    }
+    text.push_str(&ctx.tr(
+        format!(" Rang {}. undo les remet tous.", wrote.rank),
+        format!(" Rank {}. undo brings them all back.", wrote.rank),
+    ));
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "deleted": labels.len(),
+            "links_removed": links.len(), "actions_removed": actions.len(),
+        }),
+    ))
+}
+
+fn confirm_needed(
+    ctx: &Ctx,
+    s: &Schedule,
+    bars: &[BarId],
+    links: &[String],
+    actions: &[String],
+) -> Refusal {
+    let labels: Vec<String> = bars.iter().map(|b| bar_name(ctx, s, b.0)).collect();
+    let mut text = ctx.tr(
+        format!(
+            "Rien n'a été supprimé. Supprimer {} bloc(s) ({})",
+            bars.len(),
+            named_list(ctx, &labels)
+        ),
+        format!(
+            "Nothing was deleted. Deleting {} bar(s) ({})",
+            bars.len(),
+            named_list(ctx, &labels)
+        ),
+    );
+    if links.is_empty() && actions.is_empty() {
+        text.push_str(&ctx.tr(" est une suppression en masse.", " is a bulk deletion."));
+    } else {
+        text.push_str(&ctx.tr(
+            format!(
+                " supprimerait aussi {} lien(s) et {} action(s) : ",
+                links.len(),
+                actions.len()
+            ),
+            format!(
+                " would also remove {} link(s) and {} action(s): ",
+                links.len(),
+                actions.len()
+            ),
+        ));
+        let both: Vec<String> = links.iter().chain(actions).cloned().collect();
+        text.push_str(&named_list(ctx, &both));
+        text.push('.');
+    }
+    text.push_str(&ctx.tr(
+        " Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre).",
+        " If that is intended, call delete_periods again with \"confirm\": true (undo can bring it all back).",
+    ));
+    Refusal::new("confirm_needed", text).with(json!({
+        "bars": bars.len(), "links": links.len(), "actions": actions.len(),
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListPeriods {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// Only the bars and milestones of this row (its id).
+    #[serde(default)]
+    row: Option<u64>,
+    /// Only those ending on or after this day, YYYY-MM-DD.
+    #[serde(default)]
+    from: Option<String>,
+    /// Only those starting on or before this day, YYYY-MM-DD.
+    #[serde(default)]
+    to: Option<String>,
+    /// How many to skip (for the next page); 0 by default.
+    #[serde(default)]
+    offset: usize,
+}
+
+/// How many items one call of list_periods returns.
+const PAGE: usize = 50;
+
+async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let from = p
+        .from
+        .as_deref()
+        .map(|d| date(&ctx, "from", d))
+        .transpose()?;
+    let to = p.to.as_deref().map(|d| date(&ctx, "to", d)).transpose()?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    if let Some(r) = p.row
+        && s.row(RowId(r)).is_none()
+    {
+        return Err(Refusal::new(
+            "not_found",
+            ctx.tr(
+                format!("La ligne {r} n'existe pas dans ce planning. Omettez row, ou appelez get_schedule pour voir les lignes."),
+                format!("Row {r} does not exist in this schedule. Leave row out, or call get_schedule to see the rows."),
+            ),
+        ));
+    }
+    let keep = |row: RowId, start: Date, end: Date| {
+        p.row.is_none_or(|r| r == row.0)
+            && from.is_none_or(|f| end >= f)
+            && to.is_none_or(|t| start <= t)
+    };
+    // (start, id, is milestone, label, end, row)
+    let mut items: Vec<(Date, u64, bool, &str, Date, RowId)> = s
+        .bars
+        .iter()
+        .filter(|b| keep(b.row, b.start, b.end))
+        .map(|b| (b.start, b.id.0, false, b.label.as_str(), b.end, b.row))
+        .chain(
+            s.milestones
+                .iter()
+                .filter(|m| keep(m.row, m.date, m.date))
+                .map(|m| (m.date, m.id.0, true, m.label.as_str(), m.date, m.row)),
+        )
+        .collect();
+    items.sort_unstable_by_key(|x| (x.0, x.1));
+    let total = items.len();
+    let page: Vec<_> = items.iter().skip(p.offset).take(PAGE).collect();
+    let row_name = |r: RowId| s.row(r).map_or("?", |r| r.name.as_str());
+    let mut text = if total == 0 {
+        ctx.tr(
+            "Aucun bloc ni jalon ne correspond.",
+            "No bar or milestone matches.",
+        )
+    } else {
+        ctx.tr(
+            format!(
+                "{total} bloc(s) et jalon(s) ; {} à {} :",
+                (p.offset + 1).min(total),
+                p.offset + page.len()
+            ),
+            format!(
+                "{total} bar(s) and milestone(s); {} to {}:",
+                (p.offset + 1).min(total),
+                p.offset + page.len()
+            ),
+        )
+    };
+    for (start, iid, ms, label, end, row) in &page {
+        let rn = row_name(*row);
+        text.push_str(&if *ms {
+            ctx.tr(
+                format!("\n- jalon {iid} « {label} » : {start} (ligne « {rn} », {row})"),
+                format!("\n- milestone {iid} “{label}”: {start} (row “{rn}”, {row})"),
+            )
+        } else {
+            ctx.tr(
+                format!("\n- bloc {iid} « {label} » : {start} → {end} (ligne « {rn} », {row})"),
+                format!("\n- bar {iid} “{label}”: {start} → {end} (row “{rn}”, {row})"),
+            )
+        });
+    }
+    let more = p.offset + page.len() < total;
+    if more {
+        let next = p.offset + page.len();
+        text.push_str(&ctx.tr(
+            format!("\nIl y en a d'autres : rappelez list_periods avec offset = {next}."),
+            format!("\nThere are more: call list_periods again with offset = {next}."),
+        ));
+    }
+    let list: Vec<_> = page
+        .iter()
+        .map(|(start, iid, ms, label, end, row)| {
+            if *ms {
+                json!({ "id": iid, "milestone": true, "label": label, "date": start, "row": row })
+            } else {
+                json!({ "id": iid, "label": label, "start": start, "end": end, "row": row })
+            }
+        })
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": stored.rank, "total": total, "items": list, "more": more }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::journal_testkit::{Kit, en, same};
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn edges_dates_and_fields_change_with_a_readable_answer() {
+        let k = Kit::new("periods_edit").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.alice,
+                "resize_period",
+                json!({"schedule": id, "bar": 15, "edge": "start", "by": 1}),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("Début de « Adaptation du code ABAP » (bloc 15) déplacé de +1 jour ouvré : le bloc va maintenant du 2026-11-17 au 2026-12-04 ; rang 1.\nChangements :"),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.structured,
+            json!({"schedule_id": id, "rank": 1, "bar": 15, "start": "2026-11-17", "end": "2026-12-04"})
+        );
+        // Lengthening the clean-up breaks the link to the dry run: the answer says so.
+        let r = k
+            .ok(
+                &en(&k.alice),
+                "resize_period",
+                json!({"schedule": id, "bar": 14, "by": 3}),
+            )
+            .await;
+        assert!(r.text.starts_with("End of “Nettoyage des données” (bar 14) moved by +3 working days: the bar now runs from 2026-11-09 to 2026-11-25; rank 2."), "{}", r.text);
+        assert!(
+            r.text.contains("New risks:\n- Link 22 (FS) violated"),
+            "{}",
+            r.text
+        );
+
+        let r = k
+            .ok(
+                &k.alice,
+                "set_period_dates",
+                json!({"schedule": id, "bar": 16, "start": "2026-11-30", "end": "2026-12-04"}),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("« Migration à blanc » (bloc 16) va maintenant du 2026-11-30 au 2026-12-04 (avant : du 2026-11-23 au 2026-12-04) ; rang 3."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.alice,
+                "set_period_dates",
+                json!({"schedule": id, "bar": 16, "start": "2026-12-04", "end": "2026-11-30"}),
+                "invalid_command",
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("la fin (2026-11-30) précède le début (2026-12-04)"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .refused(
+                &k.alice,
+                "set_period_dates",
+                json!({"schedule": id, "bar": 16, "start": "30/11/2026", "end": "2026-12-04"}),
+                "invalid_arguments",
+            )
+            .await;
+        assert!(r.text.contains("AAAA-MM-JJ"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.alice,
+                "resize_period",
+                json!({"schedule": id, "bar": 99, "by": 1}),
+                "invalid_command",
+            )
+            .await;
+        assert!(r.text.contains("le bloc 99 n'existe pas"), "{}", r.text);
+
+        // null clears the colour, a date sets the pin, absent fields stay.
+        let r = k
+            .ok(
+                &k.bob,
+                "update_period",
+                json!({"schedule": id, "bar": 13, "color": null, "pin": "2026-11-03", "notes": ""}),
+            )
+            .await;
+        assert!(
+            r.text.starts_with(
+                "« Audit du système » (bloc 13) mis à jour (color, notes, pin) ; rang 4."
+            ),
+            "{}",
+            r.text
+        );
+        let s = k.state().await;
+        let b = s.bar(BarId(13)).unwrap();
+        assert_eq!(
+            (
+                b.color.clone(),
+                b.pin.map(|d| d.to_string()),
+                b.notes.as_str(),
+                b.label.as_str()
+            ),
+            (None, Some("2026-11-03".into()), "", "Audit du système")
+        );
+        k.ok(
+            &k.bob,
+            "update_period",
+            json!({"schedule": id, "bar": 13, "pin": null, "row": 7, "label": "Audit"}),
+        )
+        .await;
+        let s = k.state().await;
+        let b = s.bar(BarId(13)).unwrap();
+        assert_eq!((b.pin, b.row, b.label.as_str()), (None, RowId(7), "Audit"));
+        let r = k
+            .refused(
+                &k.bob,
+                "update_period",
+                json!({"schedule": id, "bar": 13}),
+                "invalid_arguments",
+            )
+            .await;
+        assert!(r.text.contains("au moins un des champs"), "{}", r.text);
+        k.refused(
+            &k.bob,
+            "update_period",
+            json!({"schedule": id, "bar": 13, "color": "rouge"}),
+            "invalid_command",
+        )
+        .await;
+
+        // Rights: a viewer may not, and neither may a read-only token.
+        let r = k
+            .refused(
+                &k.carol,
+                "resize_period",
+                json!({"schedule": id, "bar": 13, "by": 1}),
+                "forbidden",
+            )
+            .await;
+        assert!(r.text.contains("éditeur"), "{}", r.text);
+        let read_only = super::super::Caller {
+            can_write: false,
+            ..k.alice.clone()
+        };
+        k.refused(
+            &read_only,
+            "set_period_dates",
+            json!({"schedule": id, "bar": 13, "start": "2026-11-02", "end": "2026-11-03"}),
+            "read_only_token",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn deletes_say_what_the_cascade_takes_and_undo_brings_it_back() {
+        let k = Kit::new("periods_delete").await;
+        let id = k.schedule;
+        let s0 = k.state().await;
+        let r = k
+            .refused(
+                &k.alice,
+                "delete_periods",
+                json!({"schedule": id, "bars": [16, 17]}),
+                "confirm_needed",
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "Rien n'a été supprimé. Supprimer 2 bloc(s) (« Migration à blanc » (bloc 16) ; « Recette utilisateurs » (bloc 17)) supprimerait aussi 4 lien(s) et 1 action(s) : lien 22 : « Nettoyage des données » → « Migration à blanc » ; lien 23 : « Adaptation du code ABAP » → « Recette utilisateurs » ; lien 24 : « Migration à blanc » → « Recette utilisateurs » ; lien 25 : « Recette utilisateurs » → « Bascule en production » ; action 30 « Rédiger les cas de test » sur « Recette utilisateurs ». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
+        );
+        assert_eq!(k.rank().await, 0, "nothing written");
+        let r = k
+            .ok(
+                &en(&k.alice),
+                "delete_periods",
+                json!({"schedule": id, "bars": [16, 17], "confirm": true}),
+            )
+            .await;
+        assert!(r.text.starts_with("2 bar(s) deleted: “Migration à blanc” (bar 16); “Recette utilisateurs” (bar 17). Gone with them: 4 link(s), 1 action(s) (link 22:"), "{}", r.text);
+        assert_eq!(
+            r.structured,
+            json!({"schedule_id": id, "rank": 1, "deleted": 2, "links_removed": 4, "actions_removed": 1})
+        );
+        k.ok(&k.alice, "undo", json!({"schedule": id})).await;
+        assert!(
+            same(&k.state().await, &s0),
+            "undo brings bars, links and actions back"
+        );
+
+        // A bar nothing depends on goes without confirmation.
+        let r = k
+            .ok(&k.bob, "add_period", json!({"schedule": id, "row": 10, "label": "Tampon", "start": "2026-12-07", "end": "2026-12-08"}))
+            .await;
+        let bar = r.structured["bar"].as_u64().unwrap();
+        let r = k
+            .ok(
+                &k.bob,
+                "delete_periods",
+                json!({"schedule": id, "bars": [bar]}),
+            )
+            .await;
+        assert!(
+            r.text.contains("aucun lien ni action n'en dépendait"),
+            "{}",
+            r.text
+        );
+        // Unknown bars: the model's refusal, confirm or not.
+        let r = k
+            .refused(
+                &k.bob,
+                "delete_periods",
+                json!({"schedule": id, "bars": [16, 98]}),
+                "invalid_command",
+            )
+            .await;
+        assert!(r.text.contains("le bloc 98 n'existe pas"), "{}", r.text);
+        k.refused(
+            &k.bob,
+            "delete_periods",
+            json!({"schedule": id, "bars": []}),
+            "invalid_command",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn lists_filter_by_row_and_window_and_page() {
+        let k = Kit::new("periods_list").await;
+        let id = k.schedule;
+        let r = k
+            .ok(&k.carol, "list_periods", json!({"schedule": id}))
+            .await;
+        assert_eq!(r.structured["total"], 7);
+        assert!(r.text.starts_with("7 bloc(s) et jalon(s) ; 1 à 7 :\n- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13 (ligne « Audit du système », 6)"), "{}", r.text);
+        let r = k
+            .ok(
+                &en(&k.carol),
+                "list_periods",
+                json!({"schedule": id, "row": 12}),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "2 bar(s) and milestone(s); 1 to 2:\n- bar 18 “Bascule en production”: 2026-12-14 → 2026-12-17 (row “Mise en production”, 12)\n- milestone 19 “Go-live S/4HANA”: 2026-12-18 (row “Mise en production”, 12)"
+        );
+        assert_eq!(
+            r.structured["items"][1],
+            json!({"id": 19, "milestone": true, "label": "Go-live S/4HANA", "date": "2026-12-18", "row": 12})
+        );
+        let r = k
+            .ok(
+                &k.carol,
+                "list_periods",
+                json!({"schedule": id, "from": "2026-12-05", "to": "2026-12-14"}),
+            )
+            .await;
+        let ids: Vec<u64> = r.structured["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, [17, 18]);
+        let r = k
+            .ok(
+                &k.carol,
+                "list_periods",
+                json!({"schedule": id, "offset": 5}),
+            )
+            .await;
+        assert_eq!(r.structured["items"].as_array().unwrap().len(), 2);
+        assert_eq!(r.structured["more"], false);
+        k.refused(
+            &k.carol,
+            "list_periods",
+            json!({"schedule": id, "row": 99}),
+            "not_found",
+        )
+        .await;
+        k.refused(
+            &k.carol,
+            "list_periods",
+            json!({"schedule": id, "from": "demain"}),
+            "invalid_arguments",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn long_lists_are_capped_with_more() {
+        let k = Kit::new("periods_cap").await;
+        let id = k.schedule;
+        let commands: Vec<_> = (0..60)
+            .map(|i| json!({"op": "add_period", "row": 6, "label": format!("Lot {i}"), "start": "2026-11-02", "end": "2026-11-03"}))
+            .collect();
+        k.ok(
+            &k.alice,
+            "apply_patch",
+            json!({"schedule": id, "expected_rank": 0, "commands": commands}),
+        )
+        .await;
+        let r = k
+            .ok(&k.carol, "list_periods", json!({"schedule": id}))
+            .await;
+        assert_eq!(
+            (r.structured["total"].clone(), r.structured["more"].clone()),
+            (json!(67), json!(true))
+        );
+        assert_eq!(r.structured["items"].as_array().unwrap().len(), PAGE);
+        assert!(
+            r.text.ends_with("rappelez list_periods avec offset = 50."),
+            "{}",
+            r.text
+        );
+        // Deleting more than ten bars asks first, even without links.
+        let bars: Vec<u64> = (32..44).collect();
+        k.refused(
+            &k.alice,
+            "delete_periods",
+            json!({"schedule": id, "bars": bars}),
+            "confirm_needed",
+        )
+        .await;
+    }
+}
