@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "delete_action",
-            "Delete an action. Can be undone.",
+            "Delete an action (a to-do on a bar) by its id. Journalled: undo brings it back with its status.",
             Access::Write,
             delete_action,
         ),

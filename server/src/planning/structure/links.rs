@@ -33,7 +33,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "delete_link",
-            "Delete a dependency link. Can be undone.",
+            "Delete a dependency link between two bars or milestones by its id. Journalled: undo brings it back.",
             Access::Write,
             delete_link,
         ),

@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "rename_group",
-            "Rename a group.",
+            "Rename a group of rows (1 to 200 characters). Journalled: undo restores the old name.",
             Access::Write,
             rename_group,
         ),
@@ -57,7 +57,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             add_row,
         ),
-        tool("rename_row", "Rename a row.", Access::Write, rename_row),
+        tool(
+            "rename_row",
+            "Rename a row (a line of the Gantt chart; 1 to 200 characters). Journalled: undo restores the old name.",
+            Access::Write,
+            rename_row,
+        ),
         tool(
             "move_row",
             "Move a row to a position (counted from 0) among the rows of a group: its own group by default, or another one given as \"group\".",
