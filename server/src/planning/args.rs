@@ -76,9 +76,19 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     } else {
         raw
     };
-    serde_json::from_value::<P>(raw).map_err(|e| {
+    // serde_path_to_error names the field that failed ("bars[2]", "commands[0].op"):
+    // serde_json alone only says what was wrong, not where.
+    serde_path_to_error::deserialize::<_, P>(raw).map_err(|e| {
         let fields = field_list::<P>();
-        let why = reword(&e.to_string(), lang);
+        let path = e.path().to_string();
+        let mut why = reword(&e.inner().to_string(), lang);
+        if path != "." && !why.contains(&path) {
+            why = tr(
+                lang,
+                format!("{why} (champ « {path} »)"),
+                format!("{why} (field “{path}”)"),
+            );
+        }
         Refusal::new(
             "invalid_arguments",
             tr(
@@ -153,11 +163,14 @@ fn reword(msg: &str, lang: Lang) -> String {
         );
     }
     if msg.starts_with("invalid type") {
+        // "invalid type: string \"deux\", expected i32": say it without Rust's type names.
         let detail = msg.trim_start_matches("invalid type: ");
+        let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
+        let (fr, en) = expected_words(expected);
         return tr(
             lang,
-            format!("type incorrect ({detail})"),
-            format!("wrong type ({detail})"),
+            format!("type incorrect : {got} reçu, {fr} attendu"),
+            format!("wrong type: got {got}, expected {en}"),
         );
     }
     if msg.starts_with("data did not match any variant of untagged enum ScheduleRef") {
@@ -168,6 +181,29 @@ fn reword(msg: &str, lang: Lang) -> String {
         );
     }
     msg.to_owned()
+}
+
+/// serde's name of an expected type, in words.
+fn expected_words(expected: &str) -> (String, String) {
+    let e = expected.trim();
+    let integer = [
+        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize",
+    ];
+    if integer.contains(&e) || e.starts_with("u64") || e.starts_with("i64") {
+        return ("un nombre entier".into(), "a whole number".into());
+    }
+    match e {
+        "f32" | "f64" => ("un nombre".into(), "a number".into()),
+        "a string" => ("un texte".into(), "a string".into()),
+        "a boolean" => ("true ou false".into(), "true or false".into()),
+        "a sequence" => ("une liste".into(), "a list".into()),
+        "struct" | "a map" => ("un objet".into(), "an object".into()),
+        other if other.starts_with("struct ") || other.starts_with("a map") => {
+            ("un objet".into(), "an object".into())
+        }
+        other if other.starts_with("a sequence") => ("une liste".into(), "a list".into()),
+        other => (other.to_owned(), other.to_owned()),
+    }
 }
 
 #[cfg(test)]
@@ -202,7 +238,12 @@ mod tests {
         assert!(e.text.contains("no field “nom”"), "{}", e.text);
         let e =
             parse::<Example>(serde_json::json!({"schedule": 1, "name": 5}), Lang::En).unwrap_err();
-        assert!(e.text.contains("wrong type"), "{}", e.text);
+        assert!(
+            e.text
+                .contains("wrong type: got integer `5`, expected a string"),
+            "{}",
+            e.text
+        );
         #[derive(Debug, Deserialize, JsonSchema)]
         #[allow(dead_code)] // read through serde only
         enum Kind {
