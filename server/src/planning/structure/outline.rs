@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "rename_group",
-            "Rename a group.",
+            "Rename a group (the name must not be empty); the answer gives the old name. Can be undone.",
             Access::Write,
             rename_group,
         ),
@@ -57,7 +57,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             add_row,
         ),
-        tool("rename_row", "Rename a row.", Access::Write, rename_row),
+        tool(
+            "rename_row",
+            "Rename a row (the name must not be empty); the answer gives the old name. Can be undone.",
+            Access::Write,
+            rename_row,
+        ),
         tool(
             "move_row",
             "Move a row to a position (counted from 0) among the rows of a group: its own group by default, or another one given as \"group\".",
@@ -65,10 +70,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             move_row,
         ),
         tool(
-            "assign_row_member",
+            "set_row_member",
             "Set the member who does a row's work (\"member\": their id), or clear it (\"member\": null). Says if the member is absent during the row's bars.",
             Access::Write,
-            assign_row_member,
+            set_row_member,
         ),
         tool(
             "delete_row",
@@ -606,7 +611,7 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct AssignRowMember {
+struct SetRowMember {
     /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
@@ -617,7 +622,7 @@ struct AssignRowMember {
     member: Option<u64>,
 }
 
-async fn assign_row_member(ctx: Ctx, p: AssignRowMember) -> Result<Reply, Refusal> {
+async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
     let cmd = Command::SetRowMember {
         row: RowId(p.row),
@@ -837,11 +842,7 @@ mod tests {
         );
         // Thomas is away on 2026-11-26 and 27, during "Migration à blanc" (row 10).
         let r = ok(k
-            .call(
-                &k.editor,
-                "assign_row_member",
-                json!({"row": 10, "member": 4}),
-            )
+            .call(&k.editor, "set_row_member", json!({"row": 10, "member": 4}))
             .await);
         assert!(
             r.text
@@ -854,7 +855,7 @@ mod tests {
         let r = ok(k
             .call(
                 &Kit::en(&k.editor),
-                "assign_row_member",
+                "set_row_member",
                 json!({"row": 10, "member": null}),
             )
             .await);
@@ -894,25 +895,20 @@ mod tests {
         needs_editor(
             k.call(
                 &k.viewer,
-                "assign_row_member",
+                "set_row_member",
                 json!({"row": 6, "member": null}),
             )
             .await,
         );
         let r = refused(
-            k.call(
-                &k.editor,
-                "assign_row_member",
-                json!({"row": 6, "member": 77}),
-            )
-            .await,
+            k.call(&k.editor, "set_row_member", json!({"row": 6, "member": 77}))
+                .await,
             "invalid_command",
         );
         assert!(r.text.contains("le membre 77 n'existe pas"), "{}", r.text);
         // "member" must be given, even as null: leaving it out is not a silent clear.
         let r = refused(
-            k.call(&k.editor, "assign_row_member", json!({"row": 6}))
-                .await,
+            k.call(&k.editor, "set_row_member", json!({"row": 6})).await,
             "invalid_arguments",
         );
         assert!(r.text.contains("« member » manque"), "{}", r.text);
