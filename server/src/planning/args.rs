@@ -67,6 +67,8 @@ pub(super) fn schema_of<P: JsonSchema>() -> Value {
 }
 
 /// Parses a tool's arguments, turning serde's message into one that says what to fix.
+/// serde_path_to_error finds WHICH field was wrong (serde_json's own message on a
+/// `Value` says "invalid type: map, expected u64" without naming it).
 pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     raw: Value,
     lang: Lang,
@@ -76,19 +78,11 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     } else {
         raw
     };
-    // serde_path_to_error names the field that failed ("bars[2]", "commands[0].op"):
-    // serde_json alone only says what was wrong, not where.
     serde_path_to_error::deserialize::<_, P>(raw).map_err(|e| {
-        let fields = field_list::<P>();
         let path = e.path().to_string();
-        let mut why = reword(&e.inner().to_string(), lang);
-        if path != "." && !why.contains(&path) {
-            why = tr(
-                lang,
-                format!("{why} (champ « {path} »)"),
-                format!("{why} (field “{path}”)"),
-            );
-        }
+        let schema = schema_of::<P>();
+        let fields = field_list(&schema);
+        let why = reword(&e.into_inner().to_string(), &path, &schema, lang);
         Refusal::new(
             "invalid_arguments",
             tr(
@@ -100,9 +94,8 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     })
 }
 
-/// "name (required), start, ..." from the schema.
-fn field_list<P: JsonSchema>() -> String {
-    let schema = schema_of::<P>();
+/// "name*, start, ..." from the schema (* = required).
+fn field_list(schema: &Value) -> String {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -125,85 +118,131 @@ fn field_list<P: JsonSchema>() -> String {
     }
 }
 
-/// serde_json's messages, made readable: "missing field `x`" and friends.
-fn reword(msg: &str, lang: Lang) -> String {
+/// serde_json's messages, made readable: which field ("." is the arguments
+/// themselves), what was wrong, with serde's and Rust's type names ("map", "u64")
+/// said in words.
+fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
     let msg = msg.split(" at line ").next().unwrap_or(msg);
     let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
+    // "« by » : …" before what is wrong with a field, nothing for the whole object.
+    let at = if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        tr(lang, format!("« {path} » : "), format!("“{path}”: "))
+    };
     if msg.starts_with("missing field") {
         let f = quoted(msg);
-        return tr(
-            lang,
-            format!("le champ « {f} » manque"),
-            format!("the field “{f}” is missing"),
-        );
+        return at
+            + &tr(
+                lang,
+                format!("le champ « {f} » manque"),
+                format!("the field “{f}” is missing"),
+            );
     }
     if msg.starts_with("unknown field") {
         let f = quoted(msg);
-        return tr(
-            lang,
-            format!("le champ « {f} » n'existe pas"),
-            format!("there is no field “{f}”"),
-        );
+        return at
+            + &tr(
+                lang,
+                format!("le champ « {f} » n'existe pas"),
+                format!("there is no field “{f}”"),
+            );
     }
     if msg.starts_with("unknown variant") {
         // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
         let parts: Vec<&str> = msg.split('`').collect();
         let got = parts.get(1).copied().unwrap_or("");
         let valid: Vec<&str> = parts.iter().skip(3).step_by(2).copied().collect();
-        return tr(
-            lang,
-            format!(
-                "la valeur « {got} » n'est pas admise ; valeurs possibles : {}",
-                valid.join(", ")
+        return at
+            + &tr(
+                lang,
+                format!(
+                    "la valeur « {got} » n'est pas admise ; valeurs possibles : {}",
+                    valid.join(", ")
+                ),
+                format!(
+                    "the value “{got}” is not allowed; valid values: {}",
+                    valid.join(", ")
+                ),
+            );
+    }
+    for (prefix, fr, en) in [
+        ("invalid type: ", "type incorrect", "wrong type"),
+        ("invalid value: ", "valeur incorrecte", "wrong value"),
+        ("invalid length ", "longueur incorrecte", "wrong length"),
+    ] {
+        if let Some(detail) = msg.strip_prefix(prefix) {
+            let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
+            let (got, expected) = (words(got, lang), words(expected, lang));
+            return at
+                + &tr(
+                    lang,
+                    format!("{fr} (reçu : {got} ; attendu : {expected})"),
+                    format!("{en} (got {got}; expected {expected})"),
+                );
+        }
+    }
+    if msg.starts_with("data did not match any variant of untagged enum") {
+        let field = path.rsplit('.').next().unwrap_or(path);
+        let described = schema["properties"][field]["description"].as_str();
+        let id_or_name = schema["properties"][field]["anyOf"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v["type"] == "integer"));
+        return match (id_or_name, described) {
+            (true, _) => tr(
+                lang,
+                format!("« {path} » doit être un id (nombre) ou un nom (texte)"),
+                format!("“{path}” must be an id (a number) or a name (a string)"),
             ),
-            format!(
-                "the value “{got}” is not allowed; valid values: {}",
-                valid.join(", ")
-            ),
-        );
+            (false, Some(d)) => {
+                at + &tr(
+                    lang,
+                    format!("forme non admise ({d})"),
+                    format!("not an accepted form ({d})"),
+                )
+            }
+            (false, None) => at + &tr(lang, "forme non admise", "not an accepted form"),
+        };
     }
-    if msg.starts_with("invalid type") {
-        // "invalid type: string \"deux\", expected i32": say it without Rust's type names.
-        let detail = msg.trim_start_matches("invalid type: ");
-        let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
-        let (fr, en) = expected_words(expected);
-        return tr(
-            lang,
-            format!("type incorrect : {got} reçu, {fr} attendu"),
-            format!("wrong type: got {got}, expected {en}"),
-        );
-    }
-    if msg.starts_with("data did not match any variant of untagged enum ScheduleRef") {
-        return tr(
-            lang,
-            "« schedule » doit être l'id (nombre) ou le nom (texte) d'un planning",
-            "“schedule” must be a schedule's id (a number) or name (a string)",
-        );
-    }
-    msg.to_owned()
+    at + msg
 }
 
-/// serde's name of an expected type, in words.
-fn expected_words(expected: &str) -> (String, String) {
-    let e = expected.trim();
-    let integer = [
-        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "isize",
-    ];
-    if integer.contains(&e) || e.starts_with("u64") || e.starts_with("i64") {
-        return ("un nombre entier".into(), "a whole number".into());
-    }
-    match e {
-        "f32" | "f64" => ("un nombre".into(), "a number".into()),
+/// serde's names of what it got or expected, in words: "map" is an object, "u64" a
+/// whole number.
+fn words(serde: &str, lang: Lang) -> String {
+    let serde = serde.trim();
+    let (fr, en): (String, String) = match serde {
+        "map" | "a map" => ("un objet { … }".into(), "an object { … }".into()),
+        "sequence" | "a sequence" => ("une liste [ … ]".into(), "a list [ … ]".into()),
         "a string" => ("un texte".into(), "a string".into()),
         "a boolean" => ("true ou false".into(), "true or false".into()),
-        "a sequence" => ("une liste".into(), "a list".into()),
-        "struct" | "a map" => ("un objet".into(), "an object".into()),
-        other if other.starts_with("struct ") || other.starts_with("a map") => {
-            ("un objet".into(), "an object".into())
+        "null" | "unit value" => ("null".into(), "null".into()),
+        "u8" | "u16" | "u32" | "u64" | "usize" => (
+            "un nombre entier positif ou nul".into(),
+            "a whole number, 0 or more".into(),
+        ),
+        "i8" | "i16" | "i32" | "i64" | "isize" => {
+            ("un nombre entier".into(), "a whole number".into())
         }
-        other if other.starts_with("a sequence") => ("une liste".into(), "a list".into()),
-        other => (other.to_owned(), other.to_owned()),
-    }
+        s if s.starts_with("struct ") => ("un objet { … }".into(), "an object { … }".into()),
+        s => {
+            // "string \"x\"", "integer `5`", "boolean `true`", "floating point `1.5`"
+            let value = s.split('`').nth(1);
+            match (s.split([' ', '`']).next(), value) {
+                (Some("string"), _) => (
+                    format!("le texte {}", &s[7..]),
+                    format!("the string {}", &s[7..]),
+                ),
+                (Some("integer"), Some(v)) => (format!("le nombre {v}"), format!("the number {v}")),
+                (Some("floating"), Some(v)) => {
+                    (format!("le nombre {v}"), format!("the number {v}"))
+                }
+                (Some("boolean"), Some(v)) => (v.to_owned(), v.to_owned()),
+                _ => (s.to_owned(), s.to_owned()),
+            }
+        }
+    };
+    tr(lang, fr, en)
 }
 
 #[cfg(test)]
@@ -240,10 +279,31 @@ mod tests {
             parse::<Example>(serde_json::json!({"schedule": 1, "name": 5}), Lang::En).unwrap_err();
         assert!(
             e.text
-                .contains("wrong type: got integer `5`, expected a string"),
+                .contains("“name”: wrong type (got the number 5; expected a string)"),
             "{}",
             e.text
         );
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "count": {"n": 1}}),
+            Lang::Fr,
+        )
+        .unwrap_err();
+        assert!(
+            e.text.contains(
+                "« count » : type incorrect (reçu : un objet { … } ; attendu : un nombre entier positif ou nul)"
+            ),
+            "{}",
+            e.text
+        );
+        let e = parse::<Example>(serde_json::json!({"schedule": [1], "name": "x"}), Lang::En)
+            .unwrap_err();
+        assert!(
+            e.text
+                .contains("“schedule” must be an id (a number) or a name (a string)"),
+            "{}",
+            e.text
+        );
+        assert!(!e.text.contains("ScheduleRef"), "{}", e.text);
         #[derive(Debug, Deserialize, JsonSchema)]
         #[allow(dead_code)] // read through serde only
         enum Kind {

@@ -159,9 +159,15 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
     );
     for b in p.bars.iter().take(20) {
         if let Some(bar) = wrote.state.bar(BarId(*b)) {
-            text.push_str(&format!(
-                "\n- « {} » ({}) : {} → {}",
-                bar.label, bar.id, bar.start, bar.end
+            text.push_str(&ctx.tr(
+                format!(
+                    "\n- « {} » ({}) : {} → {}",
+                    bar.label, bar.id, bar.start, bar.end
+                ),
+                format!(
+                    "\n- “{}” ({}): {} → {}",
+                    bar.label, bar.id, bar.start, bar.end
+                ),
             ));
         }
     }

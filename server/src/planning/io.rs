@@ -609,8 +609,8 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
             return Err(Refusal::new(
                 "row_not_found",
                 ctx.tr(
-                    format!("Aucune ligne d'id {} dans « {} ». get_schedule et search donnent les ids des lignes.", p.row, s.name),
-                    format!("No row with id {} in “{}”. get_schedule and search give rows' ids.", p.row, s.name),
+                    format!("Aucune ligne d'id {} dans « {} ». list_rows donne les lignes et leurs ids.", p.row, s.name),
+                    format!("No row with id {} in “{}”. list_rows gives the rows and their ids.", p.row, s.name),
                 ),
             ));
         };

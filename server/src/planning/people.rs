@@ -466,7 +466,14 @@ struct UpdateMember {
 }
 
 async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule, Role::Editor).await?;
+    // With an e-mail the owner role is needed: a viewer is told so at once (not first
+    // sent to become an editor, only to be refused again).
+    let needed = if p.email.is_some() {
+        Role::Viewer
+    } else {
+        Role::Editor
+    };
+    let (id, role) = ctx.open(&p.schedule, needed).await?;
     if p.name.is_none() && p.email.is_none() {
         return Err(Refusal::new(
             "invalid_arguments",
@@ -1508,6 +1515,15 @@ mod tests {
             )
             .await;
         assert_eq!(r.structured["error"], "forbidden");
+        assert!(r.text.contains("propriétaire"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.viewer,
+                "update_member",
+                json!({ "schedule": k.schedule, "member": "thomas", "email": "vera@example.org" }),
+            )
+            .await;
+        assert_eq!(r.structured["needed"], "owner", "{}", r.text);
         assert!(r.text.contains("propriétaire"), "{}", r.text);
         let r = k
             .ok(

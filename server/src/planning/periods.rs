@@ -547,8 +547,8 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "not_found",
             ctx.tr(
-                format!("La ligne {r} n'existe pas dans ce planning. Omettez row, ou appelez get_schedule pour voir les lignes."),
-                format!("Row {r} does not exist in this schedule. Leave row out, or call get_schedule to see the rows."),
+                format!("La ligne {r} n'existe pas dans ce planning. Omettez row, ou appelez list_rows pour voir les lignes et leurs ids."),
+                format!("Row {r} does not exist in this schedule. Leave row out, or call list_rows to see the rows and their ids."),
             ),
         ));
     }

@@ -57,12 +57,10 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
         )
     };
     for s in &visible {
-        text.push_str(&format!(
-            "\n- {} — « {} » ({}, {})",
-            s.id,
-            s.name,
-            super::role_name(s.role, ctx.lang()),
-            ctx.tr(format!("rang {}", s.rank), format!("rank {}", s.rank)),
+        let role = super::role_name(s.role, ctx.lang());
+        text.push_str(&ctx.tr(
+            format!("\n- {} — « {} » ({role}, rang {})", s.id, s.name, s.rank),
+            format!("\n- {} — “{}” ({role}, rank {})", s.id, s.name, s.rank),
         ));
     }
     let items: Vec<_> = visible

@@ -316,8 +316,8 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "not_found",
             ctx.tr(
-                format!("Le planning « {} » n'a pas de bloc {b}. Indiquez l'id d'un bloc (get_schedule ou list_rows pour les trouver).", s.name),
-                format!("Schedule “{}” has no bar {b}. Give a bar's id (see get_schedule or list_rows to find them).", s.name),
+                format!("Le planning « {} » n'a pas de bloc {b}. Indiquez l'id d'un bloc (list_periods les donne).", s.name),
+                format!("Schedule “{}” has no bar {b}. Give a bar's id (list_periods gives them).", s.name),
             ),
         ));
     }

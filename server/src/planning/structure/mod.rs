@@ -307,7 +307,7 @@ mod tests {
         let assign = k
             .planning
             .tools()
-            .find(|t| t.name == "assign_row_member")
+            .find(|t| t.name == "set_row_member")
             .unwrap();
         assert_eq!(
             assign.input_schema["required"],

@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "rename_group",
-            "Rename a group of rows (1 to 200 characters). Journalled: undo restores the old name.",
+            "Rename a group (the name must not be empty); the answer gives the old name. Can be undone.",
             Access::Write,
             rename_group,
         ),
@@ -59,7 +59,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "rename_row",
-            "Rename a row (a line of the Gantt chart; 1 to 200 characters). Journalled: undo restores the old name.",
+            "Rename a row (the name must not be empty); the answer gives the old name. Can be undone.",
             Access::Write,
             rename_row,
         ),
@@ -70,10 +70,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             move_row,
         ),
         tool(
-            "assign_row_member",
+            "set_row_member",
             "Set the member who does a row's work (\"member\": their id), or clear it (\"member\": null). Says if the member is absent during the row's bars.",
             Access::Write,
-            assign_row_member,
+            set_row_member,
         ),
         tool(
             "delete_row",
@@ -611,7 +611,7 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct AssignRowMember {
+struct SetRowMember {
     /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
@@ -622,7 +622,7 @@ struct AssignRowMember {
     member: Option<u64>,
 }
 
-async fn assign_row_member(ctx: Ctx, p: AssignRowMember) -> Result<Reply, Refusal> {
+async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
     let cmd = Command::SetRowMember {
         row: RowId(p.row),
@@ -842,11 +842,7 @@ mod tests {
         );
         // Thomas is away on 2026-11-26 and 27, during "Migration à blanc" (row 10).
         let r = ok(k
-            .call(
-                &k.editor,
-                "assign_row_member",
-                json!({"row": 10, "member": 4}),
-            )
+            .call(&k.editor, "set_row_member", json!({"row": 10, "member": 4}))
             .await);
         assert!(
             r.text
@@ -859,7 +855,7 @@ mod tests {
         let r = ok(k
             .call(
                 &Kit::en(&k.editor),
-                "assign_row_member",
+                "set_row_member",
                 json!({"row": 10, "member": null}),
             )
             .await);
@@ -899,25 +895,20 @@ mod tests {
         needs_editor(
             k.call(
                 &k.viewer,
-                "assign_row_member",
+                "set_row_member",
                 json!({"row": 6, "member": null}),
             )
             .await,
         );
         let r = refused(
-            k.call(
-                &k.editor,
-                "assign_row_member",
-                json!({"row": 6, "member": 77}),
-            )
-            .await,
+            k.call(&k.editor, "set_row_member", json!({"row": 6, "member": 77}))
+                .await,
             "invalid_command",
         );
         assert!(r.text.contains("le membre 77 n'existe pas"), "{}", r.text);
         // "member" must be given, even as null: leaving it out is not a silent clear.
         let r = refused(
-            k.call(&k.editor, "assign_row_member", json!({"row": 6}))
-                .await,
+            k.call(&k.editor, "set_row_member", json!({"row": 6})).await,
             "invalid_arguments",
         );
         assert!(r.text.contains("« member » manque"), "{}", r.text);

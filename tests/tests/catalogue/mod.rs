@@ -1,0 +1,417 @@
+//! What the tool walk and the role matrix share: the documented catalogue (each tool's
+//! example, parsed from docs/tools.md so the documentation is what gets called), the
+//! few steps some examples need first (an undo needs a write to undo), the people of
+//! a test server (owner, editor, viewer, a read-only token of the owner), and a call
+//! that reports a protocol error instead of panicking, so a test can list every
+//! failure at once.
+
+#![allow(dead_code)] // each test file uses part of it
+
+use std::path::Path;
+
+use palmaplan_server::bootstrap;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+
+use crate::common::{Answer, Client, TestServer};
+
+/// One documented tool: its name and its example arguments.
+#[derive(Clone, Debug)]
+pub(crate) struct Example {
+    pub(crate) tool: String,
+    pub(crate) args: Value,
+}
+
+/// The tools documented in docs/tools.md, in the order written. Each is a line
+/// "- `name` — description" (the description may wrap), then an indented line with the
+/// example's JSON arguments in backticks.
+pub(crate) fn documented() -> Vec<Example> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/tools.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut out: Vec<Example> = Vec::new();
+    let mut pending: Option<String> = None;
+    for (n, line) in text.lines().enumerate() {
+        let n = n + 1;
+        if let Some(rest) = line.strip_prefix("- `")
+            && let Some((name, after)) = rest.split_once('`')
+            && after.starts_with(" — ")
+        {
+            assert!(
+                pending.is_none(),
+                "docs/tools.md:{n}: `{}` has no example line before `{name}`",
+                pending.unwrap_or_default()
+            );
+            pending = Some(name.to_owned());
+            continue;
+        }
+        let t = line.trim();
+        if pending.is_some() && line.starts_with("  ") && t.starts_with("`{") && t.ends_with("}`") {
+            let tool = pending.take().unwrap_or_default();
+            let args: Value = serde_json::from_str(&t[1..t.len() - 1]).unwrap_or_else(|e| {
+                panic!("docs/tools.md:{n}: the example of `{tool}` is not JSON: {e}")
+            });
+            assert!(
+                args.is_object(),
+                "docs/tools.md:{n}: `{tool}`: not an object"
+            );
+            assert!(
+                out.iter().all(|e| e.tool != tool),
+                "docs/tools.md:{n}: `{tool}` is documented twice"
+            );
+            out.push(Example { tool, args });
+        }
+    }
+    assert!(
+        pending.is_none(),
+        "docs/tools.md: `{}` has no example",
+        pending.unwrap_or_default()
+    );
+    out
+}
+
+/// The example's arguments aimed at schedule `id` (the examples say 1 or the demo's
+/// name; the item ids inside a demo copy are the demo's).
+pub(crate) fn aimed_at(args: &Value, id: i64) -> Value {
+    let mut args = args.clone();
+    if let Some(obj) = args.as_object_mut()
+        && obj.contains_key("schedule")
+    {
+        obj.insert("schedule".into(), json!(id));
+    }
+    args
+}
+
+/// Who runs a setup step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Actor {
+    /// The schedule's owner (e.g. sharing).
+    Owner,
+    /// The caller of the example when they may write, else the owner: undo and redo
+    /// work on the caller's own changes.
+    Author,
+}
+
+/// The steps an example needs on a fresh demo copy before it can do its work; the
+/// same table is written in docs/tools.md ("Before some examples"). Everything else
+/// works on a fresh copy as it is.
+pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
+    let write = || {
+        (
+            Actor::Author,
+            "move_periods",
+            json!({"bars": [14], "by": 1}),
+        )
+    };
+    let baseline = || (Actor::Author, "save_version", json!({"name": "Baseline"}));
+    match tool {
+        "undo" | "history" | "get_changes" => vec![write()],
+        "redo" => vec![write(), (Actor::Author, "undo", json!({}))],
+        "restore_version" => vec![baseline(), write()],
+        "delete_version" | "list_versions" => vec![baseline()],
+        "unshare_schedule" => vec![(
+            Actor::Owner,
+            "share_schedule",
+            json!({"email": SAM, "role": "editor"}),
+        )],
+        _ => vec![],
+    }
+}
+
+/// The server user the sharing examples name; `People::new` creates them.
+pub(crate) const SAM: &str = "sam@example.org";
+
+/// The demo's private data: its members' e-mails and its one absence's reason.
+pub(crate) fn demo_secrets() -> Vec<String> {
+    let demo = palmaplan_model::demo::s4hana_migration();
+    let mut out: Vec<String> = demo
+        .members
+        .iter()
+        .filter_map(|m| m.email.clone())
+        .collect();
+    out.extend(demo.absences.iter().map(|a| a.reason.clone()));
+    assert!(out.len() >= 4);
+    out
+}
+
+/// The callers of a test server: the owner (the first token), an editor and a viewer
+/// (server users with a write token each, given their role per schedule with
+/// `share_schedule`), and a read-only token of the owner.
+pub(crate) struct People {
+    pub(crate) owner: Client,
+    pub(crate) editor: Client,
+    pub(crate) viewer: Client,
+    pub(crate) owner_read_only: Client,
+}
+
+pub(crate) const EDITOR: &str = "eddie@example.org";
+pub(crate) const VIEWER: &str = "vera@example.org";
+
+impl People {
+    pub(crate) async fn new(server: &TestServer) -> People {
+        let store = &server.store;
+        let mut tokens = Vec::new();
+        for (name, email) in [("Eddie", EDITOR), ("Vera", VIEWER), ("Sam", SAM)] {
+            let id = store.add_user(name, email, 2).await.unwrap();
+            tokens.push(
+                bootstrap::create_token(store, id, "tests", true, None, 2)
+                    .await
+                    .unwrap()
+                    .secret,
+            );
+        }
+        let read_only =
+            bootstrap::create_token(store, server.owner_id, "read only", false, None, 2)
+                .await
+                .unwrap();
+        People {
+            owner: server.client().await,
+            editor: server.client_with(&tokens[0]).await.unwrap(),
+            viewer: server.client_with(&tokens[1]).await.unwrap(),
+            owner_read_only: server.client_with(&read_only.secret).await.unwrap(),
+        }
+    }
+
+    /// A fresh copy of the demo, owned by the owner, shared with the editor and the
+    /// viewer.
+    pub(crate) async fn fresh_demo(&self, name: &str) -> i64 {
+        let created = must(
+            &self.owner,
+            "create_schedule",
+            json!({"name": name, "demo": true}),
+        )
+        .await;
+        let id = created.structured["schedule_id"].as_i64().unwrap();
+        for (email, role) in [(EDITOR, "editor"), (VIEWER, "viewer")] {
+            must(
+                &self.owner,
+                "share_schedule",
+                json!({"schedule": id, "email": email, "role": role}),
+            )
+            .await;
+        }
+        id
+    }
+
+    pub(crate) async fn close(self) {
+        for c in [self.owner, self.editor, self.viewer, self.owner_read_only] {
+            c.cancel().await.unwrap();
+        }
+    }
+}
+
+/// A call that must succeed (setup steps).
+pub(crate) async fn must(client: &Client, tool: &str, args: Value) -> Answer {
+    let a = try_call(client, tool, &args)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!a.is_error, "setup {tool} {args}: {}", a.text);
+    a
+}
+
+/// Calls a tool; a protocol or transport error (a JSON-RPC error, an HTTP 500, a
+/// dropped connection) is an `Err` naming the call, since every answer must be a tool
+/// result.
+pub(crate) async fn try_call(client: &Client, tool: &str, args: &Value) -> Result<Answer, String> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(map) = args.clone() {
+        params = params.with_arguments(map);
+    }
+    let result = client.call_tool(params).await.map_err(|e| {
+        format!("{tool} {args}: a protocol or transport error instead of a tool result: {e}")
+    })?;
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Answer {
+        text,
+        structured: result.structured_content.unwrap_or(Value::Null),
+        is_error: result.is_error == Some(true),
+    })
+}
+
+/// What is wrong with a text meant for people: empty, Rust debug output, a stack
+/// trace, escaped JSON, or a tool name that does not exist.
+pub(crate) fn text_problems(text: &str, tools: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if text.trim().is_empty() {
+        out.push("empty text".to_owned());
+    }
+    for debug in [
+        "Some(",
+        "None",
+        "Ok(",
+        "Err(",
+        "Error {",
+        "Id(",
+        "panicked",
+        "RUST_BACKTRACE",
+        "stack backtrace",
+        ".rs:",
+        "\\n",
+        "\\\"",
+    ] {
+        if text.contains(debug) {
+            out.push(format!("debug output ({debug})"));
+        }
+    }
+    if text.trim_start().starts_with("{\"") || text.trim_start().starts_with("[{") {
+        out.push("starts with raw JSON".to_owned());
+    }
+    // A tool named in a text must exist: "call list_rows" guides a model.
+    const VERBS: [&str; 21] = [
+        "list",
+        "get",
+        "add",
+        "set",
+        "update",
+        "delete",
+        "move",
+        "rename",
+        "assign",
+        "create",
+        "duplicate",
+        "share",
+        "unshare",
+        "save",
+        "restore",
+        "import",
+        "export",
+        "apply",
+        "filter",
+        "remove",
+        "resize",
+    ];
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if let Some((verb, _)) = word.split_once('_')
+            && VERBS.contains(&verb)
+            && word.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            && !tools.iter().any(|t| t == word)
+        {
+            out.push(format!("names a tool that does not exist: {word}"));
+        }
+    }
+    out
+}
+
+/// The least a caller needs to use a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Need {
+    /// Any user: the tool works on the caller's own list (or creates a schedule).
+    Anyone,
+    Viewer,
+    Editor,
+    Owner,
+}
+
+impl Need {
+    /// The role's name in a refusal, in French and in English.
+    pub(crate) fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Need::Anyone => ("", ""),
+            Need::Viewer => ("lecteur", "viewer"),
+            Need::Editor => ("éditeur", "editor"),
+            Need::Owner => ("propriétaire", "owner"),
+        }
+    }
+}
+
+/// Every tool's needed role on the schedule it names, and whether it writes (a
+/// read-only token is refused before the role is looked at). Read from each tool's
+/// code: the role it passes to `Ctx::open` and its `Access`. `duplicate_schedule`
+/// writes a NEW schedule, so reading the source is enough; `update_member` with an
+/// `email` needs the owner (see the matrix's extra cases).
+pub(crate) const ROLES: &[(&str, Need, bool)] = &[
+    // schedules
+    ("list_schedules", Need::Anyone, false),
+    ("get_schedule", Need::Viewer, false),
+    ("create_schedule", Need::Anyone, true),
+    ("rename_schedule", Need::Editor, true),
+    ("duplicate_schedule", Need::Viewer, true),
+    ("delete_schedule", Need::Owner, true),
+    // settings
+    ("get_settings", Need::Viewer, false),
+    ("update_settings", Need::Editor, true),
+    ("add_holidays", Need::Editor, true),
+    ("remove_holidays", Need::Editor, true),
+    // outline
+    ("list_rows", Need::Viewer, false),
+    ("add_group", Need::Editor, true),
+    ("rename_group", Need::Editor, true),
+    ("move_group", Need::Editor, true),
+    ("delete_group", Need::Editor, true),
+    ("add_row", Need::Editor, true),
+    ("rename_row", Need::Editor, true),
+    ("move_row", Need::Editor, true),
+    ("set_row_member", Need::Editor, true),
+    ("delete_row", Need::Editor, true),
+    // bars
+    ("add_period", Need::Editor, true),
+    ("move_periods", Need::Editor, true),
+    ("resize_period", Need::Editor, true),
+    ("set_period_dates", Need::Editor, true),
+    ("update_period", Need::Editor, true),
+    ("delete_periods", Need::Editor, true),
+    ("list_periods", Need::Viewer, false),
+    ("apply_patch", Need::Editor, true),
+    // milestones
+    ("add_milestone", Need::Editor, true),
+    ("move_milestone", Need::Editor, true),
+    ("update_milestone", Need::Editor, true),
+    ("delete_milestone", Need::Editor, true),
+    // links
+    ("add_link", Need::Editor, true),
+    ("update_link", Need::Editor, true),
+    ("delete_link", Need::Editor, true),
+    ("list_violated_links", Need::Viewer, false),
+    // actions
+    ("add_action", Need::Editor, true),
+    ("set_action_status", Need::Editor, true),
+    ("update_action", Need::Editor, true),
+    ("delete_action", Need::Editor, true),
+    ("list_actions", Need::Viewer, false),
+    // journal
+    ("history", Need::Viewer, false),
+    ("get_changes", Need::Viewer, false),
+    ("undo", Need::Editor, true),
+    ("redo", Need::Editor, true),
+    // versions
+    ("save_version", Need::Editor, true),
+    ("list_versions", Need::Viewer, false),
+    ("restore_version", Need::Editor, true),
+    ("delete_version", Need::Owner, true),
+    // members and access
+    ("list_members", Need::Viewer, false),
+    ("add_member", Need::Editor, true),
+    ("update_member", Need::Editor, true),
+    ("delete_member", Need::Editor, true),
+    ("share_schedule", Need::Owner, true),
+    ("unshare_schedule", Need::Owner, true),
+    ("list_access", Need::Viewer, false),
+    // absences
+    ("add_absence", Need::Editor, true),
+    ("update_absence", Need::Editor, true),
+    ("delete_absence", Need::Editor, true),
+    ("list_absences", Need::Viewer, false),
+    // analysis and search
+    ("critical_path", Need::Viewer, false),
+    ("schedule_risks", Need::Viewer, false),
+    ("workload", Need::Viewer, false),
+    ("search", Need::Anyone, false),
+    ("filter_periods", Need::Viewer, false),
+    // export and import
+    ("export_schedule", Need::Viewer, false),
+    ("import_schedule", Need::Anyone, true),
+    ("import_csv_periods", Need::Editor, true),
+];
+
+/// A tool's row of `ROLES`.
+pub(crate) fn needs(tool: &str) -> Option<(Need, bool)> {
+    ROLES
+        .iter()
+        .find(|(t, _, _)| *t == tool)
+        .map(|(_, n, w)| (*n, *w))
+}
