@@ -269,6 +269,9 @@ async fn bench(secs: u64) {
         let _ = c.cancel().await;
     }
     server.stop().await;
+    if let Some(dir) = std::path::Path::new(&db_path).parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     println!();
     println!("| workload | clients | requests | errors | req/s | p50 ms | p99 ms | max ms |");
