@@ -14,9 +14,25 @@
 //! writes later fails with SQLITE_BUSY_SNAPSHOT under WAL when another writer commits
 //! in between; one that writes first simply waits for the lock (busy_timeout).
 //!
+//! Writers of one schedule in one process take turns (`WriteTurns`) before that
+//! optimistic write: a writer that loses the race redoes all its work (read and parse
+//! the state, apply, serialise the whole state again), so N writers racing on one
+//! schedule spend O(N) work per successful write, and with dozens of them writes
+//! almost stop. Waiting in line does the work once. The rank check in the transaction
+//! is unchanged: it still decides between processes sharing a database.
+//!
+//! Parsed states are kept in memory (`StateCache`), keyed by schedule, creation time and
+//! rank: a state at a rank never changes, since every write bumps the rank. `load`
+//! still asks the database for the current rank first (one small indexed read), so a
+//! write by another process is seen at once; only the parse of the whole state (and
+//! the transfer of its JSON) is saved. The creation time tells apart a schedule whose
+//! id SQLite gave again after a delete.
+//!
 //! The model stays out of here: states and journal commands arrive as the model's JSON
 //! and a closure turns the current state into the next one.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use palmaplan_model::Schedule;
@@ -35,6 +51,147 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    turns: Arc<WriteTurns>,
+    states: Arc<StateCache>,
+}
+
+/// How many schedules' parsed states a store keeps.
+const CACHED_STATES: usize = 16;
+
+/// The parsed states of the schedules read last, at most `CACHED_STATES` of them.
+#[derive(Debug, Default)]
+struct StateCache {
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Debug, Default)]
+struct CacheInner {
+    by_id: HashMap<i64, CachedState>,
+    /// Counts uses, to find the least recently used entry.
+    tick: u64,
+}
+
+#[derive(Debug)]
+struct CachedState {
+    created_at: i64,
+    rank: i64,
+    state: Arc<Schedule>,
+    used: u64,
+}
+
+impl StateCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state of schedule `id` at `rank`, if kept.
+    fn get(&self, id: i64, created_at: i64, rank: i64) -> Option<Arc<Schedule>> {
+        let mut c = self.lock();
+        c.tick += 1;
+        let tick = c.tick;
+        let e = c.by_id.get_mut(&id)?;
+        if e.created_at != created_at || e.rank != rank {
+            return None;
+        }
+        e.used = tick;
+        Some(Arc::clone(&e.state))
+    }
+
+    /// Keeps a state, unless a newer one of the same schedule is already kept.
+    fn put(&self, id: i64, created_at: i64, rank: i64, state: Arc<Schedule>) {
+        let mut c = self.lock();
+        if c.by_id
+            .get(&id)
+            .is_some_and(|e| e.created_at == created_at && e.rank > rank)
+        {
+            return;
+        }
+        c.tick += 1;
+        let used = c.tick;
+        c.by_id.insert(
+            id,
+            CachedState {
+                created_at,
+                rank,
+                state,
+                used,
+            },
+        );
+        while c.by_id.len() > CACHED_STATES {
+            let oldest = c.by_id.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| *k);
+            match oldest {
+                Some(k) => c.by_id.remove(&k),
+                None => break,
+            };
+        }
+    }
+
+    fn forget(&self, id: i64) {
+        self.lock().by_id.remove(&id);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().by_id.len()
+    }
+}
+
+/// The writers of this process waiting for their turn, one line per schedule (fair:
+/// first come, first served). A schedule's line goes away when nobody is in it.
+#[derive(Debug, Default)]
+struct WriteTurns {
+    lines: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// A writer's turn on a schedule; the next writer's turn starts when it is dropped.
+struct Turn<'a> {
+    turns: &'a WriteTurns,
+    id: i64,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl WriteTurns {
+    /// Waits for this process's previous writers of schedule `id`.
+    async fn take(&self, id: i64) -> Turn<'_> {
+        let line = {
+            let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(lines.entry(id).or_default())
+        };
+        Turn {
+            turns: self,
+            id,
+            guard: Some(line.lock_owned().await),
+        }
+    }
+
+    /// How many schedules have writers in line (for tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        // Hand the turn over first, then forget the line if nobody else holds it: a
+        // writer only joins a line under `lines`' lock, so a count of one (the map's)
+        // means nobody is waiting.
+        drop(self.guard.take());
+        let mut lines = self
+            .turns
+            .lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if lines
+            .get(&self.id)
+            .is_some_and(|l| Arc::strong_count(l) == 1)
+        {
+            lines.remove(&self.id);
+        }
+    }
 }
 
 /// What a storage call can fail with, besides a refusal decided by the caller.
@@ -190,7 +347,12 @@ impl Store {
         if backend == Backend::Sqlite {
             pool.execute("PRAGMA journal_mode = WAL").await?;
         }
-        let store = Store { pool, backend };
+        let store = Store {
+            pool,
+            backend,
+            turns: Arc::default(),
+            states: Arc::default(),
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -260,6 +422,8 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        // SQLite may give again the id of a schedule deleted just before.
+        self.states.forget(id);
         Ok(id)
     }
 
@@ -275,23 +439,41 @@ impl Store {
 
     /// The current state and rank of a schedule.
     pub async fn load(&self, id: i64) -> Result<Stored, StoreError> {
-        let row = sqlx::query("SELECT state, rank FROM schedules WHERE id = $1")
+        Ok(self.load_with_birth(id).await?.0)
+    }
+
+    /// The current state and rank of a schedule, and its creation time (which, with its
+    /// id, names it in the cache of parsed states). The rank is always read from the
+    /// database; the state is parsed only when the cache has not got it at that rank.
+    async fn load_with_birth(&self, id: i64) -> Result<(Stored, i64), StoreError> {
+        let row = sqlx::query("SELECT rank, created_at FROM schedules WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or(StoreError::NotFound)?;
-        let state: String = row.try_get(0)?;
-        Ok(Stored {
-            id,
-            rank: row.try_get(1)?,
-            state: from_json(&state)?,
-        })
+        let (rank, created_at): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+        if let Some(state) = self.states.get(id, created_at, rank) {
+            let state = Schedule::clone(&state);
+            return Ok((Stored { id, rank, state }, created_at));
+        }
+        let row = sqlx::query("SELECT state, rank, created_at FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let json: String = row.try_get(0)?;
+        let (rank, created_at): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
+        let state = from_json(&json)?;
+        self.states
+            .put(id, created_at, rank, Arc::new(state.clone()));
+        Ok((Stored { id, rank, state }, created_at))
     }
 
     /// Applies `change` to the current state and stores the result with its journal
     /// entry, as one transaction at the next rank. With `expected_rank`, writes only if
-    /// the schedule is still at that rank. `change` may run more than once (after a lost
-    /// race it sees the newer state); an `Err` from it is returned as is, nothing written.
+    /// the schedule is still at that rank. `change` may run more than once (after a race
+    /// lost to another process it sees the newer state); an `Err` from it is returned as
+    /// is, nothing written. Writers of this process take turns on a schedule.
     pub async fn write<R, E>(
         &self,
         id: i64,
@@ -300,8 +482,9 @@ impl Store {
         expected_rank: Option<i64>,
         mut change: impl FnMut(&Stored) -> Result<(Schedule, NewEntry, R), E>,
     ) -> Result<Result<Written<R>, E>, StoreError> {
+        let _turn = self.turns.take(id).await;
         for _ in 0..MAX_RETRIES {
-            let current = self.load(id).await?;
+            let (current, created_at) = self.load_with_birth(id).await?;
             if let Some(expected) = expected_rank
                 && current.rank != expected
             {
@@ -351,6 +534,8 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             tx.commit().await?;
+            self.states
+                .put(id, created_at, rank, Arc::new(next.clone()));
             return Ok(Ok(Written::Done {
                 rank,
                 state: Box::new(next),
@@ -762,6 +947,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.states.forget(id);
         Ok(done.rows_affected() == 1)
     }
 
@@ -886,15 +1072,18 @@ fn from_json(s: &str) -> Result<Schedule, StoreError> {
 mod tests {
     use super::*;
 
-    /// A fresh SQLite database in a temporary folder of its own.
-    async fn sqlite_store(name: &str) -> Store {
+    /// The URL of a fresh SQLite database in a temporary folder of its own.
+    fn sqlite_url(name: &str) -> String {
         let dir =
             std::env::temp_dir().join(format!("palmaplan-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
-            .await
-            .unwrap()
+        format!("sqlite://{}", dir.join("db.sqlite").display())
+    }
+
+    /// A fresh SQLite database in a temporary folder of its own.
+    async fn sqlite_store(name: &str) -> Store {
+        Store::open(&sqlite_url(name)).await.unwrap()
     }
 
     /// A fresh database on the PostgreSQL server that `.ci/test.sh` starts (or that
@@ -957,13 +1146,16 @@ mod tests {
             .create_schedule(&Schedule::new("C"), owner, 0)
             .await
             .unwrap();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let mut tasks = Vec::new();
         for w in 0..16 {
             let store = store.clone();
+            let calls = Arc::clone(&calls);
             tasks.push(tokio::spawn(async move {
                 for k in 0..10 {
                     let out = store
                         .write(id, w, 1, None, |cur| {
+                            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let mut next = cur.state.clone();
                             next.notes.push_str(&format!("{w}.{k};"));
                             Ok::<_, ()>((next, entry(&format!("{w}.{k}")), ()))
@@ -993,6 +1185,128 @@ mod tests {
         assert_eq!(stored.rank, 160);
         // Every write is in the state exactly once: none was lost to a race.
         assert_eq!(stored.state.notes.matches(';').count(), 160);
+        // Writers of one process took turns: none built a state only to lose the race
+        // and start again, and no line is left behind.
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 160);
+        assert_eq!(store.turns.len(), 0);
+    }
+
+    /// Two stores on one file stand for two processes: each has its own turns, so their
+    /// writers race and the rank check in the transaction decides.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn writers_of_two_processes_still_get_gapless_ranks() {
+        let url = sqlite_url("two_processes");
+        let a = Store::open(&url).await.unwrap();
+        let b = Store::open(&url).await.unwrap();
+        let owner = a.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = a
+            .create_schedule(&Schedule::new("T"), owner, 0)
+            .await
+            .unwrap();
+        let mut tasks = Vec::new();
+        for w in 0..8 {
+            let store = if w % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.push(tokio::spawn(async move {
+                for k in 0..10 {
+                    store
+                        .write(id, w, 1, None, |cur| {
+                            let mut next = cur.state.clone();
+                            next.notes.push_str(&format!("{w}.{k};"));
+                            Ok::<_, ()>((next, entry("x"), ()))
+                        })
+                        .await
+                        .unwrap()
+                        .unwrap();
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let ranks: Vec<i64> = b
+            .changes_since(id, 0, 1_000)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.rank)
+            .collect();
+        assert_eq!(ranks, (1..=80).collect::<Vec<_>>());
+        let stored = a.load(id).await.unwrap();
+        assert_eq!(stored.rank, 80);
+        assert_eq!(stored.state.notes.matches(';').count(), 80);
+    }
+
+    /// Another process's writes, deletes and creations are seen at once, even though a
+    /// store keeps parsed states.
+    #[tokio::test]
+    async fn kept_states_are_never_stale() {
+        let url = sqlite_url("kept_states");
+        let a = Store::open(&url).await.unwrap();
+        let b = Store::open(&url).await.unwrap();
+        let owner = a.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = a
+            .create_schedule(&Schedule::new("X"), owner, 1)
+            .await
+            .unwrap();
+        assert_eq!(a.load(id).await.unwrap().state.name, "X");
+        assert!(a.states.get(id, 1, 0).is_some(), "a read keeps the state");
+        b.write(id, owner, 2, None, |cur| {
+            let mut next = cur.state.clone();
+            next.notes = "from b".into();
+            Ok::<_, ()>((next, entry("b"), ()))
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        let seen = a.load(id).await.unwrap();
+        assert_eq!((seen.rank, seen.state.notes.as_str()), (1, "from b"));
+        // A write keeps the state it wrote: the next read parses nothing.
+        a.write(id, owner, 3, None, |cur| {
+            let mut next = cur.state.clone();
+            next.notes = "from a".into();
+            Ok::<_, ()>((next, entry("a"), ()))
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.states.get(id, 1, 2).unwrap().notes, "from a");
+
+        // SQLite gives the id of the last schedule again once it is deleted: the creation
+        // time tells the new one apart, at the same rank.
+        assert!(b.delete_schedule(id).await.unwrap());
+        assert!(matches!(a.load(id).await, Err(StoreError::NotFound)));
+        let again = b
+            .create_schedule(&Schedule::new("Y"), owner, 4)
+            .await
+            .unwrap();
+        assert_eq!(again, id, "SQLite gave the id again");
+        assert_eq!(a.load(id).await.unwrap().state.name, "Y");
+        // In one process (a fixed clock gives the same creation time), creating forgets.
+        assert!(a.delete_schedule(id).await.unwrap());
+        let z = a
+            .create_schedule(&Schedule::new("Z"), owner, 4)
+            .await
+            .unwrap();
+        assert_eq!((z, a.load(z).await.unwrap().state.name.as_str()), (id, "Z"));
+    }
+
+    #[tokio::test]
+    async fn the_kept_states_are_bounded() {
+        let store = sqlite_store("kept_bounded").await;
+        let owner = store.add_user("O", "o@example.org", 0).await.unwrap();
+        let mut ids = Vec::new();
+        for n in 0..CACHED_STATES + 4 {
+            let id = store
+                .create_schedule(&Schedule::new(format!("S{n}")), owner, 0)
+                .await
+                .unwrap();
+            store.load(id).await.unwrap();
+            ids.push(id);
+        }
+        assert_eq!(store.states.len(), CACHED_STATES);
+        // The least recently read went first.
+        assert!(store.states.get(ids[0], 0, 0).is_none());
+        assert!(store.states.get(ids[CACHED_STATES + 3], 0, 0).is_some());
     }
 
     async fn expected_rank_is_decided_at_write_time(store: Store) {

@@ -73,6 +73,11 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
     ))
 }
 
+/// Risks a summary names one by one: a summary stays short on a large schedule (with
+/// 10,000 bars the full list is over 1,000 lines, 125 KB of text); schedule_risks
+/// lists more.
+const SUMMARY_RISKS: usize = 10;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
@@ -89,9 +94,18 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     if let Some(line) = text::risks_line(&risks, ctx.lang()) {
         text.push('\n');
         text.push_str(&line);
-        for detail in text::risk_details(s, &risks, ctx.lang()) {
+        let details = text::risk_details(s, &risks, ctx.lang());
+        for detail in details.iter().take(SUMMARY_RISKS) {
             text.push_str("\n- ");
-            text.push_str(&detail);
+            text.push_str(detail);
+        }
+        if details.len() > SUMMARY_RISKS {
+            let more = details.len() - SUMMARY_RISKS;
+            text.push('\n');
+            text.push_str(&ctx.tr(
+                format!("… et {more} de plus : schedule_risks les liste."),
+                format!("… and {more} more: schedule_risks lists them."),
+            ));
         }
     }
     Ok(Reply::ok(
@@ -165,4 +179,54 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
         text,
         json!({ "schedule_id": id, "name": name, "rank": 0 }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use palmaplan_model::Lang;
+    use palmaplan_model::synth::{Spec, generate};
+    use serde_json::json;
+
+    use crate::planning::{Caller, Planning, SystemClock};
+    use crate::storage::Store;
+
+    #[tokio::test]
+    async fn a_summary_names_a_few_risks_and_counts_the_rest() {
+        let dir =
+            std::env::temp_dir().join(format!("palmaplan-schedules-{}-risks", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
+            .await
+            .unwrap();
+        let owner = store.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = store
+            .create_schedule(&generate(Spec::new(1_000)), owner, 0)
+            .await
+            .unwrap();
+        let planning = Planning::new(store, Arc::new(SystemClock));
+        let caller = Caller {
+            user_id: owner,
+            can_write: false,
+            only_schedule: None,
+            lang: Lang::En,
+        };
+        let r = planning
+            .call(&caller, "get_schedule", json!({ "schedule": id }))
+            .await;
+        assert!(!r.is_error, "{}", r.text);
+        let listed = r.text.lines().filter(|l| l.starts_with("- ")).count();
+        assert_eq!(listed, super::SUMMARY_RISKS, "{}", r.text);
+        let violated = r.structured["risks"]["violated_links"].as_u64().unwrap();
+        assert!(violated > super::SUMMARY_RISKS as u64, "{}", r.structured);
+        assert!(
+            r.text.contains("more: schedule_risks lists them."),
+            "{}",
+            r.text
+        );
+        assert!(r.text.len() < 4_000, "{} chars", r.text.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
