@@ -9,6 +9,22 @@
 //! `isError`). A refusal is always a tool result with `isError`, never a JSON-RPC error:
 //! a model reads the text and fixes its call.
 //!
+//! MCP Apps: a client announces that it renders views through the
+//! `io.modelcontextprotocol/ui` extension, by any of three routes — its `initialize`
+//! capabilities' `extensions` (the stable spec) or `experimental` (older hosts), or
+//! the per-request `_meta["io.modelcontextprotocol/clientCapabilities"]` of protocol
+//! 2026-07-28. One is enough ([`renders_views`]). Such a client gets the view-only
+//! tools too, marked `_meta.ui.visibility: ["app"]` so the host hides them from the
+//! model; any other client gets exactly the model tools, with no `_meta.ui` (nothing
+//! would hide the view-only ones from its model, and a page is 110,000 characters).
+//! The list therefore depends on the client: it is marked `cacheScope: private`.
+//! Visibility is no permission boundary: `tools/call` serves every tool to every
+//! client, and the planning service checks the caller's rights as always.
+//!
+//! Resources: `palmaplan://schedule/{id}/json` (a template) gives a whole schedule as
+//! JSON, under the same rights and the same privacy rule as the view's pages
+//! (`Planning::schedule_json`); `resources/list` names the caller's schedules so.
+//!
 //! Who calls: over HTTP the auth layer (`http`) puts a `Caller` in the request's
 //! extensions, which rmcp hands over as `http::request::Parts`; over stdio the caller
 //! is fixed when the process starts (`--token`). Their language is the server's unless
@@ -21,25 +37,48 @@ use std::time::Instant;
 use axum::http::request::Parts;
 use palmaplan_model::Lang;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+    ContentBlock, ExtensionCapabilities, Implementation, JsonObject, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use crate::planning::{Access, Caller, Planning, Reply, tr};
+use crate::planning::{Access, Caller, Planning, Reply, ToolSpec, Visibility, tr};
 
 /// The argument every tool accepts to choose the language of its answer.
 pub const LANG_ARG: &str = "lang";
+
+/// The MCP Apps extension's identifier, in capabilities.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an MCP App's view.
+pub const UI_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The template of the schedule resources.
+pub const SCHEDULE_URI_TEMPLATE: &str = "palmaplan://schedule/{id}/json";
+
+/// The view resource the tools that show a view point at (`_meta.ui.resourceUri`), once
+/// the view exists. None until the view's build is embedded in the server: a tool must
+/// never point at a page that is not the real view.
+// The hook for the view issue: return `ui://palmaplan/planning?v=<hash>` here and the
+// tools marked `with_view` (what_if, diff_versions) carry it for MCP Apps clients.
+fn view_resource_uri() -> Option<String> {
+    None
+}
 
 /// The MCP server: the planning service, its catalogue in MCP form, and how callers are
 /// found. Cheap to clone (one clone per HTTP session).
 #[derive(Clone, Debug)]
 pub struct McpServer {
     planning: Planning,
+    /// The model tools, as clients without MCP Apps see them.
     catalogue: Arc<Vec<Tool>>,
+    /// Every tool, as MCP Apps clients see them (view-only ones marked).
+    catalogue_ui: Arc<Vec<Tool>>,
     /// The server's language, for texts sent before any caller is known.
     lang: Lang,
     /// The caller of a stdio server (over HTTP each request carries its own).
@@ -49,10 +88,12 @@ pub struct McpServer {
 impl McpServer {
     /// A server whose callers arrive with each request (HTTP).
     pub fn new(planning: Planning, lang: Lang) -> McpServer {
-        let catalogue = Arc::new(catalogue(&planning));
+        let model_tools = Arc::new(catalogue(&planning, false));
+        let all_tools = Arc::new(catalogue(&planning, true));
         McpServer {
             planning,
-            catalogue,
+            catalogue: model_tools,
+            catalogue_ui: all_tools,
             lang,
             fixed_caller: None,
         }
@@ -65,9 +106,14 @@ impl McpServer {
         server
     }
 
-    /// The tools as `tools/list` shows them.
+    /// The tools as `tools/list` shows them to a client without MCP Apps.
     pub fn tools(&self) -> &[Tool] {
         &self.catalogue
+    }
+
+    /// The tools as `tools/list` shows them to a client that renders MCP Apps.
+    pub fn tools_for_views(&self) -> &[Tool] {
+        &self.catalogue_ui
     }
 
     /// The request's caller: the one the auth layer put in the HTTP request, else the
@@ -153,10 +199,13 @@ fn refusal(code: &str, text: String) -> Reply {
 
 /// The planning catalogue as MCP tools: each schema gains the optional `lang` property
 /// (so clients that check arguments against the schema let it through), and each tool
-/// says whether it only reads.
-fn catalogue(planning: &Planning) -> Vec<Tool> {
+/// says whether it only reads. For a client that renders MCP Apps (`ui`), the view-only
+/// tools come too, with `_meta.ui.visibility: ["app"]`, and the tools that show a view
+/// point at it; otherwise only the model tools, without any `_meta.ui`.
+fn catalogue(planning: &Planning, ui: bool) -> Vec<Tool> {
     planning
         .tools()
+        .filter(|spec| ui || spec.visibility == Visibility::Model)
         .map(|spec| {
             let mut schema = match &spec.input_schema {
                 Value::Object(o) => o.clone(),
@@ -176,9 +225,71 @@ fn catalogue(planning: &Planning) -> Vec<Tool> {
             // Only the read-only hint is known for every tool; the others keep the
             // protocol's cautious defaults (a write may be destructive).
             let annotations = ToolAnnotations::new().read_only(read);
-            Tool::new(spec.name, spec.description, Arc::new(schema)).with_annotations(annotations)
+            let tool = Tool::new(spec.name, spec.description, Arc::new(schema))
+                .with_annotations(annotations);
+            match ui_meta(spec, ui) {
+                Some(meta) => tool.with_meta(meta),
+                None => tool,
+            }
         })
         .collect()
+}
+
+/// A tool's `_meta` for MCP Apps clients: `ui.visibility` for the view-only tools,
+/// `ui.resourceUri` (and the older flat `ui/resourceUri`, which the official SDK still
+/// writes) for the tools that show the view, once it exists.
+fn ui_meta(spec: &ToolSpec, ui: bool) -> Option<MetaObject> {
+    if !ui {
+        return None;
+    }
+    let mut ui_obj = JsonObject::new();
+    let mut meta = JsonObject::new();
+    if spec.visibility == Visibility::App {
+        ui_obj.insert("visibility".into(), json!(["app"]));
+    }
+    if spec.shows_view
+        && let Some(uri) = view_resource_uri()
+    {
+        ui_obj.insert("resourceUri".into(), json!(uri));
+        meta.insert("ui/resourceUri".into(), json!(uri));
+    }
+    if ui_obj.is_empty() {
+        return None;
+    }
+    meta.insert("ui".into(), Value::Object(ui_obj));
+    Some(MetaObject(meta))
+}
+
+/// Whether capabilities announce MCP Apps: the extension under `extensions` or
+/// `experimental`. Its settings may list the view types the host renders
+/// (`mimeTypes`); if they do, ours must be among them (any `text/html` counts: hosts
+/// differ in how they write the profile). Without a list, the announcement is enough.
+pub fn announces_views(caps: &ClientCapabilities) -> bool {
+    [caps.extensions.as_ref(), caps.experimental.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|map| map.get(UI_EXTENSION))
+        .any(|settings| match settings.get("mimeTypes") {
+            Some(Value::Array(types)) => types.iter().any(|t| {
+                t.as_str()
+                    .is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("text/html"))
+            }),
+            _ => true,
+        })
+}
+
+/// Whether the client of this request renders MCP Apps, by any route: the request's
+/// own `_meta` capabilities (protocol 2026-07-28) or the session's `initialize`.
+/// (rmcp's `client_capabilities()` returns the first of these that exists; a request
+/// whose `_meta` does not repeat the extension must not hide what `initialize` said.)
+fn renders_views(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.meta
+        .client_capabilities()
+        .is_some_and(|c| announces_views(&c))
+        || ctx
+            .peer
+            .peer_info()
+            .is_some_and(|info| announces_views(&info.capabilities))
 }
 
 /// A planning reply as an MCP tool result.
@@ -195,11 +306,29 @@ pub fn to_result(reply: Reply) -> CallToolResult {
     result
 }
 
-/// What the server declares. The MCP Apps extension (the view as a resource, the
-/// `io.modelcontextprotocol/ui` extension) is added here: `.enable_resources()` and
-/// `.enable_extensions_with(...)`, with `list_resources` / `read_resource` below.
+/// What the server declares: tools, resources (the schedules as JSON; the view's
+/// resource once it exists) and the MCP Apps extension.
 fn capabilities() -> ServerCapabilities {
-    ServerCapabilities::builder().enable_tools().build()
+    let mut extensions = ExtensionCapabilities::new();
+    extensions.insert(UI_EXTENSION.into(), JsonObject::new());
+    ServerCapabilities::builder()
+        .enable_extensions_with(extensions)
+        .enable_resources()
+        .enable_tools()
+        .build()
+}
+
+/// The schedule id in `palmaplan://schedule/{id}/json`.
+fn schedule_uri_id(uri: &str) -> Option<i64> {
+    uri.strip_prefix("palmaplan://schedule/")?
+        .strip_suffix("/json")?
+        .parse()
+        .ok()
+        .filter(|id| *id > 0)
+}
+
+fn schedule_uri(id: i64) -> String {
+    format!("palmaplan://schedule/{id}/json")
 }
 
 /// How a model should start, in the server's language.
@@ -235,13 +364,106 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.catalogue.to_vec()))
+        let tools = if renders_views(&ctx) {
+            &self.catalogue_ui
+        } else {
+            &self.catalogue
+        };
+        // The list depends on the client: no shared cache may hand it to another.
+        Ok(ListToolsResult::with_all_items(tools.to_vec()).with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.catalogue.iter().find(|t| t.name == name).cloned()
+        self.catalogue_ui.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let Some(caller) = self.caller(&ctx) else {
+            return Ok(ListResourcesResult::with_all_items(Vec::new()));
+        };
+        let list = self
+            .planning
+            .readable_schedules(&caller)
+            .await
+            .map_err(|r| ErrorData::internal_error(r.text, None))?;
+        let resources = list
+            .into_iter()
+            .map(|(id, name)| {
+                Resource::new(schedule_uri(id), format!("schedule-{id}"))
+                    .with_title(name)
+                    .with_description(tr(
+                        caller.lang,
+                        "Le planning entier en JSON (sans e-mails ni motifs d'absence).",
+                        "The whole schedule as JSON (without e-mails or absence reasons).",
+                    ))
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources).with_cache_scope(CacheScope::Private))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new(SCHEDULE_URI_TEMPLATE, "schedule-json")
+            .with_title("PalmaPlan schedule (JSON)")
+            .with_description(
+                "A whole schedule as JSON, by id (see list_schedules), under your role on it; members' e-mails and absence reasons are left out.",
+            )
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let lang = self.caller(&ctx).map_or(self.lang, |c| c.lang);
+        let Some(id) = schedule_uri_id(&uri) else {
+            return Err(ErrorData::resource_not_found(
+                tr(
+                    lang,
+                    format!(
+                        "Aucune ressource « {uri} ». Les plannings se lisent à palmaplan://schedule/<id>/json (ids : list_schedules)."
+                    ),
+                    format!(
+                        "No resource “{uri}”. Schedules read at palmaplan://schedule/<id>/json (ids: list_schedules)."
+                    ),
+                ),
+                Some(json!({ "uri": uri })),
+            ));
+        };
+        let Some(caller) = self.caller(&ctx) else {
+            return Err(ErrorData::invalid_request(
+                tr(
+                    lang,
+                    "Aucun jeton n'accompagne cette requête.",
+                    "No token came with this request.",
+                ),
+                None,
+            ));
+        };
+        match self.planning.schedule_json(&caller, id).await {
+            Ok(json) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(json, uri).with_mime_type("application/json"),
+            ])
+            .with_cache_scope(CacheScope::Private)
+            .into()),
+            Err(refusal) => Err(ErrorData::resource_not_found(
+                refusal.text,
+                Some(json!({ "uri": uri, "error": refusal.code })),
+            )),
+        }
     }
 
     async fn call_tool(
@@ -308,7 +530,37 @@ mod tests {
         let (server, _) = server("catalogue").await;
         let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
         assert!(names.contains(&"list_schedules"), "{names:?}");
-        assert_eq!(names.len(), server.planning.tools().count());
+        assert!(!names.contains(&"get_schedule_page"), "{names:?}");
+        assert_eq!(
+            server.tools_for_views().len(),
+            server.planning.tools().count()
+        );
+        assert_eq!(server.tools().len() + 3, server.tools_for_views().len());
+        for tool in server.tools() {
+            assert!(
+                tool.meta.is_none(),
+                "{} has _meta for a client without views",
+                tool.name
+            );
+        }
+        for tool in server.tools_for_views() {
+            let view_only = [
+                "get_schedule_page",
+                "get_changes_since",
+                "get_schedule_absences",
+            ]
+            .contains(&tool.name.as_ref());
+            let visibility = tool
+                .meta
+                .as_ref()
+                .and_then(|m| m.0.get("ui"))
+                .map(|ui| &ui["visibility"]);
+            if view_only {
+                assert_eq!(visibility, Some(&json!(["app"])), "{}", tool.name);
+            } else {
+                assert_eq!(visibility, None, "{}", tool.name);
+            }
+        }
         for spec in server.planning.tools() {
             // `lang` is reserved for the language: no tool may take a field of that name.
             assert!(
@@ -369,9 +621,45 @@ mod tests {
     }
 
     #[test]
+    fn views_are_announced_by_any_route_with_our_type() {
+        let parse = |v: Value| serde_json::from_value::<ClientCapabilities>(v).unwrap();
+        assert!(!announces_views(&ClientCapabilities::default()));
+        for route in ["extensions", "experimental"] {
+            assert!(announces_views(&parse(
+                json!({ route: { UI_EXTENSION: {} } })
+            )));
+            assert!(announces_views(&parse(
+                json!({ route: { UI_EXTENSION: { "mimeTypes": [UI_MIME_TYPE] } } })
+            )));
+            assert!(!announces_views(&parse(
+                json!({ route: { UI_EXTENSION: { "mimeTypes": ["application/x-other"] } } })
+            )));
+            assert!(!announces_views(&parse(
+                json!({ route: { "other/ext": {} } })
+            )));
+        }
+    }
+
+    #[test]
+    fn schedule_uris_name_one_schedule() {
+        assert_eq!(schedule_uri_id("palmaplan://schedule/12/json"), Some(12));
+        assert_eq!(schedule_uri_id(&schedule_uri(7)), Some(7));
+        for bad in [
+            "palmaplan://schedule/x/json",
+            "palmaplan://schedule/0/json",
+            "palmaplan://schedule/12",
+            "ui://palmaplan/planning",
+        ] {
+            assert_eq!(schedule_uri_id(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn info_names_the_server_and_how_to_start() {
         let info = capabilities();
         assert!(info.tools.is_some());
+        assert!(info.resources.is_some());
+        assert!(info.extensions.as_ref().unwrap().contains_key(UI_EXTENSION));
         for lang in [Lang::Fr, Lang::En] {
             assert!(instructions(lang).contains("list_schedules"));
             assert!(instructions(lang).contains("get_schedule"));

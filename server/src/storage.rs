@@ -437,6 +437,18 @@ impl Store {
         Ok(row.try_get(0)?)
     }
 
+    /// A schedule's rank and creation time (Unix ms): together they name one state of
+    /// one schedule, even if a deleted schedule's id is handed out again (SQLite may
+    /// reuse the highest id). What a cache of derived data (the view's pages) keys on.
+    pub async fn stamp(&self, id: i64) -> Result<(i64, i64), StoreError> {
+        let row = sqlx::query("SELECT rank, created_at FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok((row.try_get(0)?, row.try_get(1)?))
+    }
+
     /// The current state and rank of a schedule.
     pub async fn load(&self, id: i64) -> Result<Stored, StoreError> {
         Ok(self.load_with_birth(id).await?.0)
@@ -1323,6 +1335,14 @@ mod tests {
         assert_eq!(store.changes_since(id, 0, 10).await.unwrap().len(), 1);
         assert!(store.changes_since(id, 1, 10).await.unwrap().is_empty());
         assert!(matches!(store.load(99).await, Err(StoreError::NotFound)));
+        // The stamp: rank and creation time.
+        let e2 = store
+            .create_schedule(&Schedule::new("E2"), owner, 7)
+            .await
+            .unwrap();
+        assert_eq!(store.stamp(id).await.unwrap(), (1, 0));
+        assert_eq!(store.stamp(e2).await.unwrap(), (0, 7));
+        assert!(matches!(store.stamp(99).await, Err(StoreError::NotFound)));
     }
 
     async fn users_tokens_roles_versions(store: Store) {

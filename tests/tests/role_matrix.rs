@@ -95,7 +95,9 @@ fn extra_cases() -> Vec<(&'static str, Value, Need, bool)> {
 async fn every_tool_allows_or_refuses_every_role_as_its_code_says() {
     let server = TestServer::start("role-matrix").await;
     let people = People::new(&server).await;
-    let listed = people.owner.list_all_tools().await.unwrap();
+    // Every tool, view-only ones included (listed to an MCP Apps client); the calls
+    // below are made by clients without MCP Apps, which view-only tools answer too.
+    let listed = people.owner_views.list_all_tools().await.unwrap();
 
     // The table covers exactly the served tools, and agrees with their read-only hint.
     let table: BTreeSet<&str> = ROLES.iter().map(|(t, _, _)| *t).collect();

@@ -1,5 +1,7 @@
-//! One test walks EVERY model tool through the real server (HTTP, rmcp's client): the
-//! catalogue comes from `tools/list`, each tool's valid call is its example in
+//! One test walks EVERY tool through the real server (HTTP, rmcp's client): the
+//! catalogue comes from `tools/list` as an MCP Apps client sees it (the model tools and
+//! the view-only ones), while every call is made by clients that do not announce MCP
+//! Apps (a view-only tool answers them too), each tool's valid call is its example in
 //! docs/tools.md (so the documentation is complete and true), run on a fresh copy of
 //! the demo schedule. Each answer must read well (text not empty, no Rust debug output,
 //! no stack trace, no tool name that does not exist) with a compact structuredContent;
@@ -27,7 +29,7 @@ const STRUCTURED_BOUND: usize = 4096;
 
 /// Tools whose structuredContent may be as large as the schedule: exporting it is
 /// their purpose.
-const UNBOUNDED: [&str; 1] = ["export_schedule"];
+const UNBOUNDED: [&str; 2] = ["export_schedule", "get_schedule_page"];
 
 /// Argument fields that hold the id of an item inside a schedule (an unknown one must
 /// be refused, naming it).
@@ -179,8 +181,14 @@ async fn run_setup(f: &mut Failures, tool: &str, client: &Client, id: i64) -> bo
 async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefully() {
     let server = TestServer::start("tool-walk").await;
     let people = People::new(&server).await;
-    let listed = people.owner.list_all_tools().await.unwrap();
+    let listed = people.owner_views.list_all_tools().await.unwrap();
     let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    let model_tools = people.owner.list_all_tools().await.unwrap();
+    assert_eq!(
+        model_tools.len() + 3,
+        listed.len(),
+        "the view-only tools are listed to MCP Apps clients only"
+    );
 
     // The documentation lists exactly the served tools.
     let docs = documented();

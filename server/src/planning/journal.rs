@@ -167,7 +167,7 @@ fn kind_name(kind: EntryKind, lang: Lang) -> &'static str {
     }
 }
 
-fn kind_str(kind: EntryKind) -> &'static str {
+pub(super) fn kind_str(kind: EntryKind) -> &'static str {
     match kind {
         EntryKind::Write => "write",
         EntryKind::Undo => "undo",

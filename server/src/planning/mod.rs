@@ -27,10 +27,12 @@ mod people;
 mod people_testkit;
 mod periods;
 pub(crate) mod privacy;
+mod proposals;
 mod schedules;
 mod search;
 mod structure;
 mod versions;
+mod view;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -148,15 +150,46 @@ pub enum Access {
 type ToolFuture = Pin<Box<dyn Future<Output = Result<Reply, Refusal>> + Send>>;
 type ToolFn = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
 
+/// Who a tool is meant for. The catalogue is one list; the MCP adapter lists the
+/// view-only tools only to clients that render MCP Apps (as `_meta.ui.visibility:
+/// ["app"]`, which hosts hide from the model). It is no permission boundary: a
+/// view-only tool answers any caller whose role allows it, like every tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    /// A tool for models (and the view): listed to every client.
+    Model,
+    /// A tool for the embedded view only (pages of a whole schedule, live updates).
+    App,
+}
+
 /// One tool of the catalogue.
 #[derive(Clone)]
 pub struct ToolSpec {
     pub name: &'static str,
     pub description: &'static str,
     pub access: Access,
+    pub visibility: Visibility,
+    /// Whether the tool's answer is meant to be shown in the view (the before/after of
+    /// `what_if` and `diff_versions`): the MCP adapter points such tools at the view
+    /// resource (`_meta.ui.resourceUri`) once the view is built.
+    pub shows_view: bool,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,
     run: ToolFn,
+}
+
+impl ToolSpec {
+    /// The same tool, for the embedded view only.
+    pub(crate) fn view_only(mut self) -> ToolSpec {
+        self.visibility = Visibility::App;
+        self
+    }
+
+    /// The same tool, shown in the view where the host renders it.
+    pub(crate) fn with_view(mut self) -> ToolSpec {
+        self.shows_view = true;
+        self
+    }
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -164,6 +197,7 @@ impl std::fmt::Debug for ToolSpec {
         f.debug_struct("ToolSpec")
             .field("name", &self.name)
             .field("access", &self.access)
+            .field("visibility", &self.visibility)
             .finish()
     }
 }
@@ -185,6 +219,8 @@ where
         name,
         description,
         access,
+        visibility: Visibility::Model,
+        shows_view: false,
         input_schema: args::schema_of::<P>(),
         run: Arc::new(move |ctx: Ctx, raw: Value| {
             let f = Arc::clone(&f);
@@ -207,6 +243,8 @@ struct Inner {
     store: Store,
     clock: Arc<dyn Clock>,
     tools: BTreeMap<&'static str, ToolSpec>,
+    /// The pages of recently paged schedules (`get_schedule_page`).
+    pages: view::PageCache,
 }
 
 /// What a tool runs with: the service and the caller.
@@ -238,6 +276,8 @@ impl Planning {
             .chain(periods::tools())
             .chain(journal::tools())
             .chain(versions::tools())
+            .chain(view::tools())
+            .chain(proposals::tools())
         {
             let name = spec.name;
             assert!(
@@ -250,6 +290,7 @@ impl Planning {
                 store,
                 clock,
                 tools,
+                pages: view::PageCache::default(),
             }),
         }
     }

@@ -4,10 +4,14 @@
 //! a copy with them removed.
 //!
 //! Every tool that shows or exports a schedule's content reads it through [`redact`]
-//! (or [`Ctx::open_redacted`]), so the rule lives in one place. Redaction only blanks
+//! (or [`Ctx::open_redacted`]), so the rule lives in one place. What the embedded view
+//! reads (its view-only tools and `palmaplan://schedule/{id}/json`) is stricter:
+//! [`strip_all`] and [`strip_command`] remove e-mails and reasons for EVERYONE, owners
+//! included, since a view's answers pass through a host and show on a shared screen. Redaction only blanks
 //! fields: ids, dates and counts stay, so risks and analyses computed on the redacted
 //! copy are the same as on the stored state.
 
+use palmaplan_model::command::Command;
 use palmaplan_model::{Member, MemberId, Schedule};
 
 use super::{Ctx, Refusal, ScheduleRef};
@@ -87,6 +91,41 @@ pub(crate) fn redact_in_place(state: &mut Schedule, viewer: &Viewer) -> usize {
         }
     }
     removed
+}
+
+/// Removes every member's e-mail and every absence's reason, whoever looks: what the
+/// view's answers carry. Returns how many it removed.
+pub(crate) fn strip_all(state: &mut Schedule) -> usize {
+    let mut removed = 0;
+    for m in &mut state.members {
+        if m.email.take().is_some() {
+            removed += 1;
+        }
+    }
+    for a in &mut state.absences {
+        if !a.reason.is_empty() {
+            a.reason.clear();
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Removes every e-mail and absence reason a journalled command carries (the view's
+/// live updates). A removed field reads as "unchanged", which is all a reader without
+/// it can know; a whole replaced state loses them as [`strip_all`] says.
+pub(crate) fn strip_command(cmd: &mut Command) {
+    match cmd {
+        Command::AddMember { email, .. } => *email = None,
+        Command::UpdateMember { email, .. } => *email = None,
+        Command::AddAbsence { reason, .. } | Command::UpdateAbsence { reason, .. } => {
+            *reason = None;
+        }
+        Command::ReplaceSchedule { schedule } => {
+            strip_all(schedule);
+        }
+        _ => {}
+    }
 }
 
 /// A schedule opened for reading, already redacted for the caller.
@@ -189,6 +228,35 @@ mod tests {
             r.members.iter().filter(|m| m.email.is_some()).count(),
             1,
             "only their own e-mail"
+        );
+    }
+
+    #[test]
+    fn the_view_gets_no_email_and_no_reason_even_for_owners() {
+        let mut s = demo::s4hana_migration();
+        assert!(strip_all(&mut s) >= 4);
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains('@') && !json.contains("médical"), "{json}");
+        let mut cmds: Vec<Command> = serde_json::from_str(
+            r#"[{"op":"add_member","name":"A","email":"a@b.c"},
+                {"op":"update_member","member":1,"email":"x@y.z"},
+                {"op":"update_member","member":1,"email":null},
+                {"op":"add_absence","member":1,"start":"2026-01-01","end":"2026-01-02","reason":"Secret"},
+                {"op":"update_absence","absence":2,"reason":"Secret"}]"#,
+        )
+        .unwrap();
+        let mut replace = Command::ReplaceSchedule {
+            schedule: Box::new(demo::s4hana_migration()),
+        };
+        strip_command(&mut replace);
+        cmds.push(replace);
+        for c in &mut cmds {
+            strip_command(c);
+        }
+        let json = serde_json::to_string(&cmds).unwrap();
+        assert!(
+            !json.contains('@') && !json.contains("Secret") && !json.contains("médical"),
+            "{json}"
         );
     }
 

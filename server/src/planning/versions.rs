@@ -50,7 +50,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 /// A version named by its id or its name.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
-enum VersionRef {
+pub(super) enum VersionRef {
     /// The version's id (see list_versions).
     Id(i64),
     /// The version's name (case does not matter).
@@ -58,7 +58,7 @@ enum VersionRef {
 }
 
 /// Finds a version of a schedule by id or name.
-async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionInfo, Refusal> {
+pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionInfo, Refusal> {
     let all = ctx
         .store()
         .versions(id)

@@ -105,9 +105,9 @@ pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
     };
     let baseline = || (Actor::Author, "save_version", json!({"name": "Baseline"}));
     match tool {
-        "undo" | "history" | "get_changes" => vec![write()],
+        "undo" | "history" | "get_changes" | "get_changes_since" => vec![write()],
         "redo" => vec![write(), (Actor::Author, "undo", json!({}))],
-        "restore_version" => vec![baseline(), write()],
+        "restore_version" | "diff_versions" => vec![baseline(), write()],
         "delete_version" | "list_versions" => vec![baseline()],
         "unshare_schedule" => vec![(
             Actor::Owner,
@@ -136,9 +136,12 @@ pub(crate) fn demo_secrets() -> Vec<String> {
 
 /// The callers of a test server: the owner (the first token), an editor and a viewer
 /// (server users with a write token each, given their role per schedule with
-/// `share_schedule`), and a read-only token of the owner.
+/// `share_schedule`), and a read-only token of the owner. None of them announces MCP
+/// Apps (they list the model tools only, yet may call the view-only ones);
+/// `owner_views` is the owner again through a client that does, to list every tool.
 pub(crate) struct People {
     pub(crate) owner: Client,
+    pub(crate) owner_views: Client,
     pub(crate) editor: Client,
     pub(crate) viewer: Client,
     pub(crate) owner_read_only: Client,
@@ -166,6 +169,10 @@ impl People {
                 .unwrap();
         People {
             owner: server.client().await,
+            owner_views: server
+                .client_with_caps(&server.token, crate::common::views_caps("extensions"))
+                .await
+                .unwrap(),
             editor: server.client_with(&tokens[0]).await.unwrap(),
             viewer: server.client_with(&tokens[1]).await.unwrap(),
             owner_read_only: server.client_with(&read_only.secret).await.unwrap(),
@@ -194,7 +201,13 @@ impl People {
     }
 
     pub(crate) async fn close(self) {
-        for c in [self.owner, self.editor, self.viewer, self.owner_read_only] {
+        for c in [
+            self.owner,
+            self.owner_views,
+            self.editor,
+            self.viewer,
+            self.owner_read_only,
+        ] {
             c.cancel().await.unwrap();
         }
     }
@@ -406,6 +419,13 @@ pub(crate) const ROLES: &[(&str, Need, bool)] = &[
     ("export_schedule", Need::Viewer, false),
     ("import_schedule", Need::Anyone, true),
     ("import_csv_periods", Need::Editor, true),
+    // proposals (a simulation or a comparison writes nothing)
+    ("what_if", Need::Viewer, false),
+    ("diff_versions", Need::Viewer, false),
+    // view-only (listed to MCP Apps clients, callable by all)
+    ("get_schedule_page", Need::Viewer, false),
+    ("get_changes_since", Need::Viewer, false),
+    ("get_schedule_absences", Need::Viewer, false),
 ];
 
 /// A tool's row of `ROLES`.

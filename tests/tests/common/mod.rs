@@ -104,37 +104,48 @@ impl TestServer {
 
     /// An MCP client with some token; fails as rmcp fails when the server refuses it.
     pub(crate) async fn client_with(&self, token: &str) -> Result<Client, String> {
+        self.client_with_caps(token, ClientCapabilities::default())
+            .await
+    }
+
+    /// An MCP client with some token announcing some capabilities at `initialize`.
+    pub(crate) async fn client_with_caps(
+        &self,
+        token: &str,
+        caps: ClientCapabilities,
+    ) -> Result<Client, String> {
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(self.url.as_str()).auth_header(token),
         );
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("palmaplan-tests", "0"),
-        )
-        .serve(transport)
-        .await
-        .map_err(|e| e.to_string())
+        ClientConfig::new(caps, Implementation::new("palmaplan-tests", "0"))
+            .serve(transport)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// An MCP client of the 2026-07-28 protocol: `server/discover`, no session, every
     /// request self-contained (and each one checked for its token).
     pub(crate) async fn discover_client(&self) -> Client {
+        self.discover_client_with_caps(ClientCapabilities::default())
+            .await
+    }
+
+    /// A 2026-07-28 client whose every request carries these capabilities in its
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]`.
+    pub(crate) async fn discover_client_with_caps(&self, caps: ClientCapabilities) -> Client {
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
                 .auth_header(self.token.as_str()),
         );
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("palmaplan-tests", "0"),
-        )
-        .serve_with_lifecycle(
-            transport,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .unwrap()
+        ClientConfig::new(caps, Implementation::new("palmaplan-tests", "0"))
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .unwrap()
     }
 
     /// Stops the server the way Ctrl-C does, and waits until it has stopped.
@@ -154,6 +165,15 @@ pub(crate) struct Answer {
     pub(crate) text: String,
     pub(crate) structured: Value,
     pub(crate) is_error: bool,
+}
+
+/// The capabilities of a client that renders MCP Apps, announced by the stable route
+/// (`extensions`) or the older one (`experimental`).
+pub(crate) fn views_caps(route: &str) -> ClientCapabilities {
+    serde_json::from_value(serde_json::json!({
+        route: { "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html;profile=mcp-app"] } }
+    }))
+    .unwrap()
 }
 
 /// Calls a tool; a protocol error fails the test (refusals are tool results).

@@ -1,0 +1,423 @@
+//! Before/after: `what_if` (a proposal: the model's commands simulated on the current
+//! state, nothing written) and `diff_versions` (a comparison of two saved versions, or
+//! a version and now). Both answer the same shape: the change list (the model's `diff`
+//! and `text::change_list`), the project end before and after, the new absence risks
+//! and violated links, and the "changes not shown" (what a Gantt chart cannot draw:
+//! settings, a row's member, notes...).
+//!
+//! A proposal carries the rank it was made at and its commands as applied (ids filled
+//! in), so "Accept" is `apply_patch` with exactly these commands at that rank: the
+//! storage writes only if the schedule has not moved since, decided in the very
+//! transaction that writes. A proposal with changes not shown is flagged `acceptable:
+//! false`, and the view does not offer "Accept" for it: what is accepted must be what
+//! was seen.
+//!
+//! Both tools are `with_view`: the MCP adapter points them at the view resource (the
+//! before/after chart) once the view is built. Their text stands on its own for hosts
+//! without MCP Apps, and their structuredContent stays compact (counts, ids, the
+//! commands): the view recomputes the before/after itself with the same model.
+//!
+//! Private data never shows: `diff` does not carry e-mails nor absence reasons, and
+//! the texts never write them.
+
+use palmaplan_model::command;
+use palmaplan_model::diff::{self, Diff};
+use palmaplan_model::{Schedule, text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::edits::command as parse_command;
+use super::versions::{VersionRef, find};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "what_if",
+            "Simulate the model's commands on a schedule WITHOUT writing anything: the bars that would move (old and new dates), the project end before and after, the new risks (violated links, bars at risk of absence), and the changes a Gantt chart cannot show. Answers the rank it was made at and the commands as applied: to accept, call apply_patch with these commands and expected_rank = that rank.",
+            Access::Read,
+            what_if,
+        )
+        .with_view(),
+        tool(
+            "diff_versions",
+            "Compare two versions of a schedule (by id or name, or \"current\" for the schedule as it is now), read-only: what moved from one to the other, the project end before and after, the new risks, and the changes a Gantt chart cannot show.",
+            Access::Read,
+            diff_versions,
+        )
+        .with_view(),
+    ]
+}
+
+/// How many changed items the structured answer names (the text lists up to
+/// `text::LIST_CAP`; the view recomputes everything itself).
+const ITEMS_CAP: usize = 50;
+
+/// The compact structured form of a diff: counts, kinds and ids.
+fn diff_json(d: &Diff) -> Value {
+    let kind_and_id = |v: Value, id: Option<u64>| json!({ "kind": v.get("kind"), "id": id });
+    let changes: Vec<Value> = d
+        .changes
+        .iter()
+        .take(ITEMS_CAP)
+        .map(|c| kind_and_id(serde_json::to_value(c).unwrap_or(Value::Null), Some(c.id())))
+        .collect();
+    let not_shown: Vec<Value> = d
+        .not_shown
+        .iter()
+        .take(ITEMS_CAP)
+        .map(|n| kind_and_id(serde_json::to_value(n).unwrap_or(Value::Null), n.id()))
+        .collect();
+    let mut at_risk: Vec<u64> = d
+        .new_risks
+        .bars_at_risk()
+        .into_iter()
+        .map(|b| b.0)
+        .collect();
+    at_risk.sort_unstable();
+    at_risk.truncate(ITEMS_CAP);
+    let shift = match (d.end_before, d.end_after) {
+        (Some(b), Some(a)) => Some(b.days_until(a)),
+        _ => None,
+    };
+    json!({
+        "changes": { "count": d.changes.len(), "items": changes },
+        "not_shown": { "count": d.not_shown.len(), "items": not_shown },
+        "end_before": d.end_before,
+        "end_after": d.end_after,
+        "end_shift_days": shift,
+        "new_risks": {
+            "violated_links": d.new_risks.violated_links.len(),
+            "absence_risks": d.new_risks.absence_risks.len(),
+            "bars": at_risk,
+        },
+    })
+}
+
+// ---- what_if
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WhatIf {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The model's commands, as apply_patch takes them, e.g.
+    /// [{"op":"move_periods","bars":[14],"by":5}].
+    commands: Vec<Value>,
+}
+
+async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    if p.commands.is_empty() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "« commands » est vide : donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}].",
+                "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}].",
+            ),
+        ));
+    }
+    let commands = p
+        .commands
+        .into_iter()
+        .map(|c| parse_command(&ctx, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let before = &stored.state;
+    let (after, applied) = command::apply(before, &commands).map_err(|e| {
+        Refusal::new(
+            "invalid_command",
+            ctx.tr(
+                format!("{} Rien n'a été simulé.", e.message(ctx.lang())),
+                format!("{} Nothing was simulated.", e.message(ctx.lang())),
+            ),
+        )
+        .with(json!({ "command": e.command, "op": e.op, "field": e.field }))
+    })?;
+    let d = diff::diff(before, &after);
+    let rank = stored.rank;
+    let acceptable = !d.is_empty() && d.not_shown.is_empty();
+    let mut text = ctx.tr(
+        format!(
+            "Simulation sur le planning {id} « {} » au rang {rank} : rien n'a été écrit.\n",
+            before.name
+        ),
+        format!(
+            "Simulation on schedule {id} “{}” at rank {rank}: nothing was written.\n",
+            before.name
+        ),
+    );
+    text.push_str(&text::change_list(before, &d, ctx.lang()));
+    text.push('\n');
+    text.push_str(&if d.is_empty() {
+        ctx.tr(
+            "Ces commandes ne changeraient rien : il n'y a rien à appliquer.",
+            "These commands would change nothing: there is nothing to apply.",
+        )
+    } else if acceptable {
+        ctx.tr(
+            format!("Pour appliquer exactement ces changements : apply_patch avec les commandes de cette réponse (structuredContent.commands) et expected_rank = {rank} ; si le planning a changé entre-temps, rien ne sera écrit."),
+            format!("To apply exactly these changes: apply_patch with this answer's commands (structuredContent.commands) and expected_rank = {rank}; if the schedule has changed in between, nothing will be written."),
+        )
+    } else {
+        let n = d.not_shown.len();
+        ctx.tr(
+            format!("Changements non montrés : {n} (listés ci-dessus), que le diagramme ne peut pas dessiner ; la vue ne propose donc pas « Accepter ». apply_patch avec ces commandes et expected_rank = {rank} reste possible après les avoir relus."),
+            format!("Changes not shown: {n} (listed above), which the chart cannot draw; so the view does not offer “Accept”. apply_patch with these commands and expected_rank = {rank} is still possible after reading them."),
+        )
+    });
+    let mut structured = json!({
+        "schedule_id": id,
+        "kind": "proposal",
+        "rank": rank,
+        "acceptable": acceptable,
+        "commands": applied.applied,
+    });
+    merge(&mut structured, diff_json(&d));
+    Ok(Reply::ok(text, structured))
+}
+
+/// Adds the fields of `extra` (an object) to `v` (an object).
+fn merge(v: &mut Value, extra: Value) {
+    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+}
+
+// ---- diff_versions
+
+/// One side of a comparison: a saved version, or the schedule as it is now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Side {
+    /// A version's id (see list_versions).
+    Id(i64),
+    /// A version's name (case does not matter), or "current" for the schedule as it is now.
+    Name(String),
+}
+
+/// What a side resolved to: its state and how to name it.
+struct Resolved {
+    state: Schedule,
+    rank: i64,
+    /// None for the current state.
+    version: Option<(i64, String)>,
+}
+
+async fn resolve(ctx: &Ctx, id: i64, side: &Side) -> Result<Resolved, Refusal> {
+    let vref = match side {
+        Side::Name(n) if n.trim().eq_ignore_ascii_case("current") => {
+            let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+            return Ok(Resolved {
+                state: stored.state,
+                rank: stored.rank,
+                version: None,
+            });
+        }
+        Side::Name(n) => VersionRef::Name(n.clone()),
+        Side::Id(v) => VersionRef::Id(*v),
+    };
+    let info = find(ctx, id, &vref).await?;
+    let Some((info, state)) = ctx
+        .store()
+        .version_state(id, info.id)
+        .await
+        .map_err(|e| ctx.db_error(e))?
+    else {
+        return Err(Refusal::new(
+            "version_not_found",
+            ctx.tr(
+                "Cette version vient d'être supprimée. Appelez list_versions.",
+                "This version was just deleted. Call list_versions.",
+            ),
+        ));
+    };
+    Ok(Resolved {
+        state,
+        rank: info.rank,
+        version: Some((info.id, info.name)),
+    })
+}
+
+/// "la version « Baseline » (id 3, rang 0)" / "the current state (rank 5)".
+fn side_name(ctx: &Ctx, r: &Resolved) -> String {
+    match &r.version {
+        Some((vid, name)) => ctx.tr(
+            format!("la version « {name} » (id {vid}, rang {})", r.rank),
+            format!("version “{name}” (id {vid}, rank {})", r.rank),
+        ),
+        None => ctx.tr(
+            format!("l'état actuel (rang {})", r.rank),
+            format!("the current state (rank {})", r.rank),
+        ),
+    }
+}
+
+fn side_json(r: &Resolved) -> Value {
+    match &r.version {
+        Some((vid, name)) => json!({ "version": vid, "name": name, "rank": r.rank }),
+        None => json!({ "version": Value::Null, "name": "current", "rank": r.rank }),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DiffVersions {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The state to compare from: a version's id or name, or "current".
+    from: Side,
+    /// The state to compare to: a version's id or name, or "current".
+    to: Side,
+}
+
+async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let from = resolve(&ctx, id, &p.from).await?;
+    let to = resolve(&ctx, id, &p.to).await?;
+    let d = diff::diff(&from.state, &to.state);
+    let mut text = ctx.tr(
+        format!(
+            "Comparaison du planning {id} (lecture seule, rien n'a été écrit), de {} à {} :\n",
+            side_name(&ctx, &from),
+            side_name(&ctx, &to)
+        ),
+        format!(
+            "Comparison of schedule {id} (read-only, nothing was written), from {} to {}:\n",
+            side_name(&ctx, &from),
+            side_name(&ctx, &to)
+        ),
+    );
+    text.push_str(&text::change_list(&from.state, &d, ctx.lang()));
+    let current = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
+    let mut structured = json!({
+        "schedule_id": id,
+        "kind": "comparison",
+        "rank": current,
+        "from": side_json(&from),
+        "to": side_json(&to),
+        "acceptable": false,
+        "read_only": true,
+    });
+    merge(&mut structured, diff_json(&d));
+    Ok(Reply::ok(text, structured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::journal_testkit::Kit;
+    use super::*;
+
+    #[tokio::test]
+    async fn a_proposal_writes_nothing_and_applies_at_its_rank() {
+        let k = Kit::new("what-if").await;
+        let id = k.schedule;
+        let before = k.state().await;
+        let r = k
+            .ok(
+                &k.bob,
+                "what_if",
+                json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [14], "by": 5}]}),
+            )
+            .await;
+        assert_eq!(k.state().await, before, "nothing written");
+        assert_eq!(r.structured["rank"], 0);
+        assert_eq!(r.structured["acceptable"], true);
+        assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
+        assert!(r.text.contains("rien n'a été écrit"), "{}", r.text);
+        assert!(r.text.contains("expected_rank = 0"), "{}", r.text);
+        // The viewer may simulate, not apply.
+        k.ok(
+            &k.carol,
+            "what_if",
+            json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [14], "by": 5}]}),
+        )
+        .await;
+        let cmds = r.structured["commands"].clone();
+        k.ok(
+            &k.bob,
+            "apply_patch",
+            json!({"schedule": id, "commands": cmds, "expected_rank": 0}),
+        )
+        .await;
+        // A second proposal made at rank 0 is now out of date.
+        k.refused(
+            &k.alice,
+            "apply_patch",
+            json!({"schedule": id, "commands": cmds, "expected_rank": 0}),
+            "out_of_date",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn changes_not_shown_make_a_proposal_unacceptable() {
+        let k = Kit::new("what-if-hidden").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.bob,
+                "what_if",
+                json!({"schedule": id, "commands": [{"op": "set_schedule_notes", "notes": "Revue"}]}),
+            )
+            .await;
+        assert_eq!(r.structured["acceptable"], false);
+        assert_eq!(r.structured["not_shown"]["count"], 1);
+        let r = k
+            .refused(
+                &k.bob,
+                "what_if",
+                json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [999], "by": 5}]}),
+                "invalid_command",
+            )
+            .await;
+        assert!(r.text.contains("Rien n'a été simulé"), "{}", r.text);
+        k.refused(
+            &k.bob,
+            "what_if",
+            json!({"schedule": id, "commands": []}),
+            "invalid_arguments",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn versions_compare_read_only() {
+        let k = Kit::new("diff-versions").await;
+        let id = k.schedule;
+        k.ok(
+            &k.bob,
+            "save_version",
+            json!({"schedule": id, "name": "Base"}),
+        )
+        .await;
+        k.ok(
+            &k.bob,
+            "move_periods",
+            json!({"schedule": id, "bars": [14], "by": 2}),
+        )
+        .await;
+        let r = k
+            .ok(
+                &k.carol,
+                "diff_versions",
+                json!({"schedule": id, "from": "base", "to": "current"}),
+            )
+            .await;
+        assert_eq!(k.rank().await, 1, "nothing written");
+        assert_eq!(r.structured["rank"], 1);
+        assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
+        assert_eq!(r.structured["from"]["name"], "Base");
+        assert_eq!(r.structured["to"]["version"], Value::Null);
+        assert!(r.text.contains("la version « Base »"), "{}", r.text);
+        k.refused(
+            &k.carol,
+            "diff_versions",
+            json!({"schedule": id, "from": "Nope", "to": "current"}),
+            "version_not_found",
+        )
+        .await;
+    }
+}

@@ -1,0 +1,928 @@
+//! The view-only tools: what the embedded view (an MCP App, or the `/embed` page) reads
+//! to draw a schedule and keep up with it. They are listed only to clients that render
+//! MCP Apps (`Visibility::App`), but answer anyone whose role allows it: visibility is
+//! no permission boundary.
+//!
+//! - `get_schedule_page`: the whole schedule in pages (the model's `paging`), each
+//!   answer under `RESPONSE_CHARS` as the client receives it. The first page holds the
+//!   useful window (the model's `layout::useful_window`, or the window the view asks
+//!   for). The page is the `structuredContent` (a `paging::Page` with the schedule's id,
+//!   its rank and the window beside it); the text only says which page it is.
+//! - `get_changes_since`: the journal after a rank, for live updates; a poll with
+//!   nothing new reads the rank only.
+//! - `get_schedule_absences`: the agenda's data, members' names and absence dates.
+//!
+//! None of them carries an e-mail or an absence reason, for anyone (owners included):
+//! a view's answers pass through a host and show on a screen others may see
+//! (`privacy::strip_all`). `palmaplan://schedule/{id}/json`, the MCP resource with the
+//! same data, is read through [`Planning::schedule_json`] here, under the same rule.
+//!
+//! Pages are cached per schedule, state (rank and creation time) and requested window:
+//! the view fetches page after page of the same state, and paging a 100,000-bar
+//! schedule costs far more than looking up its rank.
+//!
+//! "Today", which places the default window, is the server's UTC date, not the day in
+//! the schedule's time zone: the server has no time-zone database yet, and the window
+//! only orders the pages (a day's difference moves no data).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use palmaplan_model::layout::{self, useful_window};
+use palmaplan_model::paging::{self, Priority};
+use palmaplan_model::{Date, MemberId, RowId, Schedule};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::args::date;
+use super::journal::{iso_utc, kind_str, parse_commands, user_names};
+use super::privacy::{strip_all, strip_command};
+use super::{Access, Caller, Ctx, Planning, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use crate::storage::Role;
+
+/// The most characters one view-only answer may take as the client receives it (the
+/// JSON-RPC message with the text and the structuredContent): Claude caps a tool
+/// result near 150,000.
+pub(super) const RESPONSE_CHARS: usize = 120_000;
+
+/// Room kept in an answer for what surrounds a page: the JSON-RPC envelope, the text,
+/// the schedule's id, rank and window (at most `WINDOW_MAX_ROWS` row ids): under 6,000
+/// characters.
+const ENVELOPE_CHARS: usize = 10_000;
+
+/// The bound of one page's JSON (the model's `paging::PAGE_CHARS`).
+const PAGE_CHARS: usize = RESPONSE_CHARS - ENVELOPE_CHARS;
+
+/// The most rows the first window holds (the inline view shows about fifteen; the rest
+/// is scrolled to before the next page arrives).
+const WINDOW_ROWS: usize = 40;
+
+/// The most rows a requested window may name.
+const WINDOW_MAX_ROWS: usize = 200;
+
+/// How many page sets the cache keeps (one per schedule state and window).
+const CACHED_SETS: usize = 4;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "get_schedule_page",
+            "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, records}, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). E-mails and absence reasons are never included.",
+            Access::Read,
+            get_schedule_page,
+        )
+        .view_only(),
+        tool(
+            "get_changes_since",
+            "View-only. The journal entries after a rank, oldest first, with their commands, author and time, for the view's live updates. Answers at once when nothing changed. Capped: when \"more\" is true, call again with rank = next_since. E-mails and absence reasons are removed from the commands.",
+            Access::Read,
+            get_changes_since,
+        )
+        .view_only(),
+        tool(
+            "get_schedule_absences",
+            "View-only. The members' absences between two days (at most 366 days), for the agenda: each member's name and the absence dates, never the reason nor the e-mail.",
+            Access::Read,
+            get_schedule_absences,
+        )
+        .view_only(),
+    ]
+}
+
+// ---- The page cache
+
+/// What identifies a set of pages: the schedule's state and the window asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PageKey {
+    schedule: i64,
+    rank: i64,
+    created_at: i64,
+    /// The window given by the view, or None for the useful window of `today`.
+    window: Option<Priority>,
+    today: Date,
+}
+
+/// A schedule's pages at one state, with the window page 0 leads with.
+#[derive(Debug)]
+struct PageSet {
+    pages: Vec<String>,
+    window: Priority,
+}
+
+/// The latest page sets, newest last.
+#[derive(Debug, Default)]
+pub(crate) struct PageCache {
+    sets: Mutex<VecDeque<(PageKey, Arc<PageSet>)>>,
+}
+
+impl PageCache {
+    fn get(&self, key: &PageKey) -> Option<Arc<PageSet>> {
+        let sets = self.sets.lock().ok()?;
+        sets.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| Arc::clone(v))
+    }
+
+    fn put(&self, key: PageKey, set: Arc<PageSet>) {
+        if let Ok(mut sets) = self.sets.lock() {
+            // A newer state of a schedule makes its older pages useless.
+            sets.retain(|(k, _)| k.schedule != key.schedule || k.rank >= key.rank);
+            sets.retain(|(k, _)| *k != key);
+            sets.push_back((key, set));
+            while sets.len() > CACHED_SETS {
+                sets.pop_front();
+            }
+        }
+    }
+}
+
+/// The server's "today" (its UTC date; see the module header).
+fn today(ctx: &Ctx) -> Date {
+    Date::from_days(i32::try_from(ctx.now_ms().div_euclid(86_400_000)).unwrap_or(0))
+}
+
+// ---- get_schedule_page
+
+/// A window of the schedule to put first.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WindowArg {
+    /// First day, YYYY-MM-DD.
+    from: String,
+    /// Last day (inclusive), YYYY-MM-DD.
+    to: String,
+    /// The rows shown (ids); by default (or empty) the rows with something between the
+    /// two days.
+    #[serde(default)]
+    rows: Option<Vec<u64>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetPage {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The page number, from 0 (the answer says how many pages there are).
+    page: usize,
+    /// What to put on the first pages (default: the useful window around today).
+    #[serde(default)]
+    window: Option<WindowArg>,
+}
+
+/// The rows with a bar or a milestone between two days, in display order, capped.
+fn rows_between(s: &Schedule, from: Date, to: Date, cap: usize) -> Vec<RowId> {
+    let mut occupied: Vec<RowId> = s
+        .bars
+        .iter()
+        .filter(|b| b.start <= to && b.end >= from)
+        .map(|b| b.row)
+        .chain(
+            s.milestones
+                .iter()
+                .filter(|m| m.date >= from && m.date <= to)
+                .map(|m| m.row),
+        )
+        .collect();
+    occupied.sort_unstable();
+    occupied.dedup();
+    s.rows
+        .iter()
+        .map(|r| r.id)
+        .filter(|id| occupied.binary_search(id).is_ok())
+        .take(cap)
+        .collect()
+}
+
+/// The window asked for, checked (rows are resolved once the state is loaded).
+fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
+    let from = date(ctx, "window.from", &w.from)?;
+    let to = date(ctx, "window.to", &w.to)?;
+    if to < from {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« window » : le dernier jour ({to}) précède le premier ({from}) ; inversez-les."),
+                format!("“window”: the last day ({to}) comes before the first ({from}); swap them."),
+            ),
+        ));
+    }
+    let rows = w.rows.clone().unwrap_or_default();
+    if rows.len() > WINDOW_MAX_ROWS {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!(
+                    "« window.rows » nomme {} lignes ; {WINDOW_MAX_ROWS} au plus.",
+                    rows.len()
+                ),
+                format!(
+                    "“window.rows” names {} rows; {WINDOW_MAX_ROWS} at most.",
+                    rows.len()
+                ),
+            ),
+        ));
+    }
+    Ok(Priority {
+        rows: rows.into_iter().map(RowId).collect(),
+        from,
+        to,
+    })
+}
+
+/// The pages of a schedule's current state, from the cache or made now.
+async fn page_set(
+    ctx: &Ctx,
+    id: i64,
+    window: Option<Priority>,
+    rows_given: bool,
+) -> Result<(i64, Arc<PageSet>), Refusal> {
+    let (rank, created_at) = ctx.store().stamp(id).await.map_err(|e| ctx.db_error(e))?;
+    let today = today(ctx);
+    let key = PageKey {
+        schedule: id,
+        rank,
+        created_at,
+        window: window.clone(),
+        today,
+    };
+    if let Some(set) = ctx.inner.pages.get(&key) {
+        return Ok((rank, set));
+    }
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let mut state = stored.state;
+    strip_all(&mut state);
+    let priority = match window {
+        None => {
+            let w = useful_window(&state, today, WINDOW_ROWS);
+            Priority {
+                rows: w.rows,
+                from: w.from,
+                to: w.to,
+            }
+        }
+        Some(mut p) => {
+            if !rows_given {
+                p.rows = rows_between(&state, p.from, p.to, WINDOW_ROWS);
+            }
+            p
+        }
+    };
+    let set = Arc::new(PageSet {
+        pages: paging::paginate(&state, Some(&priority), PAGE_CHARS),
+        window: priority,
+    });
+    // A write may have landed between the stamp and the load: key on what was read.
+    let key = PageKey {
+        rank: stored.rank,
+        ..key
+    };
+    ctx.inner.pages.put(key, Arc::clone(&set));
+    Ok((stored.rank, set))
+}
+
+async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let window = p
+        .window
+        .as_ref()
+        .map(|w| requested_window(&ctx, w))
+        .transpose()?;
+    let rows_given = p
+        .window
+        .as_ref()
+        .is_some_and(|w| w.rows.as_ref().is_some_and(|r| !r.is_empty()));
+    let (rank, set) = page_set(&ctx, id, window, rows_given).await?;
+    let n = set.pages.len();
+    let Some(text) = set.pages.get(p.page) else {
+        return Err(Refusal::new(
+            "page_not_found",
+            ctx.tr(
+                format!("Le planning {id} n'a pas de page {} : il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
+                format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
+            ),
+        )
+        .with(json!({ "pages": n, "rank": rank })));
+    };
+    let mut page: Value = serde_json::from_str(text).map_err(|e| {
+        tracing::error!(error = %e, "a page is not JSON");
+        Refusal::new(
+            "internal",
+            ctx.tr(
+                "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
+                "The server could not prepare this page. Try again in a moment.",
+            ),
+        )
+    })?;
+    let cut = page["records"]
+        .as_array()
+        .is_some_and(|r| r.iter().any(|r| r.get("cut").is_some()));
+    let w = &set.window;
+    if let Some(obj) = page.as_object_mut() {
+        obj.insert("schedule_id".into(), json!(id));
+        obj.insert("rank".into(), json!(rank));
+        obj.insert(
+            "window".into(),
+            json!({ "from": w.from, "to": w.to, "rows": w.rows }),
+        );
+    }
+    let mut text = ctx.tr(
+        format!(
+            "Page {} du planning {id} au rang {rank} ({n} page(s), numérotées de 0 à {}) : les données sont dans structuredContent.",
+            p.page,
+            n - 1
+        ),
+        format!(
+            "Page {} of schedule {id} at rank {rank} ({n} page(s), numbered 0 to {}): the data is in structuredContent.",
+            p.page,
+            n - 1
+        ),
+    );
+    if p.page == 0 {
+        text.push_str(&ctx.tr(
+            format!(
+                " Elle commence par la fenêtre du {} au {} ({} ligne(s)).",
+                w.from,
+                w.to,
+                w.rows.len()
+            ),
+            format!(
+                " It starts with the window from {} to {} ({} row(s)).",
+                w.from,
+                w.to,
+                w.rows.len()
+            ),
+        ));
+    }
+    if cut {
+        text.push_str(&ctx.tr(
+            " Un texte trop long y est coupé ; sa suite est dans les dernières pages.",
+            " A text too long is cut here; the rest of it is in the last pages.",
+        ));
+    }
+    Ok(Reply::ok(text, page))
+}
+
+// ---- get_changes_since
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ChangesSince {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The rank the view already has: entries after it are returned.
+    rank: i64,
+    /// At most this many entries (100 by default, at most 500).
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+const CHANGES_DEFAULT: u32 = 100;
+const CHANGES_MAX: u32 = 500;
+/// Characters of entries one answer carries before it stops with "more": with the
+/// text and the envelope, the answer stays under `RESPONSE_CHARS`.
+const CHANGES_BUDGET: usize = 100_000;
+/// How many authors the text names.
+const NAMED_AUTHORS: usize = 10;
+
+async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    // The cheap check first: a poll with nothing new reads one row and answers.
+    let rank = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
+    if rank <= p.rank {
+        let mut text = ctx.tr(
+            format!(
+                "Aucune modification du planning {id} depuis le rang {} (rang actuel {rank}).",
+                p.rank
+            ),
+            format!(
+                "No change of schedule {id} since rank {} (current rank {rank}).",
+                p.rank
+            ),
+        );
+        if rank < p.rank {
+            text.push_str(&ctx.tr(
+                format!(" Le rang {} n'existe pas : relisez le planning.", p.rank),
+                format!(" Rank {} does not exist: read the schedule again.", p.rank),
+            ));
+        }
+        return Ok(Reply::ok(
+            text,
+            json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
+        ));
+    }
+    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
+    let since = p.rank.max(0);
+    let mut entries = ctx
+        .store()
+        .changes_since(id, since, i64::from(limit) + 1)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut more = entries.len() > limit as usize;
+    entries.truncate(limit as usize);
+    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
+    let names = user_names(&ctx, &authors).await?;
+
+    let mut used = 0usize;
+    let mut list = Vec::new();
+    let mut too_large = false;
+    for e in &entries {
+        let mut cmds = parse_commands(&e.commands).unwrap_or_default();
+        for c in &mut cmds {
+            strip_command(c);
+        }
+        let mut item = json!({
+            "rank": e.rank,
+            "author": e.author,
+            "author_name": names.get(&e.author),
+            "at": iso_utc(e.at),
+            "kind": kind_str(e.kind),
+            "target_rank": e.target_rank,
+            "commands": cmds,
+        });
+        let mut size = item.to_string().chars().count();
+        if used + size > CHANGES_BUDGET {
+            if !list.is_empty() {
+                more = true;
+                break;
+            }
+            // One entry larger than a whole answer (a restored version): named, not
+            // carried; the view reads the schedule's pages again.
+            item["commands"] = Value::Null;
+            item["too_large"] = Value::Bool(true);
+            too_large = true;
+            size = item.to_string().chars().count();
+        }
+        used += size;
+        list.push(item);
+    }
+    let next = list
+        .last()
+        .and_then(|v| v["rank"].as_i64())
+        .unwrap_or(since);
+    let mut who: Vec<&str> = Vec::new();
+    for item in &list {
+        if let Some(name) = item["author_name"].as_str()
+            && !who.contains(&name)
+        {
+            who.push(name);
+        }
+    }
+    let extra = who.len().saturating_sub(NAMED_AUTHORS);
+    who.truncate(NAMED_AUTHORS);
+    let mut by = who.join(", ");
+    if extra > 0 {
+        by.push_str(&ctx.tr(
+            format!(" et {extra} autre(s)"),
+            format!(" and {extra} more"),
+        ));
+    }
+    let mut text = ctx.tr(
+        format!(
+            "{} modification(s) du planning {id} après le rang {since}, jusqu'au rang {next} (rang actuel {rank}), par {by}.",
+            list.len()
+        ),
+        format!(
+            "{} change(s) of schedule {id} after rank {since}, up to rank {next} (current rank {rank}), by {by}.",
+            list.len()
+        ),
+    );
+    if too_large {
+        text.push_str(&ctx.tr(
+            " Une modification est trop volumineuse pour cette réponse : relisez le planning avec get_schedule_page.",
+            " One change is too large for this answer: read the schedule again with get_schedule_page.",
+        ));
+    }
+    if more {
+        text.push_str(&ctx.tr(
+            format!(" Il y en a d'autres : rappelez get_changes_since avec rank = {next}."),
+            format!(" There are more: call get_changes_since again with rank = {next}."),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next }),
+    ))
+}
+
+// ---- get_schedule_absences
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Absences {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// First day, YYYY-MM-DD.
+    from: String,
+    /// Last day (inclusive), YYYY-MM-DD; at most 366 days after `from`.
+    to: String,
+}
+
+/// Characters of absences and names one answer carries before it stops with "more".
+const ABSENCES_BUDGET: usize = 100_000;
+/// How many absences the text lists.
+const ABSENCES_LISTED: usize = 20;
+
+async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let from = date(&ctx, "from", &p.from)?;
+    let to = date(&ctx, "to", &p.to)?;
+    if to < from {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("« to » ({to}) précède « from » ({from}) : inversez-les."),
+                format!("“to” ({to}) comes before “from” ({from}): swap them."),
+            ),
+        ));
+    }
+    let days = from.days_until(to) + 1;
+    if days > layout::AGENDA_MAX_DAYS {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                format!("Du {from} au {to}, cela fait {days} jours ; demandez {} jours au plus (par exemple « to » = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
+                format!("From {from} to {to} is {days} days; ask for {} days at most (e.g. “to” = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
+            ),
+        ));
+    }
+    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let s = &stored.state;
+    let mut found: Vec<_> = s
+        .absences
+        .iter()
+        .filter(|a| a.start <= to && a.end >= from)
+        .collect();
+    found.sort_by_key(|a| (a.start, a.member, a.id));
+    // Members are sorted by id.
+    let name_of = |m: MemberId| {
+        s.members
+            .binary_search_by_key(&m, |x| x.id)
+            .map_or("?", |i| s.members[i].name.as_str())
+    };
+    // Only what the agenda draws: who and when. Never the reason nor the e-mail.
+    let mut used = 0usize;
+    let mut list = Vec::new();
+    let mut members: Vec<MemberId> = Vec::new();
+    let mut lines = String::new();
+    let mut more = false;
+    for a in &found {
+        let item = json!({ "id": a.id, "member": a.member, "start": a.start, "end": a.end });
+        let mut size = item.to_string().len();
+        let new_member = !members.contains(&a.member);
+        if new_member {
+            size += name_of(a.member).len() + 32;
+        }
+        if used + size > ABSENCES_BUDGET {
+            more = true;
+            break;
+        }
+        used += size;
+        if new_member {
+            members.push(a.member);
+        }
+        if list.len() < ABSENCES_LISTED {
+            let span = if a.start == a.end {
+                a.start.to_string()
+            } else {
+                format!("{} → {}", a.start, a.end)
+            };
+            let who = name_of(a.member);
+            lines.push_str(&ctx.tr(format!("\n- {who} : {span}"), format!("\n- {who}: {span}")));
+        }
+        list.push(item);
+    }
+    members.sort_unstable();
+    let people: Vec<Value> = members
+        .iter()
+        .map(|m| json!({ "id": m, "name": name_of(*m) }))
+        .collect();
+    let mut text = if list.is_empty() {
+        ctx.tr(
+            format!("Aucune absence du {from} au {to} dans le planning {id}."),
+            format!("No absence from {from} to {to} in schedule {id}."),
+        )
+    } else {
+        ctx.tr(
+            format!(
+                "{} absence(s) de {} membre(s) du {from} au {to} dans le planning {id} :",
+                list.len(),
+                people.len()
+            ),
+            format!(
+                "{} absence(s) of {} member(s) from {from} to {to} in schedule {id}:",
+                list.len(),
+                people.len()
+            ),
+        )
+    };
+    text.push_str(&lines);
+    if list.len() > ABSENCES_LISTED {
+        let rest = list.len() - ABSENCES_LISTED;
+        text.push_str(&ctx.tr(
+            format!("\n… et {rest} autre(s) (dans structuredContent)."),
+            format!("\n… and {rest} more (in structuredContent)."),
+        ));
+    }
+    if more {
+        text.push_str(&ctx.tr(
+            format!("\nLa liste s'arrête là : demandez une période plus courte que {from} → {to}."),
+            format!("\nThe list stops here: ask for a shorter period than {from} → {to}."),
+        ));
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": stored.rank, "from": from, "to": to,
+            "members": people, "absences": list, "more": more,
+        }),
+    ))
+}
+
+// ---- The schedule as a resource
+
+impl Planning {
+    /// The schedules a caller may read, as (id, name): what `resources/list` shows.
+    pub async fn readable_schedules(&self, caller: &Caller) -> Result<Vec<(i64, String)>, Refusal> {
+        let ctx = self.ctx(caller);
+        let list = ctx
+            .store()
+            .schedules_of(caller.user_id)
+            .await
+            .map_err(|e| ctx.db_error(e))?;
+        Ok(list
+            .into_iter()
+            .filter(|s| caller.only_schedule.is_none_or(|only| only == s.id))
+            .map(|s| (s.id, s.name))
+            .collect())
+    }
+
+    /// A whole schedule as JSON (the model's format, as `export_schedule` writes it),
+    /// with the view's rule: no e-mail and no absence reason, whoever asks. Rights are
+    /// checked as for any read. What `palmaplan://schedule/{id}/json` reads.
+    pub async fn schedule_json(&self, caller: &Caller, id: i64) -> Result<String, Refusal> {
+        let ctx = self.ctx(caller);
+        let (id, _) = ctx.open(&ScheduleRef::Id(id), Role::Viewer).await?;
+        let mut state = ctx
+            .store()
+            .load(id)
+            .await
+            .map_err(|e| ctx.db_error(e))?
+            .state;
+        strip_all(&mut state);
+        Ok(serde_json::to_string(&state).unwrap_or_else(|_| "{}".into()))
+    }
+
+    fn ctx(&self, caller: &Caller) -> Ctx {
+        Ctx {
+            inner: Arc::clone(&self.inner),
+            caller: caller.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::journal_testkit::{Kit, en};
+    use super::*;
+    use palmaplan_model::paging::{Page, reassemble};
+
+    /// The demo's private data.
+    fn secrets() -> Vec<String> {
+        let demo = palmaplan_model::demo::s4hana_migration();
+        let mut out: Vec<String> = demo
+            .members
+            .iter()
+            .filter_map(|m| m.email.clone())
+            .collect();
+        out.extend(demo.absences.iter().map(|a| a.reason.clone()));
+        out
+    }
+
+    fn no_secret(what: &str, r: &Reply) {
+        let all = format!("{}\n{}", r.text, r.structured);
+        for s in secrets() {
+            assert!(!all.contains(&s), "{what} shows “{s}”: {all}");
+        }
+        assert!(!all.contains('@'), "{what} shows an e-mail: {all}");
+    }
+
+    #[test]
+    fn a_page_and_its_envelope_fit_the_response() {
+        assert_eq!(PAGE_CHARS, paging::PAGE_CHARS);
+        const { assert!(WINDOW_MAX_ROWS * 21 + 2_000 < ENVELOPE_CHARS) };
+    }
+
+    #[tokio::test]
+    async fn pages_reassemble_the_schedule_without_private_data_even_for_owners() {
+        let k = Kit::new("view-pages").await;
+        let id = k.schedule;
+        let r = k
+            .call(
+                &k.alice,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text);
+        no_secret("page 0", &r);
+        assert_eq!(r.structured["rank"], 0);
+        assert_eq!(r.structured["schedule_id"], id);
+        assert!(
+            !r.structured["window"]["rows"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            r.text
+                .starts_with(&format!("Page 0 du planning {id} au rang 0 (1 page(s)")),
+            "{}",
+            r.text
+        );
+        let page: Page = serde_json::from_value(r.structured.clone()).unwrap();
+        let mut expected = k.state().await;
+        strip_all(&mut expected);
+        assert_eq!(reassemble(&[page]).unwrap(), expected);
+
+        let r = k
+            .refused(
+                &en(&k.carol),
+                "get_schedule_page",
+                json!({"schedule": id, "page": 1}),
+                "page_not_found",
+            )
+            .await;
+        assert!(
+            r.text.contains("has no page 1: it has 1, numbered 0 to 0"),
+            "{}",
+            r.text
+        );
+
+        // A window of our own, then a write: the next page is of the new state.
+        let r = k
+            .call(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0, "window": {"from": "2026-11-02", "to": "2026-11-06"}}),
+            )
+            .await;
+        assert!(!r.is_error, "{}", r.text);
+        assert_eq!(r.structured["window"]["from"], "2026-11-02");
+        k.ok(
+            &k.bob,
+            "move_periods",
+            json!({"schedule": id, "bars": [14], "by": 1}),
+        )
+        .await;
+        let r = k
+            .call(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0}),
+            )
+            .await;
+        assert_eq!(r.structured["rank"], 1);
+        let r = k
+            .refused(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0, "window": {"from": "2026-11-06", "to": "2026-11-02"}}),
+                "invalid_arguments",
+            )
+            .await;
+        assert!(r.text.contains("inversez-les"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn changes_since_carry_no_email_nor_reason_and_cost_nothing_when_idle() {
+        let k = Kit::new("view-changes").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": 0}),
+            )
+            .await;
+        assert_eq!(r.structured["entries"], json!([]));
+        assert!(r.text.contains("Aucune modification"), "{}", r.text);
+        k.ok(
+            &k.alice,
+            "add_member",
+            json!({"schedule": id, "name": "Zoé", "email": "zoe@example.org"}),
+        )
+        .await;
+        let members = k.state().await.members;
+        let zoe = members.iter().find(|m| m.name == "Zoé").unwrap().id;
+        k.ok(
+            &k.alice,
+            "add_absence",
+            json!({"schedule": id, "member": zoe.0, "start": "2026-11-09", "end": "2026-11-10", "reason": "Chirurgie"}),
+        )
+        .await;
+        for who in [&k.alice, &k.carol] {
+            let r = k
+                .ok(who, "get_changes_since", json!({"schedule": id, "rank": 0}))
+                .await;
+            let all = format!("{}\n{}", r.text, r.structured);
+            assert!(!all.contains("zoe@") && !all.contains("Chirurgie"), "{all}");
+            assert_eq!(r.structured["entries"].as_array().unwrap().len(), 2);
+            assert_eq!(r.structured["next_since"], 2);
+            assert_eq!(r.structured["entries"][0]["author_name"], "Alice");
+        }
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": 1, "limit": 1}),
+            )
+            .await;
+        assert_eq!(r.structured["entries"][0]["rank"], 2);
+        assert_eq!(r.structured["more"], false);
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": 0, "limit": 1}),
+            )
+            .await;
+        assert_eq!(r.structured["more"], true);
+        assert!(r.text.contains("rank = 1"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn absences_give_names_and_dates_only() {
+        let k = Kit::new("view-absences").await;
+        let id = k.schedule;
+        for who in [&k.alice, &k.carol] {
+            let r = k
+                .ok(
+                    who,
+                    "get_schedule_absences",
+                    json!({"schedule": id, "from": "2026-10-01", "to": "2026-12-31"}),
+                )
+                .await;
+            no_secret("absences", &r);
+            let demo = palmaplan_model::demo::s4hana_migration();
+            assert_eq!(
+                r.structured["absences"].as_array().unwrap().len(),
+                demo.absences.len()
+            );
+            let a = &demo.absences[0];
+            let name = &demo.members.iter().find(|m| m.id == a.member).unwrap().name;
+            assert!(r.text.contains(name.as_str()), "{}", r.text);
+            assert_eq!(r.structured["absences"][0]["start"], json!(a.start));
+        }
+        let r = k
+            .refused(
+                &k.carol,
+                "get_schedule_absences",
+                json!({"schedule": id, "from": "2026-01-01", "to": "2027-06-30"}),
+                "invalid_arguments",
+            )
+            .await;
+        assert!(r.text.contains("366 jours au plus"), "{}", r.text);
+        let r = k
+            .ok(
+                &en(&k.carol),
+                "get_schedule_absences",
+                json!({"schedule": id, "from": "2020-01-01", "to": "2020-01-31"}),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("No absence from 2020-01-01 to 2020-01-31"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn the_resource_is_the_schedule_without_private_data() {
+        let k = Kit::new("view-resource").await;
+        let json = k
+            .planning
+            .schedule_json(&k.alice, k.schedule)
+            .await
+            .unwrap();
+        let back: Schedule = serde_json::from_str(&json).unwrap();
+        let mut expected = k.state().await;
+        strip_all(&mut expected);
+        assert_eq!(back, expected);
+        assert_eq!(
+            k.planning.readable_schedules(&k.carol).await.unwrap(),
+            vec![(k.schedule, expected.name.clone())]
+        );
+        let stranger = Caller {
+            user_id: 999,
+            ..k.carol.clone()
+        };
+        let refused = k
+            .planning
+            .schedule_json(&stranger, k.schedule)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, "schedule_not_found");
+    }
+}

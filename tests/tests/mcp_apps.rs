@@ -1,0 +1,557 @@
+//! The MCP Apps surface from the outside (a real HTTP server, rmcp's client): who gets
+//! the view-only tools (each route of the negotiation, and none), that they answer
+//! every client anyway, the pages of a 100,000-bar schedule (each answer under 120,000
+//! characters, reassembled exactly), privacy (no e-mail, no absence reason in any byte
+//! of any view-only answer, even for the owner), proposals accepted at their rank (and
+//! only one of two concurrent ones), read-only comparisons, and the schedule resource.
+
+mod common;
+
+use common::{Client, TestServer, call, views_caps};
+use palmaplan_model::paging::{Page, reassemble};
+use palmaplan_model::synth::{self, Spec};
+use palmaplan_model::{Schedule, demo};
+use palmaplan_server::bootstrap;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResult, ClientCapabilities, PaginatedRequestParams,
+    ReadResourceRequestParams, RequestMetaObject, ResourceContents, Tool,
+};
+use serde_json::{Value, json};
+
+const UI: &str = "io.modelcontextprotocol/ui";
+const VIEW_ONLY: [&str; 3] = [
+    "get_schedule_page",
+    "get_changes_since",
+    "get_schedule_absences",
+];
+
+/// The most characters an answer may take as the client receives it.
+const RESPONSE_CHARS: usize = 120_000;
+
+/// `_meta.ui` of a listed tool.
+fn ui_meta(t: &Tool) -> Option<&Value> {
+    t.meta.as_ref().and_then(|m| m.0.get("ui"))
+}
+
+/// Checks a tools/list: the model tools only, or with the view-only ones marked.
+fn check_list(tools: &[Tool], with_views: bool, model_count: usize, route: &str) {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    let expected = if with_views {
+        model_count + 3
+    } else {
+        model_count
+    };
+    assert_eq!(tools.len(), expected, "{route}: {names:?}");
+    for t in tools {
+        let view_only = VIEW_ONLY.contains(&t.name.as_ref());
+        assert!(with_views || !view_only, "{route}: {} listed", t.name);
+        if with_views && view_only {
+            assert_eq!(
+                ui_meta(t).map(|ui| &ui["visibility"]),
+                Some(&json!(["app"])),
+                "{route}: {}",
+                t.name
+            );
+        } else {
+            // No `_meta.ui` at all, and (until the view exists) no resource either.
+            assert!(ui_meta(t).is_none(), "{route}: {} has _meta.ui", t.name);
+            let flat = t.meta.as_ref().and_then(|m| m.0.get("ui/resourceUri"));
+            assert!(flat.is_none(), "{route}: {}", t.name);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_only_tools_are_listed_to_mcp_apps_clients_by_any_route() {
+    let server = TestServer::start("apps-negotiation").await;
+
+    // None: a client that announces nothing gets exactly the model tools.
+    let plain = server.client().await;
+    let info = plain.peer_info().unwrap();
+    assert!(
+        info.capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(UI)),
+        "the server advertises the extension: {:?}",
+        info.capabilities
+    );
+    assert!(info.capabilities.resources.is_some());
+    let model = plain.list_all_tools().await.unwrap();
+    let n = model.len();
+    assert!(n > 60, "{n}");
+    check_list(&model, false, n, "none");
+    for needed in ["what_if", "diff_versions", "apply_patch"] {
+        assert!(model.iter().any(|t| t.name == needed), "{needed}");
+    }
+
+    // 1. `capabilities.extensions` at initialize; 2. `capabilities.experimental`.
+    for route in ["extensions", "experimental"] {
+        let client = server
+            .client_with_caps(&server.token, views_caps(route))
+            .await
+            .unwrap();
+        let listed = client.list_tools(None).await.unwrap();
+        assert_eq!(listed.cache_scope, Some(CacheScope::Private), "{route}");
+        check_list(&listed.tools, true, n, route);
+        client.cancel().await.unwrap();
+    }
+    // A host that names only other view types does not render ours.
+    let other: ClientCapabilities =
+        serde_json::from_value(json!({"extensions": {UI: {"mimeTypes": ["application/x-other"]}}}))
+            .unwrap();
+    let client = server.client_with_caps(&server.token, other).await.unwrap();
+    check_list(
+        &client.list_all_tools().await.unwrap(),
+        false,
+        n,
+        "other type",
+    );
+    client.cancel().await.unwrap();
+
+    // 3. The request's own `_meta["io.modelcontextprotocol/clientCapabilities"]`: on a
+    // session that announced nothing at initialize...
+    let mut meta = RequestMetaObject::new();
+    meta.set_client_capabilities(views_caps("extensions"));
+    let mut params = PaginatedRequestParams::default();
+    params.meta = Some(meta);
+    let listed = plain.list_tools(Some(params)).await.unwrap();
+    check_list(&listed.tools, true, n, "request _meta");
+    // ... and from a 2026-07-28 client, which sends it on every request (or not).
+    let stateless = server
+        .discover_client_with_caps(views_caps("extensions"))
+        .await;
+    let listed = stateless.list_tools(None).await.unwrap();
+    assert_eq!(listed.cache_scope, Some(CacheScope::Private));
+    check_list(&listed.tools, true, n, "2026-07-28 with the extension");
+    stateless.cancel().await.unwrap();
+    let stateless = server.discover_client().await;
+    check_list(
+        &stateless.list_all_tools().await.unwrap(),
+        false,
+        n,
+        "2026-07-28 without",
+    );
+
+    // Visibility is no permission boundary: a client without MCP Apps calls them.
+    let id = server.demo_id;
+    for (tool, args) in [
+        ("get_schedule_page", json!({"schedule": id, "page": 0})),
+        ("get_changes_since", json!({"schedule": id, "rank": 0})),
+        (
+            "get_schedule_absences",
+            json!({"schedule": id, "from": "2026-11-01", "to": "2026-12-31"}),
+        ),
+    ] {
+        for client in [&plain, &stateless] {
+            let a = call(client, tool, args.clone()).await;
+            assert!(!a.is_error, "{tool}: {}", a.text);
+            assert_eq!(a.structured["schedule_id"], id, "{tool}");
+        }
+    }
+    // ... and rights are checked as for any tool.
+    let stranger = server
+        .store
+        .add_user("Sam", "sam@example.org", 1)
+        .await
+        .unwrap();
+    let token = bootstrap::create_token(&server.store, stranger, "t", false, None, 1)
+        .await
+        .unwrap()
+        .secret;
+    let outsider = server
+        .client_with_caps(&token, views_caps("extensions"))
+        .await
+        .unwrap();
+    for tool in VIEW_ONLY {
+        let a = call(
+            &outsider,
+            tool,
+            json!({"schedule": id, "page": 0, "rank": 0, "from": "2026-11-01", "to": "2026-11-30"}),
+        )
+        .await;
+        assert!(a.is_error, "{tool}: {}", a.text);
+    }
+    let a = call(
+        &outsider,
+        "get_schedule_page",
+        json!({"schedule": id, "page": 0}),
+    )
+    .await;
+    assert_eq!(a.structured["error"], "schedule_not_found", "{}", a.text);
+    for c in [plain, stateless, outsider] {
+        c.cancel().await.unwrap();
+    }
+    server.stop().await;
+}
+
+/// A tool's whole answer as the client receives it (the CallToolResult serialised),
+/// with the JSON-RPC envelope around it.
+async fn raw_call(client: &Client, tool: &str, args: Value) -> (CallToolResult, String) {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let result = client.call_tool(params).await.unwrap();
+    let raw = format!(
+        r#"{{"jsonrpc":"2.0","id":123456,"result":{}}}"#,
+        serde_json::to_string(&result).unwrap()
+    );
+    (result, raw)
+}
+
+/// UTF-16 code units: what a JavaScript host counts (never fewer than chars).
+fn units(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+fn text_of(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+/// A schedule as the view sees it: no e-mail and no absence reason.
+fn stripped(mut s: Schedule) -> Schedule {
+    for m in &mut s.members {
+        m.email = None;
+    }
+    for a in &mut s.absences {
+        a.reason.clear();
+    }
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
+    let server = TestServer::start("apps-pages").await;
+    let mut big = synth::generate(Spec::new(100_000));
+    big.name = "Synthèse 100 000".into();
+    assert!(big.members.iter().any(|m| m.email.is_some()));
+    assert!(big.absences.iter().any(|a| !a.reason.is_empty()));
+    let id = server
+        .store
+        .create_schedule(&big, server.owner_id, 1)
+        .await
+        .unwrap();
+    let client = server.client().await;
+
+    let (first, raw) = raw_call(
+        &client,
+        "get_schedule_page",
+        json!({"schedule": id, "page": 0}),
+    )
+    .await;
+    assert_eq!(first.is_error, Some(false), "{}", text_of(&first));
+    let head = first.structured_content.clone().unwrap();
+    let n = head["pages"].as_u64().unwrap() as usize;
+    assert!(n > 20, "{n} pages");
+    assert!(units(&raw) < RESPONSE_CHARS, "page 0: {}", units(&raw));
+    let rank = head["rank"].clone();
+    let mut pages = vec![serde_json::from_value::<Page>(head).unwrap()];
+    let mut largest = units(&raw);
+    for i in 1..n {
+        let (r, raw) = raw_call(
+            &client,
+            "get_schedule_page",
+            json!({"schedule": id, "page": i}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(false), "page {i}: {}", text_of(&r));
+        let size = units(&raw);
+        assert!(size < RESPONSE_CHARS, "page {i}: {size} characters");
+        largest = largest.max(size);
+        assert!(!raw.contains('@'), "page {i} carries an e-mail");
+        let s = r.structured_content.unwrap();
+        assert_eq!(s["rank"], rank);
+        assert_eq!(s["page"], i);
+        pages.push(serde_json::from_value(s).unwrap());
+    }
+    // The bound is used, not merely respected.
+    assert!(largest > 100_000, "largest answer {largest}");
+    let back = reassemble(&pages).unwrap();
+    assert!(
+        back == stripped(big),
+        "the pages do not reassemble the schedule"
+    );
+
+    // Past the last page: a refusal that says how many there are.
+    let a = call(
+        &client,
+        "get_schedule_page",
+        json!({"schedule": id, "page": n, "lang": "en"}),
+    )
+    .await;
+    assert!(a.is_error);
+    assert!(
+        a.text
+            .contains(&format!("it has {n}, numbered 0 to {}", n - 1)),
+        "{}",
+        a.text
+    );
+    client.cancel().await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_view_only_answer_carries_an_email_or_a_reason_even_for_the_owner() {
+    let server = TestServer::start("apps-privacy").await;
+    let client = server
+        .client_with_caps(&server.token, views_caps("extensions"))
+        .await
+        .unwrap();
+    let id = server.demo_id;
+    // Private data in the journal too.
+    let added = call(
+        &client,
+        "add_member",
+        json!({"schedule": id, "name": "Zoé Martin", "email": "zoe.martin@example.org"}),
+    )
+    .await;
+    assert!(!added.is_error, "{}", added.text);
+    let zoe = added.structured["member"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("add_member answers the member's id: {}", added.structured));
+    let absent = call(
+        &client,
+        "add_absence",
+        json!({"schedule": id, "member": zoe, "start": "2026-11-16", "end": "2026-11-18", "reason": "Opération du genou"}),
+    )
+    .await;
+    assert!(!absent.is_error, "{}", absent.text);
+
+    let mut secrets: Vec<String> = demo::s4hana_migration()
+        .members
+        .iter()
+        .filter_map(|m| m.email.clone())
+        .collect();
+    secrets.extend(
+        demo::s4hana_migration()
+            .absences
+            .iter()
+            .map(|a| a.reason.clone()),
+    );
+    secrets.push("zoe.martin".into());
+    secrets.push("Opération du genou".into());
+    // The owner sees them elsewhere: the check below could see a leak.
+    let list = call(&client, "list_absences", json!({"schedule": id})).await;
+    assert!(list.text.contains("Opération du genou"), "{}", list.text);
+
+    let mut answers = Vec::new();
+    for (tool, args) in [
+        ("get_schedule_page", json!({"schedule": id, "page": 0})),
+        ("get_changes_since", json!({"schedule": id, "rank": 0})),
+        (
+            "get_schedule_absences",
+            json!({"schedule": id, "from": "2026-10-01", "to": "2027-01-31"}),
+        ),
+    ] {
+        for lang in ["fr", "en"] {
+            let mut args = args.clone();
+            args["lang"] = json!(lang);
+            let (r, raw) = raw_call(&client, tool, args).await;
+            assert_eq!(r.is_error, Some(false), "{tool}: {}", text_of(&r));
+            answers.push((tool, raw));
+        }
+    }
+    let absences = &answers[4].1;
+    assert!(
+        absences.contains("Zoé Martin") && absences.contains("2026-11-16"),
+        "{absences}"
+    );
+    let resource = client
+        .read_resource(ReadResourceRequestParams::new(format!(
+            "palmaplan://schedule/{id}/json"
+        )))
+        .await
+        .unwrap();
+    answers.push(("resource", serde_json::to_string(&resource).unwrap()));
+    for (what, raw) in &answers {
+        assert!(!raw.contains('@'), "{what} carries an e-mail: {raw}");
+        for s in &secrets {
+            assert!(!raw.contains(s.as_str()), "{what} carries “{s}”");
+        }
+    }
+    client.cancel().await.unwrap();
+    server.stop().await;
+}
+
+/// "Accept": apply_patch with a proposal's commands at the rank it was made at.
+async fn accept(
+    client: &Client,
+    id: i64,
+    p: &common::Answer,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let args = json!({"schedule": id, "commands": p.structured["commands"], "expected_rank": p.structured["rank"]});
+    let params =
+        CallToolRequestParams::new("apply_patch").with_arguments(args.as_object().unwrap().clone());
+    client.call_tool(params).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proposals_apply_at_their_rank_and_only_one_of_two_concurrent_ones() {
+    let server = TestServer::start("apps-proposals").await;
+    let alice = server.client().await;
+    let bob = server.client().await;
+    let id = server.demo_id;
+    let bars = demo::s4hana_migration().bars;
+    let (b1, b2) = (bars[0].id.0, bars[1].id.0);
+
+    let p = call(
+        &alice,
+        "what_if",
+        json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [b1], "by": 5}]}),
+    )
+    .await;
+    assert!(!p.is_error, "{}", p.text);
+    assert_eq!(p.structured["rank"], 0);
+    assert_eq!(p.structured["acceptable"], true);
+    assert_eq!(
+        server.store.rank(id).await.unwrap(),
+        0,
+        "what_if writes nothing"
+    );
+    assert!(p.text.contains("expected_rank = 0"), "{}", p.text);
+    let applied = call(
+        &alice,
+        "apply_patch",
+        json!({"schedule": id, "commands": p.structured["commands"], "expected_rank": p.structured["rank"]}),
+    )
+    .await;
+    assert!(!applied.is_error, "{}", applied.text);
+    assert_eq!(applied.structured["rank"], 1);
+    let now = server.store.load(id).await.unwrap().state;
+    assert!(
+        now.bar(bars[0].id).unwrap().start > bars[0].start,
+        "the bar moved"
+    );
+
+    // Two proposals made at the same rank, accepted at the same time: one applies.
+    let p1 = call(
+        &alice,
+        "what_if",
+        json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [b2], "by": 1}]}),
+    )
+    .await;
+    let p2 = call(
+        &bob,
+        "what_if",
+        json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [b2], "by": -1}]}),
+    )
+    .await;
+    assert_eq!(p1.structured["rank"], 1);
+    assert_eq!(p2.structured["rank"], 1);
+    let (r1, r2) = tokio::join!(accept(&alice, id, &p1), accept(&bob, id, &p2));
+    let (r1, r2) = (r1.unwrap(), r2.unwrap());
+    let outcomes = [r1.is_error == Some(true), r2.is_error == Some(true)];
+    assert_eq!(outcomes.iter().filter(|e| **e).count(), 1, "{r1:?}\n{r2:?}");
+    let loser = if outcomes[0] { &r1 } else { &r2 };
+    assert_eq!(
+        loser.structured_content.as_ref().unwrap()["error"],
+        "out_of_date"
+    );
+    assert!(
+        text_of(loser).contains("n'est plus à jour"),
+        "{}",
+        text_of(loser)
+    );
+    assert_eq!(server.store.rank(id).await.unwrap(), 2);
+
+    // A proposal with a change the chart cannot show is not acceptable.
+    let p = call(
+        &alice,
+        "what_if",
+        json!({"schedule": id, "commands": [{"op": "set_schedule_notes", "notes": "Revue"}], "lang": "en"}),
+    )
+    .await;
+    assert_eq!(p.structured["acceptable"], false, "{}", p.structured);
+    assert!(p.text.contains("Changes not shown: 1"), "{}", p.text);
+    alice.cancel().await.unwrap();
+    bob.cancel().await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn versions_compare_read_only_and_schedules_read_as_resources() {
+    let server = TestServer::start("apps-diff").await;
+    let client = server.client().await;
+    let id = server.demo_id;
+    let bar = demo::s4hana_migration().bars[0].id.0;
+    let saved = call(
+        &client,
+        "save_version",
+        json!({"schedule": id, "name": "Baseline"}),
+    )
+    .await;
+    assert!(!saved.is_error, "{}", saved.text);
+    call(
+        &client,
+        "move_periods",
+        json!({"schedule": id, "bars": [bar], "by": 3}),
+    )
+    .await;
+    let before = server.store.load(id).await.unwrap();
+    let d = call(
+        &client,
+        "diff_versions",
+        json!({"schedule": id, "from": "Baseline", "to": "current", "lang": "en"}),
+    )
+    .await;
+    assert!(!d.is_error, "{}", d.text);
+    assert!(
+        d.text.contains("read-only, nothing was written"),
+        "{}",
+        d.text
+    );
+    assert_eq!(d.structured["kind"], "comparison");
+    assert_eq!(d.structured["acceptable"], false);
+    assert_eq!(d.structured["changes"]["count"], 1, "{}", d.structured);
+    let after = server.store.load(id).await.unwrap();
+    assert_eq!(after.rank, before.rank, "diff_versions writes nothing");
+    assert_eq!(after.state, before.state);
+    let same = call(
+        &client,
+        "diff_versions",
+        json!({"schedule": id, "from": "current", "to": "current"}),
+    )
+    .await;
+    assert_eq!(same.structured["changes"]["count"], 0);
+
+    // The schedule as a resource: the template, the list, the read.
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert!(
+        templates
+            .iter()
+            .any(|t| t.uri_template == "palmaplan://schedule/{id}/json"),
+        "{templates:?}"
+    );
+    let listed = client.list_all_resources().await.unwrap();
+    let uri = format!("palmaplan://schedule/{id}/json");
+    assert!(listed.iter().any(|r| r.uri == uri), "{listed:?}");
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = &read.contents[0]
+    else {
+        panic!("a text resource");
+    };
+    assert_eq!(mime_type.as_deref(), Some("application/json"));
+    let state: Schedule = serde_json::from_str(text).unwrap();
+    assert!(
+        state == stripped(after.state),
+        "the resource is the stripped state"
+    );
+    for bad in ["palmaplan://schedule/999999/json", "palmaplan://nothing"] {
+        let err = client
+            .read_resource(ReadResourceRequestParams::new(bad))
+            .await
+            .unwrap_err();
+        assert!(!err.to_string().is_empty());
+    }
+    client.cancel().await.unwrap();
+    server.stop().await;
+}
