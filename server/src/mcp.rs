@@ -276,7 +276,9 @@ mod tests {
             user_id,
             can_write: true,
             only_schedule: None,
+            max_role: None,
             lang: Lang::Fr,
+            apps: false,
         };
         (McpServer::new(planning, Lang::Fr), caller)
     }

@@ -29,6 +29,7 @@ mod periods;
 pub(crate) mod privacy;
 mod schedules;
 mod search;
+mod show;
 mod structure;
 mod versions;
 
@@ -42,6 +43,7 @@ use palmaplan_model::{Lang, Schedule};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::embed::Embed;
 use crate::storage::{EntryKind, NewEntry, Role, Store, StoreError, Written};
 
 pub use args::ScheduleRef;
@@ -72,8 +74,15 @@ pub struct Caller {
     pub can_write: bool,
     /// The one schedule a restricted token may touch.
     pub only_schedule: Option<i64>,
+    /// The most this caller may do on a schedule, whatever their role there (an
+    /// `/embed` link's cap: a promotion after the link was given does not widen it).
+    /// None: their role.
+    pub max_role: Option<Role>,
     /// The language of the texts, from the server's setting or the call.
     pub lang: Lang,
+    /// Whether the client renders MCP Apps views (the MCP adapter sets it from the
+    /// negotiation; the `/embed` view is one too). `show_schedule` then gives no link.
+    pub apps: bool,
 }
 
 /// What a tool answers: a text that stands on its own, and a compact structured value
@@ -207,6 +216,9 @@ struct Inner {
     store: Store,
     clock: Arc<dyn Clock>,
     tools: BTreeMap<&'static str, ToolSpec>,
+    /// Signs the `/embed` links; None where the server has no HTTP address to give
+    /// (then `show_schedule` says so instead of giving a link).
+    embed: Option<Arc<Embed>>,
 }
 
 /// What a tool runs with: the service and the caller.
@@ -226,6 +238,15 @@ pub struct Wrote {
 
 impl Planning {
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
+        Planning::build(store, clock, None)
+    }
+
+    /// The service with `/embed` links (signed with the secret of the data folder).
+    pub fn with_embed(store: Store, clock: Arc<dyn Clock>, embed: Embed) -> Planning {
+        Planning::build(store, clock, Some(Arc::new(embed)))
+    }
+
+    fn build(store: Store, clock: Arc<dyn Clock>, embed: Option<Arc<Embed>>) -> Planning {
         let mut tools = BTreeMap::new();
         for spec in schedules::tools()
             .into_iter()
@@ -238,6 +259,7 @@ impl Planning {
             .chain(periods::tools())
             .chain(journal::tools())
             .chain(versions::tools())
+            .chain(show::tools())
         {
             let name = spec.name;
             assert!(
@@ -250,12 +272,18 @@ impl Planning {
                 store,
                 clock,
                 tools,
+                embed,
             }),
         }
     }
 
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The `/embed` links, when the server gives them.
+    pub fn embed(&self) -> Option<&Embed> {
+        self.inner.embed.as_deref()
     }
 
     pub fn now_ms(&self) -> i64 {
@@ -321,6 +349,11 @@ impl Ctx {
 
     pub fn now_ms(&self) -> i64 {
         self.inner.clock.now_ms()
+    }
+
+    /// The `/embed` links, when the server gives them.
+    pub fn embed(&self) -> Option<&Embed> {
+        self.inner.embed.as_deref()
     }
 
     /// Picks the text in the caller's language.
@@ -404,7 +437,32 @@ impl Ctx {
                 ),
             ));
         }
-        if info.role < needed {
+        let role = self
+            .caller
+            .max_role
+            .map_or(info.role, |cap| info.role.min(cap));
+        if role < info.role && role < needed {
+            // Capped by an /embed link: the role is not what to ask for.
+            return Err(Refusal::new(
+                "forbidden",
+                self.tr(
+                    format!(
+                        "Ce lien donne au plus le rôle {} sur « {} » ; cette action demande le rôle {}.",
+                        role_name(role, Lang::Fr),
+                        info.name,
+                        role_name(needed, Lang::Fr)
+                    ),
+                    format!(
+                        "This link gives at most the {} role on “{}”; this needs the {} role.",
+                        role_name(role, Lang::En),
+                        info.name,
+                        role_name(needed, Lang::En)
+                    ),
+                ),
+            )
+            .with(json!({ "role": role.as_str(), "needed": needed.as_str() })));
+        }
+        if role < needed {
             return Err(Refusal::new(
                 "forbidden",
                 self.tr(
@@ -424,7 +482,7 @@ impl Ctx {
             )
             .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() })));
         }
-        Ok((info.id, info.role))
+        Ok((info.id, role))
     }
 
     /// Applies commands to a schedule as one journalled write. With `expected_rank`,
