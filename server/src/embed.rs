@@ -166,19 +166,25 @@ impl LinkError {
 
     /// A title for the page.
     pub fn title(&self, lang: Lang) -> String {
-        match self {
-            LinkError::Expired { .. } => tr(lang, "Ce lien a expiré", "This link has expired"),
-            LinkError::Key(_) | LinkError::Unavailable => tr(
-                lang,
-                "Liens indisponibles sur ce serveur",
-                "Links are unavailable on this server",
-            ),
-            _ => tr(
-                lang,
+        let (fr, en) = match self {
+            LinkError::Expired { .. } => ("Ce lien a expiré", "This link has expired"),
+            LinkError::WrongSchedule { .. } => (
                 "Ce lien n'ouvre pas ce planning",
                 "This link does not open this schedule",
             ),
-        }
+            LinkError::NoAccess => ("Ce lien ne fonctionne plus", "This link no longer works"),
+            LinkError::ReadOnly { .. } => {
+                ("Ce lien est en lecture seule", "This link is read-only")
+            }
+            LinkError::Missing | LinkError::Malformed | LinkError::Tampered => {
+                ("Ce lien n'est pas valide", "This link is not valid")
+            }
+            LinkError::Key(_) | LinkError::Unavailable => (
+                "Liens indisponibles sur ce serveur",
+                "Links are unavailable on this server",
+            ),
+        };
+        tr(lang, fr, en)
     }
 
     /// What happened and what to do, for the person holding the link.
@@ -679,8 +685,11 @@ fn schedule_secrets(s: &Schedule) -> Vec<String> {
 /// and a view polling a large schedule does not reload it for each call.
 #[derive(Clone, Debug, Default)]
 pub struct SecretsCache {
-    by_schedule: Arc<Mutex<HashMap<i64, (i64, Arc<Vec<String>>)>>>,
+    by_schedule: Arc<Mutex<HashMap<i64, Known>>>,
 }
+
+/// A schedule's private strings and the rank they were read at.
+type Known = (i64, Arc<Vec<String>>);
 
 /// Schedules kept; past it the cache starts over (a few views at a time is the use).
 const CACHE_SCHEDULES: usize = 64;
@@ -768,7 +777,8 @@ fn scrub_text(text: &str, secrets: &Secrets, lang: Lang) -> String {
             out = out.replace(secret.as_str(), &hidden);
         }
     }
-    out
+    // "Name <owner@localhost>": an address without a dot is only found as a secret.
+    out.replace(&format!(" <{hidden}>"), "")
 }
 
 /// Replaces each word shaped like an e-mail address (`x@y.z`) with `hidden`, or drops
@@ -1122,17 +1132,24 @@ mod tests {
     #[test]
     fn answers_under_a_link_lose_emails_and_reasons() {
         let s = palmaplan_model::demo::s4hana_migration();
-        let users = [User {
-            id: 9,
-            name: "Sam".into(),
-            email: "sam@example.org".into(),
-        }];
+        let users = [
+            User {
+                id: 9,
+                name: "Sam".into(),
+                email: "sam@example.org".into(),
+            },
+            User {
+                id: 10,
+                name: "Sam".into(),
+                email: "sam@localhost".into(),
+            },
+        ];
         let secrets = Secrets::of(Some(&s), &users);
         let email = s.members.iter().find_map(|m| m.email.clone()).unwrap();
         let reason = s.absences[0].reason.clone();
         let mut reply = Reply::ok(
             format!(
-                "- 1 — Thomas <{email}> — 2 absence(s)\n- 31 — 2026-11-20 — motif : {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!"
+                "- 1 — Thomas <{email}> — 2 absence(s)\n- 31 — 2026-11-20 — motif : {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!\n- Sam <sam@localhost>"
             ),
             serde_json::json!({
                 "members": [{"id": 1, "email": email, "name": "Thomas"}],
@@ -1156,6 +1173,7 @@ mod tests {
             "{}",
             reply.text
         );
+        assert!(reply.text.ends_with("\n- Sam"), "{}", reply.text);
         assert_eq!(
             reply.structured["members"][0],
             serde_json::json!({"id": 1, "name": "Thomas"})

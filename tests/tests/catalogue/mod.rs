@@ -406,6 +406,8 @@ pub(crate) const ROLES: &[(&str, Need, bool)] = &[
     ("export_schedule", Need::Viewer, false),
     ("import_schedule", Need::Anyone, true),
     ("import_csv_periods", Need::Editor, true),
+    // the view
+    ("show_schedule", Need::Viewer, false),
 ];
 
 /// A tool's row of `ROLES`.
