@@ -1,5 +1,7 @@
-//! The HTTP face of the server: `GET /healthz`, and `/mcp`, rmcp's streamable HTTP
-//! transport (stateful sessions, its default) behind our Bearer-token check.
+//! The HTTP face of the server: `GET /healthz`; `/mcp`, rmcp's streamable HTTP
+//! transport (stateful sessions, its default) behind our Bearer-token check; and the
+//! `/embed` links (`GET /embed/<id>?t=…`, `POST /embed/<id>/call`), which carry their
+//! own signed token instead (see `crate::embed`).
 //!
 //! `app` builds the router apart from `main`, so the integration tests serve exactly
 //! what the binary serves. The token check is an axum layer in front of rmcp: it turns
@@ -11,24 +13,38 @@
 //!
 //! Host and Origin checks (against DNS rebinding and pages in a browser) are rmcp's:
 //! loopback by default, widened with `--allowed-host` / `--allowed-origin`.
+//!
+//! `/embed` is meant for browsers, iframes on other sites included: no Bearer token, no
+//! X-Frame-Options, but a CSP that loads nothing, no referrer (the token is in the
+//! address) and no caching. `POST /embed/<id>/call` runs any tool on that one schedule
+//! as the link's user, capped by the link (read-only unless editable; never above the
+//! role it was issued for; dead once the user's access is removed), and answers the
+//! same JSON as an MCP `CallToolResult`, with e-mails and absence reasons removed
+//! whatever the role. `GET /embed/<id>` answers the link's refusals as a page; the
+//! view page itself is not built into this server yet, so a valid link gets an honest
+//! 503 page saying so.
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use palmaplan_model::Lang;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth;
-use crate::mcp::McpServer;
-use crate::planning::{Caller, Planning, tr};
+use crate::bootstrap::utc;
+use crate::embed::{self, Claims, LinkError, SecretsCache};
+use crate::mcp::{LANG_ARG, McpServer, to_result};
+use crate::planning::{Access, Caller, Planning, Reply, tr};
+use crate::storage::Role;
 
 /// The largest MCP request body accepted. Whole-schedule imports are the big ones
 /// (a 10,000-bar schedule is about 3 MB of JSON); beyond this rmcp answers 413.
@@ -55,6 +71,8 @@ pub struct AppState {
     pub allowed_origins: Vec<String>,
     /// Cancelled to stop: ends the MCP sessions and their streams, then the server.
     pub shutdown: CancellationToken,
+    /// The private strings removed from answers under an `/embed` link.
+    link_secrets: SecretsCache,
 }
 
 impl AppState {
@@ -66,6 +84,7 @@ impl AppState {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             shutdown: CancellationToken::new(),
+            link_secrets: SecretsCache::default(),
         }
     }
 }
@@ -125,7 +144,13 @@ pub fn app(state: AppState) -> Router {
             Arc::clone(&state),
             authenticate,
         ))
-        .route("/healthz", get(healthz).with_state(state))
+        .route("/healthz", get(healthz))
+        .route("/embed/{schedule}", get(embed_page))
+        .route(
+            "/embed/{schedule}/call",
+            post(embed_call).layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES)),
+        )
+        .with_state(state)
 }
 
 /// Serves `app(state)` on a bound listener until `state.shutdown` is cancelled, then
@@ -179,7 +204,9 @@ async fn authenticate(
                 user_id: token.user_id,
                 can_write: token.can_write,
                 only_schedule: token.schedule_id,
+                max_role: None,
                 lang: state.lang,
+                apps: false,
             });
             next.run(request).await
         }
@@ -273,6 +300,330 @@ fn unauthorized(lang: Lang, why: Refused) -> Response {
         Json(json!({ "error": "unauthorized", "reason": reason, "message": text })),
     )
         .into_response()
+}
+
+// ---------------------------------------------------------------------------------
+// /embed
+
+/// A link's token: `Authorization: Embed <token>`, else the address's `?t=`.
+fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+    let from_header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("embed"))
+        .map(|(_, token)| token.trim().to_owned());
+    from_header.or_else(|| embed::query_param(query, "t"))
+}
+
+/// Checks a link for the schedule of the address, then the user's current role.
+async fn check_link(
+    state: &AppState,
+    schedule: &str,
+    token: Option<String>,
+) -> Result<(Claims, Role), LinkError> {
+    let token = token.ok_or(LinkError::Missing)?;
+    let Some(links) = state.planning.embed() else {
+        return Err(LinkError::Key(tr(
+            state.lang,
+            "ce serveur a été démarré sans liens /embed",
+            "this server was started without /embed links",
+        )));
+    };
+    let claims = links.verify(&token, schedule, state.planning.now_ms())?;
+    let current = state
+        .planning
+        .store()
+        .role(claims.schedule, claims.user)
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "embed link check: the database does not answer");
+            LinkError::Unavailable
+        })?;
+    let role = claims.effective_role(current)?;
+    Ok((claims, role))
+}
+
+/// The headers of every /embed page: nothing loads, nothing is kept, the address
+/// (which holds the token) is sent nowhere. No X-Frame-Options: other sites may frame
+/// the link, that is what it is for.
+fn page(status: StatusCode, lang: Lang, title: &str, message: &str) -> Response {
+    let lang_tag = match lang {
+        Lang::Fr => "fr",
+        Lang::En => "en",
+    };
+    let html = format!(
+        "<!doctype html>\n<html lang=\"{lang_tag}\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"referrer\" content=\"no-referrer\">\
+         <title>PalmaPlan — {title}</title><style>\
+         body{{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1d2430;background:#f6f7f9}}\
+         main{{max-width:36rem;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:8px;padding:1.5rem}}\
+         h1{{font-size:1.25rem;margin:0 0 .75rem}}p{{margin:0}}\
+         @media (prefers-color-scheme:dark){{body{{background:#15181d;color:#e6e8eb}}main{{background:#1d2127;border-color:#333a44}}}}\
+         </style></head><body><main><h1>{title}</h1><p>{message}</p></main></body></html>\n",
+        title = html_escape(title),
+        message = html_escape(message),
+    );
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+/// The CSP of the /embed pages: inline styles, nothing else (no script, no request).
+pub const PAGE_CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `GET /embed/<schedule>?t=<token>`: the link's refusals as a page. The view page is
+/// not built into this server yet: a valid link gets a 503 page that says so.
+async fn embed_page(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let lang = state.lang;
+    match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
+        Err(e) => {
+            tracing::info!(reason = e.code(), "embed page refused");
+            page(e.status(), lang, &e.title(lang), &e.message(lang))
+        }
+        Ok((claims, _)) => {
+            let until = utc(claims.expires_at);
+            let how = claims.describe(lang);
+            page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                lang,
+                &tr(
+                    lang,
+                    "La vue n'est pas encore intégrée à ce serveur",
+                    "The view is not built into this server yet",
+                ),
+                &tr(
+                    lang,
+                    format!(
+                        "Ce lien est valide jusqu'au {until} ({how}), mais cette version de PalmaPlan n'inclut pas encore la page qui dessine le planning : il n'y a rien d'autre à afficher ici. L'assistant peut toujours le décrire (get_schedule, list_periods)."
+                    ),
+                    format!(
+                        "This link is valid until {until} ({how}), but this version of PalmaPlan does not include the page that draws the schedule yet: there is nothing else to show here. The assistant can still describe it (get_schedule, list_periods)."
+                    ),
+                ),
+            )
+        }
+    }
+}
+
+/// A refusal in the shape of a tool result, with an HTTP status.
+fn call_refused(status: StatusCode, code: &'static str, text: String) -> Response {
+    let reply = Reply {
+        text,
+        structured: json!({ "error": code }),
+        is_error: true,
+    };
+    (status, Json(to_result(reply))).into_response()
+}
+
+/// Tools that a link may not run although they name its schedule: they create another
+/// schedule, which the link would not reach.
+const OUTSIDE_A_LINK: [&str; 1] = ["duplicate_schedule"];
+
+/// `POST /embed/<schedule>/call` with `{tool, arguments, lang?}`: runs a tool on the
+/// link's schedule as the link's user, within what the link allows.
+async fn embed_call(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let mut lang = state.lang;
+    let claims = match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
+        Ok((claims, _)) => claims,
+        Err(e) => {
+            tracing::info!(reason = e.code(), "embed call refused");
+            return call_refused(e.status(), e.code(), e.message(lang));
+        }
+    };
+    let how = tr(
+        lang,
+        "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}",
+        "The body must be a JSON object {\"tool\": \"…\", \"arguments\": {…}}",
+    );
+    let Ok(Value::Object(mut body)) = serde_json::from_slice::<Value>(&body) else {
+        return call_refused(StatusCode::BAD_REQUEST, "invalid_body", format!("{how}."));
+    };
+    let Some(Value::String(tool)) = body.remove("tool") else {
+        return call_refused(
+            StatusCode::BAD_REQUEST,
+            "invalid_body",
+            tr(
+                lang,
+                format!("{how} : « tool » manque ou n'est pas un texte."),
+                format!("{how}: “tool” is missing or not a string."),
+            ),
+        );
+    };
+    let mut arguments = match body.remove("arguments") {
+        None | Some(Value::Null) => serde_json::Map::new(),
+        Some(Value::Object(a)) => a,
+        Some(_) => {
+            return call_refused(
+                StatusCode::BAD_REQUEST,
+                "invalid_body",
+                tr(
+                    lang,
+                    format!("{how} : « arguments » doit être un objet."),
+                    format!("{how}: “arguments” must be an object."),
+                ),
+            );
+        }
+    };
+    // The language: the body's, else the arguments' (as over MCP), else the server's.
+    for given in [body.remove(LANG_ARG), arguments.remove(LANG_ARG)]
+        .into_iter()
+        .flatten()
+    {
+        match given.as_str().map(str::to_ascii_lowercase).as_deref() {
+            Some(l) if l.starts_with("en") => lang = Lang::En,
+            Some(l) if l.starts_with("fr") => lang = Lang::Fr,
+            _ => {}
+        }
+    }
+    if let Some(extra) = body.keys().next() {
+        return call_refused(
+            StatusCode::BAD_REQUEST,
+            "invalid_body",
+            tr(
+                lang,
+                format!("{how} : le champ « {extra} » n'existe pas."),
+                format!("{how}: there is no field “{extra}”."),
+            ),
+        );
+    }
+
+    // What the link allows, before the tool runs.
+    let spec = state.planning.tools().find(|t| t.name == tool).cloned();
+    if let Some(spec) = &spec {
+        if spec.access == Access::Write
+            && let Err(e) = claims.check_write(&tool)
+        {
+            return call_refused(e.status(), e.code(), e.message(lang));
+        }
+        let names_schedule = spec.input_schema["properties"].get("schedule").is_some();
+        if !names_schedule || OUTSIDE_A_LINK.contains(&spec.name) {
+            return call_refused(
+                StatusCode::FORBIDDEN,
+                "outside_link",
+                tr(
+                    lang,
+                    format!(
+                        "Ce lien ne donne accès qu'au planning {} : « {tool} » ne porte pas sur ce seul planning.",
+                        claims.schedule
+                    ),
+                    format!(
+                        "This link gives access to schedule {} only: “{tool}” does not work on that one schedule.",
+                        claims.schedule
+                    ),
+                ),
+            );
+        }
+        match arguments.get("schedule") {
+            None => {
+                arguments.insert("schedule".into(), json!(claims.schedule));
+            }
+            Some(Value::Number(n)) if n.as_i64() != Some(claims.schedule) => {
+                return call_refused(
+                    StatusCode::FORBIDDEN,
+                    "other_schedule",
+                    tr(
+                        lang,
+                        format!(
+                            "Ce lien ouvre le planning {}, pas le planning {n} : retirez « schedule » ou donnez {}.",
+                            claims.schedule, claims.schedule
+                        ),
+                        format!(
+                            "This link opens schedule {}, not schedule {n}: leave “schedule” out or give {}.",
+                            claims.schedule, claims.schedule
+                        ),
+                    ),
+                );
+            }
+            // A name is resolved by the tool, within the link's one schedule.
+            Some(_) => {}
+        }
+    }
+
+    let caller = Caller {
+        user_id: claims.user,
+        can_write: claims.editable,
+        only_schedule: Some(claims.schedule),
+        max_role: Some(claims.cap),
+        lang,
+        // The view itself is calling: show_schedule gives it no new link (a link never
+        // renews).
+        apps: true,
+    };
+    let mut reply = state
+        .planning
+        .call(&caller, &tool, Value::Object(arguments))
+        .await;
+    let secrets = link_secrets(&state, claims.schedule).await;
+    embed::scrub_reply(&mut reply, &secrets, lang);
+    tracing::info!(
+        tool = %tool,
+        schedule = claims.schedule,
+        user = claims.user,
+        is_error = reply.is_error,
+        "embed call"
+    );
+    (StatusCode::OK, Json(to_result(reply))).into_response()
+}
+
+/// The private strings of a schedule and of its users, for `scrub_reply`. When the
+/// database does not answer, the structured fields and anything shaped like an e-mail
+/// are still removed.
+async fn link_secrets(state: &AppState, schedule: i64) -> embed::Secrets {
+    let store = state.planning.store();
+    let users: Vec<_> = store
+        .members_with_roles(schedule)
+        .await
+        .map(|v| v.into_iter().map(|(u, _)| u).collect())
+        .unwrap_or_default();
+    let strings = match store.rank(schedule).await {
+        Ok(rank) => match state.link_secrets.get(schedule, rank) {
+            Some(s) => s,
+            None => match store.load(schedule).await {
+                Ok(stored) => state.link_secrets.put(schedule, stored.rank, &stored.state),
+                Err(_) => Arc::new(Vec::new()),
+            },
+        },
+        Err(_) => Arc::new(Vec::new()),
+    };
+    SecretsCache::secrets(&strings, &users)
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! The PalmaPlan server as a library, so that `main` is flags plus glue and the
 //! integration tests in `tests/` can start a real server on a loopback port.
 //! `storage` (the only SQL), `auth` (tokens), `planning` (the tools, transport-free),
-//! `mcp` (the rmcp adapter), `http` (the routes and the token check), `bootstrap`
-//! (first start, users and tokens from the command line).
+//! `mcp` (the rmcp adapter), `http` (the routes and the token check), `embed` (the
+//! signed one-hour `/embed` links), `bootstrap` (first start, users and tokens from the
+//! command line).
 
 pub mod auth;
 pub mod bootstrap;
+pub mod embed;
 pub mod http;
 pub mod mcp;
 pub mod planning;

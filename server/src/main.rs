@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use palmaplan_model::Lang;
 use palmaplan_server::bootstrap::{self, SetupError, StdioLaunch};
+use palmaplan_server::embed::Embed;
 use palmaplan_server::http::{self, AppState};
 use palmaplan_server::mcp::McpServer;
 use palmaplan_server::planning::{Caller, Clock, Planning, SystemClock, tr};
@@ -78,6 +79,14 @@ enum Command {
         /// The caller's token (ppt_…), as `palmaplan token create` printed it.
         #[arg(long, env = "PALMAPLAN_TOKEN", hide_env_values = true)]
         token: String,
+        /// Where `palmaplan serve` on the same data is reached, for the one-hour /embed
+        /// links of show_schedule (signed with the data folder's secret).
+        #[arg(
+            long,
+            env = "PALMAPLAN_PUBLIC_URL",
+            default_value = "http://127.0.0.1:4785"
+        )]
+        public_url: String,
     },
     /// Create, list or revoke a user's named tokens.
     #[command(subcommand)]
@@ -114,6 +123,11 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     allowed_origins: Vec<String>,
+    /// The address people reach this server at, for the one-hour /embed links of
+    /// show_schedule (e.g. https://plan.example.com behind a proxy). Default:
+    /// http://ADDR.
+    #[arg(long, env = "PALMAPLAN_PUBLIC_URL")]
+    public_url: Option<String>,
     /// The owner's name, used at the first start.
     #[arg(long, env = "PALMAPLAN_OWNER_NAME", default_value = "Owner")]
     owner_name: String,
@@ -227,7 +241,10 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
     let now = SystemClock.now_ms();
     match cli.command {
         Command::Serve(args) => serve(&cli.data, store, args).await,
-        Command::Stdio { token } => stdio(store, lang, &token).await,
+        Command::Stdio { token, public_url } => {
+            let links = embed_links(&cli.data, &public_url, lang)?;
+            stdio(store, lang, &token, links).await
+        }
         Command::Token(TokenCommand::Create {
             user,
             label,
@@ -403,7 +420,17 @@ async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), Set
             bootstrap::first_start_banner(lang, &first, &url, &stdio_launch(data))
         );
     }
-    let planning = Planning::new(store, clock);
+    let public_url = match &args.public_url {
+        Some(url) => url.clone(),
+        None => {
+            if addr.ip().is_unspecified() {
+                tracing::warn!(%addr, "listening on every interface: give --public-url so that /embed links name an address people can reach");
+            }
+            format!("http://{addr}")
+        }
+    };
+    let links = embed_links(data, &public_url, lang)?;
+    let planning = Planning::with_embed(store, clock, links);
     let mut state = AppState::new(planning, lang);
     state.allowed_hosts = args.allowed_hosts;
     state.allowed_origins = args.allowed_origins;
@@ -451,7 +478,26 @@ async fn stop_signal() {
     }
 }
 
-async fn stdio(store: Store, lang: Lang, token: &str) -> Result<(), SetupError> {
+/// The /embed links: signed with the secret of the data folder (also when the
+/// database is elsewhere), at the public address given.
+fn embed_links(data: &DataArgs, public_url: &str, lang: Lang) -> Result<Embed, SetupError> {
+    let url = public_url.trim();
+    if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(['?', '#', ' '])
+    {
+        return Err(SetupError::Invalid(tr(
+            lang,
+            format!(
+                "--public-url « {url} » : donnez une adresse http:// ou https:// sans ? ni #, par exemple https://plan.example.com"
+            ),
+            format!(
+                "--public-url “{url}”: give an http:// or https:// address without ? or #, e.g. https://plan.example.com"
+            ),
+        )));
+    }
+    Ok(Embed::new(&data.data_dir, url))
+}
+
+async fn stdio(store: Store, lang: Lang, token: &str, links: Embed) -> Result<(), SetupError> {
     let token = token.trim();
     let how = tr(
         lang,
@@ -482,9 +528,11 @@ async fn stdio(store: Store, lang: Lang, token: &str) -> Result<(), SetupError> 
         user_id: info.user_id,
         can_write: info.can_write,
         only_schedule: info.schedule_id,
+        max_role: None,
         lang,
+        apps: false,
     };
-    let server = McpServer::for_caller(Planning::new(store, clock), caller);
+    let server = McpServer::for_caller(Planning::with_embed(store, clock, links), caller);
     tracing::info!(
         user = info.user_id,
         token = info.id,

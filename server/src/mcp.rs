@@ -471,7 +471,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let caller = self.caller(&ctx);
+        // A client that renders MCP Apps gets views, never links or tokens in texts
+        // (`show_schedule`): the planning service learns it through the caller.
+        let caller = self.caller(&ctx).map(|mut c| {
+            c.apps = renders_views(&ctx);
+            c
+        });
         let reply = self
             .call(caller, &request.name, request.arguments.unwrap_or_default())
             .await;
@@ -498,7 +503,9 @@ mod tests {
             user_id,
             can_write: true,
             only_schedule: None,
+            max_role: None,
             lang: Lang::Fr,
+            apps: false,
         };
         (McpServer::new(planning, Lang::Fr), caller)
     }

@@ -555,3 +555,37 @@ async fn versions_compare_read_only_and_schedules_read_as_resources() {
     client.cancel().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_schedule_gives_an_mcp_apps_host_no_link_and_others_one() {
+    let server = TestServer::start("apps-show").await;
+    let apps = server
+        .client_with_caps(&server.token, views_caps("extensions"))
+        .await
+        .unwrap();
+    let a = call(&apps, "show_schedule", json!({"schedule": 1})).await;
+    assert!(!a.is_error, "{}", a.text);
+    assert!(a.structured["url"].is_null() && a.structured["expires_at"].is_null());
+    let whole = format!("{} {}", a.text, a.structured);
+    assert!(
+        !whole.contains("/embed/") && !whole.contains("t="),
+        "{whole}"
+    );
+    assert!(!whole.contains(&server.token), "{whole}");
+
+    let plain = server.client().await;
+    let b = call(&plain, "show_schedule", json!({"schedule": 1})).await;
+    assert!(!b.is_error, "{}", b.text);
+    let url = b.structured["url"]
+        .as_str()
+        .expect("a link for a text-only client");
+    assert!(
+        url.contains("/embed/1?t=") && b.text.contains(url),
+        "{}",
+        b.text
+    );
+    for c in [apps, plain] {
+        c.cancel().await.unwrap();
+    }
+    server.stop().await;
+}

@@ -39,7 +39,9 @@ fn caller(user_id: i64) -> Caller {
         user_id,
         can_write: true,
         only_schedule: None,
+        max_role: None,
         lang: Lang::Fr,
+        apps: false,
     }
 }
 

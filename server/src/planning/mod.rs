@@ -30,6 +30,7 @@ pub(crate) mod privacy;
 mod proposals;
 mod schedules;
 mod search;
+mod show;
 mod structure;
 mod versions;
 mod view;
@@ -44,6 +45,7 @@ use palmaplan_model::{Lang, Schedule};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::embed::Embed;
 use crate::storage::{EntryKind, NewEntry, Role, Store, StoreError, Written};
 
 pub use args::ScheduleRef;
@@ -74,8 +76,15 @@ pub struct Caller {
     pub can_write: bool,
     /// The one schedule a restricted token may touch.
     pub only_schedule: Option<i64>,
+    /// The most this caller may do on a schedule, whatever their role there (an
+    /// `/embed` link's cap: a promotion after the link was given does not widen it).
+    /// None: their role.
+    pub max_role: Option<Role>,
     /// The language of the texts, from the server's setting or the call.
     pub lang: Lang,
+    /// Whether the client renders MCP Apps views (the MCP adapter sets it from the
+    /// negotiation; the `/embed` view is one too). `show_schedule` then gives no link.
+    pub apps: bool,
 }
 
 /// What a tool answers: a text that stands on its own, and a compact structured value
@@ -245,6 +254,9 @@ struct Inner {
     tools: BTreeMap<&'static str, ToolSpec>,
     /// The pages of recently paged schedules (`get_schedule_page`).
     pages: view::PageCache,
+    /// Signs the `/embed` links; None where the server has no HTTP address to give
+    /// (then `show_schedule` says so instead of giving a link).
+    embed: Option<Arc<Embed>>,
 }
 
 /// What a tool runs with: the service and the caller.
@@ -264,6 +276,15 @@ pub struct Wrote {
 
 impl Planning {
     pub fn new(store: Store, clock: Arc<dyn Clock>) -> Planning {
+        Planning::build(store, clock, None)
+    }
+
+    /// The service with `/embed` links (signed with the secret of the data folder).
+    pub fn with_embed(store: Store, clock: Arc<dyn Clock>, embed: Embed) -> Planning {
+        Planning::build(store, clock, Some(Arc::new(embed)))
+    }
+
+    fn build(store: Store, clock: Arc<dyn Clock>, embed: Option<Arc<Embed>>) -> Planning {
         let mut tools = BTreeMap::new();
         for spec in schedules::tools()
             .into_iter()
@@ -278,6 +299,7 @@ impl Planning {
             .chain(versions::tools())
             .chain(view::tools())
             .chain(proposals::tools())
+            .chain(show::tools())
         {
             let name = spec.name;
             assert!(
@@ -291,12 +313,18 @@ impl Planning {
                 clock,
                 tools,
                 pages: view::PageCache::default(),
+                embed,
             }),
         }
     }
 
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The `/embed` links, when the server gives them.
+    pub fn embed(&self) -> Option<&Embed> {
+        self.inner.embed.as_deref()
     }
 
     pub fn now_ms(&self) -> i64 {
@@ -362,6 +390,11 @@ impl Ctx {
 
     pub fn now_ms(&self) -> i64 {
         self.inner.clock.now_ms()
+    }
+
+    /// The `/embed` links, when the server gives them.
+    pub fn embed(&self) -> Option<&Embed> {
+        self.inner.embed.as_deref()
     }
 
     /// Picks the text in the caller's language.
@@ -445,7 +478,32 @@ impl Ctx {
                 ),
             ));
         }
-        if info.role < needed {
+        let role = self
+            .caller
+            .max_role
+            .map_or(info.role, |cap| info.role.min(cap));
+        if role < info.role && role < needed {
+            // Capped by an /embed link: the role is not what to ask for.
+            return Err(Refusal::new(
+                "forbidden",
+                self.tr(
+                    format!(
+                        "Ce lien donne au plus le rôle {} sur « {} » ; cette action demande le rôle {}.",
+                        role_name(role, Lang::Fr),
+                        info.name,
+                        role_name(needed, Lang::Fr)
+                    ),
+                    format!(
+                        "This link gives at most the {} role on “{}”; this needs the {} role.",
+                        role_name(role, Lang::En),
+                        info.name,
+                        role_name(needed, Lang::En)
+                    ),
+                ),
+            )
+            .with(json!({ "role": role.as_str(), "needed": needed.as_str() })));
+        }
+        if role < needed {
             return Err(Refusal::new(
                 "forbidden",
                 self.tr(
@@ -465,7 +523,7 @@ impl Ctx {
             )
             .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() })));
         }
-        Ok((info.id, info.role))
+        Ok((info.id, role))
     }
 
     /// Applies commands to a schedule as one journalled write. With `expected_rank`,

@@ -211,7 +211,9 @@ mod tests {
             user_id: owner,
             can_write: false,
             only_schedule: None,
+            max_role: None,
             lang: Lang::En,
+            apps: false,
         };
         let r = planning
             .call(&caller, "get_schedule", json!({ "schedule": id }))

@@ -426,6 +426,8 @@ pub(crate) const ROLES: &[(&str, Need, bool)] = &[
     ("get_schedule_page", Need::Viewer, false),
     ("get_changes_since", Need::Viewer, false),
     ("get_schedule_absences", Need::Viewer, false),
+    // the view
+    ("show_schedule", Need::Viewer, false),
 ];
 
 /// A tool's row of `ROLES`.

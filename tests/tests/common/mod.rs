@@ -1,7 +1,8 @@
 //! The harness of the server tests: a real PalmaPlan HTTP server on a loopback port
 //! (the same `http::serve` the binary runs) over a temporary SQLite database, set up
-//! by the same first start as the binary (owner, first token, demo schedule), and an
-//! rmcp client that talks to it with a Bearer token.
+//! by the same first start as the binary (owner, first token, demo schedule), with
+//! `/embed` links signed by a secret in the same temporary folder, and an rmcp client
+//! that talks to it with a Bearer token.
 
 #![allow(dead_code)] // each test file uses part of the harness
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 
 use palmaplan_model::Lang;
 use palmaplan_server::bootstrap;
+use palmaplan_server::embed::Embed;
 use palmaplan_server::http::{self, AppState};
 use palmaplan_server::planning::{Planning, SystemClock};
 use palmaplan_server::storage::Store;
@@ -30,6 +32,8 @@ pub(crate) type Client = RunningService<RoleClient, ClientConfig>;
 pub(crate) struct TestServer {
     /// `http://127.0.0.1:PORT`
     pub(crate) base: String,
+    /// The data folder (the SQLite file and the /embed links' secret).
+    pub(crate) data_dir: PathBuf,
     /// `http://127.0.0.1:PORT/mcp`
     pub(crate) url: String,
     /// The owner's first token.
@@ -49,6 +53,12 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The folder of a `sqlite://PATH` database.
+fn data_dir_of(db_url: &str) -> PathBuf {
+    let path = PathBuf::from(db_url.trim_start_matches("sqlite://"));
+    path.parent().map(PathBuf::from).unwrap_or_default()
 }
 
 impl TestServer {
@@ -78,13 +88,18 @@ impl TestServer {
         demo_id: i64,
     ) -> TestServer {
         let store = Store::open(db_url).await.unwrap();
-        let planning = Planning::new(store.clone(), Arc::new(SystemClock));
-        let state = AppState::new(planning, Lang::Fr);
-        let shutdown = state.shutdown.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        // The data folder is the database's (as the binary's default): the /embed
+        // links' secret lives there.
+        let data_dir = data_dir_of(db_url);
+        let links = Embed::new(&data_dir, &format!("http://{addr}"));
+        let planning = Planning::with_embed(store.clone(), Arc::new(SystemClock), links);
+        let state = AppState::new(planning, Lang::Fr);
+        let shutdown = state.shutdown.clone();
         let task = tokio::spawn(http::serve(listener, state));
         TestServer {
+            data_dir,
             base: format!("http://{addr}"),
             url: format!("http://{addr}/mcp"),
             token,
