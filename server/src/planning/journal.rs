@@ -423,47 +423,154 @@ fn needs_state(cmd: &Command) -> bool {
     )
 }
 
-async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
-    // The cheap check first: a poll with nothing new reads one row and answers.
+/// The journal after a rank, as `get_changes` (for the model) and `get_changes_since`
+/// (for the view) both read it: the cheap rank check first, then the entries with their
+/// parsed commands and their authors' names. Each tool then removes what its reader may
+/// not see from the commands and packs them with `pack_changes`.
+pub(super) enum Poll {
+    /// Nothing after the rank asked for: the schedule is at `rank`.
+    Idle {
+        rank: i64,
+    },
+    Changed(Fetched),
+}
+
+pub(super) struct Fetched {
+    /// The schedule's current rank.
+    pub(super) rank: i64,
+    /// The rank the entries follow.
+    pub(super) since: i64,
+    pub(super) entries: Vec<JournalEntry>,
+    /// Each entry's commands, parsed (the caller redacts them in place).
+    pub(super) commands: Vec<Vec<Command>>,
+    pub(super) names: HashMap<i64, String>,
+    /// More entries than `limit` follow.
+    pub(super) more: bool,
+}
+
+pub(super) async fn fetch_changes(
+    ctx: &Ctx,
+    id: i64,
+    since_rank: i64,
+    limit: u32,
+) -> Result<Poll, Refusal> {
+    // A poll with nothing new reads one row and answers: O(1) whatever the schedule.
     let rank = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
-    if rank <= p.since_rank {
-        let mut text = ctx.tr(
-            format!(
-                "Aucune modification depuis le rang {} : le planning {id} est au rang {rank}.",
-                p.since_rank
-            ),
-            format!(
-                "No change since rank {}: schedule {id} is at rank {rank}.",
-                p.since_rank
-            ),
-        );
-        if rank < p.since_rank {
-            text.push_str(&ctx.tr(
-                format!(
-                    " (Le rang {} n'existe pas encore : repartez du rang {rank}.)",
-                    p.since_rank
-                ),
-                format!(
-                    " (Rank {} does not exist yet: start again from rank {rank}.)",
-                    p.since_rank
-                ),
-            ));
-        }
-        return Ok(Reply::ok(
-            text,
-            json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
-        ));
+    if rank <= since_rank {
+        return Ok(Poll::Idle { rank });
     }
-    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
-    let since = p.since_rank.max(0);
+    let since = since_rank.max(0);
     let mut entries = ctx
         .store()
         .changes_since(id, since, i64::from(limit) + 1)
         .await
         .map_err(|e| ctx.db_error(e))?;
-    let mut more = entries.len() > limit as usize;
+    let more = entries.len() > limit as usize;
     entries.truncate(limit as usize);
+    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
+    let names = user_names(ctx, &authors).await?;
+    let commands = entries
+        .iter()
+        .map(|e| parse_commands(&e.commands).unwrap_or_default())
+        .collect();
+    Ok(Poll::Changed(Fetched {
+        rank,
+        since,
+        entries,
+        commands,
+        names,
+        more,
+    }))
+}
+
+/// Entries packed into one answer of at most `budget` characters.
+pub(super) struct Packed {
+    /// One JSON object per entry carried (rank, author, time, kind, commands).
+    pub(super) items: Vec<Value>,
+    pub(super) more: bool,
+    /// The rank to ask from next time.
+    pub(super) next: i64,
+    /// Entries too large for any answer: named, their commands not carried.
+    pub(super) too_large: Vec<i64>,
+}
+
+pub(super) fn pack_changes(f: &Fetched, budget: usize) -> Packed {
+    let mut used = 0usize;
+    let mut items = Vec::new();
+    let mut too_large = Vec::new();
+    let mut more = f.more;
+    for (e, cmds) in f.entries.iter().zip(&f.commands) {
+        let mut item = json!({
+            "rank": e.rank,
+            "author": e.author,
+            "author_name": f.names.get(&e.author),
+            "at": iso_utc(e.at),
+            "kind": kind_str(e.kind),
+            "target_rank": e.target_rank,
+            "commands": cmds,
+        });
+        let mut size = item.to_string().chars().count();
+        if used + size > budget {
+            if !items.is_empty() {
+                more = true;
+                break;
+            }
+            // One entry larger than a whole answer (a restored version): named, not
+            // carried; the reader reads the schedule again.
+            item["commands"] = Value::Null;
+            item["too_large"] = Value::Bool(true);
+            too_large.push(e.rank);
+            size = item.to_string().chars().count();
+        }
+        used += size;
+        items.push(item);
+    }
+    let next = items
+        .last()
+        .and_then(|v| v["rank"].as_i64())
+        .unwrap_or(f.since);
+    Packed {
+        items,
+        more,
+        next,
+        too_large,
+    }
+}
+
+async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
+    let mut f = match fetch_changes(&ctx, id, p.since_rank, limit).await? {
+        Poll::Changed(f) => f,
+        Poll::Idle { rank } => {
+            let mut text = ctx.tr(
+                format!(
+                    "Aucune modification depuis le rang {} : le planning {id} est au rang {rank}.",
+                    p.since_rank
+                ),
+                format!(
+                    "No change since rank {}: schedule {id} is at rank {rank}.",
+                    p.since_rank
+                ),
+            );
+            if rank < p.since_rank {
+                text.push_str(&ctx.tr(
+                    format!(
+                        " (Le rang {} n'existe pas encore : repartez du rang {rank}.)",
+                        p.since_rank
+                    ),
+                    format!(
+                        " (Rank {} does not exist yet: start again from rank {rank}.)",
+                        p.since_rank
+                    ),
+                ));
+            }
+            return Ok(Reply::ok(
+                text,
+                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
+            ));
+        }
+    };
 
     let mut viewer = Viewer {
         owner: role == Role::Owner,
@@ -478,68 +585,34 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
             .await
             .map_err(|e| ctx.db_error(e))?;
         viewer.email = me.map(|u| u.email.trim().to_lowercase());
-    }
-    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
-    let names = user_names(&ctx, &authors).await?;
-
-    let mut used = 0usize;
-    let mut list = Vec::new();
-    let mut lines = String::new();
-    let mut too_large = Vec::new();
-    for e in &entries {
-        let mut cmds = parse_commands(&e.commands).unwrap_or_default();
-        if !viewer.owner && cmds.iter().any(needs_state) {
-            viewer.load_own(&ctx, id).await?;
-        }
-        for c in &mut cmds {
-            redact(c, &viewer);
-        }
-        let value = serde_json::to_value(&cmds).unwrap_or(Value::Null);
-        let size = value.to_string().len();
-        let mut item = json!({
-            "rank": e.rank,
-            "author": e.author,
-            "author_name": names.get(&e.author),
-            "at": iso_utc(e.at),
-            "kind": kind_str(e.kind),
-            "target_rank": e.target_rank,
-        });
-        if used + size > CHANGES_BUDGET {
-            if !list.is_empty() {
-                more = true;
-                break;
+        for cmds in &mut f.commands {
+            if cmds.iter().any(needs_state) {
+                viewer.load_own(&ctx, id).await?;
             }
-            // One entry larger than a whole answer (a restored version): named, not
-            // carried; the client reads the schedule again.
-            item["commands"] = Value::Null;
-            item["too_large"] = Value::Bool(true);
-            too_large.push(e.rank);
-        } else {
-            item["commands"] = value;
+            for c in cmds.iter_mut() {
+                redact(c, &viewer);
+            }
         }
-        used += size;
-        lines.push_str(&entry_line(&ctx, e, &names));
-        list.push(item);
     }
-    let next = list
-        .last()
-        .and_then(|v| v["rank"].as_i64())
-        .unwrap_or(since);
+    let packed = pack_changes(&f, CHANGES_BUDGET);
+    let (rank, since, next, more) = (f.rank, f.since, packed.next, packed.more);
     let mut text = ctx.tr(
         format!(
             "{} modification(s) du planning {id} après le rang {since} (rang actuel {rank}) :",
-            list.len()
+            packed.items.len()
         ),
         format!(
             "{} change(s) of schedule {id} after rank {since} (current rank {rank}):",
-            list.len()
+            packed.items.len()
         ),
     );
-    text.push_str(&lines);
-    if !too_large.is_empty() {
+    for e in f.entries.iter().take(packed.items.len()) {
+        text.push_str(&entry_line(&ctx, e, &f.names));
+    }
+    if let Some(first) = packed.too_large.first() {
         text.push_str(&ctx.tr(
-            format!("\nLes commandes du rang {} sont trop volumineuses pour cette réponse : relisez le planning entier.", too_large[0]),
-            format!("\nThe commands of rank {} are too large for this answer: read the whole schedule again.", too_large[0]),
+            format!("\nLes commandes du rang {first} sont trop volumineuses pour cette réponse : relisez le planning entier."),
+            format!("\nThe commands of rank {first} are too large for this answer: read the whole schedule again."),
         ));
     }
     if more {
@@ -550,7 +623,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next }),
+        json!({ "schedule_id": id, "rank": rank, "entries": packed.items, "more": more, "next_since": next }),
     ))
 }
 

@@ -36,7 +36,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::args::date;
-use super::journal::{iso_utc, kind_str, parse_commands, user_names};
+use super::journal::{Poll, fetch_changes, pack_changes};
 use super::privacy::{strip_all, strip_command};
 use super::{Access, Caller, Ctx, Planning, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::Role;
@@ -387,79 +387,41 @@ const NAMED_AUTHORS: usize = 10;
 
 async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
-    // The cheap check first: a poll with nothing new reads one row and answers.
-    let rank = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
-    if rank <= p.rank {
-        let mut text = ctx.tr(
-            format!(
-                "Aucune modification du planning {id} depuis le rang {} (rang actuel {rank}).",
-                p.rank
-            ),
-            format!(
-                "No change of schedule {id} since rank {} (current rank {rank}).",
-                p.rank
-            ),
-        );
-        if rank < p.rank {
-            text.push_str(&ctx.tr(
-                format!(" Le rang {} n'existe pas : relisez le planning.", p.rank),
-                format!(" Rank {} does not exist: read the schedule again.", p.rank),
+    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
+    let mut f = match fetch_changes(&ctx, id, p.rank, limit).await? {
+        Poll::Changed(f) => f,
+        Poll::Idle { rank } => {
+            let mut text = ctx.tr(
+                format!(
+                    "Aucune modification du planning {id} depuis le rang {} (rang actuel {rank}).",
+                    p.rank
+                ),
+                format!(
+                    "No change of schedule {id} since rank {} (current rank {rank}).",
+                    p.rank
+                ),
+            );
+            if rank < p.rank {
+                text.push_str(&ctx.tr(
+                    format!(" Le rang {} n'existe pas : relisez le planning.", p.rank),
+                    format!(" Rank {} does not exist: read the schedule again.", p.rank),
+                ));
+            }
+            return Ok(Reply::ok(
+                text,
+                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
             ));
         }
-        return Ok(Reply::ok(
-            text,
-            json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
-        ));
-    }
-    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
-    let since = p.rank.max(0);
-    let mut entries = ctx
-        .store()
-        .changes_since(id, since, i64::from(limit) + 1)
-        .await
-        .map_err(|e| ctx.db_error(e))?;
-    let mut more = entries.len() > limit as usize;
-    entries.truncate(limit as usize);
-    let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
-    let names = user_names(&ctx, &authors).await?;
-
-    let mut used = 0usize;
-    let mut list = Vec::new();
-    let mut too_large = false;
-    for e in &entries {
-        let mut cmds = parse_commands(&e.commands).unwrap_or_default();
-        for c in &mut cmds {
+    };
+    // The view never sees an e-mail or a reason, whoever looks.
+    for cmds in &mut f.commands {
+        for c in cmds.iter_mut() {
             strip_command(c);
         }
-        let mut item = json!({
-            "rank": e.rank,
-            "author": e.author,
-            "author_name": names.get(&e.author),
-            "at": iso_utc(e.at),
-            "kind": kind_str(e.kind),
-            "target_rank": e.target_rank,
-            "commands": cmds,
-        });
-        let mut size = item.to_string().chars().count();
-        if used + size > CHANGES_BUDGET {
-            if !list.is_empty() {
-                more = true;
-                break;
-            }
-            // One entry larger than a whole answer (a restored version): named, not
-            // carried; the view reads the schedule's pages again.
-            item["commands"] = Value::Null;
-            item["too_large"] = Value::Bool(true);
-            too_large = true;
-            size = item.to_string().chars().count();
-        }
-        used += size;
-        list.push(item);
     }
-    let next = list
-        .last()
-        .and_then(|v| v["rank"].as_i64())
-        .unwrap_or(since);
+    let packed = pack_changes(&f, CHANGES_BUDGET);
+    let (rank, since, next, more, list) = (f.rank, f.since, packed.next, packed.more, packed.items);
+    let too_large = !packed.too_large.is_empty();
     let mut who: Vec<&str> = Vec::new();
     for item in &list {
         if let Some(name) = item["author_name"].as_str()
