@@ -39,6 +39,13 @@ use palmaplan_model::Schedule;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
+/// The columns `entry_from_row` reads, in its order.
+macro_rules! entry_columns {
+    () => {
+        "rank, author, at, kind, target_rank, commands, inverse"
+    };
+}
+
 /// Which database a store runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -565,10 +572,12 @@ impl Store {
         rank: i64,
         limit: i64,
     ) -> Result<Vec<JournalEntry>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
-             WHERE schedule_id = $1 AND rank > $2 ORDER BY rank LIMIT $3",
-        )
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            entry_columns!(),
+            " FROM journal \
+             WHERE schedule_id = $1 AND rank > $2 ORDER BY rank LIMIT $3"
+        ))
         .bind(id)
         .bind(rank)
         .bind(limit)
@@ -579,10 +588,12 @@ impl Store {
 
     /// One journal entry.
     pub async fn entry(&self, id: i64, rank: i64) -> Result<Option<JournalEntry>, StoreError> {
-        let row = sqlx::query(
-            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
-             WHERE schedule_id = $1 AND rank = $2",
-        )
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            entry_columns!(),
+            " FROM journal \
+             WHERE schedule_id = $1 AND rank = $2"
+        ))
         .bind(id)
         .bind(rank)
         .fetch_optional(&self.pool)
@@ -599,10 +610,12 @@ impl Store {
         rank: i64,
         limit: i64,
     ) -> Result<Vec<JournalEntry>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
-             WHERE schedule_id = $1 AND rank < $2 ORDER BY rank DESC LIMIT $3",
-        )
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            entry_columns!(),
+            " FROM journal \
+             WHERE schedule_id = $1 AND rank < $2 ORDER BY rank DESC LIMIT $3"
+        ))
         .bind(id)
         .bind(rank)
         .bind(limit)
@@ -617,15 +630,7 @@ impl Store {
         id: i64,
         limit: i64,
     ) -> Result<Vec<JournalEntry>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT rank, author, at, kind, target_rank, commands, inverse FROM journal \
-             WHERE schedule_id = $1 ORDER BY rank DESC LIMIT $2",
-        )
-        .bind(id)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(entry_from_row).collect()
+        self.entries_before(id, i64::MAX, limit).await
     }
 }
 
