@@ -31,6 +31,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::periods::{busy, change_text};
+use super::privacy::{CommandViewer, needs_state, redact_command};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::{EntryKind, JournalEntry, NewEntry, Role, Written};
 
@@ -315,114 +316,6 @@ const CHANGES_MAX: u32 = 500;
 /// catch-up answer small whatever the entries hold.
 const CHANGES_BUDGET: usize = 16_000;
 
-/// What the caller may see of private fields (see `redact`).
-struct Viewer {
-    owner: bool,
-    /// The caller's e-mail, lowercased.
-    email: Option<String>,
-    /// The absences of the member the caller is, from the current state: loaded only
-    /// when an entry carries an absence reason.
-    own_absences: Option<Vec<AbsenceId>>,
-    /// The member ids whose e-mail is the caller's.
-    own_members: Option<Vec<MemberId>>,
-}
-
-impl Viewer {
-    fn own_email(&self, e: &str) -> bool {
-        self.email
-            .as_deref()
-            .is_some_and(|mine| e.trim().to_lowercase() == mine)
-    }
-
-    /// Loads (once) which members and absences are the caller's own.
-    async fn load_own(&mut self, ctx: &Ctx, id: i64) -> Result<(), Refusal> {
-        if self.own_members.is_some() {
-            return Ok(());
-        }
-        let s = ctx
-            .store()
-            .load(id)
-            .await
-            .map_err(|e| ctx.db_error(e))?
-            .state;
-        let members: Vec<MemberId> = s
-            .members
-            .iter()
-            .filter(|m| m.email.as_deref().is_some_and(|e| self.own_email(e)))
-            .map(|m| m.id)
-            .collect();
-        self.own_absences = Some(
-            s.absences
-                .iter()
-                .filter(|a| members.contains(&a.member))
-                .map(|a| a.id)
-                .collect(),
-        );
-        self.own_members = Some(members);
-        Ok(())
-    }
-}
-
-/// Removes what the caller may not see from a command: members' e-mails other than
-/// their own and absence reasons other than their own, unless they own the schedule.
-/// A removed field reads as "unchanged", which is all a reader without it can know.
-fn redact(cmd: &mut Command, v: &Viewer) {
-    if v.owner {
-        return;
-    }
-    let own_member = |m: MemberId| v.own_members.as_ref().is_some_and(|o| o.contains(&m));
-    let own_absence = |a: AbsenceId| v.own_absences.as_ref().is_some_and(|o| o.contains(&a));
-    match cmd {
-        Command::AddMember { email, .. } if email.as_deref().is_some_and(|e| !v.own_email(e)) => {
-            *email = None;
-        }
-        Command::UpdateMember { email, .. }
-            if email
-                .as_ref()
-                .is_some_and(|e| e.as_deref().is_some_and(|e| !v.own_email(e))) =>
-        {
-            *email = None;
-        }
-        Command::AddAbsence { member, reason, .. } if !own_member(*member) => *reason = None,
-        Command::UpdateAbsence {
-            absence, reason, ..
-        } if !own_absence(*absence) => *reason = None,
-        Command::ReplaceSchedule { schedule } => {
-            let mine: Vec<MemberId> = schedule
-                .members
-                .iter()
-                .filter(|m| m.email.as_deref().is_some_and(|e| v.own_email(e)))
-                .map(|m| m.id)
-                .collect();
-            for m in &mut schedule.members {
-                if !mine.contains(&m.id) {
-                    m.email = None;
-                }
-            }
-            for a in &mut schedule.absences {
-                if !mine.contains(&a.member) {
-                    a.reason.clear();
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Whether redacting this command needs the current state (who the caller is).
-fn needs_state(cmd: &Command) -> bool {
-    matches!(
-        cmd,
-        Command::AddAbsence {
-            reason: Some(_),
-            ..
-        } | Command::UpdateAbsence {
-            reason: Some(_),
-            ..
-        }
-    )
-}
-
 /// The journal after a rank, as `get_changes` (for the model) and `get_changes_since`
 /// (for the view) both read it: the cheap rank check first, then the entries with their
 /// parsed commands and their authors' names. Each tool then removes what its reader may
@@ -572,25 +465,19 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
         }
     };
 
-    let mut viewer = Viewer {
-        owner: role == Role::Owner,
-        email: None,
-        own_absences: None,
-        own_members: None,
-    };
-    if !viewer.owner {
+    if role != Role::Owner {
         let me = ctx
             .store()
             .user(ctx.caller.user_id)
             .await
             .map_err(|e| ctx.db_error(e))?;
-        viewer.email = me.map(|u| u.email.trim().to_lowercase());
+        let mut viewer = CommandViewer::new(false, me.map(|u| u.email));
         for cmds in &mut f.commands {
             if cmds.iter().any(needs_state) {
                 viewer.load_own(&ctx, id).await?;
             }
             for c in cmds.iter_mut() {
-                redact(c, &viewer);
+                redact_command(c, &viewer);
             }
         }
     }

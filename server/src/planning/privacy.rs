@@ -12,7 +12,7 @@
 //! copy are the same as on the stored state.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{Member, MemberId, Schedule};
+use palmaplan_model::{AbsenceId, Member, MemberId, Schedule};
 
 use super::{Ctx, Refusal, ScheduleRef};
 use crate::storage::Role;
@@ -172,6 +172,125 @@ impl Ctx {
             state,
         })
     }
+}
+
+/// What a reader of the journal may see of private fields (see `redact_command`).
+/// Unlike `Viewer`, it also knows which absences are the reader's own, loaded from the
+/// state only when a command carries a reason.
+pub(crate) struct CommandViewer {
+    owner: bool,
+    /// The caller's e-mail, lowercased.
+    email: Option<String>,
+    /// The absences of the member the caller is, from the current state: loaded only
+    /// when an entry carries an absence reason.
+    own_absences: Option<Vec<AbsenceId>>,
+    /// The member ids whose e-mail is the caller's.
+    own_members: Option<Vec<MemberId>>,
+}
+
+impl CommandViewer {
+    pub(crate) fn new(owner: bool, email: Option<String>) -> CommandViewer {
+        CommandViewer {
+            owner,
+            email: email.map(|e| e.trim().to_lowercase()),
+            own_absences: None,
+            own_members: None,
+        }
+    }
+
+    fn own_email(&self, e: &str) -> bool {
+        self.email
+            .as_deref()
+            .is_some_and(|mine| e.trim().to_lowercase() == mine)
+    }
+
+    /// Loads (once) which members and absences are the caller's own.
+    pub(crate) async fn load_own(&mut self, ctx: &Ctx, id: i64) -> Result<(), Refusal> {
+        if self.own_members.is_some() {
+            return Ok(());
+        }
+        let s = ctx
+            .store()
+            .load(id)
+            .await
+            .map_err(|e| ctx.db_error(e))?
+            .state;
+        let members: Vec<MemberId> = s
+            .members
+            .iter()
+            .filter(|m| m.email.as_deref().is_some_and(|e| self.own_email(e)))
+            .map(|m| m.id)
+            .collect();
+        self.own_absences = Some(
+            s.absences
+                .iter()
+                .filter(|a| members.contains(&a.member))
+                .map(|a| a.id)
+                .collect(),
+        );
+        self.own_members = Some(members);
+        Ok(())
+    }
+}
+
+/// Removes what the caller may not see from a command: members' e-mails other than
+/// their own and absence reasons other than their own, unless they own the schedule.
+/// A removed field reads as "unchanged", which is all a reader without it can know.
+pub(crate) fn redact_command(cmd: &mut Command, v: &CommandViewer) {
+    if v.owner {
+        return;
+    }
+    let own_member = |m: MemberId| v.own_members.as_ref().is_some_and(|o| o.contains(&m));
+    let own_absence = |a: AbsenceId| v.own_absences.as_ref().is_some_and(|o| o.contains(&a));
+    match cmd {
+        Command::AddMember { email, .. } if email.as_deref().is_some_and(|e| !v.own_email(e)) => {
+            *email = None;
+        }
+        Command::UpdateMember { email, .. }
+            if email
+                .as_ref()
+                .is_some_and(|e| e.as_deref().is_some_and(|e| !v.own_email(e))) =>
+        {
+            *email = None;
+        }
+        Command::AddAbsence { member, reason, .. } if !own_member(*member) => *reason = None,
+        Command::UpdateAbsence {
+            absence, reason, ..
+        } if !own_absence(*absence) => *reason = None,
+        Command::ReplaceSchedule { schedule } => {
+            let mine: Vec<MemberId> = schedule
+                .members
+                .iter()
+                .filter(|m| m.email.as_deref().is_some_and(|e| v.own_email(e)))
+                .map(|m| m.id)
+                .collect();
+            for m in &mut schedule.members {
+                if !mine.contains(&m.id) {
+                    m.email = None;
+                }
+            }
+            for a in &mut schedule.absences {
+                if !mine.contains(&a.member) {
+                    a.reason.clear();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether redacting this command needs the current state (who the caller is).
+pub(crate) fn needs_state(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::AddAbsence {
+            reason: Some(_),
+            ..
+        } | Command::UpdateAbsence {
+            reason: Some(_),
+            ..
+        }
+    )
 }
 
 #[cfg(test)]
