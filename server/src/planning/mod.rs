@@ -272,6 +272,9 @@ pub struct Wrote {
     pub rank: i64,
     pub state: Schedule,
     pub applied: Vec<Command>,
+    /// The inverse stored in the journal entry: the old values, for replies that say
+    /// what changed from what (no need to read the entry back).
+    pub inverse: Vec<Command>,
 }
 
 impl Planning {
@@ -548,7 +551,7 @@ impl Ctx {
                     inverse: serde_json::to_string(&applied.inverse)
                         .unwrap_or_else(|_| "[]".into()),
                 };
-                Ok::<_, command::ApplyError>((next, entry, applied.applied))
+                Ok::<_, command::ApplyError>((next, entry, (applied.applied, applied.inverse)))
             })
             .await
             .map_err(|e| self.db_error(e))?;
@@ -564,7 +567,7 @@ impl Ctx {
                 ),
             )
             .with(json!({ "rank": current }))),
-            Ok(Written::Done { rank, state, result: applied }) => Ok(Wrote { rank, state: *state, applied }),
+            Ok(Written::Done { rank, state, result: (applied, inverse) }) => Ok(Wrote { rank, state: *state, applied, inverse }),
         }
     }
 }

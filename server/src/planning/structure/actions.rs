@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    CAP, inverse_at, item, member, more, nothing_to_change, nullable, quote, rank, status_words,
+    CAP, inverse_of, item, member, more, nothing_to_change, nullable, quote, rank, status_words,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::Role;
@@ -153,12 +153,10 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
     let status = ActionStatus::from(p.status);
     let cmd = Command::SetActionStatus { action: a, status };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = inverse_at(&ctx, id, wrote.rank)
-        .await
-        .and_then(|inv| match inv.first() {
-            Some(Command::SetActionStatus { status, .. }) => Some(*status),
-            _ => None,
-        });
+    let old = inverse_of(&wrote).and_then(|inv| match inv.first() {
+        Some(Command::SetActionStatus { status, .. }) => Some(*status),
+        _ => None,
+    });
     let change = match old {
         Some(o) if o != status => format!(
             "{} → {}",
@@ -261,7 +259,7 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
         action: ActionId(p.action),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let gone = inverse_at(&ctx, id, wrote.rank).await.and_then(|inv| {
+    let gone = inverse_of(&wrote).and_then(|inv| {
         inv.into_iter().find_map(|c| match c {
             Command::AddAction { label, bar, .. } => Some((label, bar)),
             _ => None,

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{inverse_at, rank};
+use super::{inverse_of, rank};
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::Role;
 
@@ -68,12 +68,10 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         name: name.to_owned(),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = inverse_at(&ctx, id, wrote.rank)
-        .await
-        .and_then(|inv| match inv.first() {
-            Some(Command::RenameSchedule { name }) => Some(name.clone()),
-            _ => None,
-        });
+    let old = inverse_of(&wrote).and_then(|inv| match inv.first() {
+        Some(Command::RenameSchedule { name }) => Some(name.clone()),
+        _ => None,
+    });
     let text = match old {
         Some(old) => ctx.tr(
             format!(

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    CAP, Watch, inverse_at, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
+    CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
 use crate::storage::Role;
@@ -228,7 +228,7 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
         link: LinkId(p.link),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let ends = inverse_at(&ctx, id, wrote.rank).await.and_then(|inv| {
+    let ends = inverse_of(&wrote).and_then(|inv| {
         inv.iter().find_map(|c| match c {
             Command::AddLink { from, to, .. } => Some((*from, *to)),
             _ => None,

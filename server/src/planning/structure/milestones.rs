@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    Removed, Watch, inverse_at, nothing_to_change, nullable, push_risks, quote, rank, risk_lines,
+    Removed, Watch, inverse_of, nothing_to_change, nullable, push_risks, quote, rank, risk_lines,
     touches,
 };
 use crate::planning::args::date;
@@ -137,12 +137,10 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
         date: day,
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = inverse_at(&ctx, id, wrote.rank)
-        .await
-        .and_then(|inv| match inv.first() {
-            Some(Command::MoveMilestone { date, .. }) => Some(*date),
-            _ => None,
-        });
+    let old = inverse_of(&wrote).and_then(|inv| match inv.first() {
+        Some(Command::MoveMilestone { date, .. }) => Some(*date),
+        _ => None,
+    });
     let was = old.map_or(String::new(), |d| {
         ctx.tr(format!(" (il était au {d})"), format!(" (it was on {d})"))
     });
@@ -249,7 +247,7 @@ async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal
         milestone: MilestoneId(p.milestone),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    let inverse = inverse_of(&wrote);
     let label = inverse.as_ref().and_then(|inv| {
         inv.iter().find_map(|c| match c {
             Command::AddMilestone { label, .. } => Some(label.clone()),

@@ -118,18 +118,9 @@ fn unit_word(lang: Lang, u: TimeUnit) -> &'static str {
     }
 }
 
-/// The inverse recorded with the journal entry at `rank`: the old values and, for a
-/// delete, everything it took with it. `None` if it cannot be read; the write has
-/// happened by then, so the reply only says less rather than failing.
-async fn inverse_at(ctx: &Ctx, id: i64, rank: i64) -> Option<Vec<Command>> {
-    match ctx.store().entry(id, rank).await {
-        Ok(Some(e)) => serde_json::from_str(&e.inverse).ok(),
-        Ok(None) => None,
-        Err(e) => {
-            tracing::warn!(error = %e, schedule = id, rank, "journal entry unreadable after a write");
-            None
-        }
-    }
+/// The inverse of a write, as its journal entry stores it: the old values a reply names.
+fn inverse_of(wrote: &Wrote) -> Option<Vec<Command>> {
+    Some(wrote.inverse.clone())
 }
 
 /// What a delete removed along with its target, counted from its inverse.

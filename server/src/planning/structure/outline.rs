@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    CAP, Removed, Watch, inverse_at, member, more, push_risks, quote, rank, required_nullable,
+    CAP, Removed, Watch, inverse_of, member, more, push_risks, quote, rank, required_nullable,
     risk_lines,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
@@ -317,7 +317,7 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
         name: p.name.clone(),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = old_name(inverse_at(&ctx, id, wrote.rank).await).unwrap_or_default();
+    let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
             "Groupe {} renommé de « {old} » en « {} » ; {}.",
@@ -394,7 +394,7 @@ async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
         group: GroupId(p.group),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    let inverse = inverse_of(&wrote);
     Ok(deleted_reply(
         &ctx,
         id,
@@ -544,7 +544,7 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
         name: p.name.clone(),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = old_name(inverse_at(&ctx, id, wrote.rank).await).unwrap_or_default();
+    let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
             "Ligne {} renommée de « {old} » en « {} » ; {}.",
@@ -630,8 +630,7 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let s = &wrote.state;
-    let before = inverse_at(&ctx, id, wrote.rank)
-        .await
+    let before = inverse_of(&wrote)
         .and_then(|inv| match inv.first() {
             Some(Command::SetRowMember { member, .. }) => Some(*member),
             _ => None,
@@ -697,7 +696,7 @@ async fn delete_row(ctx: Ctx, p: DeleteRow) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
     let cmd = Command::DeleteRow { row: RowId(p.row) };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let inverse = inverse_at(&ctx, id, wrote.rank).await;
+    let inverse = inverse_of(&wrote);
     Ok(deleted_reply(
         &ctx,
         id,
