@@ -279,26 +279,17 @@ pub(super) fn more_line(ctx: &Ctx, more: usize) -> String {
 
 /// Loads a schedule, builds commands from its state, and writes them at that state's
 /// rank, so what `build` read (names, what a cascade will clear) is what the write
-/// changed. Another writer in between makes it start over (a few times, then it
-/// writes whatever the rank). Returns the write, the state before it and `build`'s
+/// changed. Another writer in between makes it start over (`periods::apply_fresh`:
+/// a few times, then "busy"). Returns the write, the state before it and `build`'s
 /// extra result.
-pub(super) async fn write_on_state<T>(
+pub(super) async fn write_on_state<T: Send>(
     ctx: &Ctx,
     id: i64,
-    build: impl Fn(&Schedule) -> Result<(Vec<Command>, T), Refusal>,
+    build: impl Fn(&Schedule) -> Result<(Vec<Command>, T), Refusal> + Send,
 ) -> Result<(Wrote, Schedule, T), Refusal> {
-    const ATTEMPTS: usize = 5;
-    for attempt in 1..=ATTEMPTS {
-        let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
-        let (commands, extra) = build(&stored.state)?;
-        let expected = (attempt < ATTEMPTS).then_some(stored.rank);
-        match ctx.apply(id, &commands, expected).await {
-            Err(r) if r.code == "out_of_date" && attempt < ATTEMPTS => continue,
-            Err(r) => return Err(r),
-            Ok(w) => return Ok((w, stored.state, extra)),
-        }
-    }
-    unreachable!("the last attempt writes without an expected rank")
+    // The same read-build-write-at-that-rank loop as the period tools.
+    let (before, wrote, extra) = super::periods::apply_fresh(ctx, id, build).await?;
+    Ok((wrote, before, extra))
 }
 
 /// The id the model gave to the item the first applied command added.
