@@ -62,6 +62,9 @@ use crate::schedule::*;
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
 pub use error::{ApplyError, Kind, Problem, ScheduleError};
 pub use footprint::{Footprint, SCHEDULE_FIELDS};
+// The date arithmetic of moves and resizes, for the view's drag preview: the same
+// functions the commands run, without the rest of the command engine.
+pub use periods::{resized_bar, shifted_bar, shifted_milestone};
 pub use validate::validate_schedule;
 
 use ctx::{Ctx, Fault, Mode};

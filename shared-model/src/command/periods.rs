@@ -15,7 +15,7 @@ use super::{Command, Edge, cascade, check};
 /// `cal.add(start, days)` (a working day; a start on a day off is snapped forward
 /// first) and the end to the day that keeps the bar's count of working days. A bar
 /// whose span holds no working day keeps its length in calendar days instead.
-pub(crate) fn shifted_bar(cal: &Calendar, start: Date, end: Date, days: i64) -> (Date, Date) {
+pub fn shifted_bar(cal: &Calendar, start: Date, end: Date, days: i64) -> (Date, Date) {
     let work = cal.working_days_in(start, end);
     let new_start = cal.add(start, days);
     let new_end = if work > 0 {
@@ -26,10 +26,20 @@ pub(crate) fn shifted_bar(cal: &Calendar, start: Date, end: Date, days: i64) -> 
     (new_start, new_end)
 }
 
+/// Where pulling one edge of a bar by `days` working days takes it: the start moves
+/// along working days, the end along finish boundaries (the end of a working day). The
+/// result may be an empty span; `resize_period` refuses that, a drag preview shows it.
+pub fn resized_bar(cal: &Calendar, start: Date, end: Date, edge: Edge, days: i64) -> (Date, Date) {
+    match edge {
+        Edge::Start => (cal.add(start, days), end),
+        Edge::End => (start, cal.date_of_finish(cal.finish_boundary(end) + days)),
+    }
+}
+
 /// Where moving a milestone by `days` working days takes it. A milestone sits at the end
 /// of its day (`finish_boundary`), so it moves along finish boundaries: a milestone on a
 /// Saturday sits where Friday ends, and one working day later is the end of Monday.
-pub(crate) fn shifted_milestone(cal: &Calendar, date: Date, days: i64) -> Date {
+pub fn shifted_milestone(cal: &Calendar, date: Date, days: i64) -> Date {
     cal.date_of_finish(cal.finish_boundary(date) + days)
 }
 
@@ -169,13 +179,7 @@ pub(super) fn resize_period(cx: &mut Ctx<'_>, bar: BarId, edge: Edge, by: i32) -
     let cal = Calendar::for_schedule(cx.s);
     let days = cal.units_to_days(cx.s.settings.time_unit, i64::from(by));
     let b = &cx.s.bars[pos];
-    let (start, end) = match edge {
-        Edge::Start => (cal.add(b.start, days), b.end),
-        Edge::End => (
-            b.start,
-            cal.date_of_finish(cal.finish_boundary(b.end) + days),
-        ),
-    };
+    let (start, end) = resized_bar(&cal, b.start, b.end, edge, days);
     check::date(start).at("by")?;
     check::date(end).at("by")?;
     check::span(start, end).at("by")?;
