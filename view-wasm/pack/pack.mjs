@@ -1,0 +1,188 @@
+//! Packs the built view into ONE self-contained HTML file (view-wasm/dist/planning.html)
+//! and its manifest, from the wasm-bindgen output of the one wasm module cargo built.
+//!
+//! The same module runs two ways, chosen by the browser at load time:
+//! - as WebAssembly, where the host's CSP allows compiling it ('wasm-unsafe-eval');
+//! - as JavaScript made from it by binaryen's wasm2js, where the CSP refuses WebAssembly
+//!   (the MCP Apps default CSP: VS Code, Goose). Same module, same imports, same glue.
+//! Both travel gzip-compressed in base64 inside inert `<script type="text/plain">`
+//! blocks and are unpacked with the browser's DecompressionStream. Only the path taken
+//! is unpacked. When the page with both copies is over the size budget, only the
+//! JavaScript one ships (it runs everywhere); the manifest says which paths are in.
+//! The wasm2js path becomes an inline `<script>` element, which 'unsafe-inline' allows
+//! (never `eval` or `new Function`, which the strict CSP refuses).
+//!
+//! Owns: the glue and wasm2js patches, the forbidden-pattern scan of everything inside
+//! the file (compressed parts included), the size budget, the manifest. Leaves the Rust
+//! build and the installs to build.sh, and the styles and markup to shell.html.
+
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import { dropFeatures } from "./wasm-features.mjs";
+import { scan } from "./scan.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const crate = path.resolve(here, "..");
+const bin = path.join(crate, "node_modules", ".bin");
+const [inputWasm, work] = process.argv.slice(2);
+if (!inputWasm || !work) {
+  console.error("usage: node pack.mjs <cargo's palmaplan_view.wasm> <work dir>");
+  process.exit(2);
+}
+
+// The hard limits of the issue; the build fails above them.
+const MAX_RAW = 512 * 1024;
+const MAX_GZIP = 256 * 1024;
+
+const run = (cmd, args) => execFileSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
+const gz = (bytes) => zlib.gzipSync(bytes, { level: 9 });
+
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+
+// 1. One module for both paths: without reference types or multi-value (wasm2js takes
+//    one table only), so wasm-bindgen emits no externref table.
+const { bytes, removed } = dropFeatures(fs.readFileSync(inputWasm), ["reference-types", "multivalue"]);
+const plain = path.join(work, "palmaplan_view.wasm");
+fs.writeFileSync(plain, bytes);
+console.log(`target_features: removed ${removed.join(", ") || "nothing"}`);
+run("wasm-bindgen", ["--target", "web", "--no-typescript", "--out-dir", work, plain]);
+
+// 2. Optimise once; the JS path is made from the optimised module.
+const features = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"];
+const optWasm = path.join(work, "opt.wasm");
+run(path.join(bin, "wasm-opt"), ["-Oz", ...features, path.join(work, "palmaplan_view_bg.wasm"), "-o", optWasm]);
+// wasm2js mistranslates the saturating float-to-int instructions (its i64 lowering
+// produces invalid code for them): lower them to plain instructions first.
+const jsWasm = path.join(work, "for-js.wasm");
+run(path.join(bin, "wasm-opt"), [...features, "--llvm-nontrapping-fptoint-lowering", "-Oz", optWasm, "-o", jsWasm]);
+const asmRaw = path.join(work, "asm.mjs");
+run(path.join(bin, "wasm2js"), ["-Oz", ...features.filter((f) => !f.includes("nontrapping")), jsWasm, "-o", asmRaw]);
+
+// 3. Patches, each checked: a binaryen or wasm-bindgen upgrade that changes the text
+//    fails the build here instead of shipping a broken path.
+function patch(text, from, to, what) {
+  if (!from.test(text)) throw new Error(`patch "${what}" no longer applies: check the tool's output`);
+  return text.replace(from, to);
+}
+let asm = fs.readFileSync(asmRaw, "utf8");
+asm = patch(asm, /^import \* as \S+ from '[^']+';\n/m, "", "wasm2js import line");
+// wasm2js's memory.grow copies into a new ArrayBuffer and leaves the old one attached,
+// so the glue's cached views (which it refreshes only when byteLength drops to 0) would
+// keep reading the old memory. transfer() detaches the old buffer.
+asm = patch(
+  asm,
+  /var newBuffer = new ArrayBuffer\(newPages << 16\);\s*var newHEAP8 = new Int8Array\(newBuffer\);\s*newHEAP8\.set\(HEAP8\);/,
+  "var newBuffer = buffer.transfer(newPages << 16);",
+  "wasm2js memory.grow",
+);
+asm = patch(asm, /\nvar retasmFunc = asmFunc\([\s\S]*$/, "\nexport { asmFunc };\n", "wasm2js exports");
+fs.writeFileSync(path.join(work, "asm-patched.mjs"), asm);
+
+let glue = fs.readFileSync(path.join(work, "palmaplan_view.js"), "utf8");
+// Only the synchronous, bytes-in path is kept: the load-by-URL path (fetch,
+// import.meta.url) becomes dead code that esbuild drops.
+glue = patch(
+  glue,
+  /export \{ initSync, __wbg_init as default \};/,
+  "export { __wbg_get_imports, __wbg_finalize_init };",
+  "wasm-bindgen glue exports",
+);
+fs.writeFileSync(path.join(work, "glue.mjs"), glue);
+fs.copyFileSync(path.join(here, "loader.mjs"), path.join(work, "loader.mjs"));
+fs.writeFileSync(path.join(work, "asm-entry.mjs"), 'import { asmFunc } from "./asm-patched.mjs";\nwindow.__ppAsm = asmFunc;\n');
+
+const bundle = async (entry, format) =>
+  (
+    await esbuild.build({
+      entryPoints: [path.join(work, entry)],
+      bundle: true,
+      minify: true,
+      format,
+      target: "es2022",
+      write: false,
+      legalComments: "none",
+      charset: "utf8",
+      // The glue's load-by-URL path names import.meta; it is dead code, dropped here.
+      logOverride: { "empty-import-meta": "silent" },
+    })
+  ).outputFiles[0].text;
+
+const loaderJs = await bundle("loader.mjs", "iife");
+const asmJs = await bundle("asm-entry.mjs", "iife");
+const wasmBytes = fs.readFileSync(optWasm);
+
+// 4. Everything that will run is scanned in clear, before it is compressed.
+const shell = fs.readFileSync(path.join(here, "shell.html"), "utf8");
+const style = fs.readFileSync(path.join(crate, "style.css"), "utf8");
+for (const [what, text] of [["loader", loaderJs], ["wasm2js path", asmJs], ["shell", shell], ["style", style], ["wasm strings", wasmBytes.toString("latin1")]]) {
+  const found = scan(text);
+  if (found.length) throw new Error(`forbidden in ${what}: ${found.join("; ")}`);
+}
+
+const wasmGz = gz(wasmBytes);
+const asmGz = gz(Buffer.from(asmJs, "utf8"));
+const fill = (html, name, value) => {
+  const marker = `{{${name}}}`;
+  if (html.split(marker).length !== 2) throw new Error(`shell.html must contain ${marker} exactly once`);
+  return html.replace(marker, () => value);
+};
+// The page with the given paths: the wasm block is left out when the wasm path is.
+const page = (withWasm) => {
+  let html = shell;
+  html = fill(html, "STYLE", style.trim());
+  html = fill(html, "LOADER", loaderJs.trim());
+  html = fill(html, "WASM_BLOCK", withWasm ? `<script type="text/plain" id="pp-wasm">${wasmGz.toString("base64")}</script>` : "");
+  html = fill(html, "ASM_GZ", asmGz.toString("base64"));
+  return html;
+};
+const fits = (html) => {
+  const b = Buffer.from(html, "utf8");
+  return b.length <= MAX_RAW && gz(b).length <= MAX_GZIP;
+};
+// Both paths when both fit the budget; otherwise only the JavaScript one, which runs
+// under every CSP (the same module, translated).
+const both = page(true);
+const shipWasm = fits(both);
+const html = shipWasm ? both : page(false);
+console.log(shipWasm ? "paths: wasm and wasm2js" : `paths: wasm2js only (with the wasm path the page would be ${Buffer.byteLength(both)} raw, ${gz(Buffer.from(both)).length} gzip)`);
+const found = scan(html);
+if (found.length) throw new Error(`forbidden in the packed page: ${found.join("; ")}`);
+
+const raw = Buffer.from(html, "utf8");
+const gzBytes = gz(raw).length;
+const sha256 = createHash("sha256").update(raw).digest("hex");
+const manifest = {
+  file: "planning.html",
+  sha256,
+  raw_bytes: raw.length,
+  gzip_bytes: gzBytes,
+  budget: { max_raw_bytes: MAX_RAW, max_gzip_bytes: MAX_GZIP },
+  paths_shipped: shipWasm ? ["wasm", "wasm2js"] : ["wasm2js"],
+  both_paths_page: { raw_bytes: Buffer.byteLength(both), gzip_bytes: gz(Buffer.from(both)).length },
+  parts: {
+    loader_js: { raw_bytes: loaderJs.length, gzip_bytes: gz(Buffer.from(loaderJs)).length },
+    wasm: { raw_bytes: wasmBytes.length, gzip_bytes: wasmGz.length, in_page_base64_bytes: Math.ceil(wasmGz.length / 3) * 4 },
+    wasm2js: { raw_bytes: Buffer.byteLength(asmJs), gzip_bytes: asmGz.length, in_page_base64_bytes: Math.ceil(asmGz.length / 3) * 4 },
+  },
+  // What the browser decodes and runs on each path, beyond the page itself.
+  paths: {
+    wasm: { runs_raw_bytes: loaderJs.length + wasmBytes.length },
+    wasm2js: { runs_raw_bytes: loaderJs.length + Buffer.byteLength(asmJs) },
+  },
+};
+const dist = path.join(crate, "dist");
+fs.mkdirSync(dist, { recursive: true });
+fs.writeFileSync(path.join(dist, "planning.html"), raw);
+fs.writeFileSync(path.join(dist, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+console.log(`planning.html: ${raw.length} bytes raw, ${gzBytes} gzip -9 (limits ${MAX_RAW} / ${MAX_GZIP})`);
+console.log(`  wasm ${wasmBytes.length} (gzip ${wasmGz.length}); wasm2js ${Buffer.byteLength(asmJs)} (gzip ${asmGz.length}); loader ${loaderJs.length}`);
+if (raw.length > MAX_RAW || gzBytes > MAX_GZIP) {
+  console.error(`planning.html is over budget: ${raw.length} raw (max ${MAX_RAW}), ${gzBytes} gzip (max ${MAX_GZIP})`);
+  process.exit(1);
+}

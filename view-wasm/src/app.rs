@@ -1,0 +1,1010 @@
+//! The view's state and its life: the card's phase (from the host's tool-input,
+//! tool-result and tool-cancelled), loading the schedule page by page, live updates by
+//! polling the journal, writes through tools, the model context, theme and locale.
+//!
+//! Drawing is in `gantt.rs` (the Gantt and the before/after) and `boards.rs` (kanban,
+//! agenda, lists); talking outside is in `host.rs`. Big data lives behind `Arc`s in
+//! signals, so a signal update never copies a schedule.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
+use palmaplan_model::{
+    Bar, BarId, Date, GroupId, Lang, Milestone, MilestoneId, RowId, Schedule, cpm, filter, risk,
+};
+use serde_json::{Value, json};
+
+use crate::bridge::Event;
+use crate::data::Assembly;
+use crate::host::{self, Backend, CallError, Reply};
+use crate::phase::{Card, tool_writes};
+use crate::sig::{Sig, set_interval, set_timeout};
+use crate::texts::{self, tr};
+
+/// What the card shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shown {
+    Gantt,
+    Kanban,
+    Agenda,
+    /// A `what_if` proposal: its commands and the rank it was made at.
+    Proposal {
+        rank: i64,
+        commands: Value,
+        acceptable: bool,
+    },
+    /// A `diff_versions` comparison (read-only).
+    Comparison,
+}
+
+/// The schedule shown, with what is derived from it once per change.
+#[derive(Debug)]
+pub struct Doc {
+    pub id: i64,
+    pub rank: i64,
+    pub s: Schedule,
+    pub complete: bool,
+    pub progress: (usize, usize),
+    pub cut: usize,
+    pub index: RowIndex,
+    pub critical: HashSet<BarId>,
+    pub at_risk: HashSet<BarId>,
+    pub violated: HashSet<u64>,
+}
+
+impl Doc {
+    pub fn new(
+        id: i64,
+        rank: i64,
+        s: Schedule,
+        complete: bool,
+        progress: (usize, usize),
+        cut: usize,
+    ) -> Doc {
+        let index = RowIndex::new(&s);
+        // The critical path and risks need the whole schedule: computed once it is in.
+        let (critical, at_risk, violated) = if complete {
+            let critical = cpm::critical_path(&s)
+                .map(|c| c.critical_bars().collect())
+                .unwrap_or_default();
+            let r = risk::risks(&s);
+            let violated = r.violated_links.iter().map(|v| v.link.0).collect();
+            (critical, r.bars_at_risk(), violated)
+        } else {
+            Default::default()
+        };
+        Doc {
+            id,
+            rank,
+            s,
+            complete,
+            progress,
+            cut,
+            index,
+            critical,
+            at_risk,
+            violated,
+        }
+    }
+}
+
+/// The lines drawn, for the current doc, display mode, filter and collapsed groups.
+#[derive(Debug)]
+pub struct Lay {
+    pub lines: Vec<Line>,
+    pub from: Date,
+    pub to: Date,
+    pub zoom: Zoom,
+}
+
+/// A write in flight or just refused, for the status line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Notice {
+    None,
+    Busy(String),
+    Ok(String),
+    Error(String),
+}
+
+/// The view's signals (all Copy), shared through context.
+#[derive(Clone, Copy, Debug)]
+pub struct St {
+    pub lang: Sig<Lang>,
+    pub dark: Sig<bool>,
+    pub host: Sig<Option<String>>,
+    pub embed: bool,
+    pub card: Sig<Card>,
+    pub shown: Sig<Option<Shown>>,
+    pub options: Sig<Value>,
+    pub read_only: Sig<bool>,
+    pub doc: Sig<Option<Arc<Doc>>>,
+    /// The "before" of a proposal or comparison (the shadow).
+    pub before: Sig<Option<Arc<Doc>>>,
+    pub lay: Sig<Option<Arc<Lay>>>,
+    pub load_error: Sig<Option<String>>,
+    pub notice: Sig<Notice>,
+    pub selected: Sig<Option<BarId>>,
+    pub fullscreen: Sig<bool>,
+    pub collapsed: Sig<HashSet<GroupId>>,
+    pub zoom: Sig<Option<Zoom>>,
+    pub today: Sig<Date>,
+    pub withdrawn: Sig<bool>,
+    pub proposal_done: Sig<Option<String>>,
+    pub width: Sig<f64>,
+    /// Bumped by each poll; the polling loop's pace.
+    pub idle_polls: Sig<u32>,
+    pub hidden: Sig<bool>,
+    pub shown_at: Sig<Option<String>>,
+    /// A proposal's or comparison's changes, as the tool result lists them.
+    pub changes: Sig<Option<Value>>,
+    /// The tool result's text (the change list of a before/after).
+    pub reply_text: Sig<String>,
+    /// A compact card the person expanded.
+    pub expanded: Sig<bool>,
+    /// A bar awaiting the confirmation of its deletion.
+    pub confirm: Sig<Option<BarId>>,
+    pub declined: Sig<bool>,
+    /// The agenda's data (`get_schedule_absences`), or why it is missing.
+    pub agenda: Sig<Option<Result<Value, String>>>,
+    pub backend: Sig<Backend>,
+}
+
+thread_local! {
+    static ST: std::cell::Cell<Option<St>> = const { std::cell::Cell::new(None) };
+}
+
+/// The view's state handles (set once by `start`).
+pub fn st() -> St {
+    match ST.with(std::cell::Cell::get) {
+        Some(st) => st,
+        None => unreachable!("the view's state is read before start()"),
+    }
+}
+
+impl St {
+    pub fn tr(&self, fr: &'static str, en: &'static str) -> &'static str {
+        tr(self.lang.get_untracked(), fr, en)
+    }
+
+    pub fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        cb: impl FnOnce(Result<Reply, CallError>) + 'static,
+    ) {
+        let write = tool_writes(tool);
+        self.backend.get_untracked().call(tool, args, write, cb);
+    }
+
+    /// The words for a failed call, in the view's language.
+    pub fn failure(&self, tool: &str, e: &CallError) -> String {
+        let lang = self.lang.get_untracked();
+        let write = tool_writes(tool);
+        match e {
+            CallError::Timeout => {
+                texts::timed_out(lang, write, self.host.get_untracked().as_deref())
+            }
+            CallError::Host(m) => match lang {
+                Lang::Fr => format!(
+                    "{} a refusé l'appel : {m}",
+                    texts::host_word(lang, self.host.get_untracked().as_deref())
+                ),
+                Lang::En => format!(
+                    "{} refused the call: {m}",
+                    texts::host_word(lang, self.host.get_untracked().as_deref())
+                ),
+            },
+            CallError::Http(0) => tr(
+                lang,
+                "Le serveur ne répond pas. Rien n'a été modifié.",
+                "The server does not answer. Nothing was changed.",
+            )
+            .to_owned(),
+            CallError::Http(s) => match lang {
+                Lang::Fr => format!("Le serveur a répondu {s}."),
+                Lang::En => format!("The server answered {s}."),
+            },
+        }
+    }
+
+    /// Whether the card is the one-line compact form right now.
+    pub fn compact_now(&self) -> bool {
+        self.card.with(|c| c.compact()) && !self.expanded.get()
+    }
+
+    pub fn can_write(&self) -> bool {
+        !self.read_only.get()
+            && !self.withdrawn.get()
+            && matches!(self.shown.get(), Some(Shown::Gantt | Shown::Kanban))
+    }
+
+    /// Recomputes the lines drawn.
+    pub fn relayout(&self) {
+        let Some(doc) = self.doc.get_untracked() else {
+            self.lay.set(None);
+            return;
+        };
+        let opts = self.options.get_untracked();
+        let full = self.fullscreen.get_untracked();
+        let today = self.today.get_untracked();
+        let s = &doc.s;
+        let window = layout::useful_window(s, today, 200);
+        let from = opts
+            .get("from")
+            .and_then(Value::as_str)
+            .and_then(|d| d.parse::<Date>().ok());
+        let to = opts
+            .get("to")
+            .and_then(Value::as_str)
+            .and_then(|d| d.parse::<Date>().ok());
+        let (mut from, mut to) = match (from, to) {
+            (Some(a), Some(b)) => (a, b),
+            (Some(a), None) => (a, a.add_days(layout::WINDOW_MAX_DAYS - 1)),
+            (None, Some(b)) => (b.add_days(-(layout::WINDOW_MAX_DAYS - 1)), b),
+            (None, None) => (window.from, window.to),
+        };
+        // Full screen: the whole schedule.
+        if full && let Some((a, b)) = s.span() {
+            from = from.min(a.add_days(-layout::WINDOW_PADDING_DAYS));
+            to = to.max(b.add_days(layout::WINDOW_PADDING_DAYS));
+        }
+        let mut only: Option<RowFilter> = None;
+        if let Some(q) = opts
+            .get("filter")
+            .and_then(Value::as_str)
+            .filter(|q| !q.trim().is_empty())
+            && let Ok(f) = filter::parse(q)
+        {
+            let ctx = filter::FilterContext::new(s, &doc.critical, &doc.at_risk);
+            let bars: Vec<BarId> = s
+                .bars
+                .iter()
+                .filter(|b| f.matches(&ctx, b))
+                .map(|b| b.id)
+                .collect();
+            only = Some(RowFilter::from_bars(s, &bars));
+        }
+        if !full && only.is_none() {
+            // Inline: the occupied rows of the window (all rows while nothing is there).
+            let rows: Vec<_> = s
+                .rows
+                .iter()
+                .filter(|r| {
+                    s.bars
+                        .iter()
+                        .any(|b| b.row == r.id && b.start <= to && b.end >= from)
+                        || s.milestones
+                            .iter()
+                            .any(|m| m.row == r.id && m.date >= from && m.date <= to)
+                })
+                .map(|r| r.id)
+                .collect();
+            if !rows.is_empty() && rows.len() < s.rows.len() {
+                only = Some(RowFilter::from_rows(rows));
+            }
+        }
+        let collapsed = if full {
+            self.collapsed.get_untracked()
+        } else {
+            HashSet::new()
+        };
+        let lines = layout::lines(s, &collapsed, only.as_ref());
+        let width = (self.width.get_untracked() - grid_width(self)).max(200.0);
+        let zoom = self
+            .zoom
+            .get_untracked()
+            .or_else(|| {
+                opts.get("zoom")
+                    .and_then(|z| serde_json::from_value(z.clone()).ok())
+            })
+            .unwrap_or_else(|| Zoom::fitting(from.days_until(to) + 1, width));
+        self.lay.set(Some(Arc::new(Lay {
+            lines,
+            from,
+            to,
+            zoom,
+        })));
+    }
+}
+
+/// The grid panel's width (0 when only the timeline shows).
+pub fn grid_width(st: &St) -> f64 {
+    let panel = st
+        .options
+        .with_untracked(|o| o.get("panel").and_then(Value::as_str).map(str::to_owned));
+    let narrow = st.width.get_untracked() < 600.0;
+    match panel.as_deref() {
+        Some("timeline") => 0.0,
+        Some("grid") => st.width.get_untracked().max(200.0),
+        _ if narrow => 120.0,
+        _ => 220.0,
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Start
+
+pub fn start(embed: Option<(i64, String, Lang)>) {
+    let lang0 = embed.as_ref().map(|e| e.2).unwrap_or_else(|| {
+        web_sys::window()
+            .and_then(|w| w.navigator().language())
+            .map(|l| texts::lang_of_locale(&l))
+            .unwrap_or_default()
+    });
+    let width0 = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(800.0);
+    let st = St {
+        lang: Sig::new(lang0),
+        dark: Sig::new(false),
+        host: Sig::new(None),
+        embed: embed.is_some(),
+        card: Sig::new(Card::new(host::now())),
+        shown: Sig::new(None),
+        options: Sig::new(json!({})),
+        read_only: Sig::new(true),
+        doc: Sig::new(None),
+        before: Sig::new(None),
+        lay: Sig::new(None),
+        load_error: Sig::new(None),
+        notice: Sig::new(Notice::None),
+        selected: Sig::new(None),
+        fullscreen: Sig::new(false),
+        collapsed: Sig::new(HashSet::new()),
+        zoom: Sig::new(None),
+        today: Sig::new(today_in(None)),
+        withdrawn: Sig::new(false),
+        proposal_done: Sig::new(None),
+        width: Sig::new(width0),
+        idle_polls: Sig::new(0),
+        hidden: Sig::new(false),
+        shown_at: Sig::new(None),
+        changes: Sig::new(None),
+        reply_text: Sig::new(String::new()),
+        expanded: Sig::new(false),
+        confirm: Sig::new(None),
+        declined: Sig::new(false),
+        agenda: Sig::new(None),
+        backend: Sig::new(match &embed {
+            Some((id, token, _)) => Backend::Http {
+                schedule: *id,
+                token: token.clone(),
+            },
+            None => Backend::Host,
+        }),
+    };
+    ST.with(|c| c.set(Some(st)));
+    crate::gantt::mount(st);
+
+    match embed {
+        Some((id, _, _)) => {
+            // The /embed page: no host; the link's schedule, as show_schedule shows it.
+            st.card.update(|c| c.on_input(json!({ "schedule": id })));
+            st.call(
+                "show_schedule",
+                json!({ "schedule": id }),
+                move |r| match r {
+                    Ok(reply) => on_result(
+                        st,
+                        json!({
+                            "content": [{"type": "text", "text": reply.text}],
+                            "structuredContent": reply.structured,
+                            "isError": reply.is_error,
+                        }),
+                    ),
+                    Err(e) => st.load_error.set(Some(st.failure("show_schedule", &e))),
+                },
+            );
+        }
+        None => {
+            host::connect(std::rc::Rc::new(move |e| on_event(st, e)));
+        }
+    }
+
+    // The stall timer of the card.
+    set_interval(
+        move || {
+            let mut changed = false;
+            st.card.update_untracked(|c| changed = c.tick(host::now()));
+            if changed {
+                st.card.update(|_| {});
+            }
+        },
+        Duration::from_millis(500),
+    );
+    watch_visibility(st);
+    start_polling(st);
+}
+
+fn on_event(st: St, e: Event) {
+    match e {
+        Event::Ready | Event::Context => apply_context(st),
+        Event::HandshakeFailed(_) => {}
+        Event::ToolInput(args) => st.card.update(|c| c.on_input(args)),
+        Event::ToolResult(result) => on_result(st, result),
+        Event::ToolCancelled(reason) => st.card.update(|c| c.on_cancel(reason)),
+        Event::Teardown => st.withdrawn.set(true),
+        Event::Response { .. } => {}
+    }
+}
+
+/// Theme, CSS variables, locale, time zone and display mode from the host context.
+fn apply_context(st: St) {
+    let (ctx, name) =
+        host::with_bridge(|b| (b.context().clone(), b.host_name().map(str::to_owned)));
+    st.host.set(name);
+    if let Some(theme) = ctx.get("theme").and_then(Value::as_str) {
+        st.dark.set(theme == "dark");
+    }
+    if let Some(locale) = ctx.get("locale").and_then(Value::as_str) {
+        st.lang.set(texts::lang_of_locale(locale));
+    }
+    if let Some(tz) = ctx.get("timeZone").and_then(Value::as_str) {
+        st.today.set(today_in(Some(tz)));
+    }
+    if let Some(mode) = ctx.get("displayMode").and_then(Value::as_str) {
+        st.fullscreen.set(mode == "fullscreen");
+    }
+    if let Some(vars) = ctx.pointer("/styles/variables").and_then(Value::as_object)
+        && let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+    {
+        for (k, v) in vars {
+            if let Some(v) = v.as_str()
+                && k.starts_with("--")
+            {
+                let _ = root.style().set_property(k, v);
+            }
+        }
+    }
+    st.relayout();
+}
+
+/// Today's date in a time zone (the browser's when none is given).
+fn today_in(tz: Option<&str>) -> Date {
+    let opts = js_sys::Object::new();
+    if let Some(tz) = tz {
+        let _ = js_sys::Reflect::set(&opts, &"timeZone".into(), &tz.into());
+    }
+    let locales = js_sys::Array::of1(&"en-CA".into());
+    let fmt = js_sys::Intl::DateTimeFormat::new(&locales, &opts);
+    let text = fmt
+        .format()
+        .call1(&fmt, &js_sys::Date::new_0())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    text.parse::<Date>().unwrap_or_else(|_| {
+        let days = (js_sys::Date::now() / 86_400_000.0).floor() as i32;
+        Date::from_days(days)
+    })
+}
+
+/// A tool result (show_schedule, what_if or diff_versions).
+fn on_result(st: St, result: Value) {
+    st.card.update(|c| c.on_result(result.clone()));
+    let reply = Reply::from_result(&result);
+    if reply.is_error {
+        return; // the card shows the refusal's words
+    }
+    let sc = &reply.structured;
+    let Some(id) = sc.get("schedule_id").and_then(Value::as_i64) else {
+        return;
+    };
+    let kind = sc.get("kind").and_then(Value::as_str);
+    let shown = match kind {
+        Some("proposal") => Shown::Proposal {
+            rank: sc.get("rank").and_then(Value::as_i64).unwrap_or(-1),
+            commands: sc.get("commands").cloned().unwrap_or(json!([])),
+            acceptable: sc
+                .get("acceptable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        },
+        Some("comparison") => Shown::Comparison,
+        _ => match sc.get("view").and_then(Value::as_str) {
+            Some("kanban") => Shown::Kanban,
+            Some("agenda") => Shown::Agenda,
+            _ => Shown::Gantt,
+        },
+    };
+    st.options
+        .set(sc.get("options").cloned().unwrap_or(json!({})));
+    st.read_only
+        .set(sc.get("read_only").and_then(Value::as_bool).unwrap_or(true));
+    st.shown_at.set(
+        sc.get("shown_at")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    );
+    st.changes.set(sc.get("changes").cloned());
+    st.reply_text.set(reply.text.clone());
+    st.shown.set(Some(shown));
+    if let Some(zoom) = sc
+        .pointer("/options/zoom")
+        .and_then(|z| serde_json::from_value(z.clone()).ok())
+    {
+        st.zoom.set(Some(zoom));
+    }
+    load(st, id);
+}
+
+// ---------------------------------------------------------------------------------
+// Loading
+
+/// Loads the schedule page by page: page 0 is drawn at once, the rest follows.
+pub fn load(st: St, id: i64) {
+    st.load_error.set(None);
+    let window = st
+        .options
+        .with_untracked(|o| match (o.get("from"), o.get("to")) {
+            (Some(f), Some(t)) => Some(json!({ "from": f, "to": t })),
+            _ => None,
+        });
+    let refresh = st
+        .doc
+        .with_untracked(|d| d.as_ref().is_some_and(|d| d.complete && d.id == id));
+    fetch_page(st, id, 0, window, None, refresh);
+}
+
+fn fetch_page(
+    st: St,
+    id: i64,
+    page: usize,
+    window: Option<Value>,
+    asm: Option<Assembly>,
+    refresh: bool,
+) {
+    let mut args = json!({ "schedule": id, "page": page });
+    if let Some(w) = &window {
+        args["window"] = w.clone();
+    }
+    st.call("get_schedule_page", args, move |r| {
+        let reply = match r {
+            Ok(reply) if !reply.is_error => reply,
+            Ok(reply) => {
+                st.load_error.set(Some(reply.text));
+                return;
+            }
+            Err(e) => {
+                st.load_error.set(Some(st.failure("get_schedule_page", &e)));
+                return;
+            }
+        };
+        let rank = reply
+            .structured
+            .get("rank")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let mut asm = match asm {
+            Some(a) if a.rank == rank => a,
+            // The schedule changed while paging: start again at its new rank.
+            Some(_) => return fetch_page(st, id, 0, window, None, refresh),
+            None => Assembly::new(id, rank),
+        };
+        if let Err(e) = asm.add(&reply.structured) {
+            st.load_error.set(Some(e));
+            return;
+        }
+        let next = asm.next_page();
+        let complete = asm.complete();
+        let progress = asm.progress();
+        let cut = asm.cut_items();
+        if complete {
+            let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
+            set_doc(st, Doc::new(id, rank, s, true, progress, cut));
+        } else if !refresh {
+            set_doc(
+                st,
+                Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
+            );
+        }
+        if let Some(p) = next {
+            // Let the browser paint and scroll before the next page.
+            set_timeout(
+                move || fetch_page(st, id, p, window, Some(asm), refresh),
+                Duration::from_millis(0),
+            );
+        } else {
+            loaded(st);
+        }
+    });
+}
+
+pub fn set_doc(st: St, doc: Doc) {
+    let (id, complete) = (doc.id, doc.complete);
+    st.doc.set(Some(Arc::new(doc)));
+    if complete && st.shown.get_untracked() == Some(Shown::Agenda) {
+        crate::boards::fetch_agenda(st, id);
+    }
+    st.relayout();
+    crate::gantt::update_model_context(st);
+}
+
+/// Once the whole schedule is in: the before/after's two states. The "after" is the
+/// schedule with the tool result's changes drawn in (dates, new and removed bars and
+/// milestones); the "before" is the schedule as it is, drawn as the shadow.
+fn loaded(st: St) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let shown = st.shown.get_untracked();
+    if !matches!(shown, Some(Shown::Proposal { .. } | Shown::Comparison))
+        || st.before.get_untracked().is_some()
+    {
+        return;
+    }
+    if let Some(Shown::Proposal { rank, .. }) = shown
+        && doc.rank != rank
+    {
+        st.proposal_done.set(Some(
+            st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
+        ));
+    }
+    let changes = st.changes.get_untracked().unwrap_or(Value::Null);
+    let items = changes
+        .get("items")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut after = doc.s.clone();
+    for c in &items {
+        draw_change(&mut after, c);
+    }
+    st.before.set(Some(Arc::clone(&doc)));
+    st.doc.set(Some(Arc::new(Doc::new(
+        doc.id,
+        doc.rank,
+        after,
+        true,
+        doc.progress,
+        0,
+    ))));
+    st.relayout();
+}
+
+/// Whether the chart can draw every change of the result (the structured list is
+/// capped; a longer one is summed up in the text only).
+pub fn all_changes_drawn(st: St) -> bool {
+    st.changes.with(|c| {
+        let c = c.as_ref();
+        let count = c
+            .and_then(|c| c.get("count"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let listed = c
+            .and_then(|c| c.get("items"))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len) as u64;
+        listed >= count
+    })
+}
+
+/// Applies one change of a diff (the model's `diff::Change`, as JSON) to the drawing.
+pub fn draw_change(s: &mut Schedule, c: &Value) {
+    let date = |k: &str| {
+        c.get(k)
+            .and_then(Value::as_str)
+            .and_then(|d| d.parse::<Date>().ok())
+    };
+    let id = |k: &str| c.get(k).and_then(Value::as_u64);
+    let text = |k: &str| {
+        c.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    match c.get("kind").and_then(Value::as_str).unwrap_or_default() {
+        "bar_moved" => {
+            if let (Some(b), Some(a), Some(z)) = (
+                id("bar").and_then(|i| bar_mut(s, i)),
+                date("new_start"),
+                date("new_end"),
+            ) {
+                (b.start, b.end) = (a, z);
+            }
+        }
+        "bar_renamed" => {
+            if let Some(b) = id("bar").and_then(|i| bar_mut(s, i)) {
+                b.label = text("new_label");
+            }
+        }
+        "bar_row_changed" => {
+            if let (Some(b), Some(r)) = (id("bar").and_then(|i| bar_mut(s, i)), id("new_row")) {
+                b.row = RowId(r);
+            }
+        }
+        "bar_added" => {
+            if let (Some(i), Some(r), Some(a), Some(z)) =
+                (id("bar"), id("row"), date("start"), date("end"))
+            {
+                let bar = Bar {
+                    id: BarId(i),
+                    row: RowId(r),
+                    label: text("label"),
+                    start: a,
+                    end: z,
+                    color: None,
+                    notes: String::new(),
+                    pin: None,
+                };
+                if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
+                    s.bars.insert(at, bar);
+                }
+            }
+        }
+        "bar_removed" => {
+            if let Some(i) = id("bar") {
+                s.bars.retain(|b| b.id.0 != i);
+            }
+        }
+        "milestone_moved" => {
+            if let (Some(i), Some(d)) = (id("milestone"), date("new_date"))
+                && let Ok(k) = s.milestones.binary_search_by_key(&MilestoneId(i), |m| m.id)
+            {
+                s.milestones[k].date = d;
+            }
+        }
+        "milestone_added" => {
+            if let (Some(i), Some(r), Some(d)) = (id("milestone"), id("row"), date("date")) {
+                let m = Milestone {
+                    id: MilestoneId(i),
+                    row: RowId(r),
+                    label: text("label"),
+                    date: d,
+                    color: None,
+                    notes: String::new(),
+                };
+                if let Err(at) = s.milestones.binary_search_by_key(&m.id, |m| m.id) {
+                    s.milestones.insert(at, m);
+                }
+            }
+        }
+        "milestone_removed" => {
+            if let Some(i) = id("milestone") {
+                s.milestones.retain(|m| m.id.0 != i);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn bar_mut(s: &mut Schedule, id: u64) -> Option<&mut Bar> {
+    let k = s.bars.binary_search_by_key(&BarId(id), |b| b.id).ok()?;
+    s.bars.get_mut(k)
+}
+
+// ---------------------------------------------------------------------------------
+// Writes
+
+/// Calls a writing tool for a gesture, then catches up with the journal. A refusal
+/// shows in the status line; the drawing stays what the server says.
+pub fn write(st: St, tool: &'static str, mut args: Value) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    args["schedule"] = json!(doc.id);
+    st.notice
+        .set(Notice::Busy(st.tr("Enregistrement…", "Saving…").into()));
+    st.call(tool, args, move |r| match r {
+        Ok(reply) if !reply.is_error => {
+            st.notice.set(Notice::Ok(
+                reply.text.lines().next().unwrap_or_default().to_owned(),
+            ));
+            poll_now(st);
+        }
+        Ok(reply) => {
+            st.notice.set(Notice::Error(reply.text));
+            poll_now(st);
+        }
+        Err(e) => st.notice.set(Notice::Error(st.failure(tool, &e))),
+    });
+}
+
+/// Accept: `apply_patch` with the simulation's commands at its rank, on this schedule.
+pub fn accept(st: St) {
+    let (
+        Some(Shown::Proposal {
+            rank,
+            commands,
+            acceptable,
+        }),
+        Some(doc),
+    ) = (st.shown.get_untracked(), st.doc.get_untracked())
+    else {
+        return;
+    };
+    if !acceptable || !all_changes_drawn(st) {
+        return;
+    }
+    st.notice
+        .set(Notice::Busy(st.tr("Application…", "Applying…").into()));
+    let args = json!({ "schedule": doc.id, "commands": commands, "expected_rank": rank });
+    st.call("apply_patch", args, move |r| match r {
+        Ok(reply) if !reply.is_error => {
+            st.notice.set(Notice::None);
+            st.proposal_done.set(Some(
+                st.tr("Proposition appliquée.", "Proposal applied.").into(),
+            ));
+        }
+        Ok(reply) => {
+            let stale = matches!(
+                reply.error_code(),
+                Some("conflict" | "stale" | "out_of_date" | "rank_mismatch")
+            ) || reply.text.contains("rang")
+                || reply.text.contains("rank");
+            st.notice.set(Notice::None);
+            if stale {
+                st.proposal_done.set(Some(
+                    st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
+                ));
+            } else {
+                st.notice.set(Notice::Error(reply.text));
+            }
+        }
+        Err(e) => st.notice.set(Notice::Error(st.failure("apply_patch", &e))),
+    });
+}
+
+// ---------------------------------------------------------------------------------
+// Live updates
+
+/// The pace of polling: 2 s after a change, slower while nothing moves, 15 s at most.
+pub fn poll_delay_ms(idle_polls: u32) -> u32 {
+    let mut d = 2_000u32;
+    for _ in 0..idle_polls.min(10) {
+        d = d.saturating_mul(3) / 2;
+    }
+    d.min(15_000)
+}
+
+fn start_polling(st: St) {
+    fn schedule_next(st: St) {
+        let delay = poll_delay_ms(st.idle_polls.get_untracked());
+        set_timeout(
+            move || {
+                if st.hidden.get_untracked() || st.withdrawn.get_untracked() {
+                    // Hidden: no polling; visibility brings it back.
+                    return;
+                }
+                poll_once(st, move || schedule_next(st));
+            },
+            Duration::from_millis(u64::from(delay)),
+        );
+    }
+    RESUME.with(|r| {
+        *r.borrow_mut() = Some(std::rc::Rc::new(move || {
+            st.idle_polls.set(0);
+            poll_once(st, move || schedule_next(st));
+        }))
+    });
+    resume_polling();
+}
+
+thread_local! {
+    static RESUME: std::cell::RefCell<Option<std::rc::Rc<dyn Fn()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Starts the polling loop again (when the frame shows).
+fn resume_polling() {
+    let f = RESUME.with(|r| r.borrow().clone());
+    if let Some(f) = f {
+        f();
+    }
+}
+
+fn poll_now(st: St) {
+    st.idle_polls.set(0);
+    poll_once(st, || {});
+}
+
+fn poll_once(st: St, then: impl FnOnce() + 'static) {
+    let Some(doc) = st.doc.get_untracked() else {
+        then();
+        return;
+    };
+    if !doc.complete || st.before.get_untracked().is_some() {
+        // A before/after is a snapshot; a loading schedule catches up when complete.
+        then();
+        return;
+    }
+    // One entry is enough to know the schedule moved on.
+    let args = json!({ "schedule": doc.id, "rank": doc.rank, "limit": 1 });
+    st.call("get_changes_since", args, move |r| {
+        if let Ok(reply) = r
+            && !reply.is_error
+        {
+            let sc = &reply.structured;
+            if let (Some(mine), Some(latest)) = (
+                st.shown_at.get_untracked(),
+                sc.get("latest_view")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            ) && latest > mine
+            {
+                st.withdrawn.set(true);
+                then();
+                return;
+            }
+            let entries = sc
+                .get("entries")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if entries.is_empty() {
+                st.idle_polls.update(|n| *n = n.saturating_add(1));
+            } else if let Some(cur) = st.doc.get_untracked() {
+                // Someone wrote: read the new state (the drawing stays until it is in).
+                st.idle_polls.set(0);
+                load(st, cur.id);
+            }
+        }
+        then();
+    });
+}
+
+fn watch_visibility(st: St) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::Closure;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let d2 = doc.clone();
+    let cb = Closure::<dyn Fn()>::new(move || {
+        let hidden = d2.hidden();
+        let was = st.hidden.get_untracked();
+        st.hidden.set(hidden);
+        if was && !hidden {
+            // Shown again: catch up at once, then poll at the fast pace.
+            resume_polling();
+        }
+    });
+    let _ = doc.add_event_listener_with_callback("visibilitychange", cb.as_ref().unchecked_ref());
+    cb.forget();
+}
+
+/// Reports the content's height to the host when it changes (`size-changed`),
+/// debounced to one report per animation frame. The page's height follows its content
+/// (nothing is 100% high inline), so the report never feeds back into itself.
+pub fn report_size() {
+    thread_local! {
+        static LAST: std::cell::Cell<i32> = const { std::cell::Cell::new(-1) };
+    }
+    if st().embed {
+        return;
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(el) = doc.document_element() else {
+        return;
+    };
+    let h = el.scroll_height();
+    let w = el.scroll_width();
+    if LAST.with(|l| l.replace(h)) != h {
+        crate::host::notify(
+            "ui/notifications/size-changed",
+            json!({ "width": w, "height": h }),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polling_slows_down_to_fifteen_seconds() {
+        assert_eq!(poll_delay_ms(0), 2_000);
+        assert_eq!(poll_delay_ms(1), 3_000);
+        assert_eq!(poll_delay_ms(2), 4_500);
+        assert!(poll_delay_ms(4) < 15_000);
+        assert_eq!(poll_delay_ms(10), 15_000);
+        assert_eq!(poll_delay_ms(u32::MAX), 15_000);
+    }
+}

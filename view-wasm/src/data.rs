@@ -1,0 +1,371 @@
+//! The schedule as the view holds it: assembled page by page from `get_schedule_page`,
+//! kept up to date by replaying `get_changes_since` entries with the model's `apply`.
+//! Plain Rust, unit-tested natively.
+//!
+//! A page's records are added to a growing schedule as soon as the page arrives, so the
+//! first window is drawn from page 0 while the rest comes. Collections are re-sorted
+//! only when a page added to them (one run appended to a sorted run: linear). Texts
+//! that paging cut arrive as continuations at the end of the stream; they are joined
+//! when the last page is in, and from then on the schedule is exactly the server's
+//! (a test checks it equals the paginated schedule).
+//!
+//! Live updates re-read the pages of the new state (see `app`): applying journal
+//! entries here would link the whole command engine into the view, about 300 KB of
+//! wasm, which the page's size budget cannot carry (docs/embedded-view.md).
+
+use std::collections::BTreeMap;
+
+use palmaplan_model::Schedule;
+use palmaplan_model::paging::{Field, Kind, Page, Record};
+use serde_json::Value;
+
+/// A schedule arriving in pages.
+#[derive(Debug)]
+pub struct Assembly {
+    pub schedule_id: i64,
+    /// The rank the pages were made at.
+    pub rank: i64,
+    pages: BTreeMap<usize, Page>,
+    total: Option<usize>,
+    partial: Schedule,
+    groups: Vec<(usize, palmaplan_model::Group)>,
+    rows: Vec<(usize, palmaplan_model::Row)>,
+    /// Items whose texts were cut and are not whole yet.
+    cut: usize,
+    /// Parts of cut texts: (kind, id, field, part, text).
+    conts: Vec<(Kind, Option<u64>, Field, u32, String)>,
+    complete: bool,
+}
+
+impl Assembly {
+    pub fn new(schedule_id: i64, rank: i64) -> Assembly {
+        Assembly {
+            schedule_id,
+            rank,
+            pages: BTreeMap::new(),
+            total: None,
+            partial: Schedule::new(""),
+            groups: Vec::new(),
+            rows: Vec::new(),
+            cut: 0,
+            conts: Vec::new(),
+            complete: false,
+        }
+    }
+
+    /// Reads a `get_schedule_page` structuredContent. Returns an error text when it is
+    /// not a page of this assembly (another rank: the caller starts over).
+    pub fn add(&mut self, structured: &Value) -> Result<(), String> {
+        let rank = structured.get("rank").and_then(Value::as_i64).unwrap_or(-1);
+        if rank != self.rank {
+            return Err(format!("page made at rank {rank}, expected {}", self.rank));
+        }
+        let page: Page = serde_json::from_value(structured.clone()).map_err(|e| e.to_string())?;
+        if self.total.is_some_and(|t| t != page.pages) {
+            return Err("pages of two paginations".into());
+        }
+        self.total = Some(page.pages);
+        if self.pages.contains_key(&page.page) {
+            return Ok(());
+        }
+        self.absorb(&page);
+        self.pages.insert(page.page, page);
+        if self.pages.len() == self.total.unwrap_or(usize::MAX) {
+            self.join_continuations()?;
+            self.complete = true;
+            self.cut = 0;
+            self.pages.clear();
+            self.groups.clear();
+            self.rows.clear();
+        }
+        Ok(())
+    }
+
+    /// Appends the parts of cut texts, in order, to their items.
+    fn join_continuations(&mut self) -> Result<(), String> {
+        let mut conts = std::mem::take(&mut self.conts);
+        conts.sort_unstable_by_key(|c| (c.0, c.1, c.2, c.3));
+        let s = &mut self.partial;
+        let mut settings = String::new();
+        for (kind, id, field, _, text) in conts {
+            let id = id.unwrap_or(0);
+            let slot: Option<&mut String> = match (kind, field) {
+                (Kind::Header, Field::Name) => Some(&mut s.name),
+                (Kind::Header, Field::Notes) => Some(&mut s.notes),
+                (Kind::Header, Field::Settings) => Some(&mut settings),
+                (Kind::Group, Field::Name) => s
+                    .groups
+                    .iter_mut()
+                    .find(|g| g.id.0 == id)
+                    .map(|g| &mut g.name),
+                (Kind::Row, Field::Name) => s
+                    .rows
+                    .iter_mut()
+                    .find(|r| r.id.0 == id)
+                    .map(|r| &mut r.name),
+                (Kind::Bar, Field::Label) => {
+                    find(&mut s.bars, id, |b| b.id.0).map(|b| &mut b.label)
+                }
+                (Kind::Bar, Field::Notes) => {
+                    find(&mut s.bars, id, |b| b.id.0).map(|b| &mut b.notes)
+                }
+                (Kind::Milestone, Field::Label) => {
+                    find(&mut s.milestones, id, |m| m.id.0).map(|m| &mut m.label)
+                }
+                (Kind::Milestone, Field::Notes) => {
+                    find(&mut s.milestones, id, |m| m.id.0).map(|m| &mut m.notes)
+                }
+                (Kind::Action, Field::Label) => {
+                    find(&mut s.actions, id, |a| a.id.0).map(|a| &mut a.label)
+                }
+                (Kind::Member, Field::Name) => {
+                    find(&mut s.members, id, |m| m.id.0).map(|m| &mut m.name)
+                }
+                // What the view never shows (colours, e-mails, reasons) keeps its head.
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                slot.push_str(&text);
+            }
+        }
+        if !settings.is_empty() {
+            s.settings = serde_json::from_str(&settings).map_err(|e| format!("settings: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn absorb(&mut self, page: &Page) {
+        let s = &mut self.partial;
+        let (
+            mut groups,
+            mut rows,
+            mut bars,
+            mut ms,
+            mut links,
+            mut actions,
+            mut members,
+            mut absences,
+        ) = (false, false, false, false, false, false, false, false);
+        for r in &page.records {
+            let (record, cut) = match r {
+                Record::Cut(c) => (&*c.record, true),
+                other => (other, false),
+            };
+            if cut {
+                self.cut += 1;
+            }
+            match record {
+                Record::Header(h) => {
+                    s.name = h.name.to_string();
+                    if let Some(st) = &h.settings {
+                        s.settings = st.as_ref().clone();
+                    }
+                    s.notes = h.notes.to_string();
+                    s.next_id = h.next_id;
+                }
+                Record::Group(p) => {
+                    self.groups.push((p.index, p.item.as_ref().clone()));
+                    groups = true;
+                }
+                Record::Row(p) => {
+                    self.rows.push((p.index, p.item.as_ref().clone()));
+                    rows = true;
+                }
+                Record::Bar(b) => {
+                    s.bars.push(b.as_ref().clone());
+                    bars = true;
+                }
+                Record::Milestone(m) => {
+                    s.milestones.push(m.as_ref().clone());
+                    ms = true;
+                }
+                Record::Link(l) => {
+                    s.links.push(l.as_ref().clone());
+                    links = true;
+                }
+                Record::Action(a) => {
+                    s.actions.push(a.as_ref().clone());
+                    actions = true;
+                }
+                Record::Member(m) => {
+                    s.members.push(m.as_ref().clone());
+                    members = true;
+                }
+                Record::Absence(a) => {
+                    s.absences.push(a.as_ref().clone());
+                    absences = true;
+                }
+                Record::Cont(c) => {
+                    self.conts
+                        .push((c.of, c.id, c.field, c.part, c.text.to_string()));
+                }
+                Record::Cut(_) => {}
+            }
+        }
+        if groups {
+            sort_by_u64(&mut self.groups, |(i, _)| *i as u64);
+            s.groups = self.groups.iter().map(|(_, g)| g.clone()).collect();
+        }
+        if rows {
+            sort_by_u64(&mut self.rows, |(i, _)| *i as u64);
+            s.rows = self.rows.iter().map(|(_, r)| r.clone()).collect();
+        }
+        if bars {
+            sort_by_u64(&mut s.bars, |b| b.id.0);
+        }
+        if ms {
+            sort_by_u64(&mut s.milestones, |m| m.id.0);
+        }
+        if links {
+            sort_by_u64(&mut s.links, |l| l.id.0);
+        }
+        if actions {
+            sort_by_u64(&mut s.actions, |a| a.id.0);
+        }
+        if members {
+            sort_by_u64(&mut s.members, |m| m.id.0);
+        }
+        if absences {
+            sort_by_u64(&mut s.absences, |a| a.id.0);
+        }
+    }
+
+    /// The schedule so far (the whole one once complete).
+    pub fn schedule(&self) -> &Schedule {
+        &self.partial
+    }
+
+    pub fn into_schedule(self) -> Schedule {
+        self.partial
+    }
+
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The next page to ask for, if any.
+    pub fn next_page(&self) -> Option<usize> {
+        if self.complete {
+            return None;
+        }
+        let total = self.total?;
+        (0..total).find(|p| !self.pages.contains_key(p))
+    }
+
+    /// (pages received, pages in all), for a progress line.
+    pub fn progress(&self) -> (usize, usize) {
+        let total = self.total.unwrap_or(0);
+        if self.complete {
+            (total, total)
+        } else {
+            (self.pages.len(), total)
+        }
+    }
+
+    /// How many items show a cut text for now (the one-line notice).
+    pub fn cut_items(&self) -> usize {
+        self.cut
+    }
+}
+
+/// Sorts by a u64 key through one sort of (key, position) pairs: a single sort
+/// instantiation for every collection instead of one per item type (each costs several
+/// KB of wasm), then a permutation that moves each item once.
+fn sort_by_u64<T>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+    if items.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return;
+    }
+    let mut order: Vec<(u64, u32)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (key(t), i as u32))
+        .collect();
+    sort_pairs(&mut order);
+    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+    items.extend(
+        order
+            .into_iter()
+            .filter_map(|(_, i)| slots[i as usize].take()),
+    );
+}
+
+#[inline(never)]
+fn sort_pairs(v: &mut [(u64, u32)]) {
+    v.sort_unstable();
+}
+
+/// An item of a collection sorted by id.
+fn find<T>(items: &mut [T], id: u64, key: impl Fn(&T) -> u64) -> Option<&mut T> {
+    let k = items.binary_search_by_key(&id, key).ok()?;
+    items.get_mut(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use palmaplan_model::paging::{PAGE_CHARS, paginate};
+    use palmaplan_model::synth;
+    use serde_json::json;
+
+    fn pages_of(s: &Schedule, max: usize) -> Vec<Value> {
+        paginate(s, None, max)
+            .into_iter()
+            .map(|t| {
+                let mut v: Value = serde_json::from_str(&t).unwrap();
+                v["rank"] = json!(7);
+                v["schedule_id"] = json!(1);
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_in_any_order_rebuild_the_schedule_exactly() {
+        let s = synth::generate(synth::Spec::new(3_000));
+        let pages = pages_of(&s, 20_000);
+        assert!(pages.len() > 3, "the test needs several pages");
+        let mut a = Assembly::new(1, 7);
+        a.add(&pages[0]).unwrap();
+        assert!(!a.complete());
+        assert!(
+            !a.schedule().groups.is_empty(),
+            "page 0 already draws something"
+        );
+        assert_eq!(a.next_page(), Some(1));
+        for p in pages.iter().skip(1).rev() {
+            a.add(p).unwrap();
+            // Partial states stay sorted, so lookups by id work while loading.
+            assert!(a.schedule().bars.windows(2).all(|w| w[0].id < w[1].id));
+        }
+        assert!(a.complete());
+        assert_eq!(a.next_page(), None);
+        assert_eq!(a.schedule(), &s);
+    }
+
+    #[test]
+    fn a_page_of_another_rank_is_refused() {
+        let s = palmaplan_model::demo::s4hana_migration();
+        let pages = pages_of(&s, PAGE_CHARS);
+        let mut a = Assembly::new(1, 6);
+        assert!(a.add(&pages[0]).unwrap_err().contains("rank 7"));
+        let mut a = Assembly::new(1, 7);
+        a.add(&pages[0]).unwrap();
+        assert!(a.complete());
+        assert_eq!(a.progress(), (1, 1));
+    }
+
+    #[test]
+    fn a_cut_label_is_counted_until_the_last_page() {
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        s.bars[0].label = "L".repeat(30_000);
+        let pages = pages_of(&s, 8_000);
+        let mut a = Assembly::new(1, 7);
+        a.add(&pages[0]).unwrap();
+        assert_eq!(a.cut_items(), 1);
+        for p in &pages[1..] {
+            a.add(p).unwrap();
+        }
+        assert_eq!(a.cut_items(), 0);
+        assert_eq!(a.schedule().bars[0].label.len(), 30_000);
+    }
+}

@@ -1,0 +1,1390 @@
+//! The card and the Gantt chart: the phases (skeleton, Reload, cancelled, refusal,
+//! compact line), the toolbar, and a virtualised chart whose DOM holds only what the
+//! viewport shows: the lines in view (plus a few), the time cells in view, the bars and
+//! milestones of those lines in the visible dates, and the links that touch them. The
+//! model's `layout` does the math in O(visible); this file only turns it into elements.
+//!
+//! Gestures (when the role allows): select (click, ↑/↓), move (←/→ one unit,
+//! Shift+←/→ a working week, drag), resize (pull an edge), delete (after a confirmation
+//! drawn here), Undo/Redo (Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z). Each calls the tool the model
+//! would call. While dragging, the model previews the new dates and the links the move
+//! would break on a scratch copy, in O(change).
+
+use palmaplan_model::calendar::Calendar;
+use palmaplan_model::command::{self, Edge};
+use palmaplan_model::layout::{self, LINE_HEIGHT, LineKind, Timeline, VisibleItem, Zoom};
+use palmaplan_model::{BarId, Date, ItemId, Lang, Schedule, TimeUnit, risk};
+use serde_json::{Value, json};
+
+use crate::app::{self, Doc, Notice, Shown, St};
+use crate::bridge::Kind;
+use crate::host;
+use crate::phase::Phase;
+use crate::sig::{Sig, dirty, listen, on_render, set_timeout};
+use crate::texts::{self, tr};
+
+/// Height of the time header.
+const HEAD: f64 = 40.0;
+/// Lines drawn beyond the viewport on each side.
+const OVERSCAN: usize = 6;
+/// Inline, the chart shows at most this many lines before it scrolls.
+const INLINE_LINES: f64 = 14.0;
+
+/// A bar colour from the data, only if it is a plain hex colour (anything else could
+/// name a URL, which the sandbox would refuse and report).
+pub fn safe_color(c: Option<&str>) -> Option<String> {
+    let c = c?;
+    let hex = c.strip_prefix('#')?;
+    (matches!(hex.len(), 3 | 6 | 8) && hex.chars().all(|ch| ch.is_ascii_hexdigit()))
+        .then(|| c.to_owned())
+}
+
+/// The working units a drag of `days` calendar days from `start` stands for.
+pub fn drag_units(cal: &Calendar, unit: TimeUnit, start: Date, days: i32) -> i32 {
+    let working = cal.diff(start, start.add_days(days));
+    let n = match unit {
+        TimeUnit::Day => working,
+        TimeUnit::Week => {
+            let per = cal.days_per_week().max(1);
+            (working as f64 / per as f64).round() as i64
+        }
+    };
+    n.clamp(-10_000, 10_000) as i32
+}
+
+/// The move a keyboard arrow makes: one unit, or with Shift a working week.
+pub fn arrow_units(unit: TimeUnit, cal: &Calendar, shift: bool) -> i32 {
+    match (shift, unit) {
+        (false, _) => 1,
+        (true, TimeUnit::Day) => cal.days_per_week().max(1) as i32,
+        (true, TimeUnit::Week) => 1,
+    }
+}
+
+/// What a drag would do, previewed with the model's own date arithmetic (the
+/// functions `move_periods` and `resize_period` run) and its link check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preview {
+    pub bar: BarId,
+    pub start: Date,
+    pub end: Date,
+    /// Links of the bar the move would leave violated.
+    pub broken: usize,
+    /// The tool and its `by` (in the schedule's time unit).
+    pub tool: &'static str,
+    pub edge: Option<Edge>,
+    pub by: i32,
+}
+
+/// The preview of moving (`edge` None) or resizing a bar by `by` units: new dates and
+/// the bar's links that would break. Costs the bar's links, whatever the schedule's size.
+pub fn preview(s: &Schedule, bar: BarId, edge: Option<Edge>, by: i32) -> Option<Preview> {
+    let b = s.bar(bar)?;
+    let cal = Calendar::for_schedule(s);
+    let days = cal.units_to_days(s.settings.time_unit, i64::from(by));
+    let (start, end) = match edge {
+        None => command::shifted_bar(&cal, b.start, b.end, days),
+        Some(e) => command::resized_bar(&cal, b.start, b.end, e, days),
+    };
+    if end < start {
+        return None;
+    }
+    let item = ItemId(bar.0);
+    let bounds = |id: ItemId| {
+        if id == item {
+            Some((cal.start_boundary(start), cal.finish_boundary(end)))
+        } else {
+            s.item_dates(id)
+                .map(|(a, z)| (cal.start_boundary(a), cal.finish_boundary(z)))
+        }
+    };
+    let broken = s
+        .links
+        .iter()
+        .filter(|l| l.from == item || l.to == item)
+        .filter(|l| match (bounds(l.from), bounds(l.to)) {
+            (Some(f), Some(t)) => {
+                risk::link_shortfall(l.kind, risk::lag_days(&cal, s, l), f, t) > 0
+            }
+            _ => false,
+        })
+        .count();
+    Some(Preview {
+        bar,
+        start,
+        end,
+        broken,
+        tool: if edge.is_none() {
+            "move_periods"
+        } else {
+            "resize_period"
+        },
+        edge,
+        by,
+    })
+}
+
+/// Escapes a text for HTML (element content and quoted attributes).
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A coordinate as CSS pixels (whole pixels: no float formatting in the hot path).
+fn px(v: f64) -> i64 {
+    v.round() as i64
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum DragMode {
+    Move,
+    Start,
+    End,
+}
+
+#[derive(Clone, Debug)]
+struct Drag {
+    bar: BarId,
+    mode: DragMode,
+    x0: f64,
+    moved: bool,
+}
+
+/// The chart's own state: scroll, viewport, the drag in progress and its preview.
+#[derive(Clone, Copy, Debug)]
+struct Ui {
+    scroll: Sig<(f64, f64)>,
+    viewport: Sig<(f64, f64)>,
+    drag: Sig<Option<Drag>>,
+    pv: Sig<Option<Preview>>,
+}
+
+/// The page's fixed elements, made once.
+struct Parts {
+    top: web_sys::Element,
+    scroller: web_sys::HtmlElement,
+    inner: web_sys::Element,
+    bottom: web_sys::Element,
+}
+
+thread_local! {
+    static PARTS: std::cell::RefCell<Option<Parts>> = const { std::cell::RefCell::new(None) };
+    /// The last HTML set in each part: a part is replaced only when its text changes,
+    /// so focus and selection survive redraws that do not touch them.
+    static LAST: std::cell::RefCell<[String; 3]> = const { std::cell::RefCell::new([String::new(), String::new(), String::new()]) };
+}
+
+fn el(doc: &web_sys::Document, tag: &str, class: &str) -> Option<web_sys::Element> {
+    let e = doc.create_element(tag).ok()?;
+    e.set_class_name(class);
+    Some(e)
+}
+
+/// Builds the view's three parts under `<body>` and wires their events: the card's
+/// words and toolbar (top), the chart (its own scroll container, kept across redraws so
+/// scrolling never resets), and what comes under it (bottom). The two text parts are
+/// HTML strings with one delegated click handler (`data-act`); the chart is one HTML
+/// string per frame of the visible part only.
+pub fn mount(st: St) -> Option<()> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    let doc = window.document()?;
+    let body = doc.body()?;
+    let root = el(&doc, "div", "pp")?;
+    let top = el(&doc, "div", "pp-top")?;
+    let scroller: web_sys::HtmlElement = el(&doc, "div", "pp-scroll")?.dyn_into().ok()?;
+    let inner = el(&doc, "div", "pp-inner")?;
+    let bottom = el(&doc, "div", "pp-bottom")?;
+    let _ = scroller.set_attribute("tabindex", "0");
+    let _ = scroller.set_attribute("role", "grid");
+    scroller.set_hidden(true);
+    let _ = scroller.append_child(&inner);
+    for part in [&top, scroller.as_ref(), &bottom] {
+        let _ = root.append_child(part);
+    }
+    let _ = body.append_child(&root);
+
+    let ui = Ui {
+        scroll: Sig::new((0.0, 0.0)),
+        viewport: Sig::new((800.0, 400.0)),
+        drag: Sig::new(None),
+        pv: Sig::new(None),
+    };
+
+    let measure = {
+        let scroller = scroller.clone();
+        move || {
+            ui.scroll.set((
+                f64::from(scroller.scroll_left()),
+                f64::from(scroller.scroll_top()),
+            ));
+            ui.viewport.set((
+                f64::from(scroller.client_width()),
+                f64::from(scroller.client_height()),
+            ));
+            let w = f64::from(scroller.client_width());
+            if w > 0.0 && (st.width.get_untracked() - w).abs() > 1.0 {
+                st.width.set(w);
+                st.relayout();
+            }
+        }
+    };
+    let measure = std::rc::Rc::new(measure);
+    {
+        let m = std::rc::Rc::clone(&measure);
+        listen::<web_sys::Event>(scroller.as_ref(), "scroll", move |_| m());
+        let m = std::rc::Rc::clone(&measure);
+        listen::<web_sys::Event>(window.as_ref(), "resize", move |_| m());
+    }
+
+    // Clicks anywhere: `data-act` buttons and group folds.
+    listen::<web_sys::MouseEvent>(root.as_ref(), "click", move |e| {
+        if let Some(el) = closest(&e, "[data-act]") {
+            act(st, &el.get_attribute("data-act").unwrap_or_default(), &el);
+        } else if let Some(el) = closest(&e, "[data-group]")
+            && let Some(id) = el
+                .get_attribute("data-group")
+                .and_then(|v| v.parse::<u64>().ok())
+        {
+            let gid = palmaplan_model::GroupId(id);
+            st.collapsed.update(|c| {
+                if !c.remove(&gid) {
+                    c.insert(gid);
+                }
+            });
+            st.relayout();
+        }
+    });
+
+    // Select and start a drag (move, or resize from within 6 px of an edge).
+    listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
+        let Some(el) = closest(&e, "[data-bar]") else {
+            return;
+        };
+        let Some(id) = el
+            .get_attribute("data-bar")
+            .and_then(|v| v.parse::<u64>().ok())
+        else {
+            return;
+        };
+        select(st, Some(BarId(id)));
+        if !st.can_write() || e.button() != 0 {
+            return;
+        }
+        let rect = el.get_bounding_client_rect();
+        let off = f64::from(e.client_x()) - rect.left();
+        let mode = if off < 6.0 {
+            DragMode::Start
+        } else if off > rect.width() - 6.0 {
+            DragMode::End
+        } else {
+            DragMode::Move
+        };
+        e.prevent_default();
+        ui.drag.set(Some(Drag {
+            bar: BarId(id),
+            mode,
+            x0: f64::from(e.client_x()),
+            moved: false,
+        }));
+    });
+
+    // The drag follows the pointer anywhere in the frame; the model previews it.
+    listen::<web_sys::PointerEvent>(window.as_ref(), "pointermove", move |e| {
+        let Some(d) = ui.drag.get_untracked() else {
+            return;
+        };
+        let (Some(doc), Some(lay)) = (st.doc.get_untracked(), st.lay.get_untracked()) else {
+            return;
+        };
+        let Some(bar) = doc.s.bar(d.bar) else { return };
+        let days = ((f64::from(e.client_x()) - d.x0) / lay.zoom.px_per_day()).round() as i32;
+        if days == 0 && !d.moved {
+            return;
+        }
+        ui.drag.update_untracked(|d| {
+            if let Some(d) = d {
+                d.moved = true;
+            }
+        });
+        let cal = Calendar::for_schedule(&doc.s);
+        let (edge, from) = match d.mode {
+            DragMode::Move => (None, bar.start),
+            DragMode::Start => (Some(Edge::Start), bar.start),
+            DragMode::End => (Some(Edge::End), bar.end),
+        };
+        let by = drag_units(&cal, doc.s.settings.time_unit, from, days);
+        ui.pv.set(preview(&doc.s, d.bar, edge, by));
+    });
+    listen::<web_sys::PointerEvent>(window.as_ref(), "pointerup", move |_| {
+        let Some(d) = ui.drag.get_untracked() else {
+            return;
+        };
+        ui.drag.set(None);
+        let p = ui.pv.get_untracked();
+        ui.pv.set(None);
+        if !d.moved {
+            return;
+        }
+        if let Some(p) = p.filter(|p| p.by != 0) {
+            match p.edge {
+                None => app::write(st, "move_periods", json!({ "bars": [p.bar.0], "by": p.by })),
+                Some(edge) => app::write(
+                    st,
+                    "resize_period",
+                    json!({ "bar": p.bar.0, "edge": edge, "by": p.by }),
+                ),
+            }
+        }
+    });
+
+    listen::<web_sys::KeyboardEvent>(scroller.as_ref(), "keydown", move |e| on_key(st, &e));
+
+    PARTS.with(|p| {
+        *p.borrow_mut() = Some(Parts {
+            top,
+            scroller,
+            inner,
+            bottom,
+        })
+    });
+    let m = std::rc::Rc::clone(&measure);
+    on_render(std::rc::Rc::new(move || render(st, ui, &*m)));
+    dirty();
+    Some(())
+}
+
+fn on_key(st: St, e: &web_sys::KeyboardEvent) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let ctrl = e.ctrl_key() || e.meta_key();
+    let key = e.key();
+    if ctrl && key.eq_ignore_ascii_case("z") {
+        if st.can_write() {
+            e.prevent_default();
+            app::write(st, if e.shift_key() { "redo" } else { "undo" }, json!({}));
+        }
+        return;
+    }
+    let sel = st.selected.get_untracked();
+    match (key.as_str(), sel) {
+        ("ArrowDown" | "ArrowUp", _) => {
+            e.prevent_default();
+            select_next(st, if key == "ArrowDown" { 1 } else { -1 });
+        }
+        ("ArrowLeft" | "ArrowRight", Some(sel)) if st.can_write() => {
+            e.prevent_default();
+            let cal = Calendar::for_schedule(&doc.s);
+            let n = arrow_units(doc.s.settings.time_unit, &cal, e.shift_key());
+            let by = if key == "ArrowLeft" { -n } else { n };
+            app::write(st, "move_periods", json!({ "bars": [sel.0], "by": by }));
+        }
+        ("Delete" | "Backspace", Some(sel)) if st.can_write() => {
+            e.prevent_default();
+            st.confirm.set(Some(sel));
+        }
+        ("Escape", _) => {
+            st.confirm.set(None);
+            select(st, None);
+        }
+        _ => {}
+    }
+}
+
+/// Replaces a part's HTML when it changed, keeping the focus on the same control.
+fn set_part(i: usize, part: &web_sys::Element, html: String) {
+    let changed = LAST.with(|l| {
+        let mut l = l.borrow_mut();
+        if l[i] == html {
+            false
+        } else {
+            l[i] = html;
+            true
+        }
+    });
+    if !changed {
+        return;
+    }
+    let doc = web_sys::window().and_then(|w| w.document());
+    let focused = doc
+        .as_ref()
+        .and_then(|d| d.active_element())
+        .filter(|a| part.contains(Some(a)))
+        .and_then(|a| a.get_attribute("data-act"));
+    LAST.with(|l| part.set_inner_html(&l.borrow()[i]));
+    if let Some(act) = focused
+        && let Ok(Some(again)) = part.query_selector(&format!("[data-act=\"{act}\"]"))
+        && let Ok(again) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(again)
+    {
+        let _ = again.focus();
+    }
+}
+
+/// Draws every part from the state (called once per animation frame after changes).
+fn render(st: St, ui: Ui, measure: &dyn Fn()) {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = el.set_attribute(
+            "lang",
+            if st.lang.get() == Lang::Fr {
+                "fr"
+            } else {
+                "en"
+            },
+        );
+        let _ = el.set_attribute("data-theme", if st.dark.get() { "dark" } else { "light" });
+        let _ = el.set_attribute(
+            "data-mode",
+            if st.fullscreen.get() {
+                "fullscreen"
+            } else {
+                "inline"
+            },
+        );
+    }
+    let chart_shown = st.doc.with(|d| d.is_some())
+        && !st.withdrawn.get()
+        && !st.compact_now()
+        && matches!(st.card.with(|c| c.phase().clone()), Phase::Result(_))
+        && matches!(
+            st.shown.get(),
+            Some(Shown::Gantt | Shown::Proposal { .. } | Shown::Comparison)
+        );
+    let mut first_show = false;
+    PARTS.with(|p| {
+        let p = p.borrow();
+        let Some(p) = p.as_ref() else { return };
+        set_part(0, &p.top, top_html(st));
+        if chart_shown {
+            first_show = p.scroller.hidden();
+            p.scroller.set_hidden(false);
+            let n = st
+                .lay
+                .with(|l| l.as_ref().map(|l| l.lines.len()).unwrap_or(0));
+            let height = if st.fullscreen.get() {
+                "calc(100vh - 96px)".to_owned()
+            } else {
+                format!(
+                    "{}px",
+                    px(HEAD + LINE_HEIGHT * (n as f64).clamp(2.0, INLINE_LINES) + 16.0)
+                )
+            };
+            let _ = p.scroller.style().set_property("height", &height);
+            let _ = p.scroller.set_attribute(
+                "aria-label",
+                tr(st.lang.get(), "Diagramme de Gantt", "Gantt chart"),
+            );
+            let _ = p.scroller.set_attribute("aria-rowcount", &n.to_string());
+            match st.selected.get() {
+                Some(b) => {
+                    let _ = p
+                        .scroller
+                        .set_attribute("aria-activedescendant", &format!("pp-b{}", b.0));
+                }
+                None => {
+                    let _ = p.scroller.remove_attribute("aria-activedescendant");
+                }
+            }
+            let html = chart_html(
+                st,
+                ui.scroll.get(),
+                ui.viewport.get(),
+                ui.pv.get(),
+                ui.drag.with(|d| d.as_ref().map(|d| d.bar)),
+            );
+            set_part(1, &p.inner, html);
+        } else {
+            p.scroller.set_hidden(true);
+        }
+        set_part(2, &p.bottom, crate::boards::bottom_html(st));
+    });
+    if first_show {
+        // Now that the chart has a size, measure it (which draws it again to fit).
+        measure();
+    }
+    host::mark("rendered", &wasm_bindgen::JsValue::TRUE);
+    crate::app::report_size();
+}
+
+/// The card's phase, the toolbar and the status lines, as HTML.
+fn top_html(st: St) -> String {
+    use std::fmt::Write as _;
+    let lang = st.lang.get();
+    let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
+    let mut h = String::new();
+    if st.withdrawn.get() {
+        let _ = write!(
+            h,
+            "<p class=\"pp-msg\" role=\"status\">{}</p>",
+            t(
+                "Une vue plus récente de ce planning est ouverte plus bas.",
+                "A newer view of this schedule is open further down."
+            )
+        );
+        return h;
+    }
+    let phase = st.card.with(|c| c.phase().clone());
+    let compact = st.compact_now();
+    match phase {
+        Phase::Waiting if compact => compact_html(&mut h, lang, None),
+        Phase::Waiting => skeleton_html(&mut h, lang),
+        Phase::Stalled => {
+            let _ = write!(
+                h,
+                "<div class=\"pp-msg\" role=\"alert\"><p>{}</p><button type=\"button\" data-act=\"reload\">{}</button></div>",
+                t(
+                    "Le planning n'est pas arrivé à temps.",
+                    "The schedule did not arrive in time."
+                ),
+                t("Recharger", "Reload")
+            );
+        }
+        Phase::Cancelled { .. } => {
+            let _ = write!(
+                h,
+                "<p class=\"pp-msg\" role=\"status\">{}</p>",
+                texts::cancelled(lang, false)
+            );
+        }
+        Phase::Result(r) => {
+            let reply = host::Reply::from_result(&r);
+            if reply.is_error {
+                // An error is always the full card.
+                let _ = write!(
+                    h,
+                    "<div class=\"pp-msg pp-error\" role=\"alert\"><p>{}</p></div>",
+                    esc(&reply.text)
+                );
+            } else if compact {
+                compact_html(
+                    &mut h,
+                    lang,
+                    Some(reply.text.lines().next().unwrap_or_default()),
+                );
+            } else {
+                if let Some(e) = st.load_error.get() {
+                    let _ = write!(
+                        h,
+                        "<div class=\"pp-msg pp-error\" role=\"alert\"><p>{}</p><button type=\"button\" data-act=\"reload\">{}</button></div>",
+                        esc(&e),
+                        t("Recharger", "Reload")
+                    );
+                }
+                match st.doc.get() {
+                    None if st.load_error.get().is_none() => skeleton_html(&mut h, lang),
+                    None => {}
+                    Some(doc) => toolbar_html(st, &mut h, &doc),
+                }
+            }
+        }
+    }
+    h
+}
+
+fn skeleton_html(h: &mut String, lang: Lang) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        h,
+        "<div class=\"pp-skeleton\" aria-busy=\"true\" role=\"status\" aria-label=\"{}\"><div></div><div></div><div></div></div>",
+        tr(lang, "Chargement du planning", "Loading the schedule")
+    );
+}
+
+/// The one line of `display: "compact"`: icon, title, the server's summary, Show.
+fn compact_html(h: &mut String, lang: Lang, summary: Option<&str>) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        h,
+        "<div class=\"pp-compact\"><span class=\"pp-icon\" aria-hidden=\"true\">▦</span><strong>PalmaPlan</strong><span class=\"pp-sum\">{}</span><button type=\"button\" data-act=\"expand\">{}</button></div>",
+        esc(summary.unwrap_or(tr(lang, "Chargement…", "Loading…"))),
+        tr(lang, "Afficher", "Show")
+    );
+}
+
+fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
+    use std::fmt::Write as _;
+    let lang = st.lang.get();
+    let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
+    let _ = write!(
+        h,
+        "<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"{}\"><h1 class=\"pp-title\">{}</h1>",
+        t("Outils du planning", "Schedule tools"),
+        esc(&doc.s.name)
+    );
+    let mut sub = Vec::new();
+    let (got, total) = doc.progress;
+    if !doc.complete && total > 1 {
+        sub.push(match lang {
+            Lang::Fr => format!("page {got} sur {total}…"),
+            Lang::En => format!("page {got} of {total}…"),
+        });
+    }
+    if doc.cut > 0 {
+        sub.push(match lang {
+            Lang::Fr => format!("{} texte(s) coupé(s) : la suite arrive", doc.cut),
+            Lang::En => format!("{} text(s) cut: the rest is coming", doc.cut),
+        });
+    }
+    let shown = st.shown.get();
+    if st.read_only.get() && matches!(shown, Some(Shown::Gantt | Shown::Kanban)) {
+        sub.push(t("lecture seule", "read-only").to_owned());
+    }
+    if !sub.is_empty() {
+        let _ = write!(
+            h,
+            "<span class=\"pp-sub\" role=\"status\">{}</span>",
+            esc(&sub.join(" · "))
+        );
+    }
+    h.push_str("<span class=\"pp-grow\"></span>");
+    let button = |h: &mut String, act: &str, icon: &str, label: &str, fold: bool| {
+        let _ = write!(
+            h,
+            "<button type=\"button\" class=\"{}\" data-act=\"{act}\" aria-label=\"{label}\" title=\"{label}\"><span aria-hidden=\"true\">{icon}</span>{}</button>",
+            if fold { "pp-fold" } else { "pp-ic" },
+            if fold {
+                format!("<span class=\"pp-lbl\">{label}</span>")
+            } else {
+                String::new()
+            }
+        );
+    };
+    if matches!(
+        shown,
+        Some(Shown::Gantt | Shown::Proposal { .. } | Shown::Comparison)
+    ) {
+        button(h, "zoom-out", "−", t("Dézoomer", "Zoom out"), false);
+        button(h, "zoom-in", "+", t("Zoomer", "Zoom in"), false);
+    }
+    if st.can_write() {
+        button(
+            h,
+            "undo",
+            "↶",
+            t("Annuler (Ctrl+Z)", "Undo (Ctrl+Z)"),
+            false,
+        );
+        button(
+            h,
+            "redo",
+            "↷",
+            t("Rétablir (Maj+Ctrl+Z)", "Redo (Shift+Ctrl+Z)"),
+            false,
+        );
+    }
+    if !st.embed {
+        button(
+            h,
+            "ask",
+            "💬",
+            &texts::ask_label(lang, st.host.get().as_deref()),
+            true,
+        );
+        if st.options.with(|o| o.get("help_url").is_some()) {
+            button(h, "help", "?", t("Aide", "Help"), true);
+        }
+        if st.fullscreen.get() {
+            button(
+                h,
+                "full",
+                "⤡",
+                t("Quitter le plein écran", "Exit full screen"),
+                true,
+            );
+        } else {
+            button(h, "full", "⛶", t("Plein écran", "Full screen"), true);
+        }
+    }
+    h.push_str("</div>");
+    match st.notice.get() {
+        Notice::None => {}
+        Notice::Busy(m) | Notice::Ok(m) => {
+            let _ = write!(h, "<p class=\"pp-notice\" role=\"status\">{}</p>", esc(&m));
+        }
+        Notice::Error(m) => {
+            let _ = write!(
+                h,
+                "<p class=\"pp-notice pp-error\" role=\"alert\">{}</p>",
+                esc(&m)
+            );
+        }
+    }
+}
+
+/// A click on an element with `data-act`.
+fn act(st: St, what: &str, el: &web_sys::Element) {
+    let num = |k: &str| el.get_attribute(k).and_then(|v| v.parse::<u64>().ok());
+    match what {
+        "reload" => reload(st),
+        "expand" => st.expanded.set(true),
+        "zoom-in" => zoom_by(st, -1),
+        "zoom-out" => zoom_by(st, 1),
+        "undo" => app::write(st, "undo", json!({})),
+        "redo" => app::write(st, "redo", json!({})),
+        "ask" => ask(st),
+        "help" => {
+            if let Some(url) = st
+                .options
+                .with_untracked(|o| o.get("help_url").and_then(Value::as_str).map(str::to_owned))
+            {
+                host::request("ui/open-link", json!({ "url": url }), Kind::Read, |_| {});
+            }
+        }
+        "full" => full_screen(st),
+        "status" => {
+            if let (Some(action), Some(to)) = (num("data-action"), el.get_attribute("data-to")) {
+                app::write(
+                    st,
+                    "set_action_status",
+                    json!({ "action": action, "status": to }),
+                );
+            }
+        }
+        "delete-yes" => {
+            if let Some(bar) = st.confirm.get_untracked() {
+                st.confirm.set(None);
+                select(st, None);
+                app::write(st, "delete_periods", json!({ "bars": [bar.0] }));
+            }
+        }
+        "delete-no" => st.confirm.set(None),
+        "accept" => app::accept(st),
+        "decline" => st.declined.set(true),
+        _ => {}
+    }
+}
+
+fn zoom_by(st: St, d: i32) {
+    let Some(lay) = st.lay.get_untracked() else {
+        return;
+    };
+    let i = Zoom::ALL.iter().position(|z| *z == lay.zoom).unwrap_or(1) as i32;
+    let j = (i + d).clamp(0, Zoom::ALL.len() as i32 - 1) as usize;
+    st.zoom.set(Some(Zoom::ALL[j]));
+    st.relayout();
+}
+
+fn full_screen(st: St) {
+    let want = if st.fullscreen.get_untracked() {
+        "inline"
+    } else {
+        "fullscreen"
+    };
+    host::request(
+        "ui/request-display-mode",
+        json!({ "mode": want }),
+        Kind::Read,
+        move |r| {
+            // The mode the host actually applied (VS Code always answers inline).
+            if let Ok(v) = r {
+                st.fullscreen
+                    .set(v.get("mode").and_then(Value::as_str) == Some("fullscreen"));
+                st.relayout();
+            }
+        },
+    );
+}
+
+fn ask(st: St) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let lang = st.lang.get_untracked();
+    let text = match st.selected.get_untracked().and_then(|b| doc.s.bar(b)) {
+        Some(b) => match lang {
+            Lang::Fr => format!(
+                "À propos du bloc « {} » (id {}) du planning « {} » : ",
+                b.label, b.id.0, doc.s.name
+            ),
+            Lang::En => format!(
+                "About the bar “{}” (id {}) of the schedule “{}”: ",
+                b.label, b.id.0, doc.s.name
+            ),
+        },
+        None => match lang {
+            Lang::Fr => format!("À propos du planning « {} » : ", doc.s.name),
+            Lang::En => format!("About the schedule “{}”: ", doc.s.name),
+        },
+    };
+    host::request(
+        "ui/message",
+        json!({ "role": "user", "content": [{ "type": "text", "text": text }] }),
+        Kind::Read,
+        |_| {},
+    );
+}
+
+/// Reload after a stall: load again what the result named, else ask the host's tool
+/// again when it is a read and its name is known, else wait another 8 s.
+fn reload(st: St) {
+    st.card.update(|c| c.restart(host::now()));
+    st.load_error.set(None);
+    if let Some(doc) = st.doc.get_untracked() {
+        app::load(st, doc.id);
+        return;
+    }
+    let tool = host::with_bridge(|b| {
+        b.context()
+            .pointer("/toolInfo/tool/name")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    let input = st.card.with_untracked(|c| c.input().cloned());
+    if let (Some(tool), Some(input)) = (tool, input)
+        && !crate::phase::tool_writes(&tool)
+    {
+        st.call(&tool, input, move |r| {
+            if let Ok(reply) = r {
+                st.card.update(|c| {
+                    c.on_result(json!({
+                        "content": [{"type": "text", "text": reply.text}],
+                        "structuredContent": reply.structured,
+                        "isError": reply.is_error,
+                    }))
+                });
+            }
+        });
+    }
+}
+
+/// The element matching `selector` at or above an event's target.
+fn closest(e: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    e.target()?
+        .dyn_into::<web_sys::Element>()
+        .ok()?
+        .closest(selector)
+        .ok()?
+}
+
+fn select_next(st: St, step: i64) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let Some(lay) = st.lay.get_untracked() else {
+        return;
+    };
+    // Bars in display order: line by line, then by start.
+    let all = 0..lay.lines.len();
+    let order: Vec<BarId> = layout::visible_items(
+        &doc.index,
+        &doc.s,
+        &lay.lines,
+        all,
+        lay.from.add_days(-100_000),
+        lay.to.add_days(100_000),
+    )
+    .into_iter()
+    .filter_map(|it| match it {
+        VisibleItem::Bar { id, .. } => Some(id),
+        VisibleItem::Milestone { .. } => None,
+    })
+    .collect();
+    if order.is_empty() {
+        return;
+    }
+    let next = match st
+        .selected
+        .get_untracked()
+        .and_then(|s| order.iter().position(|b| *b == s))
+    {
+        Some(i) => (i as i64 + step).clamp(0, order.len() as i64 - 1) as usize,
+        None => 0,
+    };
+    select(st, Some(order[next]));
+}
+
+pub fn select(st: St, bar: Option<BarId>) {
+    st.selected.set(bar);
+    update_model_context(st);
+}
+
+/// The chart's HTML for the viewport: header cells, grid cells, shading, today line,
+/// roll-ups, bars, milestones and link arrows of the visible part only.
+fn chart_html(
+    st: St,
+    (sl, stp): (f64, f64),
+    (vw, vh): (f64, f64),
+    preview: Option<Preview>,
+    dragged: Option<BarId>,
+) -> String {
+    use std::fmt::Write as _;
+    let (Some(doc), Some(lay)) = (st.doc.get(), st.lay.get()) else {
+        return String::new();
+    };
+    let before = st.before.get();
+    let lang = st.lang.get();
+    let gw = app::grid_width(&st);
+    let show_tl = st
+        .options
+        .with(|o| o.get("panel").and_then(Value::as_str) != Some("grid"));
+    let show_crit = st
+        .options
+        .with(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true));
+    let full = st.fullscreen.get();
+    let selected = st.selected.get();
+    let today = st.today.get();
+    let tl = Timeline::new(lay.from, lay.zoom);
+    let ppd = lay.zoom.px_per_day();
+    let tw = if show_tl {
+        tl.width_of(lay.from, lay.to)
+    } else {
+        0.0
+    };
+    let total_h = LINE_HEIGHT * lay.lines.len() as f64;
+    let vis = layout::visible_lines(
+        lay.lines.len(),
+        LINE_HEIGHT,
+        stp,
+        (vh - HEAD).max(0.0),
+        OVERSCAN,
+    );
+    let day_from = tl.date_at((sl - gw - 4.0 * ppd).max(0.0)).max(lay.from);
+    let day_to = tl.date_at(sl + vw - gw + 4.0 * ppd).min(lay.to);
+    let items = layout::visible_items(
+        &doc.index,
+        &doc.s,
+        &lay.lines,
+        vis.clone(),
+        day_from,
+        day_to,
+    );
+    let cal = Calendar::for_schedule(&doc.s);
+
+    let mut h = String::with_capacity(16 * 1024);
+    let _ = write!(
+        h,
+        "<div class=\"pp-grid2\" style=\"grid-template-columns:{}px {}px;grid-template-rows:{}px {}px\">",
+        px(gw),
+        px(tw),
+        px(HEAD),
+        px(total_h)
+    );
+    let _ = write!(
+        h,
+        "<div class=\"pp-corner\">{}</div><div class=\"pp-head\">",
+        tr(lang, "Lignes", "Rows")
+    );
+    if show_tl && day_from <= day_to {
+        let scale = layout::scale(lay.zoom, day_from, day_to, lang);
+        let x0 = tl.x_of(day_from);
+        for (class, ticks) in [
+            ("pp-tick pp-major", &scale.major),
+            ("pp-tick", &scale.minor),
+        ] {
+            for t in ticks {
+                let _ = write!(
+                    h,
+                    "<div class=\"{class}\" style=\"left:{}px;width:{}px\">{}</div>",
+                    px(x0 + t.x),
+                    px(t.width),
+                    esc(&t.label)
+                );
+            }
+        }
+    }
+    h.push_str("</div><div class=\"pp-gridcol\">");
+    for line in &lay.lines[vis.clone()] {
+        let top = px(line.y);
+        match &line.kind {
+            LineKind::Group {
+                id,
+                collapsed,
+                rows,
+                ..
+            } => {
+                let name = doc.s.group(*id).map(|g| esc(&g.name)).unwrap_or_default();
+                let _ = write!(
+                    h,
+                    "<div class=\"pp-cell pp-group\" role=\"rowheader\" aria-expanded=\"{}\" style=\"top:{top}px\">",
+                    !collapsed
+                );
+                if full {
+                    let (arrow, what) = if *collapsed {
+                        ("▸", tr(lang, "Déplier", "Expand"))
+                    } else {
+                        ("▾", tr(lang, "Replier", "Collapse"))
+                    };
+                    let _ = write!(
+                        h,
+                        "<button type=\"button\" class=\"pp-fold-g\" data-group=\"{}\" aria-label=\"{what} {name}\">{arrow}</button>",
+                        id.0
+                    );
+                }
+                let _ = write!(
+                    h,
+                    "<span>{name}</span><span class=\"pp-count\"> ({rows})</span></div>"
+                );
+            }
+            LineKind::Row { id, .. } => {
+                let row = doc.s.row(*id);
+                let name = row.map(|r| esc(&r.name)).unwrap_or_default();
+                let _ = write!(
+                    h,
+                    "<div class=\"pp-cell\" role=\"rowheader\" style=\"top:{top}px\"><span class=\"pp-rname\">{name}</span>"
+                );
+                if let Some(m) = row.and_then(|r| r.member).and_then(|m| doc.s.member(m)) {
+                    let _ = write!(h, "<span class=\"pp-member\">{}</span>", esc(&m.name));
+                }
+                h.push_str("</div>");
+            }
+        }
+    }
+    h.push_str("</div><div class=\"pp-body\">");
+    if show_tl {
+        // Days off in view, at the zooms where a day is wide enough to see.
+        if ppd >= 5.0 {
+            let mut d = day_from;
+            while d <= day_to {
+                if !cal.is_working(d) {
+                    let _ = write!(
+                        h,
+                        "<div class=\"pp-off\" style=\"left:{}px;width:{}px\"></div>",
+                        px(tl.x_of(d)),
+                        px(ppd)
+                    );
+                }
+                d = d.add_days(1);
+            }
+        }
+        if today >= lay.from && today <= lay.to {
+            let _ = write!(
+                h,
+                "<div class=\"pp-today\" style=\"left:{}px\" title=\"{}\"></div>",
+                px(tl.x_of(today)),
+                tr(lang, "Aujourd'hui", "Today")
+            );
+        }
+        for line in &lay.lines[vis.clone()] {
+            if let LineKind::Group {
+                span: Some((a, b)), ..
+            } = &line.kind
+                && *b >= day_from
+                && *a <= day_to
+            {
+                let _ = write!(
+                    h,
+                    "<div class=\"pp-rollup\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
+                    px(tl.x_of(*a)),
+                    px(tl.width_of(*a, *b)),
+                    px(line.y + 11.0)
+                );
+            }
+        }
+        let mut ends: Vec<(u64, f64, f64, f64)> = Vec::with_capacity(items.len());
+        let mut bars = String::new();
+        for it in &items {
+            match *it {
+                VisibleItem::Bar {
+                    line,
+                    id,
+                    start,
+                    end,
+                } => {
+                    let Some(bar) = doc.s.bar(id) else { continue };
+                    let (start, end) = match &preview {
+                        Some(p) if p.bar == id => (p.start, p.end),
+                        _ => (start, end),
+                    };
+                    let y = lay.lines[line].y;
+                    let x = tl.x_of(start);
+                    let w = tl.width_of(start, end).max(3.0);
+                    ends.push((id.0, x, x + w, y + LINE_HEIGHT / 2.0));
+                    // The shadow: where the bar is in the other state (before/after, reference).
+                    let other = before
+                        .as_ref()
+                        .and_then(|b| b.s.bar(id))
+                        .map(|b| (b.start, b.end));
+                    if let Some((a, z)) = other.filter(|o| *o != (start, end)) {
+                        let _ = write!(
+                            bars,
+                            "<div class=\"pp-shadow\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
+                            px(tl.x_of(a)),
+                            px(tl.width_of(a, z).max(3.0)),
+                            px(y + 5.0)
+                        );
+                    }
+                    let mut class = String::from("pp-b");
+                    for (on, name) in [
+                        (show_crit && doc.critical.contains(&id), " crit"),
+                        (doc.at_risk.contains(&id), " risk"),
+                        (selected == Some(id), " sel"),
+                        (dragged == Some(id), " drag"),
+                    ] {
+                        if on {
+                            class.push_str(name);
+                        }
+                    }
+                    let color = safe_color(bar.color.as_deref())
+                        .map(|c| format!(";background:{c}"))
+                        .unwrap_or_default();
+                    let label = esc(&bar.label);
+                    let _ = write!(
+                        bars,
+                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}\" data-bar=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\"><span class=\"pp-bl\">{label}</span></div>",
+                        id.0,
+                        selected == Some(id),
+                        id.0,
+                        px(x),
+                        px(w),
+                        px(y + 5.0)
+                    );
+                }
+                VisibleItem::Milestone { line, id, date } => {
+                    let Some(m) = doc.s.milestone(id) else {
+                        continue;
+                    };
+                    let y = lay.lines[line].y;
+                    let x = tl.x_of(date) + ppd;
+                    ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0));
+                    let label = esc(&m.label);
+                    let _ = write!(
+                        bars,
+                        "<div class=\"pp-ms\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"><span class=\"pp-ml\">{label}</span></div>",
+                        id.0,
+                        px(x - 7.0),
+                        px(y + 7.0)
+                    );
+                }
+            }
+        }
+        // Links between two drawn items, as arrows.
+        ends.sort_unstable_by_key(|e| e.0);
+        let find = |id: u64| {
+            ends.binary_search_by(|e| e.0.cmp(&id))
+                .ok()
+                .map(|i| ends[i])
+        };
+        let _ = write!(
+            h,
+            "<svg class=\"pp-links\" width=\"{}\" height=\"{}\" aria-hidden=\"true\">",
+            px(tw),
+            px(total_h)
+        );
+        h.push_str("<defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker></defs>");
+        if !ends.is_empty() {
+            for l in &doc.s.links {
+                let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
+                    continue;
+                };
+                use palmaplan_model::LinkKind as K;
+                let (x1, x2) = match l.kind {
+                    K::FS => (a.2, b.1),
+                    K::SS => (a.1, b.1),
+                    K::FF => (a.2, b.2),
+                    K::SF => (a.1, b.2),
+                };
+                let (x1, x2, y1, y2) = (px(x1), px(x2), px(a.3), px(b.3));
+                let mid = if x2 > x1 + 12 { (x1 + x2) / 2 } else { x1 + 8 };
+                let bad = if doc.violated.contains(&l.id.0) {
+                    " class=\"bad\""
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    h,
+                    "<path{bad} data-link=\"{}\" d=\"M{x1} {y1}H{mid}V{y2}H{}\" marker-end=\"url(#pp-arrow)\"></path>",
+                    l.id.0,
+                    x2 - 2
+                );
+            }
+        }
+        h.push_str("</svg>");
+        h.push_str(&bars);
+        if let Some(p) = &preview {
+            let broken = match (lang, p.broken) {
+                (_, 0) => String::new(),
+                (Lang::Fr, n) => format!(" · {n} lien(s) non respecté(s)"),
+                (Lang::En, n) => format!(" · {n} link(s) broken"),
+            };
+            let _ = write!(
+                h,
+                "<div class=\"pp-tip\" role=\"status\" style=\"left:{}px;top:{}px\">{} → {}{broken}</div>",
+                px(sl + 8.0),
+                px(stp + 4.0),
+                p.start,
+                p.end
+            );
+        }
+    }
+    h.push_str("</div></div>");
+    h
+}
+
+/// Tells the model what the person is looking at: the selected bar, the visible
+/// window, the view open. Coalesced: only the last state within 300 ms is sent.
+pub fn update_model_context(st: St) {
+    if st.embed {
+        return;
+    }
+    thread_local! {
+        static PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if PENDING.with(|p| p.replace(true)) {
+        return;
+    }
+    set_timeout(
+        move || {
+            PENDING.with(|p| p.set(false));
+            let Some(doc) = st.doc.get_untracked() else {
+                return;
+            };
+            let lay = st.lay.get_untracked();
+            let sel = st.selected.get_untracked().and_then(|b| doc.s.bar(b));
+            let view = match st.shown.get_untracked() {
+                Some(Shown::Kanban) => "kanban",
+                Some(Shown::Agenda) => "agenda",
+                Some(Shown::Proposal { .. }) => "proposal",
+                Some(Shown::Comparison) => "comparison",
+                _ => "gantt",
+            };
+            let window = lay.as_ref().map(|l| json!({ "from": l.from, "to": l.to }));
+            let lang = st.lang.get_untracked();
+            let mut text = match lang {
+                Lang::Fr => format!(
+                    "Vue PalmaPlan ouverte : {view} du planning « {} » (id {}, rang {}).",
+                    doc.s.name, doc.id, doc.rank
+                ),
+                Lang::En => format!(
+                    "PalmaPlan view open: {view} of the schedule “{}” (id {}, rank {}).",
+                    doc.s.name, doc.id, doc.rank
+                ),
+            };
+            if let Some(l) = &lay {
+                text.push_str(&match lang {
+                    Lang::Fr => format!(" Fenêtre visible : du {} au {}.", l.from, l.to),
+                    Lang::En => format!(" Visible window: {} to {}.", l.from, l.to),
+                });
+            }
+            if let Some(b) = sel {
+                text.push_str(&match lang {
+                    Lang::Fr => format!(
+                        " Bloc sélectionné : « {} » (id {}), du {} au {}.",
+                        b.label, b.id.0, b.start, b.end
+                    ),
+                    Lang::En => format!(
+                        " Selected bar: “{}” (id {}), {} to {}.",
+                        b.label, b.id.0, b.start, b.end
+                    ),
+                });
+            }
+            host::request(
+                "ui/update-model-context",
+                json!({
+                    "content": [{ "type": "text", "text": text }],
+                    "structuredContent": {
+                        "schedule_id": doc.id,
+                        "rank": doc.rank,
+                        "view": view,
+                        "window": window,
+                        "selection": sel.map(|b| json!({ "bar": b.id.0, "label": b.label, "start": b.start, "end": b.end })),
+                    },
+                }),
+                Kind::Read,
+                |_| {},
+            );
+        },
+        std::time::Duration::from_millis(300),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use palmaplan_model::demo::s4hana_migration;
+
+    #[test]
+    fn colours_from_the_data_are_plain_hex_only() {
+        assert_eq!(safe_color(Some("#2f6fdf")), Some("#2f6fdf".into()));
+        assert_eq!(safe_color(Some("#abc")), Some("#abc".into()));
+        assert_eq!(safe_color(Some("red")), None);
+        assert_eq!(safe_color(Some("#zzz")), None);
+        assert_eq!(safe_color(Some("#fff;background-image:url(x)")), None);
+        assert_eq!(safe_color(None), None);
+    }
+
+    #[test]
+    fn arrows_and_drags_count_working_time() {
+        let s = s4hana_migration();
+        let cal = Calendar::for_schedule(&s);
+        assert_eq!(arrow_units(TimeUnit::Day, &cal, false), 1);
+        assert_eq!(arrow_units(TimeUnit::Day, &cal, true), 5);
+        assert_eq!(arrow_units(TimeUnit::Week, &cal, true), 1);
+        let monday = Date::from_ymd(2026, 11, 2).unwrap();
+        // Dragging a week to the right is five working days, or one working week.
+        assert_eq!(drag_units(&cal, TimeUnit::Day, monday, 7), 5);
+        assert_eq!(drag_units(&cal, TimeUnit::Week, monday, 7), 1);
+        assert_eq!(drag_units(&cal, TimeUnit::Day, monday, -7), -5);
+        assert_eq!(drag_units(&cal, TimeUnit::Day, monday, 0), 0);
+    }
+
+    #[test]
+    fn a_drag_preview_gives_the_dates_the_command_will_give() {
+        use palmaplan_model::command::Command;
+        let s = s4hana_migration();
+        for (i, bar) in s.bars.iter().enumerate() {
+            for by in [-7, -1, 1, 3, 12] {
+                for edge in [None, Some(Edge::Start), Some(Edge::End)] {
+                    let cmd = match edge {
+                        None => Command::MovePeriods {
+                            bars: vec![bar.id],
+                            milestones: vec![],
+                            by,
+                        },
+                        Some(edge) => Command::ResizePeriod {
+                            bar: bar.id,
+                            edge,
+                            by,
+                        },
+                    };
+                    let engine = command::apply(&s, &[cmd])
+                        .ok()
+                        .and_then(|(after, _)| after.bar(bar.id).map(|b| (b.start, b.end)));
+                    let p = preview(&s, bar.id, edge, by).map(|p| (p.start, p.end));
+                    // Where the engine accepts the change, the preview draws exactly its dates.
+                    if let Some(dates) = engine {
+                        assert_eq!(p, Some(dates), "bar {i} by {by} {edge:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_drag_preview_counts_the_links_it_would_break() {
+        let s = s4hana_migration();
+        let bar = s.bars[0].id;
+        let outgoing = s.links.iter().filter(|l| l.from.0 == bar.0).count();
+        assert!(outgoing > 0);
+        let already = risk::violated_links(&s, &Calendar::for_schedule(&s))
+            .iter()
+            .filter(|v| v.from.0 == bar.0 || v.to.0 == bar.0)
+            .count();
+        assert_eq!(preview(&s, bar, None, 0).map(|p| p.broken), Some(already));
+        let far = preview(&s, bar, None, 200).unwrap();
+        assert!(
+            far.broken >= 1,
+            "moving the first bar 200 days later breaks its successors' links"
+        );
+        assert_eq!(far.tool, "move_periods");
+        assert!(preview(&s, BarId(99_999), None, 1).is_none());
+    }
+
+    #[test]
+    fn html_text_is_escaped() {
+        assert_eq!(esc("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+    }
+}

@@ -1,0 +1,316 @@
+//! The only code that talks outside the view: the [`Backend`] seam and its two sides.
+//!
+//! - Host: tools/call (and every other MCP Apps message) through the host over
+//!   postMessage, driven by the plain state machine in `bridge.rs`. The page's inline
+//!   bootstrap has listened since the page loaded and queued what came early; `connect`
+//!   subscribes to that queue, so nothing the host said before the program ran is lost.
+//! - Http: `POST /embed/<schedule>/call` with the link's token (`Authorization: Embed`),
+//!   through XMLHttpRequest, for the `/embed` page (and development against a local
+//!   server). No fetch: the served bytes must not contain it.
+//!
+//! Both answer a tool call with the same [`Reply`] or [`CallError`], so the view does
+//! not know which one it runs on.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::{Value, json};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+use crate::bridge::{Bridge, Event, Kind, Out, RpcError};
+
+/// A tool's answer, as a CallToolResult carries it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub structured: Value,
+    pub is_error: bool,
+}
+
+impl Reply {
+    /// Reads a CallToolResult (`content`, `structuredContent`, `isError`).
+    pub fn from_result(v: &Value) -> Reply {
+        let text = v
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default();
+        Reply {
+            text,
+            structured: v.get("structuredContent").cloned().unwrap_or(Value::Null),
+            is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        }
+    }
+
+    /// The refusal's code (`structuredContent.error`), when it is one.
+    pub fn error_code(&self) -> Option<&str> {
+        self.structured.get("error").and_then(Value::as_str)
+    }
+}
+
+/// Why a tool call has no answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallError {
+    /// No answer in time (8 s for a read, 60 s for a write).
+    Timeout,
+    /// The host refused the call (a hidden tool, no connection...), with its words.
+    Host(String),
+    /// The HTTP request failed (status 0 = no connection).
+    Http(u16),
+}
+
+type Callback = Box<dyn FnOnce(Result<Reply, CallError>)>;
+type RawCallback = Box<dyn FnOnce(Result<Value, RpcError>)>;
+type EventHandler = Rc<dyn Fn(Event)>;
+
+/// Where tool calls go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Backend {
+    Host,
+    Http { schedule: i64, token: String },
+}
+
+thread_local! {
+    static BRIDGE: RefCell<Bridge> = RefCell::new(Bridge::new("palmaplan-view", env!("CARGO_PKG_VERSION")));
+    static WAITING: RefCell<HashMap<u64, RawCallback>> = RefCell::new(HashMap::new());
+    static ON_EVENT: RefCell<Option<EventHandler>> = const { RefCell::new(None) };
+}
+
+pub fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Reads the bridge (host name, context) without holding it across a callback.
+pub fn with_bridge<T>(f: impl FnOnce(&Bridge) -> T) -> T {
+    BRIDGE.with(|b| f(&b.borrow()))
+}
+
+fn post(msg: &Value) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(parent) = w.parent() else { return };
+    let Some(parent) = parent else { return };
+    let Ok(text) = serde_json::to_string(msg) else {
+        return;
+    };
+    if let Ok(obj) = js_sys::JSON::parse(&text) {
+        let _ = parent.post_message(&obj, "*");
+    }
+}
+
+/// Carries out what the state machine asked, outside any borrow of it.
+fn run(outs: Vec<Out>) {
+    for out in outs {
+        match out {
+            Out::Post(msg) => post(&msg),
+            Out::Event(Event::Response { id, result }) => {
+                let cb = WAITING.with(|w| w.borrow_mut().remove(&id));
+                if let Some(cb) = cb {
+                    cb(result);
+                }
+            }
+            Out::Event(e) => {
+                let handler = ON_EVENT.with(|h| h.borrow().clone());
+                if let Some(h) = handler {
+                    h(e);
+                }
+            }
+        }
+    }
+}
+
+/// Subscribes to the bootstrap's queue (getting what came early, in order), starts the
+/// handshake and the deadline timer. Events go to `on_event`; the kept tool-input,
+/// tool-result and tool-cancelled are replayed to it at once if they came before.
+pub fn connect(on_event: Rc<dyn Fn(Event)>) {
+    ON_EVENT.with(|h| *h.borrow_mut() = Some(on_event));
+    let receive = Closure::<dyn Fn(JsValue)>::new(|data: JsValue| {
+        let Some(text) = js_sys::JSON::stringify(&data)
+            .ok()
+            .and_then(|s| s.as_string())
+        else {
+            return;
+        };
+        let Ok(msg) = serde_json::from_str::<Value>(&text) else {
+            return;
+        };
+        let outs = BRIDGE.with(|b| b.borrow_mut().receive(&msg, now()));
+        run(outs);
+    });
+    let outs = BRIDGE.with(|b| b.borrow_mut().start(now()));
+    run(outs);
+    if let Some(listen) = bootstrap("listen").and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
+        let _ = listen.call1(&JsValue::NULL, receive.as_ref());
+    }
+    // The page lives as long as the listener.
+    receive.forget();
+    let tick = Closure::<dyn Fn()>::new(|| {
+        let outs = BRIDGE.with(|b| b.borrow_mut().tick(now()));
+        run(outs);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_interval_with_callback_and_timeout_and_arguments_0(
+            tick.as_ref().unchecked_ref(),
+            250,
+        );
+    }
+    tick.forget();
+}
+
+/// A property of the inline bootstrap's `window.__pp`.
+pub fn bootstrap(name: &str) -> Option<JsValue> {
+    let w = web_sys::window()?;
+    let pp = js_sys::Reflect::get(&w, &JsValue::from_str("__pp")).ok()?;
+    if pp.is_undefined() {
+        return None;
+    }
+    js_sys::Reflect::get(&pp, &JsValue::from_str(name))
+        .ok()
+        .filter(|v| !v.is_undefined())
+}
+
+/// Sets a property of `window.__pp` (what the tests and the bootstrap read).
+pub fn mark(name: &str, value: &JsValue) {
+    if let Some(w) = web_sys::window()
+        && let Ok(pp) = js_sys::Reflect::get(&w, &JsValue::from_str("__pp"))
+        && pp.is_object()
+    {
+        let _ = js_sys::Reflect::set(&pp, &JsValue::from_str(name), value);
+    }
+}
+
+/// A request to the host (ui/open-link, ui/message, ui/request-display-mode...).
+pub fn request(
+    method: &str,
+    params: Value,
+    kind: Kind,
+    cb: impl FnOnce(Result<Value, RpcError>) + 'static,
+) {
+    let (id, outs) = BRIDGE.with(|b| b.borrow_mut().request(method, params, kind, now()));
+    WAITING.with(|w| w.borrow_mut().insert(id, Box::new(cb)));
+    run(outs);
+}
+
+/// A notification to the host (size-changed, update-model-context is a request).
+pub fn notify(method: &str, params: Value) {
+    run(vec![Bridge::notify(method, params)]);
+}
+
+impl Backend {
+    /// Calls a tool; `cb` gets its answer (a refusal is an answer, with `is_error`).
+    pub fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        write: bool,
+        cb: impl FnOnce(Result<Reply, CallError>) + 'static,
+    ) {
+        let cb: Callback = Box::new(cb);
+        let kind = if write { Kind::Write } else { Kind::Read };
+        match self {
+            Backend::Host => request(
+                "tools/call",
+                json!({ "name": tool, "arguments": arguments }),
+                kind,
+                move |r| {
+                    cb(match r {
+                        Ok(v) => Ok(Reply::from_result(&v)),
+                        Err(RpcError::Timeout) => Err(CallError::Timeout),
+                        Err(RpcError::Host { message, .. }) => Err(CallError::Host(message)),
+                    })
+                },
+            ),
+            Backend::Http { schedule, token } => {
+                http_call(*schedule, token, tool, arguments, kind, cb)
+            }
+        }
+    }
+}
+
+fn http_call(schedule: i64, token: &str, tool: &str, arguments: Value, kind: Kind, cb: Callback) {
+    let Ok(xhr) = web_sys::XmlHttpRequest::new() else {
+        cb(Err(CallError::Http(0)));
+        return;
+    };
+    let url = format!("/embed/{schedule}/call");
+    if xhr.open("POST", &url).is_err() {
+        cb(Err(CallError::Http(0)));
+        return;
+    }
+    let _ = xhr.set_request_header("Content-Type", "application/json");
+    let _ = xhr.set_request_header("Authorization", &format!("Embed {token}"));
+    xhr.set_timeout(kind.timeout_ms() as u32);
+    let cb = Rc::new(RefCell::new(Some(cb)));
+    let done = {
+        let xhr = xhr.clone();
+        let cb = Rc::clone(&cb);
+        move |timed_out: bool| {
+            let Some(cb) = cb.borrow_mut().take() else {
+                return;
+            };
+            if timed_out {
+                cb(Err(CallError::Timeout));
+                return;
+            }
+            let status = xhr.status().unwrap_or(0);
+            let body = xhr.response_text().ok().flatten().unwrap_or_default();
+            match serde_json::from_str::<Value>(&body) {
+                // Refusals (403, 410...) come as tool results with isError: show their words.
+                Ok(v) if v.get("content").is_some() => cb(Ok(Reply::from_result(&v))),
+                _ => cb(Err(CallError::Http(status))),
+            }
+        }
+    };
+    let done = Rc::new(done);
+    let on_load = {
+        let done = Rc::clone(&done);
+        Closure::once_into_js(move || done(false))
+    };
+    let on_error = {
+        let done = Rc::clone(&done);
+        Closure::once_into_js(move || done(false))
+    };
+    let on_timeout = Closure::once_into_js(move || done(true));
+    xhr.set_onload(Some(on_load.unchecked_ref()));
+    xhr.set_onerror(Some(on_error.unchecked_ref()));
+    xhr.set_ontimeout(Some(on_timeout.unchecked_ref()));
+    let body = json!({ "tool": tool, "arguments": arguments }).to_string();
+    if xhr.send_with_opt_str(Some(&body)).is_err()
+        && let Some(cb) = cb.borrow_mut().take()
+    {
+        cb(Err(CallError::Http(0)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_tool_result_is_read_whole() {
+        let r = Reply::from_result(&json!({
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            "structuredContent": {"error": "forbidden"},
+            "isError": true,
+        }));
+        assert_eq!(r.text, "a\nb");
+        assert!(r.is_error);
+        assert_eq!(r.error_code(), Some("forbidden"));
+        let r = Reply::from_result(&json!({}));
+        assert_eq!(
+            r,
+            Reply {
+                text: String::new(),
+                structured: Value::Null,
+                is_error: false
+            }
+        );
+    }
+}

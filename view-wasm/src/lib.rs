@@ -1,0 +1,68 @@
+//! PalmaPlan's embedded view: the Gantt chart, kanban board, agenda and before/after
+//! that MCP Apps hosts show in the conversation (and the `/embed` page shows in a
+//! browser). Rust compiled to wasm32, translated to JavaScript by wasm2js and packed
+//! into one HTML file by `build.sh`; the drawing math is the model crate's.
+//!
+//! Map: `bridge` (the MCP Apps protocol as a plain state machine), `phase` (the card's
+//! phases: waiting, result, cancelled, stalled), `data` (pages in, journal replayed),
+//! `host` (the Backend seam: the host bridge or HTTP, the only code that talks
+//! outside), `app` (state and life), `gantt` (the card and the chart), `boards`
+//! (kanban, agenda, before/after lists), `sig` (state cells, redraws, timers), `texts`
+//! (words). See docs/ARCHITECTURE.md.
+
+pub mod app;
+pub mod boards;
+pub mod bridge;
+pub mod data;
+pub mod gantt;
+pub mod host;
+pub mod phase;
+pub mod sig;
+pub mod texts;
+
+use palmaplan_model::Lang;
+use wasm_bindgen::prelude::*;
+
+/// The entry point the loader calls once the module runs (either path).
+#[wasm_bindgen]
+pub fn start() {
+    app::start(embed_mode());
+    // The skeleton of the bootstrap goes once the view is mounted.
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("pp-boot"))
+    {
+        el.remove();
+    }
+    host::mark("mounted", &JsValue::TRUE);
+}
+
+/// Under `/embed/<id>?t=<token>` the server marks the page
+/// `<meta name="palmaplan-mode" content="embed" data-lang="fr">`; the view then reads
+/// the schedule and the token from its own address and calls the server over HTTP.
+fn embed_mode() -> Option<(i64, String, Lang)> {
+    let doc = web_sys::window()?.document()?;
+    let meta = doc.query_selector("meta[name=palmaplan-mode]").ok()??;
+    if meta.get_attribute("content").as_deref() != Some("embed") {
+        return None;
+    }
+    let lang = match meta.get_attribute("data-lang").as_deref() {
+        Some("en") => Lang::En,
+        _ => Lang::Fr,
+    };
+    let loc = web_sys::window()?.location();
+    let path = loc.pathname().ok()?;
+    let id = path
+        .strip_prefix("/embed/")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()?;
+    let search = loc.search().ok()?;
+    let token = search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("t="))?
+        .to_owned();
+    Some((id, token, lang))
+}

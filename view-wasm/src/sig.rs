@@ -1,0 +1,169 @@
+//! The view's state cells and its few browser helpers (timers, animation frames,
+//! window listeners).
+//!
+//! The view draws HTML strings (see `gantt.rs`): it needs no fine-grained reactive
+//! graph, only "something changed, draw again". A [`Sig`] is a copyable handle to a
+//! cell; writing one schedules one redraw on the next animation frame, however many
+//! cells changed. This replaced Leptos: with its runtime and reactive nodes the view's
+//! JavaScript translation did not fit the page's size budget (docs/embedded-view.md
+//! has the figures).
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::time::Duration;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    static SLOTS: RefCell<Vec<Rc<dyn Any>>> = const { RefCell::new(Vec::new()) };
+    static DIRTY: Cell<bool> = const { Cell::new(false) };
+    static RENDER: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// A copyable handle to a state cell.
+pub struct Sig<T> {
+    idx: usize,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Sig<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Sig<T> {}
+
+impl<T> std::fmt::Debug for Sig<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sig({})", self.idx)
+    }
+}
+
+impl<T: 'static> Sig<T> {
+    pub fn new(v: T) -> Sig<T> {
+        let cell: Rc<dyn Any> = Rc::new(RefCell::new(v));
+        let idx = SLOTS.with(|s| {
+            let mut s = s.borrow_mut();
+            s.push(cell);
+            s.len() - 1
+        });
+        Sig {
+            idx,
+            _t: PhantomData,
+        }
+    }
+
+    fn cell(&self) -> Rc<RefCell<T>> {
+        let any = SLOTS.with(|s| Rc::clone(&s.borrow()[self.idx]));
+        match any.downcast::<RefCell<T>>() {
+            Ok(c) => c,
+            // A handle is only ever made by `new` for its own type.
+            Err(_) => unreachable!("a Sig handle of the wrong type"),
+        }
+    }
+
+    pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        let c = self.cell();
+        let b = c.borrow();
+        f(&b)
+    }
+
+    pub fn with_untracked<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        self.with(f)
+    }
+
+    pub fn get(&self) -> T
+    where
+        T: Clone,
+    {
+        self.with(T::clone)
+    }
+
+    pub fn get_untracked(&self) -> T
+    where
+        T: Clone,
+    {
+        self.get()
+    }
+
+    /// Sets the value and schedules a redraw.
+    pub fn set(&self, v: T) {
+        *self.cell().borrow_mut() = v;
+        dirty();
+    }
+
+    pub fn update(&self, f: impl FnOnce(&mut T)) {
+        f(&mut self.cell().borrow_mut());
+        dirty();
+    }
+
+    /// Changes the value without a redraw (bookkeeping nobody sees).
+    pub fn update_untracked(&self, f: impl FnOnce(&mut T)) {
+        f(&mut self.cell().borrow_mut());
+    }
+}
+
+/// Registers the function that draws the view.
+pub fn on_render(f: Rc<dyn Fn()>) {
+    RENDER.with(|r| *r.borrow_mut() = Some(f));
+}
+
+/// Asks for one redraw on the next animation frame.
+pub fn dirty() {
+    if DIRTY.with(|d| d.replace(true)) {
+        return;
+    }
+    request_animation_frame(|| {
+        DIRTY.with(|d| d.set(false));
+        let f = RENDER.with(|r| r.borrow().clone());
+        if let Some(f) = f {
+            f();
+        }
+    });
+}
+
+pub fn request_animation_frame(f: impl FnOnce() + 'static) {
+    let cb = Closure::once_into_js(f);
+    if let Some(w) = web_sys::window() {
+        let _ = w.request_animation_frame(cb.unchecked_ref());
+    }
+}
+
+pub fn set_timeout(f: impl FnOnce() + 'static, after: Duration) {
+    let cb = Closure::once_into_js(f);
+    if let Some(w) = web_sys::window() {
+        let ms = i32::try_from(after.as_millis()).unwrap_or(i32::MAX);
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms);
+    }
+}
+
+pub fn set_interval(f: impl Fn() + 'static, every: Duration) {
+    let cb = Closure::<dyn Fn()>::new(f);
+    if let Some(w) = web_sys::window() {
+        let ms = i32::try_from(every.as_millis()).unwrap_or(i32::MAX);
+        let _ = w.set_interval_with_callback_and_timeout_and_arguments_0(
+            cb.as_ref().unchecked_ref(),
+            ms,
+        );
+    }
+    // The interval lives as long as the page.
+    cb.forget();
+}
+
+/// Listens to `event` on `target` for the page's lifetime.
+pub fn listen<E: JsCast + 'static>(
+    target: &web_sys::EventTarget,
+    event: &str,
+    f: impl Fn(E) + 'static,
+) {
+    let cb = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        if let Ok(e) = e.dyn_into::<E>() {
+            f(e);
+        }
+    });
+    let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+    cb.forget();
+}
