@@ -15,14 +15,16 @@
 //! loopback by default, widened with `--allowed-host` / `--allowed-origin`.
 //!
 //! `/embed` is meant for browsers, iframes on other sites included: no Bearer token, no
-//! X-Frame-Options, but a CSP that loads nothing, no referrer (the token is in the
-//! address) and no caching. `POST /embed/<id>/call` runs any tool on that one schedule
-//! as the link's user, capped by the link (read-only unless editable; never above the
-//! role it was issued for; dead once the user's access is removed), and answers the
-//! same JSON as an MCP `CallToolResult`, with e-mails and absence reasons removed
-//! whatever the role. `GET /embed/<id>` answers the link's refusals as a page; the
-//! view page itself is not built into this server yet, so a valid link gets an honest
-//! 503 page saying so.
+//! X-Frame-Options (and no `frame-ancestors`), no referrer (the token is in the
+//! address), no caching. `GET /embed/<id>?t=…` with a valid link serves the view page
+//! (`crate::view`, the MCP Apps page with its mode tag set to "embed" and the server's
+//! language) under a CSP that runs its inline script and WebAssembly and lets it call
+//! this origin only ([`VIEW_CSP`]); a refused link gets a page that says why, under a
+//! CSP that runs nothing ([`PAGE_CSP`]). `POST /embed/<id>/call` runs any tool on that
+//! one schedule as the link's user, capped by the link (read-only unless editable;
+//! never above the role it was issued for; dead once the user's access is removed), and
+//! answers the same JSON as an MCP `CallToolResult`, with e-mails and absence reasons
+//! removed whatever the role: that is what the view calls.
 
 use std::sync::Arc;
 
@@ -40,11 +42,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth;
-use crate::bootstrap::utc;
 use crate::embed::{self, Claims, LinkError, SecretsCache};
 use crate::mcp::{LANG_ARG, McpServer, to_result};
 use crate::planning::{Access, Caller, Planning, Reply, tr};
 use crate::storage::Role;
+use crate::view;
 
 /// The largest MCP request body accepted. Whole-schedule imports are the big ones
 /// (a 10,000-bar schedule is about 3 MB of JSON); beyond this rmcp answers 413.
@@ -379,9 +381,16 @@ fn page(status: StatusCode, lang: Lang, title: &str, message: &str) -> Response 
         .into_response()
 }
 
-/// The CSP of the /embed pages: inline styles, nothing else (no script, no request).
+/// The CSP of the /embed refusal pages: inline styles, nothing else (no script, no
+/// request).
 pub const PAGE_CSP: &str =
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/// The CSP of the view page under /embed: its own inline script and styles,
+/// WebAssembly, inline images (`data:`), and requests to this origin only (the view's
+/// `POST /embed/<id>/call`). Nothing loads from elsewhere and nothing is posted as a
+/// form. No `frame-ancestors`: other sites may frame the link.
+pub const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
 fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -398,8 +407,9 @@ fn html_escape(s: &str) -> String {
     out
 }
 
-/// `GET /embed/<schedule>?t=<token>`: the link's refusals as a page. The view page is
-/// not built into this server yet: a valid link gets a 503 page that says so.
+/// `GET /embed/<schedule>?t=<token>`: the view page for a valid link, else the
+/// refusal as a page. The page itself holds no data and no token: the view reads the
+/// token from its address and calls `POST /embed/<schedule>/call` with it.
 async fn embed_page(
     State(state): State<Arc<AppState>>,
     Path(schedule): Path<String>,
@@ -413,26 +423,23 @@ async fn embed_page(
             page(e.status(), lang, &e.title(lang), &e.message(lang))
         }
         Ok((claims, _)) => {
-            let until = utc(claims.expires_at);
-            let how = claims.describe(lang);
-            page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                lang,
-                &tr(
-                    lang,
-                    "La vue n'est pas encore intégrée à ce serveur",
-                    "The view is not built into this server yet",
-                ),
-                &tr(
-                    lang,
-                    format!(
-                        "Ce lien est valide jusqu'au {until} ({how}), mais cette version de PalmaPlan n'inclut pas encore la page qui dessine le planning : il n'y a rien d'autre à afficher ici. L'assistant peut toujours le décrire (get_schedule, list_periods)."
-                    ),
-                    format!(
-                        "This link is valid until {until} ({how}), but this version of PalmaPlan does not include the page that draws the schedule yet: there is nothing else to show here. The assistant can still describe it (get_schedule, list_periods)."
-                    ),
-                ),
+            tracing::info!(
+                schedule = claims.schedule,
+                user = claims.user,
+                "embed page served"
+            );
+            (
+                StatusCode::OK,
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::CONTENT_SECURITY_POLICY, VIEW_CSP),
+                    (header::REFERRER_POLICY, "no-referrer"),
+                    (header::CACHE_CONTROL, "no-store"),
+                    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                ],
+                view::embed_page(lang),
             )
+                .into_response()
         }
     }
 }

@@ -2,8 +2,9 @@
 //! integration tests in `tests/` can start a real server on a loopback port.
 //! `storage` (the only SQL), `auth` (tokens), `planning` (the tools, transport-free),
 //! `mcp` (the rmcp adapter), `http` (the routes and the token check), `embed` (the
-//! signed one-hour `/embed` links), `bootstrap` (first start, users and tokens from the
-//! command line).
+//! signed one-hour `/embed` links), `view` (the embedded view page, served as the MCP
+//! Apps resource and under `/embed`), `bootstrap` (first start, users and tokens from
+//! the command line).
 
 pub mod auth;
 pub mod bootstrap;
@@ -12,3 +13,4 @@ pub mod http;
 pub mod mcp;
 pub mod planning;
 pub mod storage;
+pub mod view;

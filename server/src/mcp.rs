@@ -25,6 +25,18 @@
 //! JSON, under the same rights and the same privacy rule as the view's pages
 //! (`Planning::schedule_json`); `resources/list` names the caller's schedules so.
 //!
+//! The view: `ui://palmaplan/planning?v=<hash>` (`crate::view`), of type
+//! `text/html;profile=mcp-app`, with the same `_meta.ui` ([`view_resource_meta`]: a CSP
+//! that opens no domain but allows WebAssembly, and a border) on the list entry and on
+//! the read content, since hosts differ in which one they read. The tools that show
+//! the view (`show_schedule`, `what_if`, `diff_versions`) point at it through
+//! `_meta.ui.resourceUri` and the older flat `_meta["ui/resourceUri"]`, for MCP Apps
+//! clients only. The list names the view to MCP Apps clients only: a text-only client
+//! (Claude Code offers listed resources as `@` mentions) would gain nothing but a way
+//! to paste megabytes of HTML into its model's context. Reading it is open to every
+//! client, at the current URI, at any older `?v=` and at the bare URI: it is the same
+//! public page for everyone and carries no data.
+//!
 //! Who calls: over HTTP the auth layer (`http`) puts a `Caller` in the request's
 //! extensions, which rmcp hands over as `http::request::Parts`; over stdio the caller
 //! is fixed when the process starts (`--token`). Their language is the server's unless
@@ -48,6 +60,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use crate::planning::{Access, Caller, Planning, Reply, ToolSpec, Visibility, tr};
+use crate::view;
 
 /// The argument every tool accepts to choose the language of its answer.
 pub const LANG_ARG: &str = "lang";
@@ -61,13 +74,33 @@ pub const UI_MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// The template of the schedule resources.
 pub const SCHEDULE_URI_TEMPLATE: &str = "palmaplan://schedule/{id}/json";
 
-/// The view resource the tools that show a view point at (`_meta.ui.resourceUri`), once
-/// the view exists. None until the view's build is embedded in the server: a tool must
-/// never point at a page that is not the real view.
-// The hook for the view issue: return `ui://palmaplan/planning?v=<hash>` here and the
-// tools marked `with_view` (what_if, diff_versions) carry it for MCP Apps clients.
-fn view_resource_uri() -> Option<String> {
-    None
+/// The view resource the tools that show a view point at (`_meta.ui.resourceUri`):
+/// `ui://palmaplan/planning?v=<hash>`, the page built into this binary.
+pub fn view_resource_uri() -> &'static str {
+    view::resource_uri()
+}
+
+/// The view resource's `_meta`, on its list entry and its read content alike. The CSP
+/// opens no domain: the view loads nothing and talks only to its host (`tools/call`).
+/// `wasmUnsafeEval` asks the hosts that read it (a pending addition to the spec) to let
+/// WebAssembly compile, which a CSP without `'wasm-unsafe-eval'` refuses; declaring it
+/// costs nothing where it is unknown.
+pub fn view_resource_meta() -> MetaObject {
+    let mut meta = JsonObject::new();
+    meta.insert(
+        "ui".into(),
+        json!({
+            "csp": {
+                "connectDomains": [],
+                "resourceDomains": [],
+                "frameDomains": [],
+                "baseUriDomains": [],
+                "wasmUnsafeEval": true
+            },
+            "prefersBorder": true
+        }),
+    );
+    MetaObject(meta)
 }
 
 /// The MCP server: the planning service, its catalogue in MCP form, and how callers are
@@ -237,7 +270,7 @@ fn catalogue(planning: &Planning, ui: bool) -> Vec<Tool> {
 
 /// A tool's `_meta` for MCP Apps clients: `ui.visibility` for the view-only tools,
 /// `ui.resourceUri` (and the older flat `ui/resourceUri`, which the official SDK still
-/// writes) for the tools that show the view, once it exists.
+/// writes) for the tools that show the view.
 fn ui_meta(spec: &ToolSpec, ui: bool) -> Option<MetaObject> {
     if !ui {
         return None;
@@ -247,9 +280,8 @@ fn ui_meta(spec: &ToolSpec, ui: bool) -> Option<MetaObject> {
     if spec.visibility == Visibility::App {
         ui_obj.insert("visibility".into(), json!(["app"]));
     }
-    if spec.shows_view
-        && let Some(uri) = view_resource_uri()
-    {
+    if spec.shows_view {
+        let uri = view_resource_uri();
         ui_obj.insert("resourceUri".into(), json!(uri));
         meta.insert("ui/resourceUri".into(), json!(uri));
     }
@@ -306,8 +338,8 @@ pub fn to_result(reply: Reply) -> CallToolResult {
     result
 }
 
-/// What the server declares: tools, resources (the schedules as JSON; the view's
-/// resource once it exists) and the MCP Apps extension.
+/// What the server declares: tools, resources (the schedules as JSON, the view) and the
+/// MCP Apps extension.
 fn capabilities() -> ServerCapabilities {
     let mut extensions = ExtensionCapabilities::new();
     extensions.insert(UI_EXTENSION.into(), JsonObject::new());
@@ -316,6 +348,24 @@ fn capabilities() -> ServerCapabilities {
         .enable_resources()
         .enable_tools()
         .build()
+}
+
+/// The view resource as `resources/list` names it.
+fn view_resource(lang: Lang) -> Resource {
+    Resource::new(view_resource_uri(), "planning-view")
+        .with_title(tr(
+            lang,
+            "PalmaPlan — vue du planning",
+            "PalmaPlan — schedule view",
+        ))
+        .with_description(tr(
+            lang,
+            "La vue interactive (Gantt, kanban, agenda, avant/après) que montrent show_schedule, what_if et diff_versions.",
+            "The interactive view (Gantt, kanban, agenda, before/after) that show_schedule, what_if and diff_versions display.",
+        ))
+        .with_mime_type(UI_MIME_TYPE)
+        .with_size(view::HTML.len() as u64)
+        .with_meta(view_resource_meta())
 }
 
 /// The schedule id in `palmaplan://schedule/{id}/json`.
@@ -384,27 +434,31 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let lang = self.caller(&ctx).map_or(self.lang, |c| c.lang);
+        // The view first, for the clients that render it (see the module's header).
+        let mut resources: Vec<Resource> = Vec::new();
+        if renders_views(&ctx) {
+            resources.push(view_resource(lang));
+        }
         let Some(caller) = self.caller(&ctx) else {
-            return Ok(ListResourcesResult::with_all_items(Vec::new()));
+            return Ok(ListResourcesResult::with_all_items(resources)
+                .with_cache_scope(CacheScope::Private));
         };
         let list = self
             .planning
             .readable_schedules(&caller)
             .await
             .map_err(|r| ErrorData::internal_error(r.text, None))?;
-        let resources = list
-            .into_iter()
-            .map(|(id, name)| {
-                Resource::new(schedule_uri(id), format!("schedule-{id}"))
-                    .with_title(name)
-                    .with_description(tr(
-                        caller.lang,
-                        "Le planning entier en JSON (sans e-mails ni motifs d'absence).",
-                        "The whole schedule as JSON (without e-mails or absence reasons).",
-                    ))
-                    .with_mime_type("application/json")
-            })
-            .collect();
+        resources.extend(list.into_iter().map(|(id, name)| {
+            Resource::new(schedule_uri(id), format!("schedule-{id}"))
+                .with_title(name)
+                .with_description(tr(
+                    caller.lang,
+                    "Le planning entier en JSON (sans e-mails ni motifs d'absence).",
+                    "The whole schedule as JSON (without e-mails or absence reasons).",
+                ))
+                .with_mime_type("application/json")
+        }));
         Ok(ListResourcesResult::with_all_items(resources).with_cache_scope(CacheScope::Private))
     }
 
@@ -429,6 +483,32 @@ impl ServerHandler for McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let lang = self.caller(&ctx).map_or(self.lang, |c| c.lang);
+        if view::is_view_uri(&uri) {
+            // Whatever version was asked, the page this server has: an older build's
+            // page is not kept, and the current one talks to the current tools.
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(view::HTML, uri)
+                    .with_mime_type(UI_MIME_TYPE)
+                    .with_meta(view_resource_meta()),
+            ])
+            .into());
+        }
+        if uri.starts_with("ui://") {
+            return Err(ErrorData::resource_not_found(
+                tr(
+                    lang,
+                    format!(
+                        "Aucune vue « {uri} ». PalmaPlan n'a qu'une vue : {}, que désigne le _meta.ui.resourceUri de show_schedule, what_if et diff_versions.",
+                        view::BASE_URI
+                    ),
+                    format!(
+                        "No view “{uri}”. PalmaPlan has one view: {}, which the _meta.ui.resourceUri of show_schedule, what_if and diff_versions names.",
+                        view::BASE_URI
+                    ),
+                ),
+                Some(json!({ "uri": uri })),
+            ));
+        }
         let Some(id) = schedule_uri_id(&uri) else {
             return Err(ErrorData::resource_not_found(
                 tr(
@@ -557,15 +637,19 @@ mod tests {
                 "get_schedule_absences",
             ]
             .contains(&tool.name.as_ref());
-            let visibility = tool
-                .meta
-                .as_ref()
-                .and_then(|m| m.0.get("ui"))
-                .map(|ui| &ui["visibility"]);
+            let shows_view =
+                ["show_schedule", "what_if", "diff_versions"].contains(&tool.name.as_ref());
+            let meta = tool.meta.as_ref().map(|m| &m.0);
+            let ui = meta.and_then(|m| m.get("ui"));
             if view_only {
-                assert_eq!(visibility, Some(&json!(["app"])), "{}", tool.name);
+                assert_eq!(ui, Some(&json!({"visibility": ["app"]})), "{}", tool.name);
+            } else if shows_view {
+                // Visible to the model and the view alike (the default): no visibility.
+                let uri = json!(view::resource_uri());
+                assert_eq!(ui, Some(&json!({"resourceUri": uri})), "{}", tool.name);
+                assert_eq!(meta.unwrap().get("ui/resourceUri"), Some(&uri));
             } else {
-                assert_eq!(visibility, None, "{}", tool.name);
+                assert_eq!(meta, None, "{}", tool.name);
             }
         }
         for spec in server.planning.tools() {
@@ -645,6 +729,26 @@ mod tests {
                 json!({ route: { "other/ext": {} } })
             )));
         }
+    }
+
+    #[test]
+    fn the_view_resource_opens_no_domain_but_allows_webassembly() {
+        let meta = view_resource_meta();
+        assert_eq!(
+            serde_json::to_value(&meta).unwrap(),
+            json!({"ui": {
+                "csp": {
+                    "connectDomains": [], "resourceDomains": [], "frameDomains": [],
+                    "baseUriDomains": [], "wasmUnsafeEval": true
+                },
+                "prefersBorder": true
+            }})
+        );
+        let listed = view_resource(Lang::En);
+        assert_eq!(listed.uri, view::resource_uri());
+        assert_eq!(listed.mime_type.as_deref(), Some(UI_MIME_TYPE));
+        assert_eq!(listed.meta, Some(meta));
+        assert_eq!(view_resource_uri(), view::resource_uri());
     }
 
     #[test]

@@ -2,16 +2,19 @@
 //! gives, from the outside: the link's token calls tools over plain HTTP (`POST
 //! /embed/<id>/call`) within what the link allows (read-only unless editable was asked
 //! by someone who may write; dead once their access is removed; never above the role
-//! it was issued for), never carries an e-mail or an absence reason whatever the role,
-//! and the page refuses tampered, expired and misdirected links with a message that
+//! it was issued for), never carries an e-mail or an absence reason whatever the role;
+//! a valid link's page is the view (the built page with its mode tag set to "embed",
+//! under its own exact CSP, frameable, clean of anything that loads, evaluates or
+//! carries a credential), and tampered, expired and misdirected links get a page that
 //! says what happened.
 
 mod common;
 
-use common::{TestServer, call};
+use common::{TestServer, call, page_offences};
 use palmaplan_server::bootstrap;
 use palmaplan_server::embed::{Embed, Grant};
 use palmaplan_server::storage::Role;
+use palmaplan_server::view;
 use serde_json::{Value, json};
 
 fn http() -> reqwest::Client {
@@ -579,15 +582,20 @@ async fn tampered_expired_and_misdirected_links_are_refused_with_a_message() {
     let shown = call(&client, "show_schedule", json!({"schedule": id})).await;
     let token = token_of(&server, id, shown.structured["url"].as_str().unwrap());
 
-    // A valid link: the view page is not built into the server yet, and it says so.
+    // A valid link: the view page, told it runs under /embed in the server's language.
     let (status, headers, page) = get(&server, &format!("/embed/{id}?t={token}")).await;
-    assert_eq!(status, 503, "{page}");
-    assert!(
-        page.contains("La vue n&#39;est pas encore intégrée à ce serveur"),
-        "{page}"
-    );
-    assert!(page.contains("en lecture seule"), "{page}");
-    check_page_headers(&headers);
+    assert_eq!(status, 200, "{page}");
+    check_view_page(&headers, &page);
+    // By the header route too (a page the view reloads itself).
+    let resp = http()
+        .get(format!("{}/embed/{id}", server.base))
+        .header("authorization", format!("Embed {token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let headers = resp.headers().clone();
+    check_view_page(&headers, &resp.text().await.unwrap());
 
     // Tampered: one character of the payload, one of the signature.
     let dot = token.find('.').unwrap();
@@ -709,6 +717,31 @@ async fn tampered_expired_and_misdirected_links_are_refused_with_a_message() {
     assert_eq!(resp.status().as_u16(), 401);
     client.cancel().await.unwrap();
     server.stop().await;
+}
+
+/// The view under /embed: the embedded page with the one tag changed, under its exact
+/// CSP (its own script and WebAssembly, requests to this origin only), sending its
+/// address nowhere, kept nowhere, frameable by other sites; nothing in it loads,
+/// evaluates or carries a credential.
+fn check_view_page(headers: &reqwest::header::HeaderMap, page: &str) {
+    let embed = r#"<meta name="palmaplan-mode" content="embed" data-lang="fr">"#;
+    assert_eq!(page.matches(embed).count(), 1);
+    assert!(!page.contains(view::MCP_MARKER));
+    assert!(
+        page.replacen(embed, view::MCP_MARKER, 1) == view::HTML,
+        "not the embedded page with the one tag changed"
+    );
+    assert_eq!(
+        headers["content-security-policy"],
+        "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+    );
+    assert_eq!(headers["content-type"], "text/html; charset=utf-8");
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    assert_eq!(headers["cache-control"], "no-store");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert!(headers.get("x-frame-options").is_none());
+    let offences = page_offences(page);
+    assert!(offences.is_empty(), "{offences:#?}");
 }
 
 /// The page loads nothing, sends its address nowhere, is kept nowhere, and may be

@@ -3,18 +3,22 @@
 //! every client anyway, the pages of a 100,000-bar schedule (each answer under 120,000
 //! characters, reassembled exactly), privacy (no e-mail, no absence reason in any byte
 //! of any view-only answer, even for the owner), proposals accepted at their rank (and
-//! only one of two concurrent ones), read-only comparisons, and the schedule resource.
+//! only one of two concurrent ones), read-only comparisons, the schedule resource, and
+//! the view resource (listed to MCP Apps clients with its `_meta.ui`, read at any of its
+//! URIs by anyone, the very bytes built into the server, pointed at by the tools that
+//! show it, and clean of anything that loads, evaluates or carries a credential).
 
 mod common;
 
-use common::{Client, TestServer, call, views_caps};
+use common::{Client, TestServer, call, page_offences, views_caps};
 use palmaplan_model::paging::{Page, reassemble};
 use palmaplan_model::synth::{self, Spec};
 use palmaplan_model::{Schedule, demo};
-use palmaplan_server::bootstrap;
+use palmaplan_server::{bootstrap, view};
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResult, ClientCapabilities, PaginatedRequestParams,
-    ReadResourceRequestParams, RequestMetaObject, ResourceContents, Tool,
+    CacheScope, CallToolRequestParams, CallToolResult, ClientCapabilities, ErrorCode,
+    PaginatedRequestParams, ReadResourceRequestParams, RequestMetaObject, Resource,
+    ResourceContents, Tool,
 };
 use serde_json::{Value, json};
 
@@ -24,6 +28,8 @@ const VIEW_ONLY: [&str; 3] = [
     "get_changes_since",
     "get_schedule_absences",
 ];
+/// The tools whose answer the view shows.
+const SHOWS_VIEW: [&str; 3] = ["show_schedule", "what_if", "diff_versions"];
 
 /// The most characters an answer may take as the client receives it.
 const RESPONSE_CHARS: usize = 120_000;
@@ -33,7 +39,8 @@ fn ui_meta(t: &Tool) -> Option<&Value> {
     t.meta.as_ref().and_then(|m| m.0.get("ui"))
 }
 
-/// Checks a tools/list: the model tools only, or with the view-only ones marked.
+/// Checks a tools/list: the model tools only, without any `_meta`; or with the view-only
+/// ones marked and the ones that show the view pointing at it.
 fn check_list(tools: &[Tool], with_views: bool, model_count: usize, route: &str) {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     let expected = if with_views {
@@ -52,11 +59,20 @@ fn check_list(tools: &[Tool], with_views: bool, model_count: usize, route: &str)
                 "{route}: {}",
                 t.name
             );
-        } else {
-            // No `_meta.ui` at all, and (until the view exists) no resource either.
-            assert!(ui_meta(t).is_none(), "{route}: {} has _meta.ui", t.name);
+        } else if with_views && SHOWS_VIEW.contains(&t.name.as_ref()) {
+            // Both keys, the same URI; visible to the model too (no visibility).
+            let uri = json!(view::resource_uri());
+            assert_eq!(
+                ui_meta(t),
+                Some(&json!({"resourceUri": uri})),
+                "{route}: {}",
+                t.name
+            );
             let flat = t.meta.as_ref().and_then(|m| m.0.get("ui/resourceUri"));
-            assert!(flat.is_none(), "{route}: {}", t.name);
+            assert_eq!(flat, Some(&uri), "{route}: {}", t.name);
+        } else {
+            // No `_meta` at all: no `ui`, no flat resource key.
+            assert!(t.meta.is_none(), "{route}: {} has _meta", t.name);
         }
     }
 }
@@ -588,4 +604,204 @@ async fn show_schedule_gives_an_mcp_apps_host_no_link_and_others_one() {
         c.cancel().await.unwrap();
     }
     server.stop().await;
+}
+
+/// The `_meta` of the view resource, on its list entry and its read content.
+fn view_meta() -> Value {
+    json!({"ui": {
+        "csp": {
+            "connectDomains": [], "resourceDomains": [], "frameDomains": [],
+            "baseUriDomains": [], "wasmUnsafeEval": true
+        },
+        "prefersBorder": true
+    }})
+}
+
+/// The `ui://` entries of a resources/list.
+fn listed_views(resources: &[Resource]) -> Vec<&Resource> {
+    resources
+        .iter()
+        .filter(|r| r.uri.starts_with("ui://"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_resource_is_listed_to_mcp_apps_clients_and_read_at_any_of_its_uris() {
+    let server = TestServer::start("apps-view").await;
+    let apps = server
+        .client_with_caps(&server.token, views_caps("extensions"))
+        .await
+        .unwrap();
+    let plain = server.client().await;
+
+    // Listed once to an MCP Apps client, with its type and `_meta.ui`.
+    let listed = apps.list_all_resources().await.unwrap();
+    let views = listed_views(&listed);
+    assert_eq!(views.len(), 1, "{listed:?}");
+    let entry = views[0];
+    let uri = entry.uri.clone();
+    let hash = uri
+        .strip_prefix("ui://palmaplan/planning?v=")
+        .unwrap_or_else(|| panic!("{uri}"));
+    assert!(
+        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{uri}"
+    );
+    assert_eq!(uri, view::resource_uri());
+    assert_eq!(
+        entry.mime_type.as_deref(),
+        Some("text/html;profile=mcp-app")
+    );
+    assert_eq!(
+        serde_json::to_value(&entry.meta).unwrap(),
+        view_meta(),
+        "{entry:?}"
+    );
+    // The schedules are still listed beside it.
+    let json_uri = format!("palmaplan://schedule/{}/json", server.demo_id);
+    assert!(listed.iter().any(|r| r.uri == json_uri), "{listed:?}");
+    // Listed by the per-request route too; not to a text-only client (see mcp.rs).
+    let stateless = server
+        .discover_client_with_caps(views_caps("experimental"))
+        .await;
+    let again = stateless.list_all_resources().await.unwrap();
+    assert_eq!(
+        listed_views(&again)
+            .iter()
+            .map(|r| &r.uri)
+            .collect::<Vec<_>>(),
+        [&uri]
+    );
+    let plain_list = plain.list_all_resources().await.unwrap();
+    assert!(listed_views(&plain_list).is_empty(), "{plain_list:?}");
+    assert!(plain_list.iter().any(|r| r.uri == json_uri));
+
+    // The tools that show the view point at the listed URI, by both keys.
+    let tools = apps.list_all_tools().await.unwrap();
+    for name in SHOWS_VIEW {
+        let t = tools.iter().find(|t| t.name == name).unwrap();
+        let meta = &t.meta.as_ref().unwrap().0;
+        assert_eq!(meta["ui"]["resourceUri"], uri, "{name}");
+        assert_eq!(meta["ui/resourceUri"], uri, "{name}");
+    }
+    assert_eq!(
+        tools
+            .iter()
+            .filter(|t| t
+                .meta
+                .as_ref()
+                .is_some_and(|m| m.0.contains_key("ui/resourceUri")))
+            .count(),
+        3
+    );
+    for t in plain.list_all_tools().await.unwrap() {
+        assert!(t.meta.is_none(), "{} has _meta without MCP Apps", t.name);
+    }
+
+    // Read: the current URI, an older build's, the bare one; by any client. Always the
+    // page built into the server, with the same `_meta`.
+    let older = "ui://palmaplan/planning?v=0000000000000000";
+    for client in [&apps, &plain, &stateless] {
+        for asked in [uri.as_str(), older, "ui://palmaplan/planning"] {
+            let read = client
+                .read_resource(ReadResourceRequestParams::new(asked))
+                .await
+                .unwrap_or_else(|e| panic!("{asked}: {e}"));
+            assert_eq!(read.contents.len(), 1, "{asked}");
+            let ResourceContents::TextResourceContents {
+                uri: got,
+                mime_type,
+                text,
+                meta,
+                ..
+            } = &read.contents[0]
+            else {
+                panic!("{asked}: not text");
+            };
+            assert_eq!(got, asked);
+            assert_eq!(mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+            assert_eq!(serde_json::to_value(meta).unwrap(), view_meta(), "{asked}");
+            assert!(text == view::HTML, "{asked}: not the embedded page");
+            assert_eq!(text.matches(view::MCP_MARKER).count(), 1);
+        }
+    }
+    // Nothing in it loads, evaluates or carries a credential.
+    let offences = page_offences(view::HTML);
+    assert!(offences.is_empty(), "{offences:#?}");
+
+    // Other ui:// paths: resource not found, saying where the view is.
+    for bad in [
+        "ui://palmaplan/other",
+        "ui://palmaplan/planning/x",
+        "ui://other/planning",
+    ] {
+        let err = plain
+            .read_resource(ReadResourceRequestParams::new(bad))
+            .await
+            .unwrap_err();
+        let rmcp::ServiceError::McpError(e) = &err else {
+            panic!("{bad}: {err}");
+        };
+        assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{bad}: {e:?}");
+        assert!(
+            e.message.starts_with(&format!("Aucune vue « {bad} »"))
+                && e.message
+                    .contains("PalmaPlan n'a qu'une vue : ui://palmaplan/planning,"),
+            "{bad}: {}",
+            e.message
+        );
+    }
+    for c in [apps, plain, stateless] {
+        c.cancel().await.unwrap();
+    }
+    server.stop().await;
+}
+
+#[test]
+fn the_page_scanner_catches_each_pattern_and_only_them() {
+    // Clean, though close to each pattern: the XML namespaces, look-alike names.
+    let clean = r#"<!doctype html><html><head><meta name="palmaplan-mode" content="mcp"></head>
+<body><svg xmlns="http://www.w3.org/2000/svg"><g/></svg>
+<div xmlns="http://www.w3.org/1999/xhtml" xml:lang="fr"></div>
+<x xmlns:xml="http://www.w3.org/XML/1998/namespace"/>
+<formula-bar></formula-bar><p>Le jeton ppt_… se crée côté serveur.</p>
+<script>prefetch(a); retrieval(b); evaluate(c); reimport(d); renewFunction(e);
+new FunctionCall(); x.newFunction; xhr.setRequestHeader("Authorization","Embed "+t);
+const wppt_x = 1; var o = {Bearers: 2};</script></body></html>"#;
+    assert_eq!(page_offences(clean), Vec::<String>::new());
+
+    for (bad, what) in [
+        ("fetch('/x')", "`fetch(`"),
+        ("window.fetch (u)", "`fetch(`"),
+        ("eval('1+1')", "`eval(`"),
+        ("new Function('a', 'return a')", "`new Function`"),
+        ("new\n  Function()", "`new Function`"),
+        ("import('./chunk.js')", "`import(`"),
+        ("<form action=\"x\">", "`<form`"),
+        ("<FORM>", "`<form`"),
+        ("<img src=\"http://example.com/a.png\">", "an address"),
+        (
+            "<script src=\"https://cdn.example.com/a.js\"></script>",
+            "an address",
+        ),
+        ("HTTPS://EXAMPLE.ORG", "an address"),
+        ("http://www.w3.org/2000/svg.evil.example/x", "an address"),
+        ("http://www.w3.org/1999/xhtml/../../evil", "an address"),
+        (
+            "const t = 'ppt_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';",
+            "a named token",
+        ),
+        ("h['Authorization'] = 'Bearer ' + t;", "`Bearer `"),
+        ("authorization: bearer abc", "`Bearer `"),
+    ] {
+        // Alone and inside an otherwise clean page.
+        for page in [
+            bad.to_owned(),
+            clean.replace("<body>", &format!("<body>{bad}")),
+        ] {
+            let found = page_offences(&page);
+            assert_eq!(found.len(), 1, "{bad}: {found:#?}");
+            assert!(found[0].starts_with(what), "{bad}: {found:#?}");
+        }
+    }
 }

@@ -178,9 +178,9 @@ pub struct ToolSpec {
     pub description: &'static str,
     pub access: Access,
     pub visibility: Visibility,
-    /// Whether the tool's answer is meant to be shown in the view (the before/after of
-    /// `what_if` and `diff_versions`): the MCP adapter points such tools at the view
-    /// resource (`_meta.ui.resourceUri`) once the view is built.
+    /// Whether the tool's answer is meant to be shown in the view (`show_schedule`, the
+    /// before/after of `what_if` and `diff_versions`): the MCP adapter points such tools at the view
+    /// resource (`_meta.ui.resourceUri`) for the clients that render it.
     pub shows_view: bool,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,

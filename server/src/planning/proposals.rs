@@ -12,8 +12,8 @@
 //! false`, and the view does not offer "Accept" for it: what is accepted must be what
 //! was seen.
 //!
-//! Both tools are `with_view`: the MCP adapter points them at the view resource (the
-//! before/after chart) once the view is built. Their text stands on its own for hosts
+//! Both tools are `with_view`: for MCP Apps clients the MCP adapter points them at the
+//! view resource (the before/after chart). Their text stands on its own for hosts
 //! without MCP Apps, and their structuredContent stays compact (counts, ids, the
 //! commands): the view recomputes the before/after itself with the same model.
 //!

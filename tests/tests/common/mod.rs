@@ -220,3 +220,84 @@ pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> Answer {
         is_error: result.is_error == Some(true),
     }
 }
+
+/// What a served view page must never contain, one line per occurrence (empty: clean).
+/// The page runs under a host's CSP or ours, inside a frame that may belong to another
+/// site: it must load nothing (`fetch(`, `import(`, an `http(s)://` address other than
+/// the XML namespaces that SVG and XHTML name), build no code from text (`eval(`,
+/// `new Function`), post no form (`<form`, silently dropped in a sandbox), and carry
+/// no credential (`ppt_` followed by letters or digits, `Bearer `). JavaScript names
+/// are matched as written and as whole words (`prefetch(` is not `fetch(`); HTML and
+/// addresses in any case.
+pub(crate) fn page_offences(page: &str) -> Vec<String> {
+    const NAMESPACES: [&str; 3] = [
+        "http://www.w3.org/2000/svg",
+        "http://www.w3.org/1999/xhtml",
+        "http://www.w3.org/XML/1998/namespace",
+    ];
+    let bytes = page.as_bytes();
+    let lower = page.to_ascii_lowercase(); // same byte offsets as `page`
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let word_start = |at: usize| at == 0 || !ident(bytes[at - 1]);
+    let after = |at: usize| bytes.get(at).copied();
+    let mut found = Vec::new();
+    let mut report = |what: &str, at: usize| {
+        let (mut a, mut b) = (at.saturating_sub(40), (at + 60).min(page.len()));
+        while !page.is_char_boundary(a) {
+            a -= 1;
+        }
+        while !page.is_char_boundary(b) {
+            b += 1;
+        }
+        found.push(format!("{what} at byte {at}: …{}…", &page[a..b]));
+    };
+
+    // Calls: the name, maybe spaces, then `(`.
+    for name in ["fetch", "eval", "import"] {
+        for (at, _) in page.match_indices(name) {
+            let rest = page[at + name.len()..].trim_start();
+            if word_start(at) && rest.starts_with('(') {
+                report(&format!("`{name}(`"), at);
+            }
+        }
+    }
+    for (at, _) in page.match_indices("new") {
+        let rest = &page[at + 3..];
+        let spaced = rest.trim_start();
+        if word_start(at)
+            && spaced.len() < rest.len()
+            && spaced.starts_with("Function")
+            && !spaced.as_bytes().get(8).is_some_and(|b| ident(*b))
+        {
+            report("`new Function`", at);
+        }
+    }
+    for (at, _) in lower.match_indices("<form") {
+        if !after(at + 5).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            report("`<form`", at);
+        }
+    }
+    let url_char = |b: u8| b.is_ascii_alphanumeric() || b"/.-_~:?#@%+=&!*,;[]".contains(&b);
+    for scheme in ["http://", "https://"] {
+        for (at, _) in lower.match_indices(scheme) {
+            let namespace = NAMESPACES.iter().any(|ns| {
+                lower[at..].starts_with(&ns.to_ascii_lowercase())
+                    && !after(at + ns.len()).is_some_and(url_char)
+            });
+            if !namespace {
+                report("an address", at);
+            }
+        }
+    }
+    for (at, _) in page.match_indices("ppt_") {
+        if word_start(at) && after(at + 4).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            report("a named token (`ppt_…`)", at);
+        }
+    }
+    for (at, _) in lower.match_indices("bearer ") {
+        if word_start(at) {
+            report("`Bearer `", at);
+        }
+    }
+    found
+}
