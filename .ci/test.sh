@@ -15,6 +15,10 @@ fi
 for c in rustfmt clippy; do
   if ! rustup component list --installed | grep -q "^$c"; then rustup component add "$c"; fi
 done
+# Node runs the view's packer (binaryen's wasm2js, esbuild) and the browser tests.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  apt-get update && apt-get install -y nodejs npm
+fi
 
 # --- static checks --------------------------------------------------------------------
 step "cargo fmt --check"
@@ -23,7 +27,7 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "the model crate is pure and builds for wasm32"
+step "the model crate is pure"
 # The model is compiled into the wasm view: it may depend on serde and serde_json only.
 # `cargo tree` lists what it really pulls in (not what its manifest claims).
 deps=$(cargo tree -p palmaplan-model -e normal --prefix none --locked | awk '{print $1}' | sort -u)
@@ -33,7 +37,11 @@ if bad=$(printf '%s\n' "$deps" | grep -Ev "$allowed"); then
   printf '  %s\n' $bad
   exit 1
 fi
-cargo build -p palmaplan-model --target wasm32-unknown-unknown --release --locked
+
+step "the view page is built from its sources (wasm32, wasm2js, one HTML file within budget)"
+# Installs the wasm-bindgen CLI and the npm build tools if missing; fails when the
+# committed view-wasm/dist differs from what the sources give.
+bash view-wasm/build.sh --check
 
 # --- tests ----------------------------------------------------------------------------
 step "PostgreSQL for the storage tests"

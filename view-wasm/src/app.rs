@@ -326,8 +326,18 @@ pub fn grid_width(st: &St) -> f64 {
 // ---------------------------------------------------------------------------------
 // Start
 
-pub fn start(embed: Option<(i64, String, Lang)>) {
-    let lang0 = embed.as_ref().map(|e| e.2).unwrap_or_else(|| {
+/// What an `/embed` address gives the view.
+#[derive(Clone, Debug)]
+pub struct Embed {
+    pub schedule: i64,
+    pub token: String,
+    pub lang: Lang,
+    /// show_schedule's arguments (the schedule and the view's options).
+    pub args: Value,
+}
+
+pub fn start(embed: Option<Embed>) {
+    let lang0 = embed.as_ref().map(|e| e.lang).unwrap_or_else(|| {
         web_sys::window()
             .and_then(|w| w.navigator().language())
             .map(|l| texts::lang_of_locale(&l))
@@ -369,9 +379,9 @@ pub fn start(embed: Option<(i64, String, Lang)>) {
         declined: Sig::new(false),
         agenda: Sig::new(None),
         backend: Sig::new(match &embed {
-            Some((id, token, _)) => Backend::Http {
-                schedule: *id,
-                token: token.clone(),
+            Some(e) => Backend::Http {
+                schedule: e.schedule,
+                token: e.token.clone(),
             },
             None => Backend::Host,
         }),
@@ -380,24 +390,21 @@ pub fn start(embed: Option<(i64, String, Lang)>) {
     crate::gantt::mount(st);
 
     match embed {
-        Some((id, _, _)) => {
-            // The /embed page: no host; the link's schedule, as show_schedule shows it.
-            st.card.update(|c| c.on_input(json!({ "schedule": id })));
-            st.call(
-                "show_schedule",
-                json!({ "schedule": id }),
-                move |r| match r {
-                    Ok(reply) => on_result(
-                        st,
-                        json!({
-                            "content": [{"type": "text", "text": reply.text}],
-                            "structuredContent": reply.structured,
-                            "isError": reply.is_error,
-                        }),
-                    ),
-                    Err(e) => st.load_error.set(Some(st.failure("show_schedule", &e))),
-                },
-            );
+        Some(e) => {
+            // The /embed page: no host; the link's schedule and options, as
+            // show_schedule shows them.
+            st.card.update(|c| c.on_input(e.args.clone()));
+            st.call("show_schedule", e.args, move |r| match r {
+                Ok(reply) => on_result(
+                    st,
+                    json!({
+                        "content": [{"type": "text", "text": reply.text}],
+                        "structuredContent": reply.structured,
+                        "isError": reply.is_error,
+                    }),
+                ),
+                Err(e) => st.load_error.set(Some(st.failure("show_schedule", &e))),
+            });
         }
         None => {
             host::connect(std::rc::Rc::new(move |e| on_event(st, e)));

@@ -37,10 +37,12 @@ pub fn start() {
     host::mark("mounted", &JsValue::TRUE);
 }
 
-/// Under `/embed/<id>?t=<token>` the server marks the page
+/// Under `/embed/<id>?t=<token>&...` the server marks the page
 /// `<meta name="palmaplan-mode" content="embed" data-lang="fr">`; the view then reads
-/// the schedule and the token from its own address and calls the server over HTTP.
-fn embed_mode() -> Option<(i64, String, Lang)> {
+/// the schedule, the token and the view's options (the address's other parameters,
+/// which `show_schedule` wrote there) from its own address, and calls the server over
+/// HTTP.
+fn embed_mode() -> Option<app::Embed> {
     let doc = web_sys::window()?.document()?;
     let meta = doc.query_selector("meta[name=palmaplan-mode]").ok()??;
     if meta.get_attribute("content").as_deref() != Some("embed") {
@@ -52,17 +54,41 @@ fn embed_mode() -> Option<(i64, String, Lang)> {
     };
     let loc = web_sys::window()?.location();
     let path = loc.pathname().ok()?;
-    let id = path
+    let id: i64 = path
         .strip_prefix("/embed/")?
         .split('/')
         .next()?
         .parse()
         .ok()?;
     let search = loc.search().ok()?;
-    let token = search
+    let mut token = None;
+    let mut args = serde_json::Map::new();
+    args.insert("schedule".into(), id.into());
+    for kv in search
         .trim_start_matches('?')
         .split('&')
-        .find_map(|kv| kv.strip_prefix("t="))?
-        .to_owned();
-    Some((id, token, lang))
+        .filter(|kv| !kv.is_empty())
+    {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        let v = js_sys::decode_uri_component(&v.replace('+', " "))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        match k {
+            "t" => token = Some(v),
+            "critical_path" => {
+                args.insert(k.into(), (v == "true").into());
+            }
+            "view" | "filter" | "zoom" | "from" | "to" | "panel" | "reference" => {
+                args.insert(k.into(), v.into());
+            }
+            _ => {}
+        }
+    }
+    Some(app::Embed {
+        schedule: id,
+        token: token?,
+        lang,
+        args: serde_json::Value::Object(args),
+    })
 }

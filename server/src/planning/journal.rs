@@ -67,6 +67,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 // ---- Shared texts.
 
 /// Unix milliseconds as ISO 8601 UTC, to the second: "2026-05-01T09:30:00Z".
+/// The same time to the millisecond: when a view was shown, so that two views shown
+/// within one second are still ordered.
+pub(super) fn iso_utc_ms(ms: i64) -> String {
+    let base = iso_utc(ms);
+    format!("{}.{:03}Z", base.trim_end_matches('Z'), ms.rem_euclid(1000))
+}
+
 pub(super) fn iso_utc(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let days = secs.div_euclid(86_400);

@@ -254,6 +254,9 @@ struct Inner {
     tools: BTreeMap<&'static str, ToolSpec>,
     /// The pages of recently paged schedules (`get_schedule_page`).
     pages: view::PageCache,
+    /// When each user last had each schedule shown as a view (`show_schedule` to an
+    /// MCP Apps host): an older view sees it in `get_changes_since` and withdraws.
+    latest_views: view::LatestViews,
     /// Signs the `/embed` links; None where the server has no HTTP address to give
     /// (then `show_schedule` says so instead of giving a link).
     embed: Option<Arc<Embed>>,
@@ -316,6 +319,7 @@ impl Planning {
                 clock,
                 tools,
                 pages: view::PageCache::default(),
+                latest_views: view::LatestViews::default(),
                 embed,
             }),
         }

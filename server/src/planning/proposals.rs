@@ -58,11 +58,19 @@ const ITEMS_CAP: usize = 50;
 /// The compact structured form of a diff: counts, kinds and ids.
 fn diff_json(d: &Diff) -> Value {
     let kind_and_id = |v: Value, id: Option<u64>| json!({ "kind": v.get("kind"), "id": id });
+    // Each change whole (kind, ids, labels, old and new dates): the view draws the
+    // proposed state from them over the current one.
     let changes: Vec<Value> = d
         .changes
         .iter()
         .take(ITEMS_CAP)
-        .map(|c| kind_and_id(serde_json::to_value(c).unwrap_or(Value::Null), Some(c.id())))
+        .map(|c| {
+            let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
+            if let Some(o) = v.as_object_mut() {
+                o.insert("id".into(), json!(c.id()));
+            }
+            v
+        })
         .collect();
     let not_shown: Vec<Value> = d
         .not_shown

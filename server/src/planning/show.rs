@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::args::date;
-use super::journal::iso_utc;
+use super::journal::{iso_utc, iso_utc_ms};
 use super::people::quoted;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, role_name, tool};
 use crate::embed::Grant;
@@ -328,7 +328,13 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     };
 
     let (read_only, url, expires_at) = if ctx.caller.apps {
-        // The host draws the view: no link, no token.
+        // The host draws the view: no link, no token. An older view of this schedule
+        // for this user withdraws when it sees this one (get_changes_since). The /embed
+        // page's own call (the only caller with a role cap) is no view in a
+        // conversation and withdraws nothing.
+        if ctx.caller.max_role.is_none() {
+            ctx.view_shown(o.id, now);
+        }
         let read_only = p.editable == Some(false) || !may_write;
         text.push('\n');
         text.push_str(&if read_only {
@@ -390,7 +396,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             "options": options.json(),
             "rank": o.rank,
             "read_only": read_only,
-            "shown_at": iso_utc(now),
+            "shown_at": iso_utc_ms(now),
             "url": url,
             "expires_at": expires_at,
         }),

@@ -137,6 +137,43 @@ impl PageCache {
     }
 }
 
+/// When each (user, schedule) last had a view shown, in ms. One entry per pair that
+/// ever had one: small, and lost on restart (views then simply stay up).
+#[derive(Debug, Default)]
+pub(crate) struct LatestViews {
+    at: Mutex<std::collections::HashMap<(i64, i64), i64>>,
+}
+
+impl LatestViews {
+    pub(super) fn shown(&self, user: i64, schedule: i64, at_ms: i64) {
+        if let Ok(mut m) = self.at.lock() {
+            let e = m.entry((user, schedule)).or_insert(at_ms);
+            *e = (*e).max(at_ms);
+        }
+    }
+
+    fn latest(&self, user: i64, schedule: i64) -> Option<i64> {
+        self.at.lock().ok()?.get(&(user, schedule)).copied()
+    }
+}
+
+impl Ctx {
+    /// Notes that this caller was just shown a view of `schedule`.
+    pub(super) fn view_shown(&self, schedule: i64, at_ms: i64) {
+        self.inner
+            .latest_views
+            .shown(self.caller.user_id, schedule, at_ms);
+    }
+
+    /// When this caller was last shown a view of `schedule` (ISO, to the ms).
+    fn latest_view(&self, schedule: i64) -> Value {
+        self.inner
+            .latest_views
+            .latest(self.caller.user_id, schedule)
+            .map_or(Value::Null, |ms| json!(super::journal::iso_utc_ms(ms)))
+    }
+}
+
 /// The server's "today" (its UTC date; see the module header).
 fn today(ctx: &Ctx) -> Date {
     Date::from_days(i32::try_from(ctx.now_ms().div_euclid(86_400_000)).unwrap_or(0))
@@ -409,7 +446,7 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             }
             return Ok(Reply::ok(
                 text,
-                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
+                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank, "latest_view": ctx.latest_view(id) }),
             ));
         }
     };
@@ -463,7 +500,7 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next }),
+        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next, "latest_view": ctx.latest_view(id) }),
     ))
 }
 
@@ -754,6 +791,67 @@ mod tests {
             )
             .await;
         assert!(r.text.contains("inversez-les"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_newer_view_is_announced_to_older_ones_of_the_same_user() {
+        let k = Kit::new("view-latest").await;
+        let id = k.schedule;
+        let apps = |c: &Caller| Caller {
+            apps: true,
+            ..c.clone()
+        };
+        let poll = |who: Caller| {
+            let k = &k;
+            async move {
+                k.ok(
+                    &who,
+                    "get_changes_since",
+                    json!({"schedule": id, "rank": 0}),
+                )
+                .await
+                .structured["latest_view"]
+                    .clone()
+            }
+        };
+        assert_eq!(
+            poll(k.alice.clone()).await,
+            Value::Null,
+            "no view shown yet"
+        );
+        let first = k
+            .ok(&apps(&k.alice), "show_schedule", json!({"schedule": id}))
+            .await;
+        let second = k
+            .ok(&apps(&k.alice), "show_schedule", json!({"schedule": id}))
+            .await;
+        let (a, b) = (
+            &first.structured["shown_at"],
+            &second.structured["shown_at"],
+        );
+        assert!(
+            a.as_str().unwrap() < b.as_str().unwrap(),
+            "{a} then {b}: ordered to the ms"
+        );
+        assert_eq!(
+            &poll(k.alice.clone()).await,
+            b,
+            "the first view learns a newer one is open"
+        );
+        // Another user's views and a client without views change nothing for Alice.
+        k.ok(&apps(&k.carol), "show_schedule", json!({"schedule": id}))
+            .await;
+        k.ok(&k.alice, "show_schedule", json!({"schedule": id}))
+            .await;
+        assert_eq!(&poll(k.alice.clone()).await, b);
+        // The /embed page's own call (a capped caller) is no view in a conversation.
+        let link = Caller {
+            max_role: Some(Role::Viewer),
+            only_schedule: Some(id),
+            ..apps(&k.alice)
+        };
+        k.ok(&link, "show_schedule", json!({"schedule": id})).await;
+        assert_eq!(&poll(k.alice.clone()).await, b);
     }
 
     #[tokio::test]
