@@ -23,6 +23,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import zopfli from "@gfx/zopfli";
 import { dropFeatures } from "./wasm-features.mjs";
 import { scan } from "./scan.mjs";
 
@@ -119,14 +120,19 @@ const wasmBytes = fs.readFileSync(optWasm);
 
 // 4. Everything that will run is scanned in clear, before it is compressed.
 const shell = fs.readFileSync(path.join(here, "shell.html"), "utf8");
+const bootstrap = fs.readFileSync(path.join(here, "bootstrap.js"), "utf8");
 const style = fs.readFileSync(path.join(crate, "style.css"), "utf8");
-for (const [what, text] of [["loader", loaderJs], ["wasm2js path", asmJs], ["shell", shell], ["style", style], ["wasm strings", wasmBytes.toString("latin1")]]) {
+for (const [what, text] of [["loader", loaderJs], ["wasm2js path", asmJs], ["shell", shell], ["bootstrap", bootstrap], ["style", style], ["wasm strings", wasmBytes.toString("latin1")]]) {
   const found = scan(text);
   if (found.length) throw new Error(`forbidden in ${what}: ${found.join("; ")}`);
 }
 
-const wasmGz = gz(wasmBytes);
-const asmGz = gz(Buffer.from(asmJs, "utf8"));
+// The payloads are compressed with zopfli: a gzip stream the browser's
+// DecompressionStream reads like any other, about 7% smaller than zlib's level 9, which
+// is what keeps the page under the gzip budget with room to spare.
+const zop = (bytes) =>
+  new Promise((resolve, reject) => zopfli.gzip(bytes, { numiterations: 15 }, (e, out) => (e ? reject(e) : resolve(Buffer.from(out)))));
+const [wasmGz, asmGz] = await Promise.all([zop(wasmBytes), zop(Buffer.from(asmJs, "utf8"))]);
 const fill = (html, name, value) => {
   const marker = `{{${name}}}`;
   if (html.split(marker).length !== 2) throw new Error(`shell.html must contain ${marker} exactly once`);
@@ -136,6 +142,7 @@ const fill = (html, name, value) => {
 const page = (withWasm) => {
   let html = shell;
   html = fill(html, "STYLE", style.trim());
+  html = fill(html, "BOOTSTRAP", bootstrap.trim());
   html = fill(html, "LOADER", loaderJs.trim());
   html = fill(html, "WASM_BLOCK", withWasm ? `<script type="text/plain" id="pp-wasm">${wasmGz.toString("base64")}</script>` : "");
   html = fill(html, "ASM_GZ", asmGz.toString("base64"));

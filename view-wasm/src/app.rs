@@ -268,19 +268,7 @@ impl St {
         }
         if !full && only.is_none() {
             // Inline: the occupied rows of the window (all rows while nothing is there).
-            let rows: Vec<_> = s
-                .rows
-                .iter()
-                .filter(|r| {
-                    s.bars
-                        .iter()
-                        .any(|b| b.row == r.id && b.start <= to && b.end >= from)
-                        || s.milestones
-                            .iter()
-                            .any(|m| m.row == r.id && m.date >= from && m.date <= to)
-                })
-                .map(|r| r.id)
-                .collect();
+            let rows = occupied_rows(s, from, to);
             if !rows.is_empty() && rows.len() < s.rows.len() {
                 only = Some(RowFilter::from_rows(rows));
             }
@@ -307,6 +295,30 @@ impl St {
             zoom,
         })));
     }
+}
+
+/// The rows with a bar or a milestone between two days: one pass over the items and a
+/// binary search per row, whatever the schedule's size.
+pub fn occupied_rows(s: &Schedule, from: Date, to: Date) -> Vec<RowId> {
+    let mut hit: Vec<u64> = s
+        .bars
+        .iter()
+        .filter(|b| b.start <= to && b.end >= from)
+        .map(|b| b.row.0)
+        .chain(
+            s.milestones
+                .iter()
+                .filter(|m| m.date >= from && m.date <= to)
+                .map(|m| m.row.0),
+        )
+        .collect();
+    hit.sort_unstable();
+    hit.dedup();
+    s.rows
+        .iter()
+        .map(|r| r.id)
+        .filter(|r| hit.binary_search(&r.0).is_ok())
+        .collect()
 }
 
 /// The grid panel's width (0 when only the timeline shows).
@@ -1004,6 +1016,53 @@ pub fn report_size() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn occupied_rows_are_those_with_something_in_the_window_in_display_order() {
+        let s = palmaplan_model::demo::s4hana_migration();
+        let d = |t: &str| t.parse::<Date>().unwrap();
+        let all = occupied_rows(&s, d("2000-01-01"), d("2100-01-01"));
+        let with_items: Vec<RowId> = s
+            .rows
+            .iter()
+            .map(|r| r.id)
+            .filter(|r| {
+                s.bars.iter().any(|b| b.row == *r) || s.milestones.iter().any(|m| m.row == *r)
+            })
+            .collect();
+        assert_eq!(all, with_items);
+        let first = &s.bars[0];
+        let some = occupied_rows(&s, first.start, first.start);
+        assert!(some.contains(&first.row));
+        assert!(some.len() < all.len(), "a one-day window holds fewer rows");
+        assert!(occupied_rows(&s, d("1990-01-01"), d("1990-01-31")).is_empty());
+    }
+
+    #[test]
+    fn drawing_a_proposal_moves_adds_and_removes_bars() {
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        let (b0, b1) = (s.bars[0].id.0, s.bars[1].id.0);
+        let row = s.rows[0].id.0;
+        for c in [
+            json!({"kind": "bar_moved", "bar": b0, "label": "x", "old_start": "2026-11-02", "old_end": "2026-11-06", "new_start": "2026-11-09", "new_end": "2026-11-13"}),
+            json!({"kind": "bar_removed", "bar": b1, "label": "y", "start": "2026-11-02", "end": "2026-11-03"}),
+            json!({"kind": "bar_added", "bar": 999, "label": "Nouveau", "row": row, "row_name": "r", "start": "2026-12-01", "end": "2026-12-02"}),
+            json!({"kind": "link_added"}),
+        ] {
+            draw_change(&mut s, &c);
+        }
+        let moved = s.bar(BarId(b0)).unwrap();
+        assert_eq!(
+            (moved.start.to_string(), moved.end.to_string()),
+            ("2026-11-09".into(), "2026-11-13".into())
+        );
+        assert!(s.bar(BarId(b1)).is_none());
+        assert_eq!(s.bar(BarId(999)).unwrap().label, "Nouveau");
+        assert!(
+            s.bars.windows(2).all(|w| w[0].id < w[1].id),
+            "still sorted by id"
+        );
+    }
 
     #[test]
     fn polling_slows_down_to_fifteen_seconds() {

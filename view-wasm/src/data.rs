@@ -342,6 +342,27 @@ mod tests {
         assert_eq!(a.schedule(), &s);
     }
 
+    /// The fixture host of `trunk serve` answers with these pages: they must stay the
+    /// model's pagination of the demo (`UPDATE_FIXTURES=1 cargo test` rewrites them).
+    #[test]
+    fn the_dev_fixture_is_the_demo_as_paged() {
+        let s = palmaplan_model::demo::s4hana_migration();
+        let pages: Vec<Value> = paginate(&s, None, PAGE_CHARS)
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect();
+        let want = serde_json::to_string_pretty(&pages).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/dev/demo-pages.json");
+        if std::env::var_os("UPDATE_FIXTURES").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{path} is stale: run UPDATE_FIXTURES=1 cargo test -p palmaplan-view"
+        );
+    }
+
     #[test]
     fn a_page_of_another_rank_is_refused() {
         let s = palmaplan_model::demo::s4hana_migration();
