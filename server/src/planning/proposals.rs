@@ -114,6 +114,14 @@ struct WhatIf {
     /// The model's commands, as apply_patch takes them, e.g.
     /// [{"op":"move_periods","bars":[14],"by":5}].
     commands: Vec<Value>,
+    /// "compact": an MCP Apps host draws a one-line card the person can expand (for a
+    /// simulation made on the way to another answer). The text is the same.
+    #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "read by the view from the tool input, not by the server"
+    )]
+    display: Option<super::show::Display>,
 }
 
 async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
@@ -279,6 +287,14 @@ struct DiffVersions {
     from: Side,
     /// The state to compare to: a version's id or name, or "current".
     to: Side,
+    /// "compact": an MCP Apps host draws a one-line card the person can expand. The
+    /// text is the same.
+    #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "read by the view from the tool input, not by the server"
+    )]
+    display: Option<super::show::Display>,
 }
 
 async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {

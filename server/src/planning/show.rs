@@ -77,7 +77,7 @@ enum Panel {
 /// How the view is laid out inline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum Display {
+pub(super) enum Display {
     /// The smaller inline display.
     Compact,
 }
