@@ -122,6 +122,10 @@ pub struct St {
     pub doc: Sig<Option<Arc<Doc>>>,
     /// The "before" of a proposal or comparison (the shadow).
     pub before: Sig<Option<Arc<Doc>>>,
+    /// The baseline version (`reference`), drawn as a shadow under each bar.
+    pub reference: Sig<Option<Arc<Doc>>>,
+    /// A comparison's two sides: (from, to), each a version id or None for "current".
+    pub sides: Sig<(Option<i64>, Option<i64>)>,
     pub lay: Sig<Option<Arc<Lay>>>,
     pub load_error: Sig<Option<String>>,
     pub notice: Sig<Notice>,
@@ -370,6 +374,8 @@ pub fn start(embed: Option<Embed>) {
         read_only: Sig::new(true),
         doc: Sig::new(None),
         before: Sig::new(None),
+        reference: Sig::new(None),
+        sides: Sig::new((None, None)),
         lay: Sig::new(None),
         load_error: Sig::new(None),
         notice: Sig::new(Notice::None),
@@ -542,6 +548,12 @@ fn on_result(st: St, result: Value) {
             .map(str::to_owned),
     );
     st.changes.set(sc.get("changes").cloned());
+    let side = |k: &str| {
+        sc.get(k)
+            .and_then(|v| v.get("version"))
+            .and_then(Value::as_i64)
+    };
+    st.sides.set((side("from"), side("to")));
     st.reply_text.set(reply.text.clone());
     st.shown.set(Some(shown));
     if let Some(zoom) = sc
@@ -568,20 +580,51 @@ pub fn load(st: St, id: i64) {
     let refresh = st
         .doc
         .with_untracked(|d| d.as_ref().is_some_and(|d| d.complete && d.id == id));
-    fetch_page(st, id, 0, window, None, refresh);
+    // A comparison draws its "to" side (a version, or the schedule now).
+    let version = match st.shown.get_untracked() {
+        Some(Shown::Comparison) => st.sides.get_untracked().1,
+        _ => None,
+    };
+    let l = Load {
+        id,
+        version,
+        target: Target::Main,
+        refresh,
+    };
+    fetch_page(st, l, 0, window, None);
 }
 
-fn fetch_page(
-    st: St,
+/// Where a set of pages goes once read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// The schedule drawn.
+    Main,
+    /// The "before" of a comparison.
+    Before,
+    /// The baseline version drawn as shadows.
+    Reference,
+}
+
+/// What to read page by page.
+#[derive(Clone, Copy, Debug)]
+struct Load {
     id: i64,
-    page: usize,
-    window: Option<Value>,
-    asm: Option<Assembly>,
+    /// A saved version, or None for the schedule as it is now.
+    version: Option<i64>,
+    target: Target,
+    /// Keep drawing the current state until the new one is whole.
     refresh: bool,
-) {
+}
+
+fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<Assembly>) {
+    // Only the schedule drawn shows while it loads; the other sides appear whole.
+    let (id, refresh) = (l.id, l.refresh || l.target != Target::Main);
     let mut args = json!({ "schedule": id, "page": page });
     if let Some(w) = &window {
         args["window"] = w.clone();
+    }
+    if let Some(v) = l.version {
+        args["version"] = json!(v);
     }
     st.call("get_schedule_page", args, move |r| {
         let reply = match r {
@@ -603,7 +646,7 @@ fn fetch_page(
         let mut asm = match asm {
             Some(a) if a.rank == rank => a,
             // The schedule changed while paging: start again at its new rank.
-            Some(_) => return fetch_page(st, id, 0, window, None, refresh),
+            Some(_) => return fetch_page(st, l, 0, window, None),
             None => Assembly::new(id, rank),
         };
         if let Err(e) = asm.add(&reply.structured) {
@@ -616,7 +659,15 @@ fn fetch_page(
         let cut = asm.cut_items();
         if complete {
             let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
-            set_doc(st, Doc::new(id, rank, s, true, progress, cut));
+            let doc = Doc::new(id, rank, s, true, progress, cut);
+            match l.target {
+                Target::Main => set_doc(st, doc),
+                Target::Before => {
+                    st.before.set(Some(Arc::new(doc)));
+                    st.relayout();
+                }
+                Target::Reference => st.reference.set(Some(Arc::new(doc))),
+            }
         } else if !refresh {
             set_doc(
                 st,
@@ -626,10 +677,10 @@ fn fetch_page(
         if let Some(p) = next {
             // Let the browser paint and scroll before the next page.
             set_timeout(
-                move || fetch_page(st, id, p, window, Some(asm), refresh),
+                move || fetch_page(st, l, p, window, Some(asm)),
                 Duration::from_millis(0),
             );
-        } else {
+        } else if l.target == Target::Main {
             loaded(st);
         }
     });
@@ -653,38 +704,74 @@ fn loaded(st: St) {
         return;
     };
     let shown = st.shown.get_untracked();
-    if !matches!(shown, Some(Shown::Proposal { .. } | Shown::Comparison))
-        || st.before.get_untracked().is_some()
+    // The baseline, once per view.
+    if let Some(vid) = st
+        .options
+        .with_untracked(|o| o.pointer("/reference/id").and_then(Value::as_i64))
+        && st.reference.with_untracked(Option::is_none)
     {
+        fetch_page(
+            st,
+            Load {
+                id: doc.id,
+                version: Some(vid),
+                target: Target::Reference,
+                refresh: true,
+            },
+            0,
+            None,
+            None,
+        );
+    }
+    if st.before.with_untracked(Option::is_some) {
         return;
     }
-    if let Some(Shown::Proposal { rank, .. }) = shown
-        && doc.rank != rank
-    {
-        st.proposal_done.set(Some(
-            st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
-        ));
+    match shown {
+        Some(Shown::Comparison) => {
+            // The "from" side, drawn as the shadow of the "to" side shown.
+            let from = st.sides.get_untracked().0;
+            fetch_page(
+                st,
+                Load {
+                    id: doc.id,
+                    version: from,
+                    target: Target::Before,
+                    refresh: true,
+                },
+                0,
+                None,
+                None,
+            );
+        }
+        Some(Shown::Proposal { rank, .. }) => {
+            if doc.rank != rank {
+                st.proposal_done.set(Some(
+                    st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
+                ));
+            }
+            let changes = st.changes.get_untracked().unwrap_or(Value::Null);
+            let items = changes
+                .get("items")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let mut after = doc.s.clone();
+            for c in &items {
+                draw_change(&mut after, c);
+            }
+            st.before.set(Some(Arc::clone(&doc)));
+            st.doc.set(Some(Arc::new(Doc::new(
+                doc.id,
+                doc.rank,
+                after,
+                true,
+                doc.progress,
+                0,
+            ))));
+            st.relayout();
+        }
+        _ => {}
     }
-    let changes = st.changes.get_untracked().unwrap_or(Value::Null);
-    let items = changes
-        .get("items")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut after = doc.s.clone();
-    for c in &items {
-        draw_change(&mut after, c);
-    }
-    st.before.set(Some(Arc::clone(&doc)));
-    st.doc.set(Some(Arc::new(Doc::new(
-        doc.id,
-        doc.rank,
-        after,
-        true,
-        doc.progress,
-        0,
-    ))));
-    st.relayout();
 }
 
 /// Whether the chart can draw every change of the result (the structured list is

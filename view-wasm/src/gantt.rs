@@ -925,7 +925,8 @@ fn chart_html(
     let (Some(doc), Some(lay)) = (st.doc.get(), st.lay.get()) else {
         return String::new();
     };
-    let before = st.before.get();
+    // The shadow: the other side of a before/after, else the baseline version.
+    let before = st.before.get().or_else(|| st.reference.get());
     let lang = st.lang.get();
     let gw = app::grid_width(&st);
     let show_tl = st

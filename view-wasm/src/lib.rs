@@ -79,7 +79,14 @@ fn embed_mode() -> Option<app::Embed> {
             "critical_path" => {
                 args.insert(k.into(), (v == "true").into());
             }
-            "view" | "filter" | "zoom" | "from" | "to" | "panel" | "reference" => {
+            // A version given by id travels as a number (a string would be a name).
+            "reference" => {
+                let v = v
+                    .parse::<i64>()
+                    .map_or_else(|_| v.clone().into(), Into::into);
+                args.insert(k.into(), v);
+            }
+            "view" | "filter" | "zoom" | "from" | "to" | "panel" => {
                 args.insert(k.into(), v.into());
             }
             _ => {}

@@ -96,6 +96,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PageKey {
     schedule: i64,
+    /// A saved version's pages, or None for the schedule as it is now.
+    version: Option<i64>,
     rank: i64,
     created_at: i64,
     /// The window given by the view, or None for the useful window of `today`.
@@ -127,7 +129,9 @@ impl PageCache {
     fn put(&self, key: PageKey, set: Arc<PageSet>) {
         if let Ok(mut sets) = self.sets.lock() {
             // A newer state of a schedule makes its older pages useless.
-            sets.retain(|(k, _)| k.schedule != key.schedule || k.rank >= key.rank);
+            sets.retain(|(k, _)| {
+                k.schedule != key.schedule || k.version != key.version || k.rank >= key.rank
+            });
             sets.retain(|(k, _)| *k != key);
             sets.push_back((key, set));
             while sets.len() > CACHED_SETS {
@@ -205,6 +209,10 @@ struct GetPage {
     /// What to put on the first pages (default: the useful window around today).
     #[serde(default)]
     window: Option<WindowArg>,
+    /// A saved version's id (see list_versions): its pages instead of the schedule as
+    /// it is now (the view draws it as the baseline or one side of a comparison).
+    #[serde(default)]
+    version: Option<i64>,
 }
 
 /// The rows with a bar or a milestone between two days, in display order, capped.
@@ -267,10 +275,12 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
     })
 }
 
-/// The pages of a schedule's current state, from the cache or made now.
+/// The pages of a schedule's current state, or of one of its saved versions, from the
+/// cache or made now.
 async fn page_set(
     ctx: &Ctx,
     id: i64,
+    version: Option<i64>,
     window: Option<Priority>,
     rows_given: bool,
 ) -> Result<(i64, Arc<PageSet>), Refusal> {
@@ -278,16 +288,48 @@ async fn page_set(
     let today = today(ctx);
     let key = PageKey {
         schedule: id,
+        version,
         rank,
         created_at,
         window: window.clone(),
         today,
     };
-    if let Some(set) = ctx.inner.pages.get(&key) {
+    if version.is_none()
+        && let Some(set) = ctx.inner.pages.get(&key)
+    {
         return Ok((rank, set));
     }
-    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
-    let mut state = stored.state;
+    let (mut state, read_rank) = match version {
+        None => {
+            let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+            (stored.state, stored.rank)
+        }
+        Some(vid) => {
+            let found = ctx
+                .store()
+                .version_state(id, vid)
+                .await
+                .map_err(|e| ctx.db_error(e))?;
+            let Some((info, state)) = found else {
+                return Err(Refusal::new(
+                    "version_not_found",
+                    ctx.tr(
+                        format!("Le planning {id} n'a pas de version {vid}. Appelez list_versions pour voir leurs ids."),
+                        format!("Schedule {id} has no version {vid}. Call list_versions to see their ids."),
+                    ),
+                ));
+            };
+            let rank = info.rank;
+            let key = PageKey {
+                rank,
+                ..key.clone()
+            };
+            if let Some(set) = ctx.inner.pages.get(&key) {
+                return Ok((rank, set));
+            }
+            (state, rank)
+        }
+    };
     strip_all(&mut state);
     let priority = match window {
         None => {
@@ -311,11 +353,11 @@ async fn page_set(
     });
     // A write may have landed between the stamp and the load: key on what was read.
     let key = PageKey {
-        rank: stored.rank,
+        rank: read_rank,
         ..key
     };
     ctx.inner.pages.put(key, Arc::clone(&set));
-    Ok((stored.rank, set))
+    Ok((read_rank, set))
 }
 
 async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
@@ -329,7 +371,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         .window
         .as_ref()
         .is_some_and(|w| w.rows.as_ref().is_some_and(|r| !r.is_empty()));
-    let (rank, set) = page_set(&ctx, id, window, rows_given).await?;
+    let (rank, set) = page_set(&ctx, id, p.version, window, rows_given).await?;
     let n = set.pages.len();
     let Some(text) = set.pages.get(p.page) else {
         return Err(Refusal::new(
@@ -358,6 +400,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     if let Some(obj) = page.as_object_mut() {
         obj.insert("schedule_id".into(), json!(id));
         obj.insert("rank".into(), json!(rank));
+        obj.insert("version".into(), json!(p.version));
         obj.insert(
             "window".into(),
             json!({ "from": w.from, "to": w.to, "rows": w.rows }),
@@ -791,6 +834,71 @@ mod tests {
             )
             .await;
         assert!(r.text.contains("inversez-les"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_saved_version_is_paged_like_the_schedule_now() {
+        let k = Kit::new("view-version-pages").await;
+        let id = k.schedule;
+        let saved = k
+            .ok(
+                &k.alice,
+                "save_version",
+                json!({"schedule": id, "name": "Base"}),
+            )
+            .await;
+        let vid = saved.structured["version"]["id"].as_i64().unwrap();
+        let before = k.state().await.bars[0].clone();
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [before.id.0], "by": 3}),
+        )
+        .await;
+        let bar_in = |r: &Reply| {
+            let page: Page = serde_json::from_value(r.structured.clone()).unwrap();
+            reassemble(&[page]).unwrap().bars[0].clone()
+        };
+        let now = k
+            .ok(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0}),
+            )
+            .await;
+        let then = k
+            .ok(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0, "version": vid}),
+            )
+            .await;
+        assert_ne!(
+            bar_in(&now).start,
+            before.start,
+            "the schedule now has the move"
+        );
+        assert_eq!(
+            bar_in(&then).start,
+            before.start,
+            "the version has the old dates"
+        );
+        assert_eq!(then.structured["version"], vid);
+        assert!(
+            then.structured["rank"].as_i64().unwrap() < now.structured["rank"].as_i64().unwrap()
+        );
+        no_secret("a version's page", &then);
+        let r = k
+            .planning
+            .call(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0, "version": 987_654}),
+            )
+            .await;
+        assert!(r.is_error);
+        assert_eq!(r.structured["error"], "version_not_found");
+        assert!(r.text.contains("list_versions"), "{}", r.text);
     }
 
     #[tokio::test]
