@@ -36,6 +36,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use palmaplan_model::Lang;
+use palmaplan_model::text::escape_html;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -364,8 +365,8 @@ fn page(status: StatusCode, lang: Lang, title: &str, message: &str) -> Response 
          h1{{font-size:1.25rem;margin:0 0 .75rem}}p{{margin:0}}\
          @media (prefers-color-scheme:dark){{body{{background:#15181d;color:#e6e8eb}}main{{background:#1d2127;border-color:#333a44}}}}\
          </style></head><body><main><h1>{title}</h1><p>{message}</p></main></body></html>\n",
-        title = html_escape(title),
-        message = html_escape(message),
+        title = escape_html(title),
+        message = escape_html(message),
     );
     (
         status,
@@ -391,21 +392,6 @@ pub const PAGE_CSP: &str =
 /// `POST /embed/<id>/call`). Nothing loads from elsewhere and nothing is posted as a
 /// form. No `frame-ancestors`: other sites may frame the link.
 pub const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
-
-fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// `GET /embed/<schedule>?t=<token>`: the view page for a valid link, else the
 /// refusal as a page. The page itself holds no data and no token: the view reads the

@@ -23,6 +23,23 @@ use crate::schedule::*;
 /// edit a person reads through, short enough for an assistant's context.
 pub const LIST_CAP: usize = 50;
 
+/// A text made safe for HTML element content and quoted attributes: the server's error
+/// pages and the view's drawing put names and labels from the data into HTML.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// One line about the whole schedule: its name, its first and last days, and how many
 /// groups, rows, bars and milestones it holds.
 pub fn schedule_summary(s: &Schedule, lang: Lang) -> String {
@@ -1079,6 +1096,15 @@ fn en(m: Msg) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn html_text_is_escaped() {
+        assert_eq!(
+            escape_html("<b a=\"x\">&'é"),
+            "&lt;b a=&quot;x&quot;&gt;&amp;&#39;é"
+        );
+    }
+
     use expect_test::{Expect, expect};
 
     use super::*;

@@ -124,21 +124,7 @@ pub fn preview(s: &Schedule, bar: BarId, edge: Option<Edge>, by: i32) -> Option<
     })
 }
 
-/// Escapes a text for HTML (element content and quoted attributes).
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use palmaplan_model::text::escape_html as esc;
 
 /// A coordinate as CSS pixels (whole pixels: no float formatting in the hot path).
 fn px(v: f64) -> i64 {
@@ -1382,10 +1368,5 @@ mod tests {
         );
         assert_eq!(far.tool, "move_periods");
         assert!(preview(&s, BarId(99_999), None, 1).is_none());
-    }
-
-    #[test]
-    fn html_text_is_escaped() {
-        assert_eq!(esc("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
     }
 }
