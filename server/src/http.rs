@@ -148,6 +148,7 @@ pub fn app(state: AppState) -> Router {
             authenticate,
         ))
         .route("/healthz", get(healthz))
+        .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
         .route(
             "/embed/{schedule}/call",
@@ -163,6 +164,36 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
+}
+
+/// `GET /help`: what the view's "Help" button opens (through the host's
+/// `ui/open-link`): the embedded view's documentation, as plain text in a page that
+/// loads nothing.
+async fn help() -> Response {
+    const DOC: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/embedded-view.md"
+    ));
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>PalmaPlan — the embedded view</title><style>\
+         body{{margin:0;padding:1.5rem;background:#f6f7f9;color:#1d2430}}\
+         pre{{max-width:52rem;margin:0 auto;white-space:pre-wrap;font:14px/1.55 ui-monospace,monospace}}\
+         @media (prefers-color-scheme:dark){{body{{background:#15181d;color:#e6e8eb}}}}\
+         </style></head><body><pre>{}</pre></body></html>\n",
+        escape_html(DOC)
+    );
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        html,
+    )
+        .into_response()
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Response {
@@ -436,6 +467,7 @@ fn call_refused(status: StatusCode, code: &'static str, text: String) -> Respons
         text,
         structured: json!({ "error": code }),
         is_error: true,
+        meta: Value::Null,
     };
     (status, Json(to_result(reply))).into_response()
 }

@@ -227,6 +227,7 @@ fn refusal(code: &str, text: String) -> Reply {
         text,
         structured: json!({ "error": code }),
         is_error: true,
+        meta: Value::Null,
     }
 }
 
@@ -335,6 +336,9 @@ pub fn to_result(reply: Reply) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(reply.text)]);
     result.structured_content = structured;
     result.is_error = Some(reply.is_error);
+    if let Value::Object(meta) = reply.meta {
+        result.meta = Some(rmcp::model::MetaObject(meta));
+    }
     result
 }
 

@@ -419,6 +419,7 @@ pub fn start(embed: Option<Embed>) {
                         "content": [{"type": "text", "text": reply.text}],
                         "structuredContent": reply.structured,
                         "isError": reply.is_error,
+                        "_meta": reply.meta,
                     }),
                 ),
                 Err(e) => st.load_error.set(Some(st.failure("show_schedule", &e))),
@@ -538,8 +539,15 @@ fn on_result(st: St, result: Value) {
             _ => Shown::Gantt,
         },
     };
-    st.options
-        .set(sc.get("options").cloned().unwrap_or(json!({})));
+    let mut options = sc.get("options").cloned().unwrap_or(json!({}));
+    // Help opens the server's page through the host, when the server has an address.
+    if let (Some(o), Some(url)) = (
+        options.as_object_mut(),
+        reply.meta.get("palmaplan/help_url").and_then(Value::as_str),
+    ) {
+        o.insert("help_url".into(), json!(url));
+    }
+    st.options.set(options);
     st.read_only
         .set(sc.get("read_only").and_then(Value::as_bool).unwrap_or(true));
     st.shown_at.set(

@@ -839,6 +839,7 @@ fn reload(st: St) {
                         "content": [{"type": "text", "text": reply.text}],
                         "structuredContent": reply.structured,
                         "isError": reply.is_error,
+                        "_meta": reply.meta,
                     }))
                 });
             }

@@ -27,6 +27,8 @@ pub struct Reply {
     pub text: String,
     pub structured: Value,
     pub is_error: bool,
+    /// The result's `_meta` (what only the view reads, such as the help address).
+    pub meta: Value,
 }
 
 impl Reply {
@@ -47,6 +49,7 @@ impl Reply {
             text,
             structured: v.get("structuredContent").cloned().unwrap_or(Value::Null),
             is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
+            meta: v.get("_meta").cloned().unwrap_or(Value::Null),
         }
     }
 
@@ -309,8 +312,11 @@ mod tests {
             Reply {
                 text: String::new(),
                 structured: Value::Null,
-                is_error: false
+                is_error: false,
+                meta: Value::Null,
             }
         );
+        let r = Reply::from_result(&json!({"content": [], "_meta": {"palmaplan/help_url": "h"}}));
+        assert_eq!(r.meta["palmaplan/help_url"], "h");
     }
 }

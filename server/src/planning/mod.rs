@@ -94,6 +94,8 @@ pub struct Reply {
     pub text: String,
     pub structured: Value,
     pub is_error: bool,
+    /// The result's `_meta`: what only the view reads (an object, or Null for none).
+    pub meta: Value,
 }
 
 impl Reply {
@@ -102,7 +104,13 @@ impl Reply {
             text: text.into(),
             structured,
             is_error: false,
+            meta: Value::Null,
         }
+    }
+
+    pub fn with_meta(mut self, meta: Value) -> Reply {
+        self.meta = meta;
+        self
     }
 }
 
@@ -137,6 +145,7 @@ impl Refusal {
             text: self.text,
             structured,
             is_error: true,
+            meta: Value::Null,
         }
     }
 }
