@@ -169,6 +169,17 @@ pub async fn add_demo(store: &Store, user_id: i64, now_ms: i64) -> Result<i64, S
         .await?)
 }
 
+/// Adds a generated schedule of `bars` bars (the model's `synth`, fixed seed) for a user.
+pub async fn add_synthetic(
+    store: &Store,
+    user_id: i64,
+    bars: usize,
+    now_ms: i64,
+) -> Result<i64, SetupError> {
+    let schedule = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(bars));
+    Ok(store.create_schedule(&schedule, user_id, now_ms).await?)
+}
+
 /// The URL clients use for a listening address: a wildcard address is reached on
 /// loopback from the same machine.
 pub fn mcp_url(addr: SocketAddr) -> String {

@@ -99,6 +99,10 @@ enum Command {
         /// The user's e-mail (default: the owner created at the first start).
         #[arg(long, env = "PALMAPLAN_OWNER_EMAIL", default_value = "owner@localhost")]
         user: String,
+        /// Instead of the demo, a generated schedule of this many bars (deterministic,
+        /// about two links a bar): for benchmarks, such as the view's render benchmark.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=200_000))]
+        synthetic_bars: Option<u32>,
     },
 }
 
@@ -317,7 +321,32 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
             );
             Ok(())
         }
-        Command::Demo { user } => {
+        Command::Demo {
+            user,
+            synthetic_bars: Some(n),
+        } => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            let id = bootstrap::add_synthetic(&store, user.id, n as usize, now).await?;
+            println!(
+                "{}",
+                tr(
+                    lang,
+                    format!(
+                        "Planning généré de {n} blocs ajouté (id {id}) pour {}.",
+                        user.email
+                    ),
+                    format!(
+                        "Generated schedule of {n} bars added (id {id}) for {}.",
+                        user.email
+                    ),
+                )
+            );
+            Ok(())
+        }
+        Command::Demo {
+            user,
+            synthetic_bars: None,
+        } => {
             let user = bootstrap::user_by_email(&store, &user, lang).await?;
             let id = bootstrap::add_demo(&store, user.id, now).await?;
             println!(

@@ -49,12 +49,25 @@ pub struct Doc {
     pub progress: (usize, usize),
     pub cut: usize,
     pub index: RowIndex,
+    /// Each link's two ends, as (item id, link position), sorted: the links of the
+    /// items drawn are found by binary search, never by a pass over all links.
+    pub link_ends: Vec<(u64, u32)>,
+    pub cal: palmaplan_model::calendar::Calendar,
     pub critical: HashSet<BarId>,
     pub at_risk: HashSet<BarId>,
     pub violated: HashSet<u64>,
 }
 
 impl Doc {
+    /// The positions of the links that touch an item.
+    pub fn links_of(&self, item: u64) -> impl Iterator<Item = usize> + '_ {
+        let start = self.link_ends.partition_point(|(i, _)| *i < item);
+        self.link_ends[start..]
+            .iter()
+            .take_while(move |(i, _)| *i == item)
+            .map(|(_, p)| *p as usize)
+    }
+
     pub fn new(
         id: i64,
         rank: i64,
@@ -64,6 +77,13 @@ impl Doc {
         cut: usize,
     ) -> Doc {
         let index = RowIndex::new(&s);
+        let mut link_ends: Vec<(u64, u32)> = Vec::with_capacity(s.links.len() * 2);
+        for (i, l) in s.links.iter().enumerate() {
+            link_ends.push((l.from.0, i as u32));
+            link_ends.push((l.to.0, i as u32));
+        }
+        link_ends.sort_unstable();
+        let cal = palmaplan_model::calendar::Calendar::for_schedule(&s);
         // The critical path and risks need the whole schedule: computed once it is in.
         let (critical, at_risk, violated) = if complete {
             let critical = cpm::critical_path(&s)
@@ -83,6 +103,8 @@ impl Doc {
             progress,
             cut,
             index,
+            link_ends,
+            cal,
             critical,
             at_risk,
             violated,
@@ -602,6 +624,17 @@ pub fn load(st: St, id: i64) {
     fetch_page(st, l, 0, window, None);
 }
 
+/// How often a schedule still arriving is drawn again (ms).
+const PARTIAL_EVERY_MS: f64 = 1_500.0;
+
+thread_local! {
+    static LAST_PARTIAL: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+fn last_partial() -> f64 {
+    LAST_PARTIAL.with(std::cell::Cell::get)
+}
+
 /// Where a set of pages goes once read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
@@ -676,11 +709,14 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
                 }
                 Target::Reference => st.reference.set(Some(Arc::new(doc))),
             }
-        } else if !refresh {
+        } else if !refresh && (page == 0 || host::now() - last_partial() > PARTIAL_EVERY_MS) {
+            // The first page is drawn at once; later ones at most every so often, since
+            // each drawing of a partial schedule costs its size (a copy and the indexes).
             set_doc(
                 st,
                 Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
             );
+            LAST_PARTIAL.with(|t| t.set(host::now()));
         }
         if let Some(p) = next {
             // Let the browser paint and scroll before the next page.
@@ -1082,30 +1118,46 @@ fn watch_visibility(st: St) {
     cb.forget();
 }
 
-/// Reports the content's height to the host when it changes (`size-changed`),
-/// debounced to one report per animation frame. The page's height follows its content
-/// (nothing is 100% high inline), so the report never feeds back into itself.
-pub fn report_size() {
+/// Reports the content's size to the host when it changes (`size-changed`): a
+/// ResizeObserver on the view's root, so nothing forces a layout, and at most one
+/// report per animation frame. The root's height follows its content (nothing is 100%
+/// high inline), so a report never feeds back into itself.
+pub fn watch_size(root: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::Closure;
     thread_local! {
-        static LAST: std::cell::Cell<i32> = const { std::cell::Cell::new(-1) };
+        static LAST: std::cell::Cell<(i32, i32)> = const { std::cell::Cell::new((-1, -1)) };
+        static PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
     if st().embed {
         return;
     }
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Some(el) = doc.document_element() else {
-        return;
-    };
-    let h = el.scroll_height();
-    let w = el.scroll_width();
-    if LAST.with(|l| l.replace(h)) != h {
-        crate::host::notify(
-            "ui/notifications/size-changed",
-            json!({ "width": w, "height": h }),
-        );
+    let target = root.clone();
+    let cb = Closure::<dyn Fn()>::new(move || {
+        if PENDING.with(|p| p.replace(true)) {
+            return;
+        }
+        let target = target.clone();
+        crate::sig::request_animation_frame(move || {
+            PENDING.with(|p| p.set(false));
+            let rect = target.get_bounding_client_rect();
+            // The root's own size plus the page margin around it.
+            let size = (
+                rect.width().ceil() as i32,
+                (rect.height() + rect.top().max(0.0) * 2.0).ceil() as i32,
+            );
+            if LAST.with(|l| l.replace(size)) != size {
+                crate::host::notify(
+                    "ui/notifications/size-changed",
+                    json!({ "width": size.0, "height": size.1 }),
+                );
+            }
+        });
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+        observer.observe(root);
     }
+    cb.forget();
 }
 
 #[cfg(test)]

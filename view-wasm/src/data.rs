@@ -13,11 +13,21 @@
 //! entries here would link the whole command engine into the view, about 300 KB of
 //! wasm, which the page's size budget cannot carry (docs/embedded-view.md).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use palmaplan_model::Schedule;
 use palmaplan_model::paging::{Field, Kind, Page, Record};
 use serde_json::Value;
+
+// The collections of `Assembly::dirty`.
+const GROUPS: u8 = 1;
+const ROWS: u8 = 2;
+const BARS: u8 = 4;
+const MILESTONES: u8 = 8;
+const LINKS: u8 = 16;
+const ACTIONS: u8 = 32;
+const MEMBERS: u8 = 64;
+const ABSENCES: u8 = 128;
 
 /// A schedule arriving in pages.
 #[derive(Debug)]
@@ -25,13 +35,18 @@ pub struct Assembly {
     pub schedule_id: i64,
     /// The rank the pages were made at.
     pub rank: i64,
-    pages: BTreeMap<usize, Page>,
+    /// The page numbers received (the records themselves are in `partial`).
+    received: BTreeSet<usize>,
     total: Option<usize>,
     partial: Schedule,
     groups: Vec<(usize, palmaplan_model::Group)>,
     rows: Vec<(usize, palmaplan_model::Row)>,
     /// Items whose texts were cut and are not whole yet.
     cut: usize,
+    /// Collections appended to since they were last sorted (bit per collection, see
+    /// `settle`): sorting waits until someone reads the schedule, so a page costs its
+    /// own size, not the schedule's.
+    dirty: u8,
     /// Parts of cut texts: (kind, id, field, part, text).
     conts: Vec<(Kind, Option<u64>, Field, u32, String)>,
     complete: bool,
@@ -42,13 +57,14 @@ impl Assembly {
         Assembly {
             schedule_id,
             rank,
-            pages: BTreeMap::new(),
+            received: BTreeSet::new(),
             total: None,
             partial: Schedule::new(""),
             groups: Vec::new(),
             rows: Vec::new(),
             cut: 0,
             conts: Vec::new(),
+            dirty: 0,
             complete: false,
         }
     }
@@ -65,16 +81,16 @@ impl Assembly {
             return Err("pages of two paginations".into());
         }
         self.total = Some(page.pages);
-        if self.pages.contains_key(&page.page) {
+        if self.received.contains(&page.page) {
             return Ok(());
         }
         self.absorb(&page);
-        self.pages.insert(page.page, page);
-        if self.pages.len() == self.total.unwrap_or(usize::MAX) {
+        self.received.insert(page.page);
+        if self.received.len() == self.total.unwrap_or(usize::MAX) {
+            self.settle();
             self.join_continuations()?;
             self.complete = true;
             self.cut = 0;
-            self.pages.clear();
             self.groups.clear();
             self.rows.clear();
         }
@@ -136,16 +152,7 @@ impl Assembly {
 
     fn absorb(&mut self, page: &Page) {
         let s = &mut self.partial;
-        let (
-            mut groups,
-            mut rows,
-            mut bars,
-            mut ms,
-            mut links,
-            mut actions,
-            mut members,
-            mut absences,
-        ) = (false, false, false, false, false, false, false, false);
+        let mut dirty = 0u8;
         for r in &page.records {
             let (record, cut) = match r {
                 Record::Cut(c) => (&*c.record, true),
@@ -165,35 +172,35 @@ impl Assembly {
                 }
                 Record::Group(p) => {
                     self.groups.push((p.index, p.item.as_ref().clone()));
-                    groups = true;
+                    dirty |= GROUPS;
                 }
                 Record::Row(p) => {
                     self.rows.push((p.index, p.item.as_ref().clone()));
-                    rows = true;
+                    dirty |= ROWS;
                 }
                 Record::Bar(b) => {
                     s.bars.push(b.as_ref().clone());
-                    bars = true;
+                    dirty |= BARS;
                 }
                 Record::Milestone(m) => {
                     s.milestones.push(m.as_ref().clone());
-                    ms = true;
+                    dirty |= MILESTONES;
                 }
                 Record::Link(l) => {
                     s.links.push(l.as_ref().clone());
-                    links = true;
+                    dirty |= LINKS;
                 }
                 Record::Action(a) => {
                     s.actions.push(a.as_ref().clone());
-                    actions = true;
+                    dirty |= ACTIONS;
                 }
                 Record::Member(m) => {
                     s.members.push(m.as_ref().clone());
-                    members = true;
+                    dirty |= MEMBERS;
                 }
                 Record::Absence(a) => {
                     s.absences.push(a.as_ref().clone());
-                    absences = true;
+                    dirty |= ABSENCES;
                 }
                 Record::Cont(c) => {
                     self.conts
@@ -202,40 +209,50 @@ impl Assembly {
                 Record::Cut(_) => {}
             }
         }
-        if groups {
+        self.dirty |= dirty;
+    }
+
+    /// Puts the collections appended to back in order (groups and rows by position,
+    /// the others by id), so lookups by id work.
+    fn settle(&mut self) {
+        let (d, s) = (self.dirty, &mut self.partial);
+        self.dirty = 0;
+        if d & GROUPS != 0 {
             sort_by_u64(&mut self.groups, |(i, _)| *i as u64);
             s.groups = self.groups.iter().map(|(_, g)| g.clone()).collect();
         }
-        if rows {
+        if d & ROWS != 0 {
             sort_by_u64(&mut self.rows, |(i, _)| *i as u64);
             s.rows = self.rows.iter().map(|(_, r)| r.clone()).collect();
         }
-        if bars {
+        if d & BARS != 0 {
             sort_by_u64(&mut s.bars, |b| b.id.0);
         }
-        if ms {
+        if d & MILESTONES != 0 {
             sort_by_u64(&mut s.milestones, |m| m.id.0);
         }
-        if links {
+        if d & LINKS != 0 {
             sort_by_u64(&mut s.links, |l| l.id.0);
         }
-        if actions {
+        if d & ACTIONS != 0 {
             sort_by_u64(&mut s.actions, |a| a.id.0);
         }
-        if members {
+        if d & MEMBERS != 0 {
             sort_by_u64(&mut s.members, |m| m.id.0);
         }
-        if absences {
+        if d & ABSENCES != 0 {
             sort_by_u64(&mut s.absences, |a| a.id.0);
         }
     }
 
     /// The schedule so far (the whole one once complete).
-    pub fn schedule(&self) -> &Schedule {
+    pub fn schedule(&mut self) -> &Schedule {
+        self.settle();
         &self.partial
     }
 
-    pub fn into_schedule(self) -> Schedule {
+    pub fn into_schedule(mut self) -> Schedule {
+        self.settle();
         self.partial
     }
 
@@ -249,7 +266,7 @@ impl Assembly {
             return None;
         }
         let total = self.total?;
-        (0..total).find(|p| !self.pages.contains_key(p))
+        (0..total).find(|p| !self.received.contains(p))
     }
 
     /// (pages received, pages in all), for a progress line.
@@ -258,7 +275,7 @@ impl Assembly {
         if self.complete {
             (total, total)
         } else {
-            (self.pages.len(), total)
+            (self.received.len(), total)
         }
     }
 

@@ -167,7 +167,9 @@ thread_local! {
     static PARTS: std::cell::RefCell<Option<Parts>> = const { std::cell::RefCell::new(None) };
     /// The last HTML set in each part: a part is replaced only when its text changes,
     /// so focus and selection survive redraws that do not touch them.
-    static LAST: std::cell::RefCell<[String; 3]> = const { std::cell::RefCell::new([String::new(), String::new(), String::new()]) };
+    static LAST: std::cell::RefCell<[String; 7]> = const {
+        std::cell::RefCell::new([String::new(), String::new(), String::new(), String::new(), String::new(), String::new(), String::new()])
+    };
 }
 
 fn el(doc: &web_sys::Document, tag: &str, class: &str) -> Option<web_sys::Element> {
@@ -199,6 +201,7 @@ pub fn mount(st: St) -> Option<()> {
         let _ = root.append_child(part);
     }
     let _ = body.append_child(&root);
+    crate::app::watch_size(&root);
 
     let ui = Ui {
         scroll: Sig::new((0.0, 0.0)),
@@ -303,13 +306,13 @@ pub fn mount(st: St) -> Option<()> {
                 d.moved = true;
             }
         });
-        let cal = Calendar::for_schedule(&doc.s);
+        let cal = &doc.cal;
         let (edge, from) = match d.mode {
             DragMode::Move => (None, bar.start),
             DragMode::Start => (Some(Edge::Start), bar.start),
             DragMode::End => (Some(Edge::End), bar.end),
         };
-        let by = drag_units(&cal, doc.s.settings.time_unit, from, days);
+        let by = drag_units(cal, doc.s.settings.time_unit, from, days);
         ui.pv.set(preview(&doc.s, d.bar, edge, by));
     });
     listen::<web_sys::PointerEvent>(window.as_ref(), "pointerup", move |_| {
@@ -389,7 +392,9 @@ fn on_key(st: St, e: &web_sys::KeyboardEvent) {
 }
 
 /// Replaces a part's HTML when it changed, keeping the focus on the same control.
-fn set_part(i: usize, part: &web_sys::Element, html: String) {
+/// Returns whether it changed. Parts: 0 top, 1 chart frame, 2 bottom, 3-6 the chart's
+/// containers.
+fn set_part(i: usize, part: &web_sys::Element, html: String) -> bool {
     let changed = LAST.with(|l| {
         let mut l = l.borrow_mut();
         if l[i] == html {
@@ -400,7 +405,7 @@ fn set_part(i: usize, part: &web_sys::Element, html: String) {
         }
     });
     if !changed {
-        return;
+        return false;
     }
     let doc = web_sys::window().and_then(|w| w.document());
     let focused = doc
@@ -415,10 +420,12 @@ fn set_part(i: usize, part: &web_sys::Element, html: String) {
     {
         let _ = again.focus();
     }
+    true
 }
 
 /// Draws every part from the state (called once per animation frame after changes).
 fn render(st: St, ui: Ui, measure: &dyn Fn()) {
+    let started = host::now_precise();
     if let Some(el) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -491,7 +498,25 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 ui.pv.get(),
                 ui.drag.with(|d| d.as_ref().map(|d| d.bar)),
             );
-            set_part(1, &p.inner, html);
+            // The frame is set when it changes (size, zoom, panels); then each
+            // container only when its own content changes: a vertical scroll redraws
+            // the grid and the items, never the header or the days.
+            let parts: Vec<&str> = html.split(CUT).collect();
+            let frame: String = parts.iter().step_by(2).copied().collect();
+            if set_part(1, &p.inner, frame) {
+                LAST.with(|l| l.borrow_mut()[3..7].iter_mut().for_each(String::clear));
+            }
+            for (k, class) in ["pp-head", "pp-gridcol", "pp-days", "pp-items"]
+                .into_iter()
+                .enumerate()
+            {
+                if let (Some(content), Ok(Some(el))) = (
+                    parts.get(2 * k + 1),
+                    p.inner.query_selector(&format!(".{class}")),
+                ) {
+                    set_part(3 + k, &el, (*content).to_owned());
+                }
+            }
         } else {
             p.scroller.set_hidden(true);
         }
@@ -501,8 +526,12 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
         // Now that the chart has a size, measure it (which draws it again to fit).
         measure();
     }
+    // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
     host::mark("rendered", &wasm_bindgen::JsValue::TRUE);
-    crate::app::report_size();
+    host::mark(
+        "renderMs",
+        &wasm_bindgen::JsValue::from_f64(host::now_precise() - started),
+    );
 }
 
 /// The card's phase, the toolbar and the status lines, as HTML.
@@ -899,6 +928,11 @@ pub fn select(st: St, bar: Option<BarId>) {
     update_model_context(st);
 }
 
+/// Where `chart_html` cuts its text: the frame (the segments at even positions, which
+/// make the containers) and the content of each container (odd positions: head, grid,
+/// days, items). A comment, which escaped text can never contain.
+const CUT: &str = "<!--/-->";
+
 /// The chart's HTML for the viewport: header cells, grid cells, shading, today line,
 /// roll-ups, bars, milestones and link arrows of the visible part only.
 fn chart_html(
@@ -950,7 +984,7 @@ fn chart_html(
         day_from,
         day_to,
     );
-    let cal = Calendar::for_schedule(&doc.s);
+    let cal = &doc.cal;
 
     let mut h = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -963,7 +997,7 @@ fn chart_html(
     );
     let _ = write!(
         h,
-        "<div class=\"pp-corner\">{}</div><div class=\"pp-head\">",
+        "<div class=\"pp-corner\">{}</div><div class=\"pp-head\">{CUT}",
         tr(lang, "Lignes", "Rows")
     );
     if show_tl && day_from <= day_to {
@@ -984,7 +1018,9 @@ fn chart_html(
             }
         }
     }
+    h.push_str(CUT);
     h.push_str("</div><div class=\"pp-gridcol\">");
+    h.push_str(CUT);
     for line in &lay.lines[vis.clone()] {
         let top = px(line.y);
         match &line.kind {
@@ -1031,7 +1067,9 @@ fn chart_html(
             }
         }
     }
-    h.push_str("</div><div class=\"pp-body\">");
+    h.push_str(CUT);
+    h.push_str("</div><div class=\"pp-body\"><div class=\"pp-days\">");
+    h.push_str(CUT);
     if show_tl {
         // Days off in view, at the zooms where a day is wide enough to see.
         if ppd >= 5.0 {
@@ -1056,6 +1094,12 @@ fn chart_html(
                 tr(lang, "Aujourd'hui", "Today")
             );
         }
+    }
+    // Days change only when the view moves sideways; what follows, at every scroll.
+    h.push_str(CUT);
+    h.push_str("</div><div class=\"pp-items\">");
+    h.push_str(CUT);
+    if show_tl {
         for line in &lay.lines[vis.clone()] {
             if let LineKind::Group {
                 span: Some((a, b)), ..
@@ -1164,7 +1208,11 @@ fn chart_html(
         );
         h.push_str("<defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker></defs>");
         if !ends.is_empty() {
-            for l in &doc.s.links {
+            // Only the links of the items drawn, each once (both its ends may be drawn).
+            let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for l in seen.into_iter().filter_map(|p| doc.s.links.get(p)) {
                 let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
                     continue;
                 };
@@ -1208,7 +1256,8 @@ fn chart_html(
             );
         }
     }
-    h.push_str("</div></div>");
+    h.push_str(CUT);
+    h.push_str("</div></div></div>");
     h
 }
 

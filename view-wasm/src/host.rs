@@ -91,6 +91,13 @@ pub fn now() -> f64 {
     js_sys::Date::now()
 }
 
+/// A monotonic clock in ms with sub-ms precision (`performance.now()`), for measuring.
+pub fn now_precise() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
 /// Reads the bridge (host name, context) without holding it across a callback.
 pub fn with_bridge<T>(f: impl FnOnce(&Bridge) -> T) -> T {
     BRIDGE.with(|b| f(&b.borrow()))
