@@ -74,6 +74,31 @@ pub struct Preview {
     pub tool: &'static str,
     pub edge: Option<Edge>,
     pub by: i32,
+    /// The critical path with the bar at its new dates (None when not computed: the
+    /// schedule is too large to recompute it at pointer speed).
+    pub critical: Option<std::collections::HashSet<BarId>>,
+}
+
+/// Up to this many bars, a drag also previews the critical path (the model's `cpm` on
+/// a copy, a few milliseconds); above, the chart keeps the path as it is.
+pub const PREVIEW_CRITICAL_MAX_BARS: usize = 5_000;
+
+/// The critical path of `s` with one bar at other dates.
+pub fn critical_with(
+    s: &Schedule,
+    bar: BarId,
+    start: Date,
+    end: Date,
+) -> Option<std::collections::HashSet<BarId>> {
+    if s.bars.len() > PREVIEW_CRITICAL_MAX_BARS {
+        return None;
+    }
+    let mut copy = s.clone();
+    let k = copy.bars.binary_search_by_key(&bar, |b| b.id).ok()?;
+    (copy.bars[k].start, copy.bars[k].end) = (start, end);
+    palmaplan_model::cpm::critical_path(&copy)
+        .ok()
+        .map(|c| c.critical_bars().collect())
 }
 
 /// The preview of moving (`edge` None) or resizing a bar by `by` units: new dates and
@@ -114,6 +139,7 @@ pub fn preview(s: &Schedule, bar: BarId, edge: Option<Edge>, by: i32) -> Option<
         start,
         end,
         broken,
+        critical: None,
         tool: if edge.is_none() {
             "move_periods"
         } else {
@@ -313,7 +339,16 @@ pub fn mount(st: St) -> Option<()> {
             DragMode::End => (Some(Edge::End), bar.end),
         };
         let by = drag_units(cal, doc.s.settings.time_unit, from, days);
-        ui.pv.set(preview(&doc.s, d.bar, edge, by));
+        let p = preview(&doc.s, d.bar, edge, by).map(|mut p| {
+            if st
+                .options
+                .with_untracked(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true))
+            {
+                p.critical = critical_with(&doc.s, p.bar, p.start, p.end);
+            }
+            p
+        });
+        ui.pv.set(p);
     });
     listen::<web_sys::PointerEvent>(window.as_ref(), "pointerup", move |_| {
         let Some(d) = ui.drag.get_untracked() else {
@@ -985,6 +1020,11 @@ fn chart_html(
         day_to,
     );
     let cal = &doc.cal;
+    // While dragging, the critical path as the move would make it.
+    let critical = preview
+        .as_ref()
+        .and_then(|p| p.critical.as_ref())
+        .unwrap_or(&doc.critical);
 
     let mut h = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -1151,7 +1191,7 @@ fn chart_html(
                     }
                     let mut class = String::from("pp-b");
                     for (on, name) in [
-                        (show_crit && doc.critical.contains(&id), " crit"),
+                        (show_crit && critical.contains(&id), " crit"),
                         (doc.at_risk.contains(&id), " risk"),
                         (selected == Some(id), " sel"),
                         (dragged == Some(id), " drag"),
@@ -1398,6 +1438,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_drag_previews_the_critical_path_the_move_would_make() {
+        let s = s4hana_migration();
+        let all: std::collections::HashSet<BarId> = palmaplan_model::cpm::critical_path(&s)
+            .unwrap()
+            .critical_bars()
+            .collect();
+        let first = &s.bars[0];
+        // Unchanged dates: the same path.
+        assert_eq!(
+            critical_with(&s, first.id, first.start, first.end),
+            Some(all.clone())
+        );
+        // Finishing the first bar a month early gives its chain float: the path changes.
+        let early = critical_with(&s, first.id, first.start, first.start).unwrap();
+        assert_ne!(early, all);
+        assert!(critical_with(&s, BarId(99_999), first.start, first.end).is_none());
     }
 
     #[test]
