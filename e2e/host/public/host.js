@@ -204,7 +204,7 @@ async function afterInit(f) {
     default:
       break;
   }
-  await bridge.sendToolInput({ arguments: o.args || {} });
+  await bridge.sendToolInput({ arguments: o.inputArgs || o.args || {} });
   if (o.cancel === 'before') {
     await bridge.sendToolCancelled({ reason: 'The user stopped it' });
     return;
