@@ -100,10 +100,7 @@ for (const profile of PROFILES) {
       assert.deepEqual(await view.evalHost((id) => window.e2e.teardown(id), view.id), {});
     });
 
-    // View bug (reported): a tool-cancelled that arrives right after tool-input, before
-    // the view's first size-changed, sometimes leaves an empty card for good (no
-    // message, no skeleton, no Reload). Kept running as todo until the view is fixed.
-    await t.test('tool-cancelled before the result: no endless skeleton, nothing retried', { todo: 'view bug: an early cancel can leave an empty card' }, async () => {
+    await t.test('tool-cancelled before the result: no endless skeleton, nothing retried', async () => {
       const v2 = await host.mount({ tool: 'show_schedule', args: { schedule: 1 }, profile, cancel: 'before' });
       await v2.waitMounted();
       const log = () => v2.log();

@@ -110,6 +110,8 @@ async function mount(o) {
   });
   outer.src = `${SANDBOX}/sandbox.html?profile=${encodeURIComponent(o.profile || 'strict')}&csp=${encodeURIComponent(JSON.stringify(csp))}`;
   document.getElementById('views').appendChild(box);
+  // A conversation scrolls a new view into sight (o.offscreen keeps it below the fold).
+  if (!o.offscreen) box.scrollIntoView({ block: 'start' });
   await ready;
   const win = outer.contentWindow;
   const f = { id, o, box, outer, win, html, csp, mode: 'inline', inits: 0, result: o.result ?? null, ctx: hostContextFor(o, tool) };
