@@ -12,6 +12,7 @@ const SANDBOX = document.querySelector('meta[name=sandbox-origin]').content;
 const UI = 'io.modelcontextprotocol/ui';
 const log = [];
 const frames = new Map();
+let mounted = 0;
 const state = { client: null, tools: new Map(), modelContext: [], messages: [], links: [], displayModes: [], sizes: [], appCalls: [], hostRefusals: [], logs: [] };
 
 function clone(m) {
@@ -81,7 +82,7 @@ function applyMode(f, mode) {
  * resource through MCP, and plays the messages of `o.fake` (null: a well-behaved host).
  */
 async function mount(o) {
-  const id = o.id || 'v' + (frames.size + 1);
+  const id = o.id || 'v' + ++mounted;
   o.id = id;
   const tool = state.tools.get(o.tool);
   if (!tool) throw new Error('no tool ' + o.tool);
