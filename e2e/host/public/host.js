@@ -259,5 +259,12 @@ window.e2e = {
   send(id, msg) { frame(id).raw(msg); },
   modelContext(id) { return frame(id).modelContext ?? null; },
   mode(id) { return frame(id).mode; },
+  /** The host changes the display mode on its own (as a host's own full-screen button). */
+  setMode(id, mode) {
+    const f = frame(id);
+    applyMode(f, mode);
+    f.ctx = { ...f.ctx, displayMode: mode };
+    f.bridge.setHostContext(f.ctx);
+  },
   unmount(id) { const f = frame(id); f.box.remove(); frames.delete(id); },
 };
