@@ -51,4 +51,8 @@ source .ci/postgres.sh
 step "unit and integration tests"
 cargo test --workspace --locked
 
+step "browser tests: the MCP Apps test host in Debian's Chromium (e2e/)"
+# Installs the npm packages and Chromium if missing, builds the server, runs e2e/tests.
+bash e2e/run.sh
+
 step "all checks passed"

@@ -1070,12 +1070,16 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
             && !reply.is_error
         {
             let sc = &reply.structured;
-            if let (Some(mine), Some(latest)) = (
-                st.shown_at.get_untracked(),
-                sc.get("latest_view")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            ) && latest > mine
+            // Only a view in a conversation withdraws for a newer one; an /embed page is
+            // a browser tab of its own and stays.
+            if !st.embed
+                && let (Some(mine), Some(latest)) = (
+                    st.shown_at.get_untracked(),
+                    sc.get("latest_view")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                )
+                && latest > mine
             {
                 st.withdrawn.set(true);
                 then();
