@@ -254,6 +254,8 @@ window.e2e = {
     const f = frame(id);
     f.raw({ jsonrpc: '2.0', method: 'e2e/remount' });
   },
+  /** Whether a view mounted with `hold` has its result ready to release. */
+  held(id) { return typeof frame(id).release === 'function'; },
   release(id) { return frame(id).release?.(); },
   cancel(id, reason) { return frame(id).bridge.sendToolCancelled({ reason }); },
   send(id, msg) { frame(id).raw(msg); },

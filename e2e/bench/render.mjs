@@ -1,0 +1,121 @@
+// Render benchmark (a script, not a test): for schedules of 100, 10,000 and 100,000
+// bars (made through MCP with import_schedule), under both host profiles, the time from
+// the host's tool-result to the first painted Gantt window (the first [data-bar] in the
+// view, then two animation frames), the time from the answer to the view's first
+// get_schedule_page to that paint, and the frame times while scrolling the chart.
+// Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
+import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
+import { launch, Host, PROFILES } from '../host/harness.mjs';
+
+const SIZES = process.argv.slice(2).map(Number).filter(Boolean);
+const sizes = SIZES.length ? SIZES : [100, 10000, 100000];
+
+function schedule(n) {
+  const perRow = 10;
+  const rows = Math.max(1, Math.ceil(n / perRow));
+  const groups = Math.max(1, Math.ceil(rows / 100));
+  const s = { name: `Bench ${n}`, groups: [], rows: [], bars: [], next_id: 1 };
+  let id = 1;
+  const gids = [];
+  for (let g = 0; g < groups; g++) { gids.push(id); s.groups.push({ id: id++, name: `Group ${g + 1}` }); }
+  const day0 = Date.UTC(2026, 9, 1);
+  const iso = (d) => new Date(day0 + d * 86400000).toISOString().slice(0, 10);
+  let made = 0;
+  for (let r = 0; r < rows && made < n; r++) {
+    const rid = id++;
+    s.rows.push({ id: rid, group: gids[Math.floor(r / 100)], name: `Row ${r + 1}` });
+    for (let b = 0; b < perRow && made < n; b++, made++) {
+      const start = (r % 30) + b * 7;
+      s.bars.push({ id: id++, row: rid, label: `Task ${made + 1}`, start: iso(start), end: iso(start + 3) });
+    }
+  }
+  s.next_id = id;
+  return s;
+}
+
+const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+
+const server = await Palmaplan.start();
+const browser = await launch();
+const owner = await server.client();
+const results = [];
+try {
+  for (const n of sizes) {
+    const t0 = Date.now();
+    const imp = await call(owner, 'import_schedule', { name: `Bench ${n}`, json: schedule(n) });
+    if (imp.isError) throw new Error(imp.text);
+    const sid = imp.structured.schedule_id;
+    const importMs = Date.now() - t0;
+    for (const profile of PROFILES) {
+      const host = await Host.open(browser, server, { width: 1280, height: 900 });
+      let crashed = false;
+      host.page.on('crash', () => { crashed = true; });
+      const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile, hold: true, width: 1260, height: 800 });
+      await view.waitMounted();
+      await waitFor(async () => (await view.log()).some((e) => e.msg.method === 'ui/notifications/tool-input'), { what: 'tool-input' });
+      // Watch for the first bar in the view (Playwright's evaluate is not bound by its CSP).
+      await view.frame().evaluate(() => {
+        window.__bench = null;
+        const done = () => requestAnimationFrame(() => requestAnimationFrame(() => { window.__bench = performance.timeOrigin + performance.now(); }));
+        if (document.querySelector('[data-bar]')) return done();
+        const mo = new MutationObserver(() => { if (document.querySelector('[data-bar]')) { mo.disconnect(); done(); } });
+        mo.observe(document.documentElement, { childList: true, subtree: true });
+      });
+      await waitFor(() => host.page.evaluate((id) => window.e2e.held(id), view.id), { ms: 60000, what: 'the tool result' });
+      await host.page.evaluate((id) => window.e2e.release(id), view.id);
+      const painted = await waitFor(() => view.frame().evaluate(() => window.__bench), { ms: 60000, what: 'the first painted window' });
+      const origin = await host.page.evaluate(() => performance.timeOrigin);
+      const log = await view.log();
+      const result = log.find((e) => e.dir === 'out' && e.msg.method === 'ui/notifications/tool-result');
+      const firstPage = log.find((e) => e.dir === 'in' && e.msg.method === 'tools/call' && e.msg.params?.name === 'get_schedule_page');
+      const firstAnswer = firstPage && log.find((e) => e.dir === 'out' && e.msg.id === firstPage.msg.id);
+      const fromResult = painted - (origin + result.t);
+      const fromData = firstAnswer ? painted - (origin + firstAnswer.t) : NaN;
+      const pageCalls = log.filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
+      const scroll = () => view.frame().evaluate(() => new Promise((res) => {
+        const el = document.querySelector('.pp-scroll');
+        el.scrollTop = 0;
+        el.scrollLeft = 0;
+        const times = [];
+        let last = performance.now();
+        let i = 0;
+        const step = () => {
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+          if (i < 80) el.scrollTop += 120; else el.scrollLeft += 60;
+          if (++i < 120) requestAnimationFrame(step); else res(times.slice(1));
+        };
+        requestAnimationFrame(step);
+      }));
+      // Scroll the chart (120 frames, a step each frame, down then across) while the
+      // other pages still arrive, then once every page is in.
+      const frames = await scroll();
+      const pagesTotal = firstAnswer?.msg.result?.structuredContent?.pages ?? 1;
+      const tLoad = Date.now();
+      let got = 0;
+      await waitFor(async () => {
+        const n = (await view.log()).filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
+        if (crashed) return 'crashed';
+        if (n !== got) { got = n; process.stderr.write(`  ${n}/${pagesTotal} pages after ${Date.now() - tLoad} ms\n`); }
+        return n >= pagesTotal;
+      }, { ms: 600000, every: 500, what: 'every page' });
+      if (crashed) throw new Error(`the view's page crashed after ${got}/${pagesTotal} pages, ${Date.now() - tLoad} ms`);
+      const allPagesMs = Date.now() - tLoad;
+      await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
+      const framesLoaded = await scroll();
+      const barsInDom = await view.locator('[data-bar]').count();
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1) });
+      console.log(JSON.stringify(results.at(-1)));
+      await host.close();
+    }
+  }
+} finally {
+  await owner.close().catch(() => {});
+  await browser.close();
+  await server.stop();
+}
+console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  scroll while loading p50/p95/max  scroll once loaded p50/p95/max (ms)');
+for (const r of results) {
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}`);
+}
