@@ -502,7 +502,14 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             let n = st
                 .lay
                 .with(|l| l.as_ref().map(|l| l.lines.len()).unwrap_or(0));
-            let height = if st.fullscreen.get() {
+            let before_after = matches!(
+                st.shown.get(),
+                Some(Shown::Proposal { .. } | Shown::Comparison)
+            );
+            let height = if st.fullscreen.get() && before_after {
+                // Room below for the change list and the buttons.
+                "60vh".to_owned()
+            } else if st.fullscreen.get() {
                 "calc(100vh - 96px)".to_owned()
             } else {
                 format!(
@@ -664,6 +671,11 @@ fn compact_html(h: &mut String, lang: Lang, summary: Option<&str>) {
     );
 }
 
+/// Toolbar icons drawn inline (a font may lack the symbols).
+const ICON_ASK: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M2 3h12v8H6l-3 3v-3H2z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
+const ICON_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
+const ICON_EXIT_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M6 2v4H2M14 6h-4V2M10 14v-4h4M2 10h4v4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
+
 fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
     use std::fmt::Write as _;
     let lang = st.lang.get();
@@ -739,7 +751,7 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
         button(
             h,
             "ask",
-            "💬",
+            ICON_ASK,
             &texts::ask_label(lang, st.host.get().as_deref()),
             true,
         );
@@ -750,12 +762,12 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
             button(
                 h,
                 "full",
-                "⤡",
+                ICON_EXIT_FULL,
                 t("Quitter le plein écran", "Exit full screen"),
                 true,
             );
         } else {
-            button(h, "full", "⛶", t("Plein écran", "Full screen"), true);
+            button(h, "full", ICON_FULL, t("Plein écran", "Full screen"), true);
         }
     }
     h.push_str("</div>");

@@ -111,18 +111,26 @@ pub fn on_render(f: Rc<dyn Fn()>) {
     RENDER.with(|r| *r.borrow_mut() = Some(f));
 }
 
-/// Asks for one redraw on the next animation frame.
+/// Asks for one redraw: on the next animation frame, or after 100 ms if no frame comes
+/// (a browser runs no animation frames for a frame scrolled out of sight, and a view
+/// must still reach its content there).
 pub fn dirty() {
     if DIRTY.with(|d| d.replace(true)) {
         return;
     }
-    request_animation_frame(|| {
-        DIRTY.with(|d| d.set(false));
-        let f = RENDER.with(|r| r.borrow().clone());
-        if let Some(f) = f {
-            f();
-        }
-    });
+    request_animation_frame(flush);
+    set_timeout(flush, Duration::from_millis(100));
+}
+
+/// Draws if a redraw is still owed (whichever of the frame and the timer comes first).
+fn flush() {
+    if !DIRTY.with(|d| d.replace(false)) {
+        return;
+    }
+    let f = RENDER.with(|r| r.borrow().clone());
+    if let Some(f) = f {
+        f();
+    }
 }
 
 pub fn request_animation_frame(f: impl FnOnce() + 'static) {
