@@ -624,15 +624,15 @@ pub fn load(st: St, id: i64) {
     fetch_page(st, l, 0, window, None);
 }
 
-/// How often a schedule still arriving is drawn again (ms).
+/// How often, at most, a schedule still arriving is drawn again (ms).
 const PARTIAL_EVERY_MS: f64 = 1_500.0;
 
 thread_local! {
-    static LAST_PARTIAL: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    static NEXT_PARTIAL: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
-fn last_partial() -> f64 {
-    LAST_PARTIAL.with(std::cell::Cell::get)
+fn next_partial() -> f64 {
+    NEXT_PARTIAL.with(std::cell::Cell::get)
 }
 
 /// Where a set of pages goes once read.
@@ -690,7 +690,7 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
             Some(_) => return fetch_page(st, l, 0, window, None),
             None => Assembly::new(id, rank),
         };
-        if let Err(e) = asm.add(&reply.structured) {
+        if let Err(e) = asm.add(reply.structured) {
             st.load_error.set(Some(e));
             return;
         }
@@ -709,14 +709,17 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
                 }
                 Target::Reference => st.reference.set(Some(Arc::new(doc))),
             }
-        } else if !refresh && (page == 0 || host::now() - last_partial() > PARTIAL_EVERY_MS) {
-            // The first page is drawn at once; later ones at most every so often, since
-            // each drawing of a partial schedule costs its size (a copy and the indexes).
+        } else if !refresh && (page == 0 || host::now() >= next_partial()) {
+            // The first page is drawn at once; later ones now and then, since drawing a
+            // partial schedule costs its size (a copy and the indexes): at most every
+            // 1.5 s, and never more than a fifth of the time.
+            let started = host::now();
             set_doc(
                 st,
                 Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
             );
-            LAST_PARTIAL.with(|t| t.set(host::now()));
+            let cost = host::now() - started;
+            NEXT_PARTIAL.with(|t| t.set(host::now() + PARTIAL_EVERY_MS.max(4.0 * cost)));
         }
         if let Some(p) = next {
             // Let the browser paint and scroll before the next page.

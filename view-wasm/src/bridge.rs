@@ -230,8 +230,15 @@ impl Bridge {
     }
 
     /// One message from the host, whatever it is and whenever it comes.
-    pub fn receive(&mut self, msg: &Value, now: f64) -> Vec<Out> {
+    /// Takes the message: a result or params moves to its event without a copy (an
+    /// answer can hold a 110,000-character page).
+    pub fn receive(&mut self, mut msg: Value, now: f64) -> Vec<Out> {
         let _ = now;
+        let result = msg.get_mut("result").map(Value::take);
+        let params = msg
+            .get_mut("params")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
         let Some(obj) = msg.as_object() else {
             return Vec::new();
         };
@@ -240,7 +247,6 @@ impl Bridge {
         }
         let method = obj.get("method").and_then(Value::as_str);
         let id = obj.get("id").filter(|v| !v.is_null());
-        let params = obj.get("params").cloned().unwrap_or(Value::Null);
         match (method, id) {
             (Some(m), Some(id)) => self.host_request(m, id.clone(), &params),
             (Some(m), None) => self.host_notification(m, params),
@@ -262,7 +268,7 @@ impl Bridge {
                             .unwrap_or_default()
                             .to_owned(),
                     }),
-                    None => Ok(obj.get("result").cloned().unwrap_or(Value::Null)),
+                    None => Ok(result.unwrap_or(Value::Null)),
                 };
                 self.settle(id, result)
             }
@@ -431,7 +437,7 @@ mod tests {
         );
         let id = init["id"].as_u64().unwrap();
         let out = b.receive(
-            &answer(
+            answer(
                 id,
                 json!({"protocolVersion": PROTOCOL_VERSION, "hostInfo": {"name": "  Claude\nDesktop"},
                        "hostContext": {"theme": "dark", "locale": "en-GB"}}),
@@ -450,7 +456,7 @@ mod tests {
         let mut b = Bridge::new("palmaplan", "1");
         // Before start(): a host that speaks first.
         let out = b.receive(
-            &note(
+            note(
                 "ui/notifications/tool-input",
                 json!({"arguments": {"schedule": 5}}),
             ),
@@ -458,7 +464,7 @@ mod tests {
         );
         assert_eq!(events(out), vec![Event::ToolInput(json!({"schedule": 5}))]);
         b.receive(
-            &note(
+            note(
                 "ui/notifications/tool-result",
                 json!({"structuredContent": {"rank": 3}}),
             ),
@@ -479,17 +485,17 @@ mod tests {
         let mut b = Bridge::new("palmaplan", "1");
         b.start(0.0);
         let r = note("ui/notifications/tool-result", json!({"content": []}));
-        assert_eq!(events(b.receive(&r, 1.0)).len(), 1);
-        assert!(events(b.receive(&r, 2.0)).is_empty());
+        assert_eq!(events(b.receive(r.clone(), 1.0)).len(), 1);
+        assert!(events(b.receive(r, 2.0)).is_empty());
         let (id, _) = b.request("tools/call", json!({}), Kind::Read, 0.0);
         // The answer comes twice: the second is nobody's.
         assert_eq!(
-            events(b.receive(&answer(id, json!({"ok": 1})), 5.0)).len(),
+            events(b.receive(answer(id, json!({"ok": 1})), 5.0)).len(),
             1
         );
-        assert!(events(b.receive(&answer(id, json!({"ok": 1})), 6.0)).is_empty());
+        assert!(events(b.receive(answer(id, json!({"ok": 1})), 6.0)).is_empty());
         // An answer to an id never sent.
-        assert!(events(b.receive(&answer(999, json!({})), 6.0)).is_empty());
+        assert!(events(b.receive(answer(999, json!({})), 6.0)).is_empty());
     }
 
     #[test]
@@ -520,22 +526,19 @@ mod tests {
             }]
         );
         // The answer after the timeout is dropped.
-        assert!(events(b.receive(&answer(read, json!({})), 70_000.0)).is_empty());
+        assert!(events(b.receive(answer(read, json!({})), 70_000.0)).is_empty());
     }
 
     #[test]
     fn ping_and_teardown_are_answered_in_any_phase() {
         let mut b = Bridge::new("palmaplan", "1");
-        let out = b.receive(
-            &json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}),
-            0.0,
-        );
+        let out = b.receive(json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}), 0.0);
         assert_eq!(
             posts(&out)[0],
             &json!({"jsonrpc": "2.0", "id": "p1", "result": {}})
         );
         let out = b.receive(
-            &json!({"jsonrpc": "2.0", "id": 7, "method": "ui/resource-teardown", "params": {"reason": "x"}}),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "ui/resource-teardown", "params": {"reason": "x"}}),
             0.0,
         );
         assert_eq!(
@@ -544,7 +547,7 @@ mod tests {
         );
         assert_eq!(events(out), vec![Event::Teardown]);
         let out = b.receive(
-            &json!({"jsonrpc": "2.0", "id": 8, "method": "ui/unknown"}),
+            json!({"jsonrpc": "2.0", "id": 8, "method": "ui/unknown"}),
             0.0,
         );
         assert_eq!(posts(&out)[0]["error"]["code"], -32601);
@@ -556,7 +559,7 @@ mod tests {
         b.start(0.0);
         let (id, _) = b.request("tools/call", json!({}), Kind::Write, 0.0);
         let out = b.receive(
-            &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "hidden tool"}}),
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "hidden tool"}}),
             1.0,
         );
         assert_eq!(
@@ -570,14 +573,14 @@ mod tests {
             }]
         );
         b.receive(
-            &note(
+            note(
                 "ui/notifications/host-context-changed",
                 json!({"theme": "dark", "styles": {"variables": {"--a": "1"}}}),
             ),
             2.0,
         );
         b.receive(
-            &note(
+            note(
                 "ui/notifications/host-context-changed",
                 json!({"styles": {"variables": {"--b": "2"}}}),
             ),
@@ -594,7 +597,7 @@ mod tests {
     fn cancel_is_kept_for_replay_and_noise_is_ignored() {
         let mut b = Bridge::new("palmaplan", "1");
         b.receive(
-            &note("ui/notifications/tool-cancelled", json!({"reason": "user"})),
+            note("ui/notifications/tool-cancelled", json!({"reason": "user"})),
             0.0,
         );
         assert_eq!(b.replay(), vec![Event::ToolCancelled(Some("user".into()))]);
@@ -604,7 +607,7 @@ mod tests {
             json!({"jsonrpc": "1.0", "method": "x"}),
             json!(null),
         ] {
-            assert!(b.receive(&noise, 0.0).is_empty());
+            assert!(b.receive(noise, 0.0).is_empty());
         }
     }
 

@@ -71,12 +71,13 @@ impl Assembly {
 
     /// Reads a `get_schedule_page` structuredContent. Returns an error text when it is
     /// not a page of this assembly (another rank: the caller starts over).
-    pub fn add(&mut self, structured: &Value) -> Result<(), String> {
+    /// Takes the value: a page's records move into the schedule without a copy.
+    pub fn add(&mut self, structured: Value) -> Result<(), String> {
         let rank = structured.get("rank").and_then(Value::as_i64).unwrap_or(-1);
         if rank != self.rank {
             return Err(format!("page made at rank {rank}, expected {}", self.rank));
         }
-        let page: Page = serde_json::from_value(structured.clone()).map_err(|e| e.to_string())?;
+        let page: Page = serde_json::from_value(structured).map_err(|e| e.to_string())?;
         if self.total.is_some_and(|t| t != page.pages) {
             return Err("pages of two paginations".into());
         }
@@ -84,8 +85,9 @@ impl Assembly {
         if self.received.contains(&page.page) {
             return Ok(());
         }
-        self.absorb(&page);
-        self.received.insert(page.page);
+        let number = page.page;
+        self.absorb(page);
+        self.received.insert(number);
         if self.received.len() == self.total.unwrap_or(usize::MAX) {
             self.settle();
             self.join_continuations()?;
@@ -150,12 +152,12 @@ impl Assembly {
         Ok(())
     }
 
-    fn absorb(&mut self, page: &Page) {
+    fn absorb(&mut self, page: Page) {
         let s = &mut self.partial;
         let mut dirty = 0u8;
-        for r in &page.records {
+        for r in page.records {
             let (record, cut) = match r {
-                Record::Cut(c) => (&*c.record, true),
+                Record::Cut(c) => (*c.record, true),
                 other => (other, false),
             };
             if cut {
@@ -342,7 +344,7 @@ mod tests {
         let pages = pages_of(&s, 20_000);
         assert!(pages.len() > 3, "the test needs several pages");
         let mut a = Assembly::new(1, 7);
-        a.add(&pages[0]).unwrap();
+        a.add(pages[0].clone()).unwrap();
         assert!(!a.complete());
         assert!(
             !a.schedule().groups.is_empty(),
@@ -350,7 +352,7 @@ mod tests {
         );
         assert_eq!(a.next_page(), Some(1));
         for p in pages.iter().skip(1).rev() {
-            a.add(p).unwrap();
+            a.add(p.clone()).unwrap();
             // Partial states stay sorted, so lookups by id work while loading.
             assert!(a.schedule().bars.windows(2).all(|w| w[0].id < w[1].id));
         }
@@ -385,9 +387,9 @@ mod tests {
         let s = palmaplan_model::demo::s4hana_migration();
         let pages = pages_of(&s, PAGE_CHARS);
         let mut a = Assembly::new(1, 6);
-        assert!(a.add(&pages[0]).unwrap_err().contains("rank 7"));
+        assert!(a.add(pages[0].clone()).unwrap_err().contains("rank 7"));
         let mut a = Assembly::new(1, 7);
-        a.add(&pages[0]).unwrap();
+        a.add(pages[0].clone()).unwrap();
         assert!(a.complete());
         assert_eq!(a.progress(), (1, 1));
     }
@@ -398,10 +400,10 @@ mod tests {
         s.bars[0].label = "L".repeat(30_000);
         let pages = pages_of(&s, 8_000);
         let mut a = Assembly::new(1, 7);
-        a.add(&pages[0]).unwrap();
+        a.add(pages[0].clone()).unwrap();
         assert_eq!(a.cut_items(), 1);
         for p in &pages[1..] {
-            a.add(p).unwrap();
+            a.add(p.clone()).unwrap();
         }
         assert_eq!(a.cut_items(), 0);
         assert_eq!(a.schedule().bars[0].label.len(), 30_000);

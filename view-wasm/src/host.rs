@@ -53,6 +53,22 @@ impl Reply {
         }
     }
 
+    /// Reads a CallToolResult it owns: the structured content moves, no copy (a page
+    /// is 110,000 characters).
+    pub fn from_owned(mut v: Value) -> Reply {
+        let structured = v
+            .get_mut("structuredContent")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        let meta = v.get_mut("_meta").map(Value::take).unwrap_or(Value::Null);
+        let rest = Reply::from_result(&v);
+        Reply {
+            structured,
+            meta,
+            ..rest
+        }
+    }
+
     /// The refusal's code (`structuredContent.error`), when it is one.
     pub fn error_code(&self) -> Option<&str> {
         self.structured.get("error").and_then(Value::as_str)
@@ -151,7 +167,7 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
         let Ok(msg) = serde_json::from_str::<Value>(&text) else {
             return;
         };
-        let outs = BRIDGE.with(|b| b.borrow_mut().receive(&msg, now()));
+        let outs = BRIDGE.with(|b| b.borrow_mut().receive(msg, now()));
         run(outs);
     });
     let outs = BRIDGE.with(|b| b.borrow_mut().start(now()));
@@ -231,7 +247,7 @@ impl Backend {
                 kind,
                 move |r| {
                     cb(match r {
-                        Ok(v) => Ok(Reply::from_result(&v)),
+                        Ok(v) => Ok(Reply::from_owned(v)),
                         Err(RpcError::Timeout) => Err(CallError::Timeout),
                         Err(RpcError::Host { message, .. }) => Err(CallError::Host(message)),
                     })
@@ -273,7 +289,7 @@ fn http_call(schedule: i64, token: &str, tool: &str, arguments: Value, kind: Kin
             let body = xhr.response_text().ok().flatten().unwrap_or_default();
             match serde_json::from_str::<Value>(&body) {
                 // Refusals (403, 410...) come as tool results with isError: show their words.
-                Ok(v) if v.get("content").is_some() => cb(Ok(Reply::from_result(&v))),
+                Ok(v) if v.get("content").is_some() => cb(Ok(Reply::from_owned(v))),
                 _ => cb(Err(CallError::Http(status))),
             }
         }
@@ -325,5 +341,7 @@ mod tests {
         );
         let r = Reply::from_result(&json!({"content": [], "_meta": {"palmaplan/help_url": "h"}}));
         assert_eq!(r.meta["palmaplan/help_url"], "h");
+        let whole = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"a": 1}, "isError": true, "_meta": {"m": 2}});
+        assert_eq!(Reply::from_owned(whole.clone()), Reply::from_result(&whole));
     }
 }
