@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::app::{self, Shown, St};
 use crate::gantt::esc;
-use crate::texts::{self, tr};
+use crate::texts::tr;
 
 fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
     match s {
@@ -332,5 +332,4 @@ fn before_after(st: St, h: &mut String) {
         );
     }
     h.push_str("</div>");
-    let _ = texts::OUT_OF_DATE_EN;
 }

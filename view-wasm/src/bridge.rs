@@ -232,8 +232,7 @@ impl Bridge {
     /// One message from the host, whatever it is and whenever it comes.
     /// Takes the message: a result or params moves to its event without a copy (an
     /// answer can hold a 110,000-character page).
-    pub fn receive(&mut self, mut msg: Value, now: f64) -> Vec<Out> {
-        let _ = now;
+    pub fn receive(&mut self, mut msg: Value) -> Vec<Out> {
         let result = msg.get_mut("result").map(Value::take);
         let params = msg
             .get_mut("params")
@@ -248,7 +247,7 @@ impl Bridge {
         let method = obj.get("method").and_then(Value::as_str);
         let id = obj.get("id").filter(|v| !v.is_null());
         match (method, id) {
-            (Some(m), Some(id)) => self.host_request(m, id.clone(), &params),
+            (Some(m), Some(id)) => self.host_request(m, id.clone()),
             (Some(m), None) => self.host_notification(m, params),
             (None, Some(id)) => {
                 let Some(id) = id.as_u64() else {
@@ -305,14 +304,13 @@ impl Bridge {
         vec![Out::Event(Event::Response { id, result })]
     }
 
-    fn host_request(&mut self, method: &str, id: Value, params: &Value) -> Vec<Out> {
+    fn host_request(&mut self, method: &str, id: Value) -> Vec<Out> {
         let answer =
             |result: Value| Out::Post(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
         match method {
             "ping" => vec![answer(json!({}))],
             "ui/resource-teardown" => vec![answer(json!({})), Out::Event(Event::Teardown)],
             _ => {
-                let _ = params;
                 vec![Out::Post(json!({
                     "jsonrpc": "2.0",
                     "id": id,
@@ -436,14 +434,11 @@ mod tests {
             json!(["inline", "fullscreen"])
         );
         let id = init["id"].as_u64().unwrap();
-        let out = b.receive(
-            answer(
-                id,
-                json!({"protocolVersion": PROTOCOL_VERSION, "hostInfo": {"name": "  Claude\nDesktop"},
+        let out = b.receive(answer(
+            id,
+            json!({"protocolVersion": PROTOCOL_VERSION, "hostInfo": {"name": "  Claude\nDesktop"},
                        "hostContext": {"theme": "dark", "locale": "en-GB"}}),
-            ),
-            10.0,
-        );
+        ));
         assert_eq!(posts(&out)[0]["method"], "ui/notifications/initialized");
         assert_eq!(events(out), vec![Event::Ready]);
         assert_eq!(b.phase(), Phase::Ready);
@@ -455,21 +450,15 @@ mod tests {
     fn early_messages_are_kept_and_replayed() {
         let mut b = Bridge::new("palmaplan", "1");
         // Before start(): a host that speaks first.
-        let out = b.receive(
-            note(
-                "ui/notifications/tool-input",
-                json!({"arguments": {"schedule": 5}}),
-            ),
-            0.0,
-        );
+        let out = b.receive(note(
+            "ui/notifications/tool-input",
+            json!({"arguments": {"schedule": 5}}),
+        ));
         assert_eq!(events(out), vec![Event::ToolInput(json!({"schedule": 5}))]);
-        b.receive(
-            note(
-                "ui/notifications/tool-result",
-                json!({"structuredContent": {"rank": 3}}),
-            ),
-            1.0,
-        );
+        b.receive(note(
+            "ui/notifications/tool-result",
+            json!({"structuredContent": {"rank": 3}}),
+        ));
         let replay = b.replay();
         assert_eq!(
             replay,
@@ -485,17 +474,14 @@ mod tests {
         let mut b = Bridge::new("palmaplan", "1");
         b.start(0.0);
         let r = note("ui/notifications/tool-result", json!({"content": []}));
-        assert_eq!(events(b.receive(r.clone(), 1.0)).len(), 1);
-        assert!(events(b.receive(r, 2.0)).is_empty());
+        assert_eq!(events(b.receive(r.clone())).len(), 1);
+        assert!(events(b.receive(r)).is_empty());
         let (id, _) = b.request("tools/call", json!({}), Kind::Read, 0.0);
         // The answer comes twice: the second is nobody's.
-        assert_eq!(
-            events(b.receive(answer(id, json!({"ok": 1})), 5.0)).len(),
-            1
-        );
-        assert!(events(b.receive(answer(id, json!({"ok": 1})), 6.0)).is_empty());
+        assert_eq!(events(b.receive(answer(id, json!({"ok": 1})))).len(), 1);
+        assert!(events(b.receive(answer(id, json!({"ok": 1})))).is_empty());
         // An answer to an id never sent.
-        assert!(events(b.receive(answer(999, json!({})), 6.0)).is_empty());
+        assert!(events(b.receive(answer(999, json!({})))).is_empty());
     }
 
     #[test]
@@ -526,30 +512,25 @@ mod tests {
             }]
         );
         // The answer after the timeout is dropped.
-        assert!(events(b.receive(answer(read, json!({})), 70_000.0)).is_empty());
+        assert!(events(b.receive(answer(read, json!({})))).is_empty());
     }
 
     #[test]
     fn ping_and_teardown_are_answered_in_any_phase() {
         let mut b = Bridge::new("palmaplan", "1");
-        let out = b.receive(json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}), 0.0);
+        let out = b.receive(json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"}));
         assert_eq!(
             posts(&out)[0],
             &json!({"jsonrpc": "2.0", "id": "p1", "result": {}})
         );
         let out = b.receive(
-            json!({"jsonrpc": "2.0", "id": 7, "method": "ui/resource-teardown", "params": {"reason": "x"}}),
-            0.0,
-        );
+            json!({"jsonrpc": "2.0", "id": 7, "method": "ui/resource-teardown", "params": {"reason": "x"}}));
         assert_eq!(
             posts(&out)[0],
             &json!({"jsonrpc": "2.0", "id": 7, "result": {}})
         );
         assert_eq!(events(out), vec![Event::Teardown]);
-        let out = b.receive(
-            json!({"jsonrpc": "2.0", "id": 8, "method": "ui/unknown"}),
-            0.0,
-        );
+        let out = b.receive(json!({"jsonrpc": "2.0", "id": 8, "method": "ui/unknown"}));
         assert_eq!(posts(&out)[0]["error"]["code"], -32601);
     }
 
@@ -559,9 +540,7 @@ mod tests {
         b.start(0.0);
         let (id, _) = b.request("tools/call", json!({}), Kind::Write, 0.0);
         let out = b.receive(
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "hidden tool"}}),
-            1.0,
-        );
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "hidden tool"}}));
         assert_eq!(
             events(out),
             vec![Event::Response {
@@ -572,20 +551,14 @@ mod tests {
                 })
             }]
         );
-        b.receive(
-            note(
-                "ui/notifications/host-context-changed",
-                json!({"theme": "dark", "styles": {"variables": {"--a": "1"}}}),
-            ),
-            2.0,
-        );
-        b.receive(
-            note(
-                "ui/notifications/host-context-changed",
-                json!({"styles": {"variables": {"--b": "2"}}}),
-            ),
-            3.0,
-        );
+        b.receive(note(
+            "ui/notifications/host-context-changed",
+            json!({"theme": "dark", "styles": {"variables": {"--a": "1"}}}),
+        ));
+        b.receive(note(
+            "ui/notifications/host-context-changed",
+            json!({"styles": {"variables": {"--b": "2"}}}),
+        ));
         assert_eq!(b.context()["theme"], "dark");
         assert_eq!(
             b.context()["styles"]["variables"],
@@ -596,10 +569,10 @@ mod tests {
     #[test]
     fn cancel_is_kept_for_replay_and_noise_is_ignored() {
         let mut b = Bridge::new("palmaplan", "1");
-        b.receive(
-            note("ui/notifications/tool-cancelled", json!({"reason": "user"})),
-            0.0,
-        );
+        b.receive(note(
+            "ui/notifications/tool-cancelled",
+            json!({"reason": "user"}),
+        ));
         assert_eq!(b.replay(), vec![Event::ToolCancelled(Some("user".into()))]);
         for noise in [
             json!("hello"),
@@ -607,7 +580,7 @@ mod tests {
             json!({"jsonrpc": "1.0", "method": "x"}),
             json!(null),
         ] {
-            assert!(b.receive(noise, 0.0).is_empty());
+            assert!(b.receive(noise).is_empty());
         }
     }
 

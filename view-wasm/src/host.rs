@@ -167,7 +167,7 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
         let Ok(msg) = serde_json::from_str::<Value>(&text) else {
             return;
         };
-        let outs = BRIDGE.with(|b| b.borrow_mut().receive(msg, now()));
+        let outs = BRIDGE.with(|b| b.borrow_mut().receive(msg));
         run(outs);
     });
     let outs = BRIDGE.with(|b| b.borrow_mut().start(now()));
