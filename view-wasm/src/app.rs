@@ -1106,13 +1106,11 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
 }
 
 fn watch_visibility(st: St) {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::prelude::Closure;
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
     let d2 = doc.clone();
-    let cb = Closure::<dyn Fn()>::new(move || {
+    crate::sig::listen::<web_sys::Event>(doc.as_ref(), "visibilitychange", move |_| {
         let hidden = d2.hidden();
         let was = st.hidden.get_untracked();
         st.hidden.set(hidden);
@@ -1121,8 +1119,6 @@ fn watch_visibility(st: St) {
             resume_polling();
         }
     });
-    let _ = doc.add_event_listener_with_callback("visibilitychange", cb.as_ref().unchecked_ref());
-    cb.forget();
 }
 
 /// Reports the content's size to the host when it changes (`size-changed`): a

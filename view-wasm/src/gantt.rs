@@ -103,13 +103,18 @@ pub fn critical_with(
 
 /// The preview of moving (`edge` None) or resizing a bar by `by` units: new dates and
 /// the bar's links that would break. Costs the bar's links, whatever the schedule's size.
-pub fn preview(s: &Schedule, bar: BarId, edge: Option<Edge>, by: i32) -> Option<Preview> {
+pub fn preview(
+    s: &Schedule,
+    cal: &Calendar,
+    bar: BarId,
+    edge: Option<Edge>,
+    by: i32,
+) -> Option<Preview> {
     let b = s.bar(bar)?;
-    let cal = Calendar::for_schedule(s);
     let days = cal.units_to_days(s.settings.time_unit, i64::from(by));
     let (start, end) = match edge {
-        None => command::shifted_bar(&cal, b.start, b.end, days),
-        Some(e) => command::resized_bar(&cal, b.start, b.end, e, days),
+        None => command::shifted_bar(cal, b.start, b.end, days),
+        Some(e) => command::resized_bar(cal, b.start, b.end, e, days),
     };
     if end < start {
         return None;
@@ -128,9 +133,7 @@ pub fn preview(s: &Schedule, bar: BarId, edge: Option<Edge>, by: i32) -> Option<
         .iter()
         .filter(|l| l.from == item || l.to == item)
         .filter(|l| match (bounds(l.from), bounds(l.to)) {
-            (Some(f), Some(t)) => {
-                risk::link_shortfall(l.kind, risk::lag_days(&cal, s, l), f, t) > 0
-            }
+            (Some(f), Some(t)) => risk::link_shortfall(l.kind, risk::lag_days(cal, s, l), f, t) > 0,
             _ => false,
         })
         .count();
@@ -339,7 +342,7 @@ pub fn mount(st: St) -> Option<()> {
             DragMode::End => (Some(Edge::End), bar.end),
         };
         let by = drag_units(cal, doc.s.settings.time_unit, from, days);
-        let p = preview(&doc.s, d.bar, edge, by).map(|mut p| {
+        let p = preview(&doc.s, &doc.cal, d.bar, edge, by).map(|mut p| {
             if st
                 .options
                 .with_untracked(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true))
@@ -1424,6 +1427,7 @@ mod tests {
     fn a_drag_preview_gives_the_dates_the_command_will_give() {
         use palmaplan_model::command::Command;
         let s = s4hana_migration();
+        let cal = Calendar::for_schedule(&s);
         for (i, bar) in s.bars.iter().enumerate() {
             for by in [-7, -1, 1, 3, 12] {
                 for edge in [None, Some(Edge::Start), Some(Edge::End)] {
@@ -1442,7 +1446,7 @@ mod tests {
                     let engine = command::apply(&s, &[cmd])
                         .ok()
                         .and_then(|(after, _)| after.bar(bar.id).map(|b| (b.start, b.end)));
-                    let p = preview(&s, bar.id, edge, by).map(|p| (p.start, p.end));
+                    let p = preview(&s, &cal, bar.id, edge, by).map(|p| (p.start, p.end));
                     // Where the engine accepts the change, the preview draws exactly its dates.
                     if let Some(dates) = engine {
                         assert_eq!(p, Some(dates), "bar {i} by {by} {edge:?}");
@@ -1474,6 +1478,7 @@ mod tests {
     #[test]
     fn a_drag_preview_counts_the_links_it_would_break() {
         let s = s4hana_migration();
+        let cal = Calendar::for_schedule(&s);
         let bar = s.bars[0].id;
         let outgoing = s.links.iter().filter(|l| l.from.0 == bar.0).count();
         assert!(outgoing > 0);
@@ -1481,13 +1486,16 @@ mod tests {
             .iter()
             .filter(|v| v.from.0 == bar.0 || v.to.0 == bar.0)
             .count();
-        assert_eq!(preview(&s, bar, None, 0).map(|p| p.broken), Some(already));
-        let far = preview(&s, bar, None, 200).unwrap();
+        assert_eq!(
+            preview(&s, &cal, bar, None, 0).map(|p| p.broken),
+            Some(already)
+        );
+        let far = preview(&s, &cal, bar, None, 200).unwrap();
         assert!(
             far.broken >= 1,
             "moving the first bar 200 days later breaks its successors' links"
         );
         assert_eq!(far.tool, "move_periods");
-        assert!(preview(&s, BarId(99_999), None, 1).is_none());
+        assert!(preview(&s, &cal, BarId(99_999), None, 1).is_none());
     }
 }

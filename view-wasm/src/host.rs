@@ -177,17 +177,13 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
     }
     // The page lives as long as the listener.
     receive.forget();
-    let tick = Closure::<dyn Fn()>::new(|| {
-        let outs = BRIDGE.with(|b| b.borrow_mut().tick(now()));
-        run(outs);
-    });
-    if let Some(w) = web_sys::window() {
-        let _ = w.set_interval_with_callback_and_timeout_and_arguments_0(
-            tick.as_ref().unchecked_ref(),
-            250,
-        );
-    }
-    tick.forget();
+    crate::sig::set_interval(
+        || {
+            let outs = BRIDGE.with(|b| b.borrow_mut().tick(now()));
+            run(outs);
+        },
+        std::time::Duration::from_millis(250),
+    );
 }
 
 /// A property of the inline bootstrap's `window.__pp`.
