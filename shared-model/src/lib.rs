@@ -5,7 +5,7 @@
 //! in the view and previews a drag at pointer speed, so both sides always agree.
 //!
 //! Map: `date` and `calendar` (time), `schedule` (the types), `command` (the patch
-//! language and `apply`), `cpm` (critical path), `risk`, `diff`, `layout` (Gantt,
+//! language and `apply`), `cpm` (critical path), `risk`, `diff`, `delta` (live updates in the size of the change), `layout` (Gantt,
 //! kanban and agenda math), `filter` (the Filter panel language), `paging`, `text`
 //! (French and English summaries), `synth` (deterministic generated schedules for
 //! tests and benchmarks). See docs/ARCHITECTURE.md.
@@ -14,6 +14,7 @@ pub mod calendar;
 pub mod command;
 pub mod cpm;
 pub mod date;
+pub mod delta;
 pub mod demo;
 pub mod diff;
 pub mod filter;

@@ -176,7 +176,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn of(s: &Schedule) -> Counts {
+    pub(crate) fn of(s: &Schedule) -> Counts {
         Counts {
             groups: s.groups.len(),
             rows: s.rows.len(),

@@ -1,7 +1,8 @@
 //! Properties of `apply` on random schedules and random command lists (valid and
 //! invalid mixed): a success is valid, undone exactly by its inverse and replayed
 //! exactly from `applied`; a failure changes nothing; a list gives the same result as
-//! its commands applied one by one (which exercises the deferred link checks).
+//! its commands applied one by one (which exercises the deferred link checks); the delta
+//! of its footprint brings the old state to the new one (live updates, `crate::delta`).
 //!
 //! Commands are generated as templates whose references are resolved against the
 //! schedule at hand (mostly an existing item of the right kind, sometimes an unknown or
@@ -432,6 +433,21 @@ fn check_list(base: &Schedule, cmds: &[Command]) -> Result<(), TestCaseError> {
             let (stepwise, failed) = one_by_one(base, cmds);
             prop_assert_eq!(failed, None);
             prop_assert!(same_but_next_id(&stepwise, &s));
+            // A live update: the delta of the entry's footprint (commands and inverse)
+            // brings the old state to the new one exactly.
+            let touched: Vec<u64> = done
+                .applied
+                .iter()
+                .chain(&done.inverse)
+                .flat_map(Command::touched)
+                .collect();
+            let whole = done.applied.iter().any(|c| c.footprint().whole);
+            if !whole {
+                let mut copy = base.clone();
+                crate::delta::apply_delta(&mut copy, crate::delta::delta(&s, &touched))
+                    .map_err(|e| TestCaseError::fail(format!("delta refused: {e}")))?;
+                prop_assert_eq!(&copy, &s, "the delta did not bring the new state");
+            }
         }
         Err(e) => {
             prop_assert_eq!(&s, base, "a failed apply changed the schedule");
