@@ -188,34 +188,25 @@ fn pick<'a, T>(
 
 /// Brings `s` up to date with `d`. On an error `s` may be half updated: the caller
 /// applies to a copy and reads the schedule again.
+///
+/// Written for size as much as speed (the view carries it as wasm, under a budget): one
+/// small generic helper per collection, no sort. A delta holds a few records, so an
+/// insertion shifting a collection is cheap; the answer's size bounds the worst case.
 pub fn apply_delta(s: &mut Schedule, d: Delta<'_>) -> Result<(), DeltaError> {
     // Every touched item leaves the copy, and the existing ones come back below (groups
     // and rows at their new index). Taking them out of every collection, not only their
     // own, matters: an id freed by a deletion may be given, explicitly, to an item of
     // another kind.
-    let mut out: Vec<u64> = d.removed.clone();
-    for r in &d.records {
-        out.extend(record_id(r));
+    for id in d
+        .removed
+        .iter()
+        .copied()
+        .chain(d.records.iter().filter_map(record_id))
+    {
+        take_out(s, id);
     }
-    out.sort_unstable();
-    out.dedup();
-    let gone = |id: u64| out.binary_search(&id).is_ok();
-    s.groups.retain(|g| !gone(g.id.0));
-    s.rows.retain(|r| !gone(r.id.0));
-    s.bars.retain(|b| !gone(b.id.0));
-    s.milestones.retain(|m| !gone(m.id.0));
-    s.links.retain(|l| !gone(l.id.0));
-    s.actions.retain(|a| !gone(a.id.0));
-    s.members.retain(|m| !gone(m.id.0));
-    s.absences.retain(|a| !gone(a.id.0));
-    let mut groups = Vec::new();
-    let mut rows = Vec::new();
-    let mut bars = Vec::new();
-    let mut milestones = Vec::new();
-    let mut links = Vec::new();
-    let mut actions = Vec::new();
-    let mut members = Vec::new();
-    let mut absences = Vec::new();
+    // Groups and rows come back lowest index first (see the module header).
+    let (mut group_at, mut row_at) = (0, 0);
     for r in d.records {
         match r {
             Record::Header(h) => {
@@ -225,27 +216,19 @@ pub fn apply_delta(s: &mut Schedule, d: Delta<'_>) -> Result<(), DeltaError> {
                 }
                 s.notes = h.notes.into_owned();
             }
-            Record::Group(p) => groups.push((p.index, p.item.into_owned())),
-            Record::Row(p) => rows.push((p.index, p.item.into_owned())),
-            Record::Bar(b) => bars.push(b.into_owned()),
-            Record::Milestone(m) => milestones.push(m.into_owned()),
-            Record::Link(l) => links.push(l.into_owned()),
-            Record::Action(a) => actions.push(a.into_owned()),
-            Record::Member(m) => members.push(m.into_owned()),
-            Record::Absence(a) => absences.push(a.into_owned()),
+            Record::Group(p) => place(&mut s.groups, &mut group_at, p.index, p.item.into_owned())?,
+            Record::Row(p) => place(&mut s.rows, &mut row_at, p.index, p.item.into_owned())?,
+            Record::Bar(b) => insert(&mut s.bars, b.into_owned(), |b| b.id.0),
+            Record::Milestone(m) => insert(&mut s.milestones, m.into_owned(), |m| m.id.0),
+            Record::Link(l) => insert(&mut s.links, l.into_owned(), |l| l.id.0),
+            Record::Action(a) => insert(&mut s.actions, a.into_owned(), |a| a.id.0),
+            Record::Member(m) => insert(&mut s.members, m.into_owned(), |m| m.id.0),
+            Record::Absence(a) => insert(&mut s.absences, a.into_owned(), |a| a.id.0),
             Record::Cut(_) | Record::Cont(_) => {
                 return Err(DeltaError("a delta never carries a cut text"));
             }
         }
     }
-    place(&mut s.groups, groups)?;
-    place(&mut s.rows, rows)?;
-    merge(&mut s.bars, bars, |b| b.id.0)?;
-    merge(&mut s.milestones, milestones, |m| m.id.0)?;
-    merge(&mut s.links, links, |l| l.id.0)?;
-    merge(&mut s.actions, actions, |a| a.id.0)?;
-    merge(&mut s.members, members, |m| m.id.0)?;
-    merge(&mut s.absences, absences, |a| a.id.0)?;
     s.next_id = s.next_id.max(d.next_id);
     Ok(())
 }
@@ -265,40 +248,45 @@ fn record_id(r: &Record<'_>) -> Option<u64> {
     })
 }
 
-/// Puts groups or rows back at their indexes, lowest first (see the module header).
-fn place<T>(items: &mut Vec<T>, mut placed: Vec<(usize, T)>) -> Result<(), DeltaError> {
-    placed.sort_unstable_by_key(|(i, _)| *i);
-    for (index, item) in placed {
-        if index > items.len() {
-            return Err(DeltaError("a group or row placed beyond the end"));
-        }
-        items.insert(index, item);
+/// Removes the item with this id, whatever its kind.
+fn take_out(s: &mut Schedule, id: u64) {
+    if let Some(i) = s.groups.iter().position(|g| g.id.0 == id) {
+        s.groups.remove(i);
     }
-    Ok(())
+    if let Some(i) = s.rows.iter().position(|r| r.id.0 == id) {
+        s.rows.remove(i);
+    }
+    remove(&mut s.bars, id, |b| b.id.0);
+    remove(&mut s.milestones, id, |m| m.id.0);
+    remove(&mut s.links, id, |l| l.id.0);
+    remove(&mut s.actions, id, |a| a.id.0);
+    remove(&mut s.members, id, |m| m.id.0);
+    remove(&mut s.absences, id, |a| a.id.0);
 }
 
-/// Adds `new` (sorted by id) to a sorted collection, replacing any item with the same
-/// id: one pass, whatever the number of additions.
-fn merge<T>(items: &mut Vec<T>, new: Vec<T>, key: impl Fn(&T) -> u64) -> Result<(), DeltaError> {
-    if new.is_empty() {
-        return Ok(());
+/// Removes an item from a collection sorted by id.
+fn remove<T>(items: &mut Vec<T>, id: u64, key: fn(&T) -> u64) {
+    if let Ok(i) = items.binary_search_by_key(&id, key) {
+        items.remove(i);
     }
-    if new.windows(2).any(|w| key(&w[0]) >= key(&w[1])) {
-        return Err(DeltaError("a delta's records are not in id order"));
+}
+
+/// Inserts an item into a collection sorted by id, replacing one with the same id.
+fn insert<T>(items: &mut Vec<T>, item: T, key: fn(&T) -> u64) {
+    match items.binary_search_by_key(&key(&item), key) {
+        Ok(i) => items[i] = item,
+        Err(i) => items.insert(i, item),
     }
-    let old = std::mem::take(items);
-    items.reserve(old.len() + new.len());
-    let mut old = old.into_iter().peekable();
-    for n in new {
-        let k = key(&n);
-        while let Some(o) = old.next_if(|o| key(o) < k) {
-            items.push(o);
-        }
-        // The old state of an item the delta brings is dropped.
-        let _ = old.next_if(|o| key(o) == k);
-        items.push(n);
+}
+
+/// Puts a group or row back at its index; `last` is the previous index put back, so
+/// that they come lowest first.
+fn place<T>(items: &mut Vec<T>, last: &mut usize, index: usize, item: T) -> Result<(), DeltaError> {
+    if index < *last || index > items.len() {
+        return Err(DeltaError("groups and rows out of order or beyond the end"));
     }
-    items.extend(old);
+    *last = index;
+    items.insert(index, item);
     Ok(())
 }
 
@@ -425,9 +413,12 @@ mod tests {
     #[test]
     fn a_delta_that_does_not_fit_is_refused() {
         let s = sample();
-        let mut bad = delta(&s, &[4, 6]);
+        let mut bad = delta(&s, &[2, 3]);
         bad.records.reverse();
-        assert!(apply_delta(&mut s.clone(), bad).is_err());
+        assert!(
+            apply_delta(&mut s.clone(), bad).is_err(),
+            "rows out of order"
+        );
         let mut beyond = delta(&s, &[2]);
         if let Record::Row(p) = &mut beyond.records[0] {
             p.index = 99;
