@@ -461,6 +461,23 @@ impl Store {
         Ok(self.load_with_birth(id).await?.0)
     }
 
+    /// The current rank and state of a schedule, shared with the cache of parsed states:
+    /// for readers that only look (a live update's delta), so a large schedule is not
+    /// copied for each of them.
+    pub async fn load_shared(&self, id: i64) -> Result<(i64, Arc<Schedule>), StoreError> {
+        let row = sqlx::query("SELECT rank, created_at FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let (rank, created_at): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+        if let Some(state) = self.states.get(id, created_at, rank) {
+            return Ok((rank, state));
+        }
+        let (stored, _) = self.load_with_birth(id).await?;
+        Ok((stored.rank, Arc::new(stored.state)))
+    }
+
     /// The current state and rank of a schedule, and its creation time (which, with its
     /// id, names it in the cache of parsed states). The rank is always read from the
     /// database; the state is parsed only when the cache has not got it at that rank.

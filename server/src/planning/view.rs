@@ -9,7 +9,10 @@
 //!   for). The page is the `structuredContent` (a `paging::Page` with the schedule's id,
 //!   its rank and the window beside it); the text only says which page it is.
 //! - `get_changes_since`: the journal after a rank, for live updates; a poll with
-//!   nothing new reads the rank only.
+//!   nothing new reads the rank only. With `records`, the answer also carries the
+//!   current state of every item the entries touched (the model's `delta`), so the view
+//!   brings its copy up to date in the size of the change instead of reading the
+//!   schedule again; no delta (null) for a replaced schedule or one too large.
 //! - `get_schedule_absences`: the agenda's data, members' names and absence dates.
 //!
 //! None of them carries an e-mail or an absence reason, for anyone (owners included):
@@ -28,15 +31,17 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use palmaplan_model::command::Command;
+use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
-use palmaplan_model::paging::{self, Priority};
+use palmaplan_model::paging::{self, Priority, Record};
 use palmaplan_model::{Date, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::args::date;
-use super::journal::{Poll, fetch_changes, pack_changes};
+use super::journal::{Poll, fetch_changes, pack_changes, parse_commands};
 use super::privacy::{strip_all, strip_command};
 use super::{Access, Caller, Ctx, Planning, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 use crate::storage::Role;
@@ -75,7 +80,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .view_only(),
         tool(
             "get_changes_since",
-            "View-only. The journal entries after a rank, oldest first, with their commands, author and time, for the view's live updates. Answers at once when nothing changed. Capped: when \"more\" is true, call again with rank = next_since. E-mails and absence reasons are removed from the commands.",
+            "View-only. The journal entries after a rank, oldest first, with their commands, author and time, for the view's live updates. Answers at once when nothing changed. Capped: when \"more\" is true, call again with rank = next_since. With records: true, \"delta\" holds the current state of every item those entries touched ({records, removed, next_id, rank}: page records, ids gone, the state's rank), or null when the view must read the pages again. E-mails and absence reasons are removed.",
             Access::Read,
             get_changes_since,
         )
@@ -455,9 +460,15 @@ struct ChangesSince {
     /// At most this many entries (100 by default, at most 500).
     #[serde(default)]
     limit: Option<u32>,
+    /// Also the current state of the items the entries touched ("delta").
+    #[serde(default)]
+    records: bool,
 }
 
 const CHANGES_DEFAULT: u32 = 100;
+/// With `records`, the entries get this much of the answer and the delta the rest.
+const CHANGES_BUDGET_WITH_RECORDS: usize = 30_000;
+const DELTA_BUDGET: usize = 80_000;
 const CHANGES_MAX: u32 = 500;
 /// Characters of entries one answer carries before it stops with "more": with the
 /// text and the envelope, the answer stays under `RESPONSE_CHARS`.
@@ -493,14 +504,43 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             ));
         }
     };
+    // What the delta covers: every carried entry's commands and inverse, read before
+    // the commands are stripped for the answer (a stripped e-mail is still a change).
+    let touched: Vec<Option<Vec<u64>>> = if p.records {
+        f.entries
+            .iter()
+            .zip(&f.commands)
+            .map(|(e, cmds)| {
+                let inverse = parse_commands(&e.inverse)?;
+                let all: Vec<&Command> = cmds.iter().chain(&inverse).collect();
+                if all.iter().any(|c| c.footprint().whole) {
+                    return None;
+                }
+                Some(all.into_iter().flat_map(Command::touched).collect())
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     // The view never sees an e-mail or a reason, whoever looks.
     for cmds in &mut f.commands {
         for c in cmds.iter_mut() {
             strip_command(c);
         }
     }
-    let packed = pack_changes(&f, CHANGES_BUDGET);
+    let budget = if p.records {
+        CHANGES_BUDGET_WITH_RECORDS
+    } else {
+        CHANGES_BUDGET
+    };
+    let packed = pack_changes(&f, budget);
     let (rank, since, next, more, list) = (f.rank, f.since, packed.next, packed.more, packed.items);
+    let delta = if p.records {
+        let carried = f.entries.iter().take_while(|e| e.rank <= next).count();
+        delta_of(&ctx, id, &touched[..carried.min(touched.len())]).await?
+    } else {
+        Value::Null
+    };
     let too_large = !packed.too_large.is_empty();
     let mut who: Vec<&str> = Vec::new();
     for item in &list {
@@ -541,10 +581,45 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             format!(" There are more: call get_changes_since again with rank = {next}."),
         ));
     }
-    Ok(Reply::ok(
-        text,
-        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next, "latest_view": ctx.latest_view(id) }),
-    ))
+    let mut sc = json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next, "latest_view": ctx.latest_view(id) });
+    if p.records {
+        sc["delta"] = delta;
+    }
+    Ok(Reply::ok(text, sc))
+}
+
+/// The current state of the items some entries touched (the model's `delta`), stripped
+/// of e-mails and reasons, with the rank of the state it was read from; null when an
+/// entry replaced the whole schedule or the delta would not fit in the answer (the view
+/// then reads the pages again). Read from the state after the entries, possibly later
+/// ones too: the view asks again from `next_since` and converges.
+async fn delta_of(ctx: &Ctx, id: i64, touched: &[Option<Vec<u64>>]) -> Result<Value, Refusal> {
+    let mut ids = Vec::new();
+    for t in touched {
+        match t {
+            Some(t) => ids.extend_from_slice(t),
+            None => return Ok(Value::Null),
+        }
+    }
+    let (state_rank, state) = ctx
+        .store()
+        .load_shared(id)
+        .await
+        .map_err(|e| ctx.db_error(e))?;
+    let mut d = delta::delta(&state, &ids);
+    for r in &mut d.records {
+        match r {
+            Record::Member(m) if m.email.is_some() => m.to_mut().email = None,
+            Record::Absence(a) if !a.reason.is_empty() => a.to_mut().reason.clear(),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
+    if v.to_string().len() > DELTA_BUDGET {
+        return Ok(Value::Null);
+    }
+    v["rank"] = json!(state_rank);
+    Ok(v)
 }
 
 // ---- get_schedule_absences
@@ -1017,6 +1092,116 @@ mod tests {
             .await;
         assert_eq!(r.structured["more"], true);
         assert!(r.text.contains("rank = 1"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn changes_with_records_bring_a_copy_up_to_date_without_secrets() {
+        let k = Kit::new("view-delta").await;
+        let id = k.schedule;
+        // The view's copy: the schedule as its pages give it (stripped).
+        let mut copy = k.state().await;
+        strip_all(&mut copy);
+        let rank0 = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": 0}),
+            )
+            .await
+            .structured["rank"]
+            .as_i64()
+            .unwrap();
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 2}),
+        )
+        .await;
+        k.ok(
+            &k.alice,
+            "delete_periods",
+            json!({"schedule": id, "bars": [17], "confirm": true}),
+        )
+        .await;
+        k.ok(
+            &k.alice,
+            "add_member",
+            json!({"schedule": id, "name": "Zoé", "email": "zoe@example.org"}),
+        )
+        .await;
+        let zoe = k
+            .state()
+            .await
+            .members
+            .iter()
+            .find(|m| m.name == "Zoé")
+            .unwrap()
+            .id;
+        k.ok(
+            &k.alice,
+            "add_absence",
+            json!({"schedule": id, "member": zoe.0, "start": "2026-11-09", "end": "2026-11-10", "reason": "Chirurgie"}),
+        )
+        .await;
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": rank0, "records": true}),
+            )
+            .await;
+        let all = format!("{}\n{}", r.text, r.structured);
+        assert!(!all.contains("zoe@") && !all.contains("Chirurgie"), "{all}");
+        let d = &r.structured["delta"];
+        assert_eq!(d["rank"], r.structured["next_since"]);
+        let records = d["records"].as_array().unwrap();
+        // The moved bar, the deleted one's links' other ends, the member, the absence:
+        // a handful of records, not the schedule.
+        let now = k.state().await;
+        assert!(records.len() < 12, "{records:?}");
+        assert!(d["removed"].as_array().unwrap().contains(&json!(17)));
+        let parsed: delta::Delta<'static> = serde_json::from_value(d.clone()).unwrap();
+        delta::apply_delta(&mut copy, parsed).unwrap();
+        let mut expected = now;
+        strip_all(&mut expected);
+        assert_eq!(copy, expected);
+        // Without `records`, no delta; a restored version (the whole schedule) gives null.
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": rank0}),
+            )
+            .await;
+        assert!(r.structured.get("delta").is_none());
+        k.ok(
+            &k.alice,
+            "save_version",
+            json!({"schedule": id, "name": "Base"}),
+        )
+        .await;
+        k.ok(
+            &k.alice,
+            "move_periods",
+            json!({"schedule": id, "bars": [16], "by": 1}),
+        )
+        .await;
+        let before = r.structured["rank"].as_i64().unwrap() + 1;
+        k.ok(
+            &k.alice,
+            "restore_version",
+            json!({"schedule": id, "version": "Base", "confirm": true}),
+        )
+        .await;
+        let r = k
+            .ok(
+                &k.carol,
+                "get_changes_since",
+                json!({"schedule": id, "rank": before, "records": true}),
+            )
+            .await;
+        assert_eq!(r.structured["entries"].as_array().unwrap().len(), 1);
+        assert_eq!(r.structured["delta"], Value::Null);
     }
 
     #[tokio::test]
