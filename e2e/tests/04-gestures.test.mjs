@@ -1,7 +1,8 @@
 // Acceptance (d): a keyboard gesture in the MCP view (select, ArrowRight) calls
 // move_periods through the host, the journal has it, an open /embed page sees it, and
 // a gesture on the /embed page is seen by the MCP view; the model context follows the
-// selection, and "move this bar by a week" from the model side moves that bar.
+// selection, and "move this bar by a week" from the model side moves that bar, which
+// the view learns as a delta (get_changes_since with records), reading no page again.
 import { test } from 'node:test';
 import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
 
@@ -48,9 +49,15 @@ for (const profile of PROFILES) {
     // Model context follows the selection; the model moves "this bar" by a week.
     const mc = await waitFor(async () => (await view.evalHost((v) => window.e2e.modelContext(v), view.id)), { what: 'a model context' });
     assert.ok(JSON.stringify(mc).includes(id), JSON.stringify(mc));
+    // Live updates come as a delta (the touched records), not by reading the pages again.
+    const pages = async () => (await host.state()).appCalls.filter((c) => c.name === 'get_schedule_page').length;
+    const pagesBefore = await pages();
     const r = await host.callAsModel('move_periods', { schedule: sid, bars: [Number(id)], by: 5 });
     assert.ok(!r.isError, JSON.stringify(r));
     await waitFor(async () => (await label(f, id)) !== after, { ms: 20000, what: 'the MCP view showing the model\'s move' });
+    assert.equal(await pages(), pagesBefore, 'no page read for a live update');
+    const polls = (await host.state()).appCalls.filter((c) => c.name === 'get_changes_since');
+    assert.ok(polls.length > 0 && polls.every((c) => c.arguments.records === true), JSON.stringify(polls.slice(0, 2)));
 
     // The other way: a gesture on /embed, seen by the MCP view.
     const shown = await label(f, id);

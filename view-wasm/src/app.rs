@@ -1066,8 +1066,9 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
         then();
         return;
     }
-    // One entry is enough to know the schedule moved on.
-    let args = json!({ "schedule": doc.id, "rank": doc.rank, "limit": 1 });
+    // With the records the entries touched: the copy is brought up to date in the size
+    // of the change (the model's `delta`), not read again.
+    let args = json!({ "schedule": doc.id, "rank": doc.rank, "records": true });
     st.call("get_changes_since", args, move |r| {
         if let Ok(reply) = r
             && !reply.is_error
@@ -1088,21 +1089,49 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
                 then();
                 return;
             }
-            let entries = sc
+            let moved = sc
                 .get("entries")
                 .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if entries.is_empty() {
+                .is_some_and(|e| !e.is_empty());
+            if !moved {
                 st.idle_polls.update(|n| *n = n.saturating_add(1));
             } else if let Some(cur) = st.doc.get_untracked() {
-                // Someone wrote: read the new state (the drawing stays until it is in).
                 st.idle_polls.set(0);
-                load(st, cur.id);
+                match apply_changes(&cur, &reply.structured) {
+                    Some((doc, caught_up)) => {
+                        set_doc(st, doc);
+                        if !caught_up {
+                            // More entries, or a state read past them: ask again now.
+                            set_timeout(move || poll_now(st), Duration::from_millis(0));
+                        }
+                    }
+                    // No delta (a replaced schedule, too large) or one that does not
+                    // fit the copy: read the new state (the drawing stays until it is in).
+                    None => load(st, cur.id),
+                }
             }
         }
         then();
     });
+}
+
+/// The drawn schedule brought up to date with a `get_changes_since` answer's delta:
+/// the new document and whether it reached the schedule's current rank. None when
+/// there is no delta or it does not fit the copy.
+pub fn apply_changes(cur: &Doc, answer: &Value) -> Option<(Doc, bool)> {
+    if answer.get("schedule_id").and_then(Value::as_i64) != Some(cur.id) {
+        return None;
+    }
+    let d = answer.get("delta").filter(|d| d.is_object())?;
+    let next = answer.get("next_since").and_then(Value::as_i64)?;
+    let state_rank = d.get("rank").and_then(Value::as_i64)?;
+    let delta: palmaplan_model::delta::Delta<'static> = serde_json::from_value(d.clone()).ok()?;
+    let mut s = cur.s.clone();
+    palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
+    let more = answer.get("more").and_then(Value::as_bool).unwrap_or(false);
+    let rank = answer.get("rank").and_then(Value::as_i64).unwrap_or(next);
+    let doc = Doc::new(cur.id, next, s, true, cur.progress, 0);
+    Some((doc, !more && state_rank == next && next == rank))
 }
 
 fn watch_visibility(st: St) {
@@ -1212,6 +1241,39 @@ mod tests {
             s.bars.windows(2).all(|w| w[0].id < w[1].id),
             "still sorted by id"
         );
+    }
+
+    #[test]
+    fn a_delta_brings_the_drawn_schedule_up_to_date_or_asks_for_the_pages() {
+        let s = palmaplan_model::demo::s4hana_migration();
+        let doc = Doc::new(7, 3, s.clone(), true, (1, 1), 0);
+        let mut moved = s.bars[0].clone();
+        moved.start = moved.start.add_days(7);
+        moved.end = moved.end.add_days(7);
+        let gone = s.bars[1].id.0;
+        let answer = |more: bool, delta: Value| {
+            json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": more,
+                   "entries": [{"rank": 4}, {"rank": 5}], "delta": delta})
+        };
+        let delta = json!({"records": [{"bar": moved}], "removed": [gone],
+                           "next_id": s.next_id, "rank": 5});
+        let (new, caught_up) = apply_changes(&doc, &answer(false, delta.clone())).unwrap();
+        assert!(caught_up);
+        assert_eq!(new.rank, 5);
+        assert_eq!(new.s.bar(moved.id), Some(&moved));
+        assert!(new.s.bar(BarId(gone)).is_none());
+        assert_eq!(new.s.bars.len(), s.bars.len() - 1);
+        // More entries to come: applied, and asked again.
+        let (_, caught_up) = apply_changes(&doc, &answer(true, delta.clone())).unwrap();
+        assert!(!caught_up);
+        // No delta, another schedule's answer, or a delta that does not fit: the pages.
+        assert!(apply_changes(&doc, &answer(false, Value::Null)).is_none());
+        let mut other = answer(false, delta);
+        other["schedule_id"] = json!(8);
+        assert!(apply_changes(&doc, &other).is_none());
+        let beyond = json!({"records": [{"row": {"index": 999, "id": s.rows[0].id.0,
+            "group": s.rows[0].group.0, "name": "x"}}], "next_id": s.next_id, "rank": 5});
+        assert!(apply_changes(&doc, &answer(false, beyond)).is_none());
     }
 
     #[test]

@@ -1,5 +1,4 @@
-//! The schedule as the view holds it: assembled page by page from `get_schedule_page`,
-//! kept up to date by replaying `get_changes_since` entries with the model's `apply`.
+//! The schedule as the view holds it: assembled page by page from `get_schedule_page`.
 //! Plain Rust, unit-tested natively.
 //!
 //! A page's records are added to a growing schedule as soon as the page arrives, so the
@@ -9,9 +8,11 @@
 //! when the last page is in, and from then on the schedule is exactly the server's
 //! (a test checks it equals the paginated schedule).
 //!
-//! Live updates re-read the pages of the new state (see `app`): applying journal
-//! entries here would link the whole command engine into the view, about 300 KB of
-//! wasm, which the page's size budget cannot carry (docs/embedded-view.md).
+//! Live updates do not come back here: `app` applies the model's `delta` (the current
+//! state of the items the new journal entries touched) to the copy, and reads the pages
+//! again only when there is no delta (a replaced schedule, one too large). Replaying the
+//! entries' commands instead would link the whole command engine into the view, about
+//! 300 KB of wasm, which the page's size budget cannot carry.
 
 use std::collections::BTreeSet;
 
