@@ -56,6 +56,8 @@ try {
       // Watch for the first bar in the view (Playwright's evaluate is not bound by its CSP).
       await view.frame().evaluate(() => {
         window.__bench = null;
+        // The view appends [label, ms] here at each step from a page to its paint.
+        if (window.__pp) window.__pp.trace = [];
         const done = () => requestAnimationFrame(() => requestAnimationFrame(() => { window.__bench = performance.timeOrigin + performance.now(); }));
         if (document.querySelector('[data-bar]')) return done();
         const mo = new MutationObserver(() => { if (document.querySelector('[data-bar]')) { mo.disconnect(); done(); } });
@@ -71,6 +73,12 @@ try {
       const firstAnswer = firstPage && log.find((e) => e.dir === 'out' && e.msg.id === firstPage.msg.id);
       const fromResult = painted - (origin + result.t);
       const fromData = firstAnswer ? painted - (origin + firstAnswer.t) : NaN;
+      // Where the time went, from the first page's arrival to the paint (the view's
+      // trace, first steps only).
+      const [trace, frameOrigin] = await view.frame().evaluate(() => [(window.__pp?.trace ?? []).slice(0, 16), performance.timeOrigin]);
+      const t0trace = trace[0]?.[1] ?? 0;
+      const steps = trace.map(([l, t]) => `${l} +${Math.round(t - t0trace)}`).join(', ');
+      if (steps) process.stderr.write(`  ${n} ${profile}: ${steps}, painted +${Math.round(painted - frameOrigin - t0trace)}\n`);
       const pageCalls = log.filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
       const scroll = () => view.frame().evaluate(() => new Promise((res) => {
         const el = document.querySelector('.pp-scroll');
@@ -103,7 +111,19 @@ try {
       if (crashed) throw new Error(`the view's page crashed after ${got}/${pagesTotal} pages, ${Date.now() - tLoad} ms`);
       const allPagesMs = Date.now() - tLoad;
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
+      await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       const framesLoaded = await scroll();
+      // The view's own share of each scrolling frame: building the chart's HTML, then
+      // setting it into the page (the browser's style, layout and paint come after).
+      const tr = await view.frame().evaluate(() => window.__pp?.trace ?? []);
+      const html = [], dom = [];
+      for (let i = 0; i + 2 < tr.length; i++) {
+        if (tr[i][0] === 'render' && tr[i + 1][0] === 'chart html' && tr[i + 2][0] === 'rendered') {
+          html.push(tr[i + 1][1] - tr[i][1]);
+          dom.push(tr[i + 2][1] - tr[i + 1][1]);
+        }
+      }
+      if (html.length) process.stderr.write(`  ${n} ${profile} scrolling: ${html.length} renders, html p50/p95 ${pct(html, 50).toFixed(1)}/${pct(html, 95).toFixed(1)} ms, dom p50/p95 ${pct(dom, 50).toFixed(1)}/${pct(dom, 95).toFixed(1)} ms\n`);
       const barsInDom = await view.locator('[data-bar]').count();
       results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1) });
       console.log(JSON.stringify(results.at(-1)));

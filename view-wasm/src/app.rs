@@ -668,6 +668,7 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
         args["version"] = json!(v);
     }
     st.call("get_schedule_page", args, move |r| {
+        host::trace("page");
         let reply = match r {
             Ok(reply) if !reply.is_error => reply,
             Ok(reply) => {
@@ -694,6 +695,7 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
             st.load_error.set(Some(e));
             return;
         }
+        host::trace("added");
         let next = asm.next_page();
         let complete = asm.complete();
         let progress = asm.progress();
@@ -734,12 +736,14 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
 }
 
 pub fn set_doc(st: St, doc: Doc) {
+    host::trace("doc");
     let (id, complete) = (doc.id, doc.complete);
     st.doc.set(Some(Arc::new(doc)));
     if complete && st.shown.get_untracked() == Some(Shown::Agenda) {
         crate::boards::fetch_agenda(st, id);
     }
     st.relayout();
+    host::trace("laid out");
     crate::gantt::update_model_context(st);
 }
 
@@ -1122,10 +1126,18 @@ pub fn apply_changes(cur: &Doc, answer: &Value) -> Option<(Doc, bool)> {
     if answer.get("schedule_id").and_then(Value::as_i64) != Some(cur.id) {
         return None;
     }
-    let d = answer.get("delta").filter(|d| d.is_object())?;
+    let mut d = answer.get("delta").filter(|d| d.is_object())?.clone();
     let next = answer.get("next_since").and_then(Value::as_i64)?;
     let state_rank = d.get("rank").and_then(Value::as_i64)?;
-    let delta: palmaplan_model::delta::Delta<'static> = serde_json::from_value(d.clone()).ok()?;
+    let delta = palmaplan_model::delta::Delta {
+        records: crate::data::take_records(&mut d).ok()?,
+        removed: d
+            .get("removed")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default(),
+        next_id: d.get("next_id").and_then(Value::as_u64)?,
+    };
     let mut s = cur.s.clone();
     palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
     let more = answer.get("more").and_then(Value::as_bool).unwrap_or(false);
@@ -1253,7 +1265,8 @@ mod tests {
         let gone = s.bars[1].id.0;
         let answer = |more: bool, delta: Value| {
             json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": more,
-                   "entries": [{"rank": 4}, {"rank": 5}], "delta": delta})
+                   "entries": [{"rank": 4}, {"rank": 5}],
+                   "delta": if delta.is_null() { delta } else { crate::data::as_received(delta) }})
         };
         let delta = json!({"records": [{"bar": moved}], "removed": [gone],
                            "next_id": s.next_id, "rank": 5});

@@ -464,6 +464,7 @@ fn set_part(i: usize, part: &web_sys::Element, html: String) -> bool {
 /// Draws every part from the state (called once per animation frame after changes).
 fn render(st: St, ui: Ui, measure: &dyn Fn()) {
     let started = host::now_precise();
+    host::trace("render");
     if let Some(el) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -546,6 +547,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             // The frame is set when it changes (size, zoom, panels); then each
             // container only when its own content changes: a vertical scroll redraws
             // the grid and the items, never the header or the days.
+            host::trace("chart html");
             let parts: Vec<&str> = html.split(CUT).collect();
             let frame: String = parts.iter().step_by(2).copied().collect();
             if set_part(1, &p.inner, frame) {
@@ -572,6 +574,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
         measure();
     }
     // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
+    host::trace("rendered");
     host::mark("rendered", &wasm_bindgen::JsValue::TRUE);
     host::mark(
         "renderMs",

@@ -158,6 +158,9 @@ fn run(outs: Vec<Out>) {
 pub fn connect(on_event: Rc<dyn Fn(Event)>) {
     ON_EVENT.with(|h| *h.borrow_mut() = Some(on_event));
     let receive = Closure::<dyn Fn(JsValue)>::new(|data: JsValue| {
+        if let Ok(result) = js_sys::Reflect::get(&data, &JsValue::from_str("result")) {
+            split_records(&result);
+        }
         let Some(text) = js_sys::JSON::stringify(&data)
             .ok()
             .and_then(|s| s.as_string())
@@ -186,6 +189,38 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
     );
 }
 
+/// Moves the records of a tool result's page or delta (`structuredContent.records`,
+/// `structuredContent.delta.records`) out of the object tree into a `records_json`
+/// string beside them, for `data::take_records` to read straight into their types.
+fn split_records(result: &JsValue) {
+    let key = |k: &str| JsValue::from_str(k);
+    let Ok(sc) = js_sys::Reflect::get(result, &key("structuredContent")) else {
+        return;
+    };
+    if !sc.is_object() {
+        return;
+    }
+    let delta = js_sys::Reflect::get(&sc, &key("delta")).unwrap_or(JsValue::NULL);
+    for holder in [sc, delta] {
+        if !holder.is_object() {
+            continue;
+        }
+        let Ok(records) = js_sys::Reflect::get(&holder, &key("records")) else {
+            continue;
+        };
+        if !js_sys::Array::is_array(&records) {
+            continue;
+        }
+        if let Ok(text) = js_sys::JSON::stringify(&records) {
+            let _ = js_sys::Reflect::set(&holder, &key("records_json"), &text);
+            let _ = js_sys::Reflect::delete_property(
+                holder.unchecked_ref::<js_sys::Object>(),
+                &key("records"),
+            );
+        }
+    }
+}
+
 /// A property of the inline bootstrap's `window.__pp`.
 pub fn bootstrap(name: &str) -> Option<JsValue> {
     let w = web_sys::window()?;
@@ -196,6 +231,17 @@ pub fn bootstrap(name: &str) -> Option<JsValue> {
     js_sys::Reflect::get(&pp, &JsValue::from_str(name))
         .ok()
         .filter(|v| !v.is_undefined())
+}
+
+/// Appends `[label, ms]` to `window.__pp.trace` when a benchmark set it to an array:
+/// where the time between a page's arrival and its paint goes (e2e/bench/render.mjs).
+pub fn trace(label: &str) {
+    if let Some(t) = bootstrap("trace")
+        && let Ok(a) = t.dyn_into::<js_sys::Array>()
+    {
+        let e = js_sys::Array::of2(&JsValue::from_str(label), &JsValue::from_f64(now_precise()));
+        a.push(&e);
+    }
 }
 
 /// Sets a property of `window.__pp` (what the tests and the bootstrap read).
@@ -282,7 +328,17 @@ fn http_call(schedule: i64, token: &str, tool: &str, arguments: Value, kind: Kin
                 return;
             }
             let status = xhr.status().unwrap_or(0);
-            let body = xhr.response_text().ok().flatten().unwrap_or_default();
+            let mut body = xhr.response_text().ok().flatten().unwrap_or_default();
+            // The records of a page or delta as text, as from the host (see split_records).
+            if let Ok(parsed) = js_sys::JSON::parse(&body) {
+                split_records(&parsed);
+                if let Some(text) = js_sys::JSON::stringify(&parsed)
+                    .ok()
+                    .and_then(|s| s.as_string())
+                {
+                    body = text;
+                }
+            }
             match serde_json::from_str::<Value>(&body) {
                 // Refusals (403, 410...) come as tool results with isError: show their words.
                 Ok(v) if v.get("content").is_some() => cb(Ok(Reply::from_owned(v))),
