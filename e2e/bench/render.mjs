@@ -111,6 +111,7 @@ try {
       if (crashed) throw new Error(`the view's page crashed after ${got}/${pagesTotal} pages, ${Date.now() - tLoad} ms`);
       const allPagesMs = Date.now() - tLoad;
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
+      if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       const framesLoaded = await scroll();
       // The view's own share of each scrolling frame: building the chart's HTML, then
@@ -123,6 +124,11 @@ try {
           dom.push(tr[i + 2][1] - tr[i + 1][1]);
         }
       }
+      const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollWidth, el.clientWidth, el.scrollTop, el.scrollLeft, [...document.querySelectorAll('[data-blk]')].map((b) => b.dataset.blk).join(' '), document.querySelectorAll('[data-bar]').length, (document.querySelector('.pp-items')?.innerHTML ?? 'none').slice(0, 400)]; });
+      process.stderr.write(`  ${n} ${profile} scroller: height ${dims[0]}/${dims[1]}, width ${dims[2]}/${dims[3]}, at ${dims[4]},${dims[5]}, blocks ${dims[6]} bars ${dims[7]} items ${dims[8]}\n`);
+      const counts = {};
+      for (const [l] of tr) counts[l] = (counts[l] ?? 0) + 1;
+      process.stderr.write(`  ${n} ${profile} scrolling steps: ${JSON.stringify(counts)}\n`);
       if (html.length) process.stderr.write(`  ${n} ${profile} scrolling: ${html.length} renders, html p50/p95 ${pct(html, 50).toFixed(1)}/${pct(html, 95).toFixed(1)} ms, dom p50/p95 ${pct(dom, 50).toFixed(1)}/${pct(dom, 95).toFixed(1)} ms\n`);
       const barsInDom = await view.locator('[data-bar]').count();
       results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1) });

@@ -199,6 +199,10 @@ thread_local! {
     static LAST: std::cell::RefCell<[String; 7]> = const {
         std::cell::RefCell::new([String::new(), String::new(), String::new(), String::new(), String::new(), String::new(), String::new()])
     };
+    /// The blocks drawn in the grid column and the items, with their texts (`set_blocks`).
+    static BLOCKS: std::cell::RefCell<[Vec<(usize, String)>; 2]> = const {
+        std::cell::RefCell::new([Vec::new(), Vec::new()])
+    };
 }
 
 fn el(doc: &web_sys::Document, tag: &str, class: &str) -> Option<web_sys::Element> {
@@ -429,6 +433,81 @@ fn on_key(st: St, e: &web_sys::KeyboardEvent) {
     }
 }
 
+/// Brings a container's blocks (`BLOCK`-separated in `content`, keys ascending) up to
+/// date: removes those gone, replaces those whose text changed, inserts the new ones in
+/// order, leaves the others alone. Scrolling thus touches the blocks that enter and
+/// leave, not everything in view: the browser restyles and lays out a few lines per
+/// frame instead of every line. Slots: 0 grid cells, 1 items.
+fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
+    let new: Vec<(usize, &str)> = content
+        .split(BLOCK)
+        .filter(|b| !b.is_empty())
+        .filter_map(|b| {
+            let key = b
+                .strip_prefix("<div class=\"pp-blk\" data-blk=\"")?
+                .split('"')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((key, b))
+        })
+        .collect();
+    let find = |k: usize| {
+        container
+            .query_selector(&format!("[data-blk=\"{k}\"]"))
+            .ok()
+            .flatten()
+    };
+    BLOCKS.with(|b| {
+        let mut b = b.borrow_mut();
+        let old = &mut b[slot];
+        for (k, _) in old.iter() {
+            if !new.iter().any(|(n, _)| n == k)
+                && let Some(e) = find(*k)
+            {
+                e.remove();
+            }
+        }
+        let mut prev: Option<web_sys::Element> = None;
+        for (k, html) in &new {
+            let here = match old.iter().find(|(o, _)| o == k) {
+                Some((_, was)) if was == html => find(*k),
+                Some(_) => {
+                    host::trace("block changed");
+                    if let Some(e) = find(*k) {
+                        e.set_outer_html(html);
+                    }
+                    find(*k)
+                }
+                None => {
+                    host::trace("block added");
+                    match &prev {
+                        Some(p) => {
+                            let _ = p.insert_adjacent_html("afterend", html);
+                        }
+                        None => {
+                            let _ = container.insert_adjacent_html("beforeend", html);
+                            // Before the other blocks, which all come later.
+                            if let (Some(e), Some(first)) = (
+                                find(*k),
+                                container.query_selector("[data-blk]").ok().flatten(),
+                            ) && !e.is_same_node(Some(&first))
+                            {
+                                let _ = container.insert_before(&e, Some(&first));
+                            }
+                        }
+                    }
+                    find(*k)
+                }
+            };
+            if here.is_some() {
+                prev = here;
+            }
+        }
+        *old = new.iter().map(|(k, h)| (*k, (*h).to_owned())).collect();
+    });
+}
+
 /// Replaces a part's HTML when it changed, keeping the focus on the same control.
 /// Returns whether it changed. Parts: 0 top, 1 chart frame, 2 bottom, 3-6 the chart's
 /// containers.
@@ -551,7 +630,9 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             let parts: Vec<&str> = html.split(CUT).collect();
             let frame: String = parts.iter().step_by(2).copied().collect();
             if set_part(1, &p.inner, frame) {
+                host::trace("frame");
                 LAST.with(|l| l.borrow_mut()[3..7].iter_mut().for_each(String::clear));
+                BLOCKS.with(|b| b.borrow_mut().iter_mut().for_each(Vec::clear));
             }
             for (k, class) in ["pp-head", "pp-gridcol", "pp-days", "pp-items"]
                 .into_iter()
@@ -561,7 +642,13 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                     parts.get(2 * k + 1),
                     p.inner.query_selector(&format!(".{class}")),
                 ) {
-                    set_part(3 + k, &el, (*content).to_owned());
+                    match k {
+                        1 => set_blocks(0, &el, content),
+                        3 => set_blocks(1, &el, content),
+                        _ => {
+                            set_part(3 + k, &el, (*content).to_owned());
+                        }
+                    }
                 }
             }
         } else {
@@ -981,6 +1068,21 @@ pub fn select(st: St, bar: Option<BarId>) {
     update_model_context(st);
 }
 
+/// Lines per block: the chart's grid cells and items are drawn in blocks of lines,
+/// each replaced only when its own text changes.
+const BLOCK_LINES: usize = 16;
+
+/// What starts each block in a container's text (a comment: escaped text never holds
+/// one), followed by the block's element.
+const BLOCK: &str = "<!--b-->";
+
+/// Starts block `k`: an element without a box of its own (`display:contents`), so its
+/// cells and bars are placed as if it were not there.
+fn open_block(h: &mut String, k: usize) {
+    use std::fmt::Write as _;
+    let _ = write!(h, "{BLOCK}<div class=\"pp-blk\" data-blk=\"{k}\">");
+}
+
 /// Where `chart_html` cuts its text: the frame (the segments at even positions, which
 /// make the containers) and the content of each container (odd positions: head, grid,
 /// days, items). A comment, which escaped text can never contain.
@@ -1027,8 +1129,21 @@ fn chart_html(
         (vh - HEAD).max(0.0),
         OVERSCAN,
     );
-    let day_from = tl.date_at((sl - gw - 4.0 * ppd).max(0.0)).max(lay.from);
-    let day_to = tl.date_at(sl + vw - gw + 4.0 * ppd).min(lay.to);
+    // Whole blocks of lines, so that a block's text stays the same while it is in view
+    // and scrolling only adds and removes blocks (see `set_blocks`).
+    let vis = (vis.start / BLOCK_LINES * BLOCK_LINES)
+        ..vis
+            .end
+            .div_ceil(BLOCK_LINES)
+            .saturating_mul(BLOCK_LINES)
+            .min(lay.lines.len());
+    // The days drawn: a band of three viewport widths, moved a whole width at a time,
+    // so that scrolling sideways redraws the chart once per width, not every frame.
+    let width_days = ((vw - gw).max(ppd) / ppd).ceil().max(7.0) as i32;
+    let first_seen = tl.date_at((sl - gw).max(0.0));
+    let band = lay.from.days_until(first_seen).div_euclid(width_days) - 1;
+    let day_from = lay.from.add_days(band * width_days).max(lay.from);
+    let day_to = lay.from.add_days((band + 3) * width_days).min(lay.to);
     let items = layout::visible_items(
         &doc.index,
         &doc.s,
@@ -1079,7 +1194,14 @@ fn chart_html(
     h.push_str(CUT);
     h.push_str("</div><div class=\"pp-gridcol\">");
     h.push_str(CUT);
-    for line in &lay.lines[vis.clone()] {
+    for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
+        let at = vis.start + i;
+        if at % BLOCK_LINES == 0 || i == 0 {
+            if i > 0 {
+                h.push_str("</div>");
+            }
+            open_block(&mut h, at / BLOCK_LINES);
+        }
         let top = px(line.y);
         match &line.kind {
             LineKind::Group {
@@ -1125,6 +1247,9 @@ fn chart_html(
             }
         }
     }
+    if !vis.is_empty() {
+        h.push_str("</div>");
+    }
     h.push_str(CUT);
     h.push_str("</div><div class=\"pp-body\"><div class=\"pp-days\">");
     h.push_str(CUT);
@@ -1155,10 +1280,16 @@ fn chart_html(
     }
     // Days change only when the view moves sideways; what follows, at every scroll.
     h.push_str(CUT);
-    h.push_str("</div><div class=\"pp-items\">");
+    // The arrows' marker, once, in the frame: the blocks' links refer to it.
+    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker></defs></svg>");
     h.push_str(CUT);
     if show_tl {
-        for line in &lay.lines[vis.clone()] {
+        // Each block's text: its lines' roll-ups, shadows, bars and milestones, then
+        // (below) the links that leave them.
+        let first_block = vis.start / BLOCK_LINES;
+        let mut blocks: Vec<String> = vec![String::new(); vis.len().div_ceil(BLOCK_LINES).max(1)];
+        let block_of = |line: usize| line / BLOCK_LINES - first_block;
+        for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
             if let LineKind::Group {
                 span: Some((a, b)), ..
             } = &line.kind
@@ -1166,7 +1297,7 @@ fn chart_html(
                 && *a <= day_to
             {
                 let _ = write!(
-                    h,
+                    blocks[block_of(vis.start + i)],
                     "<div class=\"pp-rollup\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
                     px(tl.x_of(*a)),
                     px(tl.width_of(*a, *b)),
@@ -1174,8 +1305,7 @@ fn chart_html(
                 );
             }
         }
-        let mut ends: Vec<(u64, f64, f64, f64)> = Vec::with_capacity(items.len());
-        let mut bars = String::new();
+        let mut ends: Vec<(u64, f64, f64, f64, usize)> = Vec::with_capacity(items.len());
         for it in &items {
             match *it {
                 VisibleItem::Bar {
@@ -1192,7 +1322,8 @@ fn chart_html(
                     let y = lay.lines[line].y;
                     let x = tl.x_of(start);
                     let w = tl.width_of(start, end).max(3.0);
-                    ends.push((id.0, x, x + w, y + LINE_HEIGHT / 2.0));
+                    let bars = &mut blocks[block_of(line)];
+                    ends.push((id.0, x, x + w, y + LINE_HEIGHT / 2.0, block_of(line)));
                     // The shadow: where the bar is in the other state (before/after, reference).
                     let other = before
                         .as_ref()
@@ -1239,7 +1370,8 @@ fn chart_html(
                     };
                     let y = lay.lines[line].y;
                     let x = tl.x_of(date) + ppd;
-                    ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0));
+                    let bars = &mut blocks[block_of(line)];
+                    ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
                     let label = esc(&m.label);
                     let _ = write!(
                         bars,
@@ -1258,13 +1390,8 @@ fn chart_html(
                 .ok()
                 .map(|i| ends[i])
         };
-        let _ = write!(
-            h,
-            "<svg class=\"pp-links\" width=\"{}\" height=\"{}\" aria-hidden=\"true\">",
-            px(tw),
-            px(total_h)
-        );
-        h.push_str("<defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker></defs>");
+        // A link is drawn in the block of its first end.
+        let mut paths: Vec<String> = vec![String::new(); blocks.len()];
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
             let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
@@ -1289,16 +1416,28 @@ fn chart_html(
                     ""
                 };
                 let _ = write!(
-                    h,
+                    paths[a.4],
                     "<path{bad} data-link=\"{}\" d=\"M{x1} {y1}H{mid}V{y2}H{}\" marker-end=\"url(#pp-arrow)\"></path>",
                     l.id.0,
                     x2 - 2
                 );
             }
         }
-        h.push_str("</svg>");
-        h.push_str(&bars);
+        for (k, (items, links)) in blocks.iter().zip(&paths).enumerate() {
+            open_block(&mut h, first_block + k);
+            h.push_str(items);
+            if !links.is_empty() {
+                let _ = write!(
+                    h,
+                    "<svg class=\"pp-links\" width=\"{}\" height=\"{}\" aria-hidden=\"true\">{links}</svg>",
+                    px(tw),
+                    px(total_h)
+                );
+            }
+            h.push_str("</div>");
+        }
         if let Some(p) = &preview {
+            open_block(&mut h, usize::MAX);
             let broken = match (lang, p.broken) {
                 (_, 0) => String::new(),
                 (Lang::Fr, n) => format!(" · {n} lien(s) non respecté(s)"),
@@ -1312,6 +1451,7 @@ fn chart_html(
                 p.start,
                 p.end
             );
+            h.push_str("</div>");
         }
     }
     h.push_str(CUT);
