@@ -103,7 +103,9 @@ try {
       const tLoad = Date.now();
       let got = 0;
       await waitFor(async () => {
-        const n = (await view.log()).filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
+        // Counted in the host page: copying its whole log out every time (hundreds of
+        // pages of 110,000 characters) slowed everything down at 100,000 bars.
+        const n = await host.page.evaluate((id) => window.e2e.log.filter((e) => e.view === id && e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length, view.id);
         if (crashed) return 'crashed';
         if (n !== got) { got = n; process.stderr.write(`  ${n}/${pagesTotal} pages after ${Date.now() - tLoad} ms\n`); }
         return n >= pagesTotal;

@@ -20,8 +20,9 @@
 //! twice as long that way.
 //!
 //! The order puts first what the view's first window needs: the header, the groups,
-//! then (given a [`Priority`]) the window's rows, their bars and milestones that meet
-//! the window's dates, and the links whose two ends are both in the window (a link with
+//! then (given a [`Priority`]) the window's rows, each followed by its bars and
+//! milestones that meet the window's dates (so a page cut anywhere holds whole rows
+//! from the top), and the links whose two ends are both in the window (a link with
 //! one end outside cannot be drawn from the first page anyway); then the members (rows
 //! name them); then everything else in display order: rows, each row's bars then
 //! milestones, links, actions, absences. Continuations of cut texts come last.
@@ -482,13 +483,28 @@ impl Page {
 /// If `max_chars` is below `MIN_PAGE_CHARS`: that is a caller's constant gone wrong,
 /// and quietly making pages larger than asked would break the caller's own limit.
 pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> Vec<String> {
+    paginate_with_first(s, priority, max_chars, max_chars)
+}
+
+/// [`paginate`] with a smaller first page: page 0 stops at about `first_chars`, so the
+/// view that waits for it to draw its first screen reads (and the host carries) a
+/// fraction of a full page; the pages after it hold up to `max_chars`. A record larger
+/// than the first page's room starts page 0 anyway when it fits a full page, so page 0
+/// is never empty; `first_chars` is a target, `max_chars` the bound on every page.
+pub fn paginate_with_first(
+    s: &Schedule,
+    priority: Option<&Priority>,
+    first_chars: usize,
+    max_chars: usize,
+) -> Vec<String> {
     assert!(
-        max_chars >= MIN_PAGE_CHARS,
-        "paginate: max_chars is {max_chars}, below the minimum of {MIN_PAGE_CHARS}; \
-         pass PAGE_CHARS or a limit of at least MIN_PAGE_CHARS"
+        max_chars >= MIN_PAGE_CHARS && first_chars >= MIN_PAGE_CHARS,
+        "paginate: max_chars is {max_chars}, first_chars {first_chars}, below the minimum \
+         of {MIN_PAGE_CHARS}; pass PAGE_CHARS or a limit of at least MIN_PAGE_CHARS"
     );
     let order = Order::new(s, priority);
     let mut p = Packer::new(max_chars);
+    p.first_cap = first_chars.min(max_chars) - ENVELOPE;
 
     p.push(&Record::Header(Header {
         name: Cow::Borrowed(&s.name),
@@ -512,11 +528,10 @@ pub fn paginate(s: &Schedule, priority: Option<&Priority>, max_chars: usize) -> 
     let bar = |i: u32| Record::Bar(Cow::Borrowed(&s.bars[i as usize]));
     let milestone = |i: u32| Record::Milestone(Cow::Borrowed(&s.milestones[i as usize]));
 
-    // The first window.
+    // The first window, row by row (each row with its items), so that a page cut
+    // anywhere holds whole rows from the top of the window.
     for &r in &order.window_rows {
         p.push(&row(r));
-    }
-    for &r in &order.window_rows {
         for &i in order.bars.of(r) {
             if order.bar_sent[i as usize] {
                 p.push(&bar(i));
@@ -695,6 +710,8 @@ struct Pending {
 struct Packer {
     /// Room for records on a page, in UTF-16 units.
     cap: usize,
+    /// Room for records on page 0 (at most `cap`).
+    first_cap: usize,
     /// The size a cut record is shrunk to.
     cut_target: usize,
     done: Vec<Vec<u8>>,
@@ -711,6 +728,7 @@ impl Packer {
         let cap = max_chars - ENVELOPE;
         let mut p = Packer {
             cap,
+            first_cap: cap,
             cut_target: cap / 4,
             done: Vec::new(),
             cur: Vec::new(),
@@ -763,7 +781,12 @@ impl Packer {
         serde_json::to_writer(&mut self.cur, rec)
             .expect("a record has only string keys and writing to a Vec cannot fail");
         let units = utf16_units(&self.cur[mark + comma..]);
-        if self.cur_units + comma + units <= self.cap {
+        let room = if self.done.is_empty() {
+            self.first_cap
+        } else {
+            self.cap
+        };
+        if self.cur_units + comma + units <= room || (self.cur_records == 0 && units <= self.cap) {
             self.cur_units += comma + units;
             self.cur_records += 1;
             return true;
@@ -1529,8 +1552,8 @@ mod tests {
                 (Header, None),
                 (Group, Some(1)),
                 (Row, Some(2)),
-                (Row, Some(3)),
                 (Bar, Some(4)),
+                (Row, Some(3)),
                 (Bar, Some(5)),
                 (Milestone, Some(7)),
                 (Link, Some(8)),
@@ -1727,7 +1750,35 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "max_chars is 4095, below the minimum of 4096")]
+    fn a_smaller_first_page_holds_the_start_of_the_window_and_reassembles() {
+        let s = generate(Spec::new(10_000));
+        let window = Priority {
+            rows: s.rows[40..70].iter().map(|r| r.id).collect(),
+            from: s.bars[0].start,
+            to: s.bars[0].start.add_days(90),
+        };
+        let first = 24_000;
+        let texts = paginate_with_first(&s, Some(&window), first, PAGE_CHARS);
+        check_sizes(&texts, PAGE_CHARS).unwrap();
+        assert!(texts[0].len() <= first, "page 0 is {} long", texts[0].len());
+        assert!(record_units(&texts, 0) > (first - ENVELOPE) * 95 / 100);
+        let whole = paginate(&s, Some(&window), PAGE_CHARS);
+        assert!(texts.len() <= whole.len() + 1);
+        let pages = parse(&texts);
+        // Page 0 starts as the full-size one does: header, groups, the window's rows.
+        let kinds: Vec<Kind> = pages[0].records.iter().take(3).map(Record::kind).collect();
+        assert_eq!(kinds[0], Kind::Header);
+        assert!(reassemble(&pages) == Ok(s), "reassembly differs");
+        // A header larger than the first page still starts page 0.
+        let mut big = tiny();
+        big.notes = "n".repeat(20_000);
+        let texts = paginate_with_first(&big, None, MIN_PAGE_CHARS, PAGE_CHARS);
+        assert_eq!(parse(&texts)[0].records[0].kind(), Kind::Header);
+        assert_eq!(reassemble(&parse(&texts)), Ok(big));
+    }
+
+    #[test]
+    #[should_panic(expected = "max_chars is 4095, first_chars 4095, below the minimum of 4096")]
     fn a_limit_below_the_minimum_is_refused() {
         paginate(&tiny(), None, MIN_PAGE_CHARS - 1);
     }

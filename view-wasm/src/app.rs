@@ -711,8 +711,9 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
                 }
                 Target::Reference => st.reference.set(Some(Arc::new(doc))),
             }
-        } else if !refresh && (page == 0 || host::now() >= next_partial()) {
-            // The first page is drawn at once; later ones now and then, since drawing a
+        } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
+            // The first two pages are drawn at once (page 0 is small: the top of the
+            // first screen, page 1 the rest of it); later ones now and then, since drawing a
             // partial schedule costs its size (a copy and the indexes): at most every
             // 1.5 s, and never more than a fifth of the time.
             let started = host::now();
