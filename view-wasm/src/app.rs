@@ -323,6 +323,70 @@ impl St {
     }
 }
 
+/// Runs the steps from a page to a laid-out schedule once, on a small made-up page,
+/// while the host has not sent the tool result yet. In most hosts the view runs as
+/// JavaScript translated from its wasm (wasm2js), which the browser compiles function
+/// by function on first use; without this, the first real page paid for that compiling
+/// before anything showed. Touches no state: nothing of it is drawn or sent.
+pub fn warm_up() {
+    let _ = warm_up_steps();
+}
+
+/// The warm-up's steps; the number of items they would draw (0 when a step failed).
+fn warm_up_steps() -> usize {
+    let mut asm = Assembly::new(0, 0);
+    if asm.add(warm_up_page()).is_err() {
+        return 0;
+    }
+    let doc = Doc::new(0, 0, asm.into_schedule(), true, (1, 1), 0);
+    let (from, to) = (Date::from_days(20_458), Date::from_days(20_458 + 40));
+    let rows = occupied_rows(&doc.s, from, to);
+    let lines = layout::lines(&doc.s, &HashSet::new(), Some(&RowFilter::from_rows(rows)));
+    layout::visible_items(&doc.index, &doc.s, &lines, 0..lines.len(), from, to).len()
+}
+
+/// A page of twelve rows of six linked bars, as `host` hands pages over.
+fn warm_up_page() -> Value {
+    use std::fmt::Write as _;
+    const ROWS: u64 = 12;
+    const PER_ROW: u64 = 6;
+    let mut t = String::from("[");
+    let bars = ROWS * PER_ROW;
+    let _ = write!(
+        t,
+        "{{\"header\":{{\"name\":\"w\",\"next_id\":{},\"counts\":{{\"groups\":1,\"rows\":{ROWS},\"bars\":{bars},\"milestones\":0,\"links\":{},\"actions\":0,\"members\":0,\"absences\":0}}}}}},{{\"group\":{{\"index\":0,\"id\":1,\"name\":\"g\"}}}}",
+        10_000,
+        bars - 1
+    );
+    for r in 0..ROWS {
+        let row = 100 + r;
+        let _ = write!(
+            t,
+            ",{{\"row\":{{\"index\":{r},\"id\":{row},\"group\":1,\"name\":\"r\"}}}}"
+        );
+        for b in 0..PER_ROW {
+            let day = 5 + (r + 3 * b) % 20;
+            let _ = write!(
+                t,
+                ",{{\"bar\":{{\"id\":{},\"row\":{row},\"label\":\"b\",\"start\":\"2026-01-{day:02}\",\"end\":\"2026-01-{:02}\"}}}}",
+                1_000 + r * PER_ROW + b,
+                day + 2
+            );
+        }
+    }
+    for k in 1..bars {
+        let _ = write!(
+            t,
+            ",{{\"link\":{{\"id\":{},\"from\":{},\"to\":{},\"kind\":\"FS\",\"lag\":0}}}}",
+            5_000 + k,
+            1_000 + k - 1,
+            1_000 + k
+        );
+    }
+    t.push(']');
+    json!({ "rank": 0, "page": 0, "pages": 1, "records_json": t })
+}
+
 /// The rows with a bar or a milestone between two days: one pass over the items and a
 /// binary search per row, whatever the schedule's size.
 pub fn occupied_rows(s: &Schedule, from: Date, to: Date) -> Vec<RowId> {
@@ -465,6 +529,9 @@ pub fn start(embed: Option<Embed>) {
     );
     watch_visibility(st);
     start_polling(st);
+    // Once the page is up and before the result can come (it comes through the host,
+    // after the handshake): a task of its own, so mounting is not delayed.
+    set_timeout(warm_up, Duration::from_millis(0));
 }
 
 fn on_event(st: St, e: Event) {
@@ -725,11 +792,20 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
             NEXT_PARTIAL.with(|t| t.set(host::now() + PARTIAL_EVERY_MS.max(4.0 * cost)));
         }
         if let Some(p) = next {
-            // Let the browser paint and scroll before the next page.
-            set_timeout(
-                move || fetch_page(st, l, p, window, Some(asm)),
-                Duration::from_millis(0),
-            );
+            // Let the browser paint and scroll before the next page; after page 0, only
+            // once the first screen is painted (the drawing runs in the coming frame,
+            // this task after it), so reading page 1 never delays that paint.
+            let fetch = move || {
+                set_timeout(
+                    move || fetch_page(st, l, p, window, Some(asm)),
+                    Duration::from_millis(0),
+                );
+            };
+            if page == 0 {
+                crate::sig::request_animation_frame(fetch);
+            } else {
+                fetch();
+            }
         } else if l.target == Target::Main {
             loaded(st);
         }
@@ -1288,6 +1364,17 @@ mod tests {
         let beyond = json!({"records": [{"row": {"index": 999, "id": s.rows[0].id.0,
             "group": s.rows[0].group.0, "name": "x"}}], "next_id": s.next_id, "rank": 5});
         assert!(apply_changes(&doc, &answer(false, beyond)).is_none());
+    }
+
+    #[test]
+    fn the_warm_up_goes_through_every_step() {
+        // A page refused, or one whose dates miss the window, would warm nothing up.
+        let mut asm = Assembly::new(0, 0);
+        asm.add(warm_up_page()).unwrap();
+        let s = asm.into_schedule();
+        assert_eq!((s.rows.len(), s.bars.len(), s.links.len()), (12, 72, 71));
+        palmaplan_model::command::validate_schedule(&s).unwrap();
+        assert_eq!(warm_up_steps(), 72);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::texts::{self, tr};
 /// Height of the time header.
 const HEAD: f64 = 40.0;
 /// Lines drawn beyond the viewport on each side.
-const OVERSCAN: usize = 6;
+const OVERSCAN: usize = 2;
 /// Inline, the chart shows at most this many lines before it scrolls.
 const INLINE_LINES: f64 = 14.0;
 
@@ -601,6 +601,12 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 )
             };
             let _ = p.scroller.style().set_property("height", &height);
+            if first_show {
+                // The chart just got a size: measure it now (a layout of a card whose
+                // chart is still empty, cheap), so that the first drawing fits the
+                // viewport instead of being made for no size and redrawn a frame later.
+                measure();
+            }
             let _ = p.scroller.set_attribute(
                 "aria-label",
                 tr(st.lang.get(), "Diagramme de Gantt", "Gantt chart"),
@@ -656,10 +662,6 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
         }
         set_part(2, &p.bottom, crate::boards::bottom_html(st));
     });
-    if first_show {
-        // Now that the chart has a size, measure it (which draws it again to fit).
-        measure();
-    }
     // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
     host::trace("rendered");
     host::mark("rendered", &wasm_bindgen::JsValue::TRUE);
