@@ -2,7 +2,8 @@
 // bars (made through MCP with import_schedule), under both host profiles, the time from
 // the host's tool-result to the first painted Gantt window (the first [data-bar] in the
 // view, then two animation frames), the time from the answer to the view's first
-// get_schedule_page to that paint, and the frame times while scrolling the chart.
+// get_schedule_page to that paint, and the frame times while scrolling the chart (with
+// the share of frames missed, and the view's own work per frame from its trace).
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -116,24 +117,23 @@ try {
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       const framesLoaded = await scroll();
-      // The view's own share of each scrolling frame: building the chart's HTML, then
-      // setting it into the page (the browser's style, layout and paint come after).
+      // The view's own share of each scrolling frame: from the start of its drawing to
+      // the end of its DOM changes (the browser's style, layout and paint come after).
       const tr = await view.frame().evaluate(() => window.__pp?.trace ?? []);
-      const html = [], dom = [];
-      for (let i = 0; i + 2 < tr.length; i++) {
-        if (tr[i][0] === 'render' && tr[i + 1][0] === 'chart html' && tr[i + 2][0] === 'rendered') {
-          html.push(tr[i + 1][1] - tr[i][1]);
-          dom.push(tr[i + 2][1] - tr[i + 1][1]);
-        }
-      }
-      const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollWidth, el.clientWidth, el.scrollTop, el.scrollLeft, [...document.querySelectorAll('[data-blk]')].map((b) => b.dataset.blk).join(' '), document.querySelectorAll('[data-bar]').length, (document.querySelector('.pp-items')?.innerHTML ?? 'none').slice(0, 400)]; });
-      process.stderr.write(`  ${n} ${profile} scroller: height ${dims[0]}/${dims[1]}, width ${dims[2]}/${dims[3]}, at ${dims[4]},${dims[5]}, blocks ${dims[6]} bars ${dims[7]} items ${dims[8]}\n`);
+      const work = [];
+      let began = null;
       const counts = {};
-      for (const [l] of tr) counts[l] = (counts[l] ?? 0) + 1;
-      process.stderr.write(`  ${n} ${profile} scrolling steps: ${JSON.stringify(counts)}\n`);
-      if (html.length) process.stderr.write(`  ${n} ${profile} scrolling: ${html.length} renders, html p50/p95 ${pct(html, 50).toFixed(1)}/${pct(html, 95).toFixed(1)} ms, dom p50/p95 ${pct(dom, 50).toFixed(1)}/${pct(dom, 95).toFixed(1)} ms\n`);
+      for (const [label, t] of tr) {
+        counts[label] = (counts[label] ?? 0) + 1;
+        if (label === 'render') began = t;
+        if (label === 'rendered' && began !== null) { work.push(t - began); began = null; }
+      }
+      const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollTop, document.querySelectorAll('[data-blk]').length]; });
+      process.stderr.write(`  ${n} ${profile} scrolled to ${dims[2]} of ${dims[0]} px (${dims[1]} shown), ${dims[3]} blocks in the DOM; steps ${JSON.stringify(counts)}\n`);
+      // A frame interval over 25 ms is a frame the browser missed.
+      const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1) });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -143,7 +143,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  scroll while loading p50/p95/max  scroll once loaded p50/p95/max (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  scroll while loading p50/p95/max, missed  scroll once loaded p50/p95/max, missed  view per frame p50/p95 (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.viewP50}/${r.viewP95}`);
 }
