@@ -465,12 +465,7 @@ impl Store {
     /// for readers that only look (a live update's delta), so a large schedule is not
     /// copied for each of them.
     pub async fn load_shared(&self, id: i64) -> Result<(i64, Arc<Schedule>), StoreError> {
-        let row = sqlx::query("SELECT rank, created_at FROM schedules WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let (rank, created_at): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+        let (rank, created_at) = self.stamp(id).await?;
         if let Some(state) = self.states.get(id, created_at, rank) {
             return Ok((rank, state));
         }
@@ -482,12 +477,7 @@ impl Store {
     /// id, names it in the cache of parsed states). The rank is always read from the
     /// database; the state is parsed only when the cache has not got it at that rank.
     async fn load_with_birth(&self, id: i64) -> Result<(Stored, i64), StoreError> {
-        let row = sqlx::query("SELECT rank, created_at FROM schedules WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let (rank, created_at): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+        let (rank, created_at) = self.stamp(id).await?;
         if let Some(state) = self.states.get(id, created_at, rank) {
             let state = Schedule::clone(&state);
             return Ok((Stored { id, rank, state }, created_at));

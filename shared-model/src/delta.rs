@@ -30,8 +30,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::command::Command;
 use crate::command::SCHEDULE_FIELDS;
-use crate::paging::{Counts, Header, Placed, Record};
+use crate::paging::{Header, Placed, Record};
 use crate::schedule::*;
 
 /// The state of the touched items after some entries.
@@ -57,6 +58,12 @@ impl fmt::Display for DeltaError {
     }
 }
 
+/// The ids a list of journalled commands touched: give it an entry's commands AND their
+/// inverse, which names the cascades (see `command::footprint`).
+pub fn touched<'c>(cmds: impl IntoIterator<Item = &'c Command>) -> Vec<u64> {
+    cmds.into_iter().flat_map(Command::touched).collect()
+}
+
 /// The delta of the items whose ids are in `touched` (any order, duplicates allowed), as
 /// they are in `s`.
 pub fn delta<'a>(s: &'a Schedule, touched: &[u64]) -> Delta<'a> {
@@ -68,13 +75,7 @@ pub fn delta<'a>(s: &'a Schedule, touched: &[u64]) -> Delta<'a> {
     let mut found = Vec::new();
     if wanted(SCHEDULE_FIELDS) {
         found.push(SCHEDULE_FIELDS);
-        records.push(Record::Header(Header {
-            name: Cow::Borrowed(&s.name),
-            settings: Some(Cow::Borrowed(&s.settings)),
-            notes: Cow::Borrowed(&s.notes),
-            next_id: s.next_id,
-            counts: Counts::of(s),
-        }));
+        records.push(Record::Header(Header::of(s)));
     }
     // Groups and rows are in display order, not id order: one pass over each.
     for (index, g) in s.groups.iter().enumerate() {
@@ -347,13 +348,7 @@ mod tests {
     /// state to the new one.
     fn round_trip(s: &Schedule, cmds: &[Command]) -> Schedule {
         let (after, done) = apply(s, cmds).expect("applies");
-        let touched: Vec<u64> = done
-            .applied
-            .iter()
-            .chain(&done.inverse)
-            .flat_map(Command::touched)
-            .collect();
-        let dl = delta(&after, &touched);
+        let dl = delta(&after, &touched(done.applied.iter().chain(&done.inverse)));
         // Through JSON, as the view gets it.
         let text = serde_json::to_string(&dl).expect("serialises");
         let back: Delta<'static> = serde_json::from_str(&text).expect("reads back");

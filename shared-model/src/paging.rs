@@ -177,7 +177,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub(crate) fn of(s: &Schedule) -> Counts {
+    fn of(s: &Schedule) -> Counts {
         Counts {
             groups: s.groups.len(),
             rows: s.rows.len(),
@@ -223,6 +223,19 @@ pub struct Header<'a> {
     pub notes: Cow<'a, str>,
     pub next_id: u64,
     pub counts: Counts,
+}
+
+impl<'a> Header<'a> {
+    /// The header of a schedule, borrowing its texts.
+    pub fn of(s: &'a Schedule) -> Header<'a> {
+        Header {
+            name: Cow::Borrowed(&s.name),
+            settings: Some(Cow::Borrowed(&s.settings)),
+            notes: Cow::Borrowed(&s.notes),
+            next_id: s.next_id,
+            counts: Counts::of(s),
+        }
+    }
 }
 
 /// A group or a row with its position in the schedule, which the stream does not follow.
@@ -506,13 +519,7 @@ pub fn paginate_with_first(
     let mut p = Packer::new(max_chars);
     p.first_cap = first_chars.min(max_chars) - ENVELOPE;
 
-    p.push(&Record::Header(Header {
-        name: Cow::Borrowed(&s.name),
-        settings: Some(Cow::Borrowed(&s.settings)),
-        notes: Cow::Borrowed(&s.notes),
-        next_id: s.next_id,
-        counts: Counts::of(s),
-    }));
+    p.push(&Record::Header(Header::of(s)));
     for (index, g) in s.groups.iter().enumerate() {
         p.push(&Record::Group(Placed {
             index,

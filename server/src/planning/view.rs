@@ -31,7 +31,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use palmaplan_model::command::Command;
 use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
 use palmaplan_model::paging::{self, Priority, Record};
@@ -516,11 +515,11 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             .zip(&f.commands)
             .map(|(e, cmds)| {
                 let inverse = parse_commands(&e.inverse)?;
-                let all: Vec<&Command> = cmds.iter().chain(&inverse).collect();
-                if all.iter().any(|c| c.footprint().whole) {
+                let all = || cmds.iter().chain(&inverse);
+                if all().any(|c| c.footprint().whole) {
                     return None;
                 }
-                Some(all.into_iter().flat_map(Command::touched).collect())
+                Some(delta::touched(all()))
             })
             .collect()
     } else {

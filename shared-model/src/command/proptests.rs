@@ -435,12 +435,7 @@ fn check_list(base: &Schedule, cmds: &[Command]) -> Result<(), TestCaseError> {
             prop_assert!(same_but_next_id(&stepwise, &s));
             // A live update: the delta of the entry's footprint (commands and inverse)
             // brings the old state to the new one exactly.
-            let touched: Vec<u64> = done
-                .applied
-                .iter()
-                .chain(&done.inverse)
-                .flat_map(Command::touched)
-                .collect();
+            let touched = crate::delta::touched(done.applied.iter().chain(&done.inverse));
             let whole = done.applied.iter().any(|c| c.footprint().whole);
             if !whole {
                 let mut copy = base.clone();
