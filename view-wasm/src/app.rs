@@ -328,8 +328,18 @@ impl St {
 /// JavaScript translated from its wasm (wasm2js), which the browser compiles function
 /// by function on first use; without this, the first real page paid for that compiling
 /// before anything showed. Touches no state: nothing of it is drawn or sent.
-pub fn warm_up() {
+pub fn warm_up(st: St) {
     let _ = warm_up_steps();
+    // The chart's HTML too, from the made-up schedule put in place for a moment and
+    // without a redraw; skipped when a real schedule is already in.
+    if st.doc.with_untracked(Option::is_some) {
+        return;
+    }
+    let mut asm = Assembly::new(0, 0);
+    if asm.add(warm_up_page()).is_ok() {
+        let doc = Doc::new(0, 0, asm.into_schedule(), true, (1, 1), 0);
+        crate::gantt::warm_up_chart(st, doc);
+    }
 }
 
 /// The warm-up's steps; the number of items they would draw (0 when a step failed).
@@ -531,7 +541,7 @@ pub fn start(embed: Option<Embed>) {
     start_polling(st);
     // Once the page is up and before the result can come (it comes through the host,
     // after the handshake): a task of its own, so mounting is not delayed.
-    set_timeout(warm_up, Duration::from_millis(0));
+    set_timeout(move || warm_up(st), Duration::from_millis(0));
 }
 
 fn on_event(st: St, e: Event) {

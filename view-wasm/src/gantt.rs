@@ -1073,6 +1073,18 @@ pub fn select(st: St, bar: Option<BarId>) {
     update_model_context(st);
 }
 
+/// Builds the chart's HTML once for `doc`, put in the state for that moment only and
+/// without a redraw, then puts the state back (see `app::warm_up`). Nothing is drawn.
+pub fn warm_up_chart(st: St, doc: app::Doc) {
+    let (saved_doc, saved_lay) = (st.doc.get_untracked(), st.lay.get_untracked());
+    st.doc
+        .update_untracked(|d| *d = Some(std::sync::Arc::new(doc)));
+    st.relayout();
+    let _ = chart_html(st, (0.0, 0.0), (1_000.0, 500.0), None, None);
+    st.doc.update_untracked(|d| *d = saved_doc);
+    st.lay.update_untracked(|l| *l = saved_lay);
+}
+
 /// Lines per block: the chart's grid cells and items are drawn in blocks of lines,
 /// each replaced only when its own text changes. Eight rather than sixteen: the same
 /// work while scrolling, spread over more frames (p95 frame 18–20 ms against 20.5–23 ms
