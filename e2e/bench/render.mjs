@@ -2,8 +2,9 @@
 // bars (made through MCP with import_schedule), under both host profiles, the time from
 // the host's tool-result to the first painted Gantt window (the first [data-bar] in the
 // view, then two animation frames), the time from the answer to the view's first
-// get_schedule_page to that paint, and the frame times while scrolling the chart (with
-// the share of frames missed, and the view's own work per frame from its trace).
+// get_schedule_page to that paint, and the frames while scrolling the chart: their
+// intervals (with the share missed), their main-thread work (from the frame's start to
+// the end of its rendering), and the view's own part of it (from its trace).
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -86,20 +87,27 @@ try {
         el.scrollTop = 0;
         el.scrollLeft = 0;
         const times = [];
+        const work = [];
         let last = performance.now();
         let i = 0;
-        const step = () => {
+        const step = (frameStart) => {
           const now = performance.now();
           times.push(now - last);
           last = now;
+          // The frame's main-thread work: from the frame's start (every animation
+          // callback, the view's drawing among them) to the end of its style, layout
+          // and paint, which a message posted now waits for.
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => work.push(performance.now() - frameStart);
+          ch.port2.postMessage(0);
           if (i < 80) el.scrollTop += 120; else el.scrollLeft += 60;
-          if (++i < 120) requestAnimationFrame(step); else res(times.slice(1));
+          if (++i < 120) requestAnimationFrame(step); else setTimeout(() => res({ times: times.slice(1), work: work.slice(1) }), 50);
         };
         requestAnimationFrame(step);
       }));
       // Scroll the chart (120 frames, a step each frame, down then across) while the
       // other pages still arrive, then once every page is in.
-      const frames = await scroll();
+      const { times: frames, work: workLoading } = await scroll();
       const pagesTotal = firstAnswer?.msg.result?.structuredContent?.pages ?? 1;
       const tLoad = Date.now();
       let got = 0;
@@ -116,7 +124,7 @@ try {
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
-      const framesLoaded = await scroll();
+      const { times: framesLoaded, work: workLoaded } = await scroll();
       // The view's own share of each scrolling frame: from the start of its drawing to
       // the end of its DOM changes (the browser's style, layout and paint come after).
       const tr = await view.frame().evaluate(() => window.__pp?.trace ?? []);
@@ -133,7 +141,7 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1) });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -143,7 +151,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  scroll while loading p50/p95/max, missed  scroll once loaded p50/p95/max, missed  view per frame p50/p95 (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95 (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.viewP50}/${r.viewP95}`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}`);
 }
