@@ -17,7 +17,7 @@ use palmaplan_model::{
 use serde_json::{Value, json};
 
 use crate::bridge::Event;
-use crate::data::Assembly;
+use crate::data::{Assembly, read_records, take_record_parts};
 use crate::host::{self, Backend, CallError, Reply};
 use crate::phase::{Card, tool_writes};
 use crate::sig::{Sig, set_interval, set_timeout};
@@ -735,8 +735,7 @@ struct Load {
 }
 
 fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<Assembly>) {
-    // Only the schedule drawn shows while it loads; the other sides appear whole.
-    let (id, refresh) = (l.id, l.refresh || l.target != Target::Main);
+    let id = l.id;
     let mut args = json!({ "schedule": id, "page": page });
     if let Some(w) = &window {
         args["window"] = w.clone();
@@ -768,58 +767,110 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
             Some(_) => return fetch_page(st, l, 0, window, None),
             None => Assembly::new(id, rank),
         };
-        if let Err(e) = asm.add(reply.structured) {
-            st.load_error.set(Some(e));
+        let mut structured = reply.structured;
+        let parts = match (asm.check(&structured), take_record_parts(&mut structured)) {
+            (Ok(Some(_)), Ok(parts)) => parts,
+            // Already in (a duplicate answer): nothing to read.
+            (Ok(None), _) => Vec::new(),
+            (Err(e), _) | (_, Err(e)) => {
+                st.load_error.set(Some(e));
+                return;
+            }
+        };
+        absorb_parts(st, l, page, window, asm, parts, 0);
+    });
+}
+
+/// Reads a page's records part by part: page 0 (the first screen) at once, the others a
+/// part per task, so that a page never holds the browser (and scrolling) for long.
+fn absorb_parts(
+    st: St,
+    l: Load,
+    page: usize,
+    window: Option<Value>,
+    mut asm: Assembly,
+    mut parts: Vec<String>,
+    mut at: usize,
+) {
+    while at < parts.len() {
+        match read_records(&std::mem::take(&mut parts[at])) {
+            Ok(records) => asm.absorb(records),
+            Err(e) => {
+                st.load_error.set(Some(e));
+                return;
+            }
+        }
+        at += 1;
+        if page > 0 && at < parts.len() {
+            set_timeout(
+                move || absorb_parts(st, l, page, window, asm, parts, at),
+                Duration::from_millis(0),
+            );
             return;
         }
-        host::trace("added");
-        let next = asm.next_page();
-        let complete = asm.complete();
-        let progress = asm.progress();
-        let cut = asm.cut_items();
-        if complete {
-            let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
-            let doc = Doc::new(id, rank, s, true, progress, cut);
-            match l.target {
-                Target::Main => set_doc(st, doc),
-                Target::Before => {
-                    st.before.set(Some(Arc::new(doc)));
-                    st.relayout();
-                }
-                Target::Reference => st.reference.set(Some(Arc::new(doc))),
+    }
+    if !parts.is_empty()
+        && let Err(e) = asm.finish(page)
+    {
+        st.load_error.set(Some(e));
+        return;
+    }
+    page_added(st, l, page, window, asm);
+}
+
+/// What follows a page once read: the schedule drawn (whole, or partial now and then)
+/// and the next page asked for.
+fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Assembly) {
+    let (id, rank) = (l.id, asm.rank);
+    // Only the schedule drawn shows while it loads; the other sides appear whole.
+    let refresh = l.refresh || l.target != Target::Main;
+    host::trace("added");
+    let next = asm.next_page();
+    let complete = asm.complete();
+    let progress = asm.progress();
+    let cut = asm.cut_items();
+    if complete {
+        let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
+        let doc = Doc::new(id, rank, s, true, progress, cut);
+        match l.target {
+            Target::Main => set_doc(st, doc),
+            Target::Before => {
+                st.before.set(Some(Arc::new(doc)));
+                st.relayout();
             }
-        } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
-            // The first two pages are drawn at once (page 0 is small: the top of the
-            // first screen, page 1 the rest of it); later ones now and then, since drawing a
-            // partial schedule costs its size (a copy and the indexes): at most every
-            // 1.5 s, and never more than a fifth of the time.
-            let started = host::now();
-            set_doc(
-                st,
-                Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
+            Target::Reference => st.reference.set(Some(Arc::new(doc))),
+        }
+    } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
+        // The first two pages are drawn at once (page 0 is small: the top of the
+        // first screen, page 1 the rest of it); later ones now and then, since drawing a
+        // partial schedule costs its size (a copy and the indexes): at most every
+        // 1.5 s, and never more than a fifth of the time.
+        let started = host::now();
+        set_doc(
+            st,
+            Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
+        );
+        let cost = host::now() - started;
+        NEXT_PARTIAL.with(|t| t.set(host::now() + PARTIAL_EVERY_MS.max(4.0 * cost)));
+    }
+    if let Some(p) = next {
+        // Let the browser paint and scroll before the next page; after page 0, only
+        // once the first screen is painted (the drawing runs in the coming frame,
+        // this task after it), so reading page 1 never delays that paint.
+        let fetch = move || {
+            set_timeout(
+                move || fetch_page(st, l, p, window, Some(asm)),
+                Duration::from_millis(0),
             );
-            let cost = host::now() - started;
-            NEXT_PARTIAL.with(|t| t.set(host::now() + PARTIAL_EVERY_MS.max(4.0 * cost)));
+        };
+        if page == 0 {
+            crate::sig::request_animation_frame(fetch);
+        } else {
+            fetch();
         }
-        if let Some(p) = next {
-            // Let the browser paint and scroll before the next page; after page 0, only
-            // once the first screen is painted (the drawing runs in the coming frame,
-            // this task after it), so reading page 1 never delays that paint.
-            let fetch = move || {
-                set_timeout(
-                    move || fetch_page(st, l, p, window, Some(asm)),
-                    Duration::from_millis(0),
-                );
-            };
-            if page == 0 {
-                crate::sig::request_animation_frame(fetch);
-            } else {
-                fetch();
-            }
-        } else if l.target == Target::Main {
-            loaded(st);
-        }
-    });
+    } else if l.target == Target::Main {
+        loaded(st);
+    }
 }
 
 pub fn set_doc(st: St, doc: Doc) {

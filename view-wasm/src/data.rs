@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use palmaplan_model::Schedule;
-use palmaplan_model::paging::{Field, Kind, Page, Record};
+use palmaplan_model::paging::{Field, Kind, Record};
 use serde_json::Value;
 
 // The collections of `Assembly::dirty`.
@@ -36,10 +36,33 @@ const ABSENCES: u8 = 128;
 /// `Value` tree first, a page of 110,000 characters took several times as long, and
 /// the view carried a second copy of the records' reader.
 pub fn take_records(v: &mut Value) -> Result<Vec<Record<'static>>, String> {
+    let mut all = Vec::new();
+    for part in take_record_parts(v)? {
+        all.extend(read_records(&part)?);
+    }
+    Ok(all)
+}
+
+/// The texts of a message's records, in parts (`records_json` is one text, or the texts
+/// of consecutive slices of the array, as `host` cuts a long one): a page read part by
+/// part, a task each, never holds the browser for the whole page.
+pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
     match v.get_mut("records_json").map(Value::take) {
-        Some(Value::String(text)) => serde_json::from_str(&text).map_err(|e| e.to_string()),
+        Some(Value::String(text)) => Ok(vec![text]),
+        Some(Value::Array(parts)) => parts
+            .into_iter()
+            .map(|p| match p {
+                Value::String(t) => Ok(t),
+                _ => Err("records: a part that is not text".to_owned()),
+            })
+            .collect(),
         _ => Err("records missing".into()),
     }
+}
+
+/// One part of the records, read from its text.
+pub fn read_records(text: &str) -> Result<Vec<Record<'static>>, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// What `host` does to a message's records, for tests: `records` becomes
@@ -100,6 +123,18 @@ impl Assembly {
     /// (another rank: the caller starts over).
     /// Takes the value: a page's records move into the schedule without a copy.
     pub fn add(&mut self, mut structured: Value) -> Result<(), String> {
+        let Some(page) = self.check(&structured)? else {
+            return Ok(());
+        };
+        let records = take_records(&mut structured)?;
+        self.absorb(records);
+        self.finish(page)
+    }
+
+    /// Checks that a page belongs to this assembly; its number, or None when it was
+    /// already added. The caller then absorbs its records (at once or part by part) and
+    /// calls [`Assembly::finish`].
+    pub fn check(&mut self, structured: &Value) -> Result<Option<usize>, String> {
         let rank = structured.get("rank").and_then(Value::as_i64).unwrap_or(-1);
         if rank != self.rank {
             return Err(format!("page made at rank {rank}, expected {}", self.rank));
@@ -112,21 +147,17 @@ impl Assembly {
                 .ok_or_else(|| format!("a page without \"{k}\""))
         };
         let (page, pages) = (number("page")?, number("pages")?);
-        let page = Page {
-            page,
-            pages,
-            records: take_records(&mut structured)?,
-        };
-        if self.total.is_some_and(|t| t != page.pages) {
+        if self.total.is_some_and(|t| t != pages) {
             return Err("pages of two paginations".into());
         }
-        self.total = Some(page.pages);
-        if self.received.contains(&page.page) {
-            return Ok(());
-        }
-        let number = page.page;
-        self.absorb(page);
-        self.received.insert(number);
+        self.total = Some(pages);
+        Ok((!self.received.contains(&page)).then_some(page))
+    }
+
+    /// Notes that every record of `page` is in; once all pages are, joins the cut
+    /// texts and sorts what needs it.
+    pub fn finish(&mut self, page: usize) -> Result<(), String> {
+        self.received.insert(page);
         if self.received.len() == self.total.unwrap_or(usize::MAX) {
             self.settle();
             self.join_continuations()?;
@@ -191,10 +222,11 @@ impl Assembly {
         Ok(())
     }
 
-    fn absorb(&mut self, page: Page) {
+    /// Adds records of a page (all of them, or one part of them).
+    pub fn absorb(&mut self, records: Vec<Record<'static>>) {
         let s = &mut self.partial;
         let mut dirty = 0u8;
-        for r in page.records {
+        for r in records {
             let (record, cut) = match r {
                 Record::Cut(c) => (*c.record, true),
                 other => (other, false),
@@ -419,6 +451,37 @@ mod tests {
             have == want,
             "{path} is stale: run UPDATE_FIXTURES=1 cargo test -p palmaplan-view"
         );
+    }
+
+    #[test]
+    fn a_page_read_part_by_part_gives_the_same_schedule() {
+        let s = palmaplan_model::demo::s4hana_migration();
+        let pages = pages_of(&s, palmaplan_model::paging::MIN_PAGE_CHARS);
+        let mut a = Assembly::new(1, 7);
+        for p in &pages {
+            // Cut the records into parts of three, as host does with a long array.
+            let mut p = p.clone();
+            let text = p["records_json"].as_str().unwrap().to_owned();
+            let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+            let parts: Vec<Value> = records
+                .chunks(3)
+                .map(|c| Value::String(serde_json::to_string(c).unwrap()))
+                .collect();
+            p["records_json"] = Value::Array(parts);
+            let page = a.check(&p).unwrap().unwrap();
+            for part in take_record_parts(&mut p).unwrap() {
+                a.absorb(read_records(&part).unwrap());
+            }
+            a.finish(page).unwrap();
+            // Again: already in, nothing to add.
+            assert_eq!(a.check(&pages[page]).unwrap(), None);
+        }
+        assert!(a.complete());
+        let mut whole = Assembly::new(1, 7);
+        for p in &pages {
+            whole.add(p.clone()).unwrap();
+        }
+        assert_eq!(a.into_schedule(), whole.into_schedule());
     }
 
     #[test]
