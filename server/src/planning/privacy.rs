@@ -128,6 +128,17 @@ pub(crate) fn strip_command(cmd: &mut Command) {
     }
 }
 
+/// Removes the e-mail or the absence reason a page record carries (a live update's
+/// delta, which is not read from a stripped schedule: see [`strip_all`]).
+pub(crate) fn strip_record(record: &mut palmaplan_model::paging::Record<'_>) {
+    use palmaplan_model::paging::Record;
+    match record {
+        Record::Member(m) if m.email.is_some() => m.to_mut().email = None,
+        Record::Absence(a) if !a.reason.is_empty() => a.to_mut().reason.clear(),
+        _ => {}
+    }
+}
+
 /// A schedule opened for reading, already redacted for the caller.
 #[derive(Clone, Debug)]
 pub(crate) struct Opened {

@@ -31,9 +31,10 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use palmaplan_model::command::Command;
 use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
-use palmaplan_model::paging::{self, Priority, Record};
+use palmaplan_model::paging::{self, Priority};
 use palmaplan_model::{Date, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -41,9 +42,9 @@ use serde_json::{Value, json};
 
 use super::args::date;
 use super::journal::{Poll, fetch_changes, pack_changes, parse_commands};
-use super::privacy::{strip_all, strip_command};
+use super::privacy::{strip_all, strip_command, strip_record};
 use super::{Access, Caller, Ctx, Planning, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
+use crate::storage::{JournalEntry, Role};
 
 /// The most characters one view-only answer may take as the client receives it (the
 /// JSON-RPC message with the text and the structuredContent): Claude caps a tool
@@ -507,24 +508,6 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             ));
         }
     };
-    // What the delta covers: every carried entry's commands and inverse, read before
-    // the commands are stripped for the answer (a stripped e-mail is still a change).
-    let touched: Vec<Option<Vec<u64>>> = if p.records {
-        f.entries
-            .iter()
-            .zip(&f.commands)
-            .map(|(e, cmds)| {
-                let inverse = parse_commands(&e.inverse)?;
-                let all = || cmds.iter().chain(&inverse);
-                if all().any(|c| c.footprint().whole) {
-                    return None;
-                }
-                Some(delta::touched(all()))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
     // The view never sees an e-mail or a reason, whoever looks.
     for cmds in &mut f.commands {
         for c in cmds.iter_mut() {
@@ -540,7 +523,7 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
     let (rank, since, next, more, list) = (f.rank, f.since, packed.next, packed.more, packed.items);
     let delta = if p.records {
         let carried = f.entries.iter().take_while(|e| e.rank <= next).count();
-        delta_of(&ctx, id, &touched[..carried.min(touched.len())]).await?
+        delta_of(&ctx, id, &f.entries[..carried], &f.commands[..carried]).await?
     } else {
         Value::Null
     };
@@ -596,13 +579,24 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
 /// entry replaced the whole schedule or the delta would not fit in the answer (the view
 /// then reads the pages again). Read from the state after the entries, possibly later
 /// ones too: the view asks again from `next_since` and converges.
-async fn delta_of(ctx: &Ctx, id: i64, touched: &[Option<Vec<u64>>]) -> Result<Value, Refusal> {
+/// The ids come from each entry's commands and inverse (stripping a command of its
+/// e-mail or reason leaves the ids it names).
+async fn delta_of(
+    ctx: &Ctx,
+    id: i64,
+    entries: &[JournalEntry],
+    commands: &[Vec<Command>],
+) -> Result<Value, Refusal> {
     let mut ids = Vec::new();
-    for t in touched {
-        match t {
-            Some(t) => ids.extend_from_slice(t),
-            None => return Ok(Value::Null),
+    for (e, cmds) in entries.iter().zip(commands) {
+        let Some(inverse) = parse_commands(&e.inverse) else {
+            return Ok(Value::Null);
+        };
+        let all = || cmds.iter().chain(&inverse);
+        if all().any(|c| c.footprint().whole) {
+            return Ok(Value::Null);
         }
+        ids.extend(delta::touched(all()));
     }
     let (state_rank, state) = ctx
         .store()
@@ -610,13 +604,7 @@ async fn delta_of(ctx: &Ctx, id: i64, touched: &[Option<Vec<u64>>]) -> Result<Va
         .await
         .map_err(|e| ctx.db_error(e))?;
     let mut d = delta::delta(&state, &ids);
-    for r in &mut d.records {
-        match r {
-            Record::Member(m) if m.email.is_some() => m.to_mut().email = None,
-            Record::Absence(a) if !a.reason.is_empty() => a.to_mut().reason.clear(),
-            _ => {}
-        }
-    }
+    d.records.iter_mut().for_each(strip_record);
     let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
     if v.to_string().len() > DELTA_BUDGET {
         return Ok(Value::Null);
