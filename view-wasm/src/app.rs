@@ -329,30 +329,20 @@ impl St {
 /// by function on first use; without this, the first real page paid for that compiling
 /// before anything showed. Touches no state: nothing of it is drawn or sent.
 pub fn warm_up(st: St) {
-    let _ = warm_up_steps();
-    // The chart's HTML too, from the made-up schedule put in place for a moment and
-    // without a redraw; skipped when a real schedule is already in.
+    // Skipped when a real schedule is already in: its drawing compiled the code.
     if st.doc.with_untracked(Option::is_some) {
         return;
     }
-    let mut asm = Assembly::new(0, 0);
-    if asm.add(warm_up_page()).is_ok() {
-        let doc = Doc::new(0, 0, asm.into_schedule(), true, (1, 1), 0);
+    if let Some(doc) = warm_up_doc() {
         crate::gantt::warm_up_chart(st, doc);
     }
 }
 
-/// The warm-up's steps; the number of items they would draw (0 when a step failed).
-fn warm_up_steps() -> usize {
+/// The made-up schedule, read from its page as a real one is.
+fn warm_up_doc() -> Option<Doc> {
     let mut asm = Assembly::new(0, 0);
-    if asm.add(warm_up_page()).is_err() {
-        return 0;
-    }
-    let doc = Doc::new(0, 0, asm.into_schedule(), true, (1, 1), 0);
-    let (from, to) = (Date::from_days(20_458), Date::from_days(20_458 + 40));
-    let rows = occupied_rows(&doc.s, from, to);
-    let lines = layout::lines(&doc.s, &HashSet::new(), Some(&RowFilter::from_rows(rows)));
-    layout::visible_items(&doc.index, &doc.s, &lines, 0..lines.len(), from, to).len()
+    asm.add(warm_up_page()).ok()?;
+    Some(Doc::new(0, 0, asm.into_schedule(), true, (1, 1), 0))
 }
 
 /// A page of twelve rows of six linked bars, as `host` hands pages over.
@@ -1239,7 +1229,7 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
                 st.idle_polls.update(|n| *n = n.saturating_add(1));
             } else if let Some(cur) = st.doc.get_untracked() {
                 st.idle_polls.set(0);
-                match apply_changes(&cur, &reply.structured) {
+                match apply_changes(&cur, reply.structured) {
                     Some((doc, caught_up)) => {
                         set_doc(st, doc);
                         if !caught_up {
@@ -1260,11 +1250,11 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
 /// The drawn schedule brought up to date with a `get_changes_since` answer's delta:
 /// the new document and whether it reached the schedule's current rank. None when
 /// there is no delta or it does not fit the copy.
-pub fn apply_changes(cur: &Doc, answer: &Value) -> Option<(Doc, bool)> {
+pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<(Doc, bool)> {
     if answer.get("schedule_id").and_then(Value::as_i64) != Some(cur.id) {
         return None;
     }
-    let mut d = answer.get("delta").filter(|d| d.is_object())?.clone();
+    let mut d = answer.get_mut("delta").filter(|d| d.is_object())?.take();
     let next = answer.get("next_since").and_then(Value::as_i64)?;
     let state_rank = d.get("rank").and_then(Value::as_i64)?;
     let delta = palmaplan_model::delta::Delta {
@@ -1408,34 +1398,37 @@ mod tests {
         };
         let delta = json!({"records": [{"bar": moved}], "removed": [gone],
                            "next_id": s.next_id, "rank": 5});
-        let (new, caught_up) = apply_changes(&doc, &answer(false, delta.clone())).unwrap();
+        let (new, caught_up) = apply_changes(&doc, answer(false, delta.clone())).unwrap();
         assert!(caught_up);
         assert_eq!(new.rank, 5);
         assert_eq!(new.s.bar(moved.id), Some(&moved));
         assert!(new.s.bar(BarId(gone)).is_none());
         assert_eq!(new.s.bars.len(), s.bars.len() - 1);
         // More entries to come: applied, and asked again.
-        let (_, caught_up) = apply_changes(&doc, &answer(true, delta.clone())).unwrap();
+        let (_, caught_up) = apply_changes(&doc, answer(true, delta.clone())).unwrap();
         assert!(!caught_up);
         // No delta, another schedule's answer, or a delta that does not fit: the pages.
-        assert!(apply_changes(&doc, &answer(false, Value::Null)).is_none());
+        assert!(apply_changes(&doc, answer(false, Value::Null)).is_none());
         let mut other = answer(false, delta);
         other["schedule_id"] = json!(8);
-        assert!(apply_changes(&doc, &other).is_none());
+        assert!(apply_changes(&doc, other).is_none());
         let beyond = json!({"records": [{"row": {"index": 999, "id": s.rows[0].id.0,
             "group": s.rows[0].group.0, "name": "x"}}], "next_id": s.next_id, "rank": 5});
-        assert!(apply_changes(&doc, &answer(false, beyond)).is_none());
+        assert!(apply_changes(&doc, answer(false, beyond)).is_none());
     }
 
     #[test]
     fn the_warm_up_goes_through_every_step() {
         // A page refused, or one whose dates miss the window, would warm nothing up.
-        let mut asm = Assembly::new(0, 0);
-        asm.add(warm_up_page()).unwrap();
-        let s = asm.into_schedule();
+        let doc = warm_up_doc().unwrap();
+        let s = &doc.s;
         assert_eq!((s.rows.len(), s.bars.len(), s.links.len()), (12, 72, 71));
-        palmaplan_model::command::validate_schedule(&s).unwrap();
-        assert_eq!(warm_up_steps(), 72);
+        palmaplan_model::command::validate_schedule(s).unwrap();
+        let (from, to) = (Date::from_days(20_458), Date::from_days(20_458 + 40));
+        let rows = occupied_rows(s, from, to);
+        let lines = layout::lines(s, &HashSet::new(), Some(&RowFilter::from_rows(rows)));
+        let items = layout::visible_items(&doc.index, s, &lines, 0..lines.len(), from, to);
+        assert_eq!(items.len(), 72);
     }
 
     #[test]

@@ -481,22 +481,11 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
                 }
                 None => {
                     host::trace("block added");
-                    match &prev {
-                        Some(p) => {
-                            let _ = p.insert_adjacent_html("afterend", html);
-                        }
-                        None => {
-                            let _ = container.insert_adjacent_html("beforeend", html);
-                            // Before the other blocks, which all come later.
-                            if let (Some(e), Some(first)) = (
-                                find(*k),
-                                container.query_selector("[data-blk]").ok().flatten(),
-                            ) && !e.is_same_node(Some(&first))
-                            {
-                                let _ = container.insert_before(&e, Some(&first));
-                            }
-                        }
-                    }
+                    // After the block before it, or first: every other block comes later.
+                    let _ = match &prev {
+                        Some(p) => p.insert_adjacent_html("afterend", html),
+                        None => container.insert_adjacent_html("afterbegin", html),
+                    };
                     find(*k)
                 }
             };
