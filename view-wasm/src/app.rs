@@ -843,6 +843,11 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
         let cost = host::now() - started;
         NEXT_PARTIAL.with(|t| t.set(host::now() + PARTIAL_EVERY_MS.max(4.0 * cost)));
     }
+    if page == 0 && !refresh {
+        // The first screen is drawn in this task, so that the coming frame paints it
+        // (waiting for that frame to draw it cost ~8 ms on average).
+        crate::sig::draw_now();
+    }
     if let Some(p) = next {
         // Let the browser paint and scroll before the next page; after page 0, only
         // once the first screen is painted (the drawing runs in the coming frame,

@@ -238,14 +238,49 @@ pub fn mount(st: St) -> Option<()> {
 
     let ui = Ui {
         scroll: Sig::new((0.0, 0.0)),
-        viewport: Sig::new((800.0, 400.0)),
+        // No width until the ResizeObserver or a measure gives one.
+        viewport: Sig::new((0.0, 400.0)),
         drag: Sig::new(None),
         pv: Sig::new(None),
     };
 
+    // The chart's width while it is hidden: the root's content box (the chart has no
+    // margin and 1 px borders), from a ResizeObserver, which forces no layout. The first
+    // drawing then knows its viewport without measuring (see `render`), and the layout
+    // made as page 0 arrives already has the right width.
+    {
+        let scroller = scroller.clone();
+        let cb = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+            move |entries: js_sys::Array| {
+                let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
+                    return;
+                };
+                let w = e.content_rect().width() - 2.0;
+                if !scroller.hidden() || w <= 0.0 {
+                    return;
+                }
+                ui.viewport.update_untracked(|v| v.0 = w);
+                if (st.width.get_untracked() - w).abs() > 1.0 {
+                    st.width.set(w);
+                    if st.lay.with_untracked(Option::is_some) {
+                        st.relayout();
+                    }
+                }
+            },
+        );
+        if let Ok(observer) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            observer.observe(&root);
+        }
+        cb.forget();
+    }
+
     let measure = {
         let scroller = scroller.clone();
         move || {
+            // Hidden, the chart has no size (and the ResizeObserver above keeps its width).
+            if scroller.hidden() {
+                return;
+            }
             ui.scroll.set((
                 f64::from(scroller.scroll_left()),
                 f64::from(scroller.scroll_top()),
@@ -579,25 +614,33 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 st.shown.get(),
                 Some(Shown::Proposal { .. } | Shown::Comparison)
             );
-            let height = if st.fullscreen.get() && before_after {
+            // Inline, the chart's height in pixels (fullscreen, it depends on the window).
+            let inline_h = (!st.fullscreen.get())
+                .then(|| HEAD + LINE_HEIGHT * (n as f64).clamp(2.0, INLINE_LINES) + 16.0);
+            let height = match inline_h {
+                Some(h) => format!("{}px", px(h)),
                 // Room below for the change list and the buttons.
-                "60vh".to_owned()
-            } else if st.fullscreen.get() {
-                "calc(100vh - 96px)".to_owned()
-            } else {
-                format!(
-                    "{}px",
-                    px(HEAD + LINE_HEIGHT * (n as f64).clamp(2.0, INLINE_LINES) + 16.0)
-                )
+                None if before_after => "60vh".to_owned(),
+                None => "calc(100vh - 96px)".to_owned(),
             };
             let _ = p.scroller.style().set_property("height", &height);
             if first_show {
-                // The chart just got a size: measure it now (a layout of a card whose
-                // chart is still empty, cheap), so that the first drawing fits the
-                // viewport instead of being made for no size and redrawn a frame later.
-                host::trace("measure");
-                measure();
-                host::trace("measured");
+                // The chart just got a size. Inline and never scrolled, its viewport is
+                // known: the width the ResizeObserver gave, the height just set (less
+                // the borders). Otherwise measure it now (a layout of a card whose chart
+                // is still empty), so that the first drawing fits the viewport instead
+                // of being made for no size and redrawn a frame later.
+                let w = ui.viewport.get_untracked().0;
+                match inline_h {
+                    Some(h) if ui.scroll.get_untracked() == (0.0, 0.0) && w > 0.0 => {
+                        ui.viewport.update_untracked(|v| *v = (w, h - 2.0));
+                    }
+                    _ => {
+                        host::trace("measure");
+                        measure();
+                        host::trace("measured");
+                    }
+                }
             }
             let _ = p.scroller.set_attribute(
                 "aria-label",

@@ -158,9 +158,11 @@ fn run(outs: Vec<Out>) {
 pub fn connect(on_event: Rc<dyn Fn(Event)>) {
     ON_EVENT.with(|h| *h.borrow_mut() = Some(on_event));
     let receive = Closure::<dyn Fn(JsValue)>::new(|data: JsValue| {
+        trace("message");
         if let Ok(result) = js_sys::Reflect::get(&data, &JsValue::from_str("result")) {
             split_records(&result);
         }
+        trace("split");
         let Some(text) = js_sys::JSON::stringify(&data)
             .ok()
             .and_then(|s| s.as_string())
@@ -170,6 +172,7 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
         let Ok(msg) = serde_json::from_str::<Value>(&text) else {
             return;
         };
+        trace("parsed");
         let outs = BRIDGE.with(|b| b.borrow_mut().receive(msg));
         run(outs);
     });
@@ -194,9 +197,9 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
 const RECORDS_PER_PART: u32 = 160;
 
 /// Moves the records of a tool result's page or delta (`structuredContent.records`,
-/// `structuredContent.delta.records`) out of the object tree into `records_json` beside
-/// them, the texts of consecutive parts of the array, for `data::take_record_parts` to
-/// read straight into their types.
+/// `structuredContent.delta.records`) out of the object tree: the texts of consecutive
+/// parts of the array are set aside (`data::stash_record_parts`) and `records_ref` beside
+/// them says where, for `data::take_record_parts` to read them straight into their types.
 fn split_records(result: &JsValue) {
     let key = |k: &str| JsValue::from_str(k);
     let Ok(sc) = js_sys::Reflect::get(result, &key("structuredContent")) else {
@@ -218,19 +221,23 @@ fn split_records(result: &JsValue) {
         }
         // In parts of RECORDS_PER_PART: the view reads a long page a part per task.
         let records: js_sys::Array = records.unchecked_into();
-        let parts = js_sys::Array::new();
+        let mut parts = Vec::new();
         let mut at = 0;
         while at < records.length() {
             let end = (at + RECORDS_PER_PART).min(records.length());
-            if let Ok(text) = js_sys::JSON::stringify(&records.slice(at, end)) {
-                parts.push(&text);
+            if let Some(text) = js_sys::JSON::stringify(&records.slice(at, end))
+                .ok()
+                .and_then(|t| t.as_string())
+            {
+                parts.push(text);
             }
             at = end;
         }
         if records.length() == 0 {
-            parts.push(&JsValue::from_str("[]"));
+            parts.push("[]".to_owned());
         }
-        let _ = js_sys::Reflect::set(&holder, &key("records_json"), &parts);
+        let n = crate::data::stash_record_parts(parts);
+        let _ = js_sys::Reflect::set(&holder, &key("records_ref"), &JsValue::from_f64(n as f64));
         let _ = js_sys::Reflect::delete_property(
             holder.unchecked_ref::<js_sys::Object>(),
             &key("records"),

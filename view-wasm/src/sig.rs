@@ -122,6 +122,12 @@ pub fn dirty() {
     set_timeout(flush, Duration::from_millis(100));
 }
 
+/// Draws now if a redraw is owed, rather than in the coming frame: for the first
+/// screen, so that it is ready when that frame starts instead of waiting for it.
+pub fn draw_now() {
+    flush();
+}
+
 /// Draws if a redraw is still owed (whichever of the frame and the timer comes first).
 fn flush() {
     if !DIRTY.with(|d| d.replace(false)) {
