@@ -4,7 +4,8 @@
 // view, then two animation frames), the time from the answer to the view's first
 // get_schedule_page to that paint, and the frames while scrolling the chart: their
 // intervals (with the share missed), their main-thread work (from the frame's start to
-// the end of its rendering), and the view's own part of it (from its trace).
+// the end of its rendering), and the view's own part of it (from its trace); then the
+// frames while dragging a bar, which the model previews at each move.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -60,7 +61,19 @@ try {
         window.__bench = null;
         // The view appends [label, ms] here at each step from a page to its paint.
         if (window.__pp) window.__pp.trace = [];
-        const done = () => requestAnimationFrame(() => requestAnimationFrame(() => { window.__bench = performance.timeOrigin + performance.now(); }));
+        // The first bar is drawn in a task (the view draws the first screen as page 0
+        // arrives): the coming frame paints it, and a message posted in that frame is
+        // handled once it is rendered and painted (__benchDrawn; were the bar drawn in
+        // a frame, this would come a frame late). Two animation frames later (__bench)
+        // is a bound that holds however the page is drawn.
+        const done = () => {
+          requestAnimationFrame(() => {
+            const ch = new MessageChannel();
+            ch.port1.onmessage = () => { window.__benchDrawn = performance.timeOrigin + performance.now(); };
+            ch.port2.postMessage(0);
+            requestAnimationFrame(() => { window.__bench = performance.timeOrigin + performance.now(); });
+          });
+        };
         if (document.querySelector('[data-bar]')) return done();
         const mo = new MutationObserver(() => { if (document.querySelector('[data-bar]')) { mo.disconnect(); done(); } });
         mo.observe(document.documentElement, { childList: true, subtree: true });
@@ -68,6 +81,7 @@ try {
       await waitFor(() => host.page.evaluate((id) => window.e2e.held(id), view.id), { ms: 60000, what: 'the tool result' });
       await host.page.evaluate((id) => window.e2e.release(id), view.id);
       const painted = await waitFor(() => view.frame().evaluate(() => window.__bench), { ms: 60000, what: 'the first painted window' });
+      const drawn = await view.frame().evaluate(() => window.__benchDrawn);
       const origin = await host.page.evaluate(() => performance.timeOrigin);
       const log = await view.log();
       const result = log.find((e) => e.dir === 'out' && e.msg.method === 'ui/notifications/tool-result');
@@ -75,9 +89,17 @@ try {
       const firstAnswer = firstPage && log.find((e) => e.dir === 'out' && e.msg.id === firstPage.msg.id);
       const fromResult = painted - (origin + result.t);
       const fromData = firstAnswer ? painted - (origin + firstAnswer.t) : NaN;
+      const drawnFromData = firstAnswer ? drawn - (origin + firstAnswer.t) : NaN;
       // Where the time went, from the first page's arrival to the paint (the view's
       // trace, first steps only).
-      const [trace, frameOrigin] = await view.frame().evaluate(() => [(window.__pp?.trace ?? []).slice(0, 16), performance.timeOrigin]);
+      const [trace, frameOrigin] = await view.frame().evaluate(() => [(window.__pp?.trace ?? []).slice(0, 60), performance.timeOrigin]);
+      // From the first page's arrival to the end of the drawing that follows it.
+      const from = trace.findIndex(([l]) => l === 'page');
+      if (from > 0) {
+        const to = trace.findIndex(([l], i) => i > from && l === 'rendered');
+        trace.splice(to + 1);
+        trace.splice(0, Math.max(0, trace.findLastIndex(([l], i) => i < from && l === 'message')));
+      }
       const t0trace = trace[0]?.[1] ?? 0;
       const steps = trace.map(([l, t]) => `${l} +${Math.round(t - t0trace)}`).join(', ');
       if (steps) process.stderr.write(`  ${n} ${profile}: ${steps}, painted +${Math.round(painted - frameOrigin - t0trace)}\n`);
@@ -136,12 +158,48 @@ try {
         if (label === 'render') began = t;
         if (label === 'rendered' && began !== null) { work.push(t - began); began = null; }
       }
+      // Drag a bar across and back (120 frames, a pointer move each frame, ending where
+      // it began so that nothing is written): the model previews every move.
+      const drag = await view.frame().evaluate(() => new Promise((res) => {
+        const el = document.querySelector('.pp-scroll');
+        el.scrollTop = 0;
+        el.scrollLeft = 0;
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          const view = el.getBoundingClientRect();
+          const bar = [...document.querySelectorAll('[data-bar]')].find((b) => { const r = b.getBoundingClientRect(); return r.width > 20 && r.top > view.top + 40 && r.bottom < view.bottom && r.left > view.left && r.right < view.right - 200; });
+          if (!bar) return res(null);
+          const r = bar.getBoundingClientRect();
+          const x0 = r.left + r.width / 2;
+          const y = r.top + r.height / 2;
+          const ev = (type, x) => new PointerEvent(type, { bubbles: true, clientX: x, clientY: y, button: 0, buttons: type === 'pointerup' ? 0 : 1, pointerId: 1, isPrimary: true });
+          bar.dispatchEvent(ev('pointerdown', x0));
+          const times = [];
+          const work = [];
+          let previews = 0;
+          let last = performance.now();
+          let i = 0;
+          const step = (frameStart) => {
+            const now = performance.now();
+            times.push(now - last);
+            last = now;
+            const ch = new MessageChannel();
+            ch.port1.onmessage = () => work.push(performance.now() - frameStart);
+            ch.port2.postMessage(0);
+            const x = x0 + 4 * (i < 60 ? i + 1 : 119 - i);
+            window.dispatchEvent(ev('pointermove', x));
+            if (document.querySelector('.pp-tip')) previews++;
+            if (++i < 120) requestAnimationFrame(step);
+            else { window.dispatchEvent(ev('pointerup', x0)); setTimeout(() => res({ times: times.slice(1), work: work.slice(1), previews }), 50); }
+          };
+          requestAnimationFrame(step);
+        }));
+      }));
       const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollTop, document.querySelectorAll('[data-blk]').length]; });
       process.stderr.write(`  ${n} ${profile} scrolled to ${dims[2]} of ${dims[0]} px (${dims[1]} shown), ${dims[3]} blocks in the DOM; steps ${JSON.stringify(counts)}\n`);
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1) });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0 });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -151,7 +209,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95 (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119`);
 }
