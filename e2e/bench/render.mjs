@@ -129,7 +129,21 @@ try {
       }));
       // Scroll the chart (120 frames, a step each frame, down then across) while the
       // other pages still arrive, then once every page is in.
+      await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       const { times: frames, work: workLoading } = await scroll();
+      if (process.env.BENCH_GAPS) {
+        // The view's steps while the pages arrive, with the longest gaps between them.
+        const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
+        const gaps = tl.slice(1).map(([l, t], i) => [Math.round(t - tl[i][1]), `${tl[i][0]}→${l}`]).sort((a, b) => b[0] - a[0]).slice(0, 12);
+        process.stderr.write(`  ${n} ${profile} while loading, longest steps: ${gaps.map(([d, w]) => `${w} ${d}`).join(', ')}\n`);
+        const spans = {};
+        for (let i = 1; i < tl.length; i++) {
+          const k = `${tl[i - 1][0]}→${tl[i][0]}`;
+          (spans[k] ??= []).push(tl[i][1] - tl[i - 1][1]);
+        }
+        const show = Object.entries(spans).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|doc→laid out|render→rendered/.test(k));
+        process.stderr.write(`    spans p50/p95/max (n): ${show.map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}/${pct(v, 95).toFixed(1)}/${Math.max(...v).toFixed(1)} (${v.length})`).join(', ')}\n`);
+      }
       const pagesTotal = firstAnswer?.msg.result?.structuredContent?.pages ?? 1;
       const tLoad = Date.now();
       let got = 0;

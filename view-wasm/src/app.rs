@@ -783,6 +783,7 @@ fn absorb_parts(
     mut at: usize,
 ) {
     while at < parts.len() {
+        host::trace("part");
         match read_records(&std::mem::take(&mut parts[at])) {
             Ok(records) => asm.absorb(records),
             Err(e) => {
@@ -791,6 +792,7 @@ fn absorb_parts(
             }
         }
         at += 1;
+        host::trace("part read");
         if page > 0 && at < parts.len() {
             set_timeout(
                 move || absorb_parts(st, l, page, window, asm, parts, at),
