@@ -144,12 +144,42 @@ impl Calendar {
     }
 
     /// Index ignoring holidays: working weekdays in [origin Monday, d).
+    ///
+    /// In 32 bits whenever it fits (every real date): the view runs this code translated
+    /// to JavaScript (wasm2js), where a 64-bit division is a software routine, and the
+    /// critical path converts each item's dates (at 100,000 bars it took ~150 ms there).
     fn raw_index(&self, d: Date) -> i64 {
+        match d.days().checked_add(-ORIGIN_MONDAY as i32) {
+            // |m / 7 * per_week| <= |m|: no overflow.
+            Some(m) => {
+                i64::from(m.div_euclid(7) * self.per_week as i32)
+                    + self.prefix[m.rem_euclid(7) as usize]
+            }
+            None => self.raw_index_wide(d),
+        }
+    }
+
+    fn raw_index_wide(&self, d: Date) -> i64 {
         let m = i64::from(d.days()) - ORIGIN_MONDAY;
         m.div_euclid(7) * self.per_week + self.prefix[m.rem_euclid(7) as usize]
     }
 
+    /// The inverse of `raw_index` on working days, in 32 bits whenever it fits (see there).
     fn raw_date(&self, raw: i64) -> Date {
+        let narrow = i32::try_from(raw).ok().and_then(|r| {
+            let per_week = self.per_week as i32;
+            let k = r.rem_euclid(per_week) as usize;
+            r.div_euclid(per_week)
+                .checked_mul(7)?
+                .checked_add(self.nth[k] as i32 + ORIGIN_MONDAY as i32)
+        });
+        match narrow {
+            Some(days) => Date::from_days(days),
+            None => self.raw_date_wide(raw),
+        }
+    }
+
+    fn raw_date_wide(&self, raw: i64) -> Date {
         let week = raw.div_euclid(self.per_week);
         let k = raw.rem_euclid(self.per_week) as usize;
         Date::from_days((week * 7 + self.nth[k] + ORIGIN_MONDAY) as i32)
@@ -306,6 +336,15 @@ mod tests {
             prop_assert_eq!(c.diff(a, b), n);
             prop_assert_eq!(c.add(a, c.diff(a, b)), b);
             prop_assert_eq!(c.index(c.date(c.index(a))), c.index(a));
+        }
+
+        #[test]
+        fn the_32_bit_conversions_equal_the_64_bit_ones(c in calendar_strategy(), days in any::<i32>(), raw in -400_000_000i64..400_000_000) {
+            // Any day (the narrow path falls back near the ends of i32), and any raw
+            // index whose date is within i32.
+            let day = Date::from_days(days);
+            prop_assert_eq!(c.raw_index(day), c.raw_index_wide(day));
+            prop_assert_eq!(c.raw_date(raw), c.raw_date_wide(raw));
         }
 
         #[test]

@@ -512,15 +512,36 @@ pub fn critical_path(s: &Schedule) -> Result<CriticalPath, CycleError> {
     critical_path_on(s, &Calendar::for_schedule(s))
 }
 
-/// The critical path of a schedule on a calendar already built for it.
-pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, CycleError> {
+/// The network of a schedule and the engine's times on it (None without items).
+fn solve(s: &Schedule, cal: &Calendar) -> Result<Option<(ItemNetwork, NetworkTimes)>, CycleError> {
     let net = ItemNetwork::build(s, cal);
     if net.items.is_empty() {
-        return Ok(CriticalPath::default());
+        return Ok(None);
     }
     let times = schedule_network(&net.network()).map_err(|c| CycleError {
         items: c.nodes.iter().map(|&i| net.items[i as usize]).collect(),
     })?;
+    Ok(Some((net, times)))
+}
+
+/// Only the critical bars, by id: what a chart highlights. The same passes as
+/// [`critical_path`] without turning every item's four times back into dates, which
+/// is most of its cost where the model runs translated to JavaScript (the view).
+pub fn critical_bars(s: &Schedule) -> Result<Vec<BarId>, CycleError> {
+    let Some((net, times)) = solve(s, &Calendar::for_schedule(s))? else {
+        return Ok(Vec::new());
+    };
+    Ok((0..net.items.len())
+        .filter(|&i| net.kinds[i] == ItemKind::Bar && times.total_float(i) <= 0)
+        .map(|i| BarId(net.items[i].0))
+        .collect())
+}
+
+/// The critical path of a schedule on a calendar already built for it.
+pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, CycleError> {
+    let Some((net, times)) = solve(s, cal)? else {
+        return Ok(CriticalPath::default());
+    };
 
     let d = &net.durations;
     let dates = |start: i64, duration: i64| {
@@ -788,6 +809,32 @@ mod tests {
         assert_eq!(bars, [BarId(1), BarId(3), BarId(4)]);
         let items: Vec<ItemId> = cp.critical_items().collect();
         assert_eq!(items, [ItemId(1), ItemId(3), ItemId(4), ItemId(5)]);
+        assert_eq!(critical_bars(&s).unwrap(), bars);
+    }
+
+    #[test]
+    fn the_critical_bars_alone_are_those_of_the_whole_critical_path() {
+        let mut empty = crate::demo::s4hana_migration();
+        empty.bars.clear();
+        empty.milestones.clear();
+        empty.links.clear();
+        for s in [
+            crate::synth::generate(crate::synth::Spec::new(2_000)),
+            crate::demo::s4hana_migration(),
+            empty,
+        ] {
+            let whole: Vec<BarId> = critical_path(&s).unwrap().critical_bars().collect();
+            assert_eq!(critical_bars(&s).unwrap(), whole);
+        }
+        // A cycle is the same error either way.
+        let mut s = crate::demo::s4hana_migration();
+        let (a, b) = (s.bars[0].id.0, s.bars[1].id.0);
+        add_link(&mut s, 900, a, b, LinkKind::FS, 0);
+        add_link(&mut s, 901, b, a, LinkKind::FS, 0);
+        assert_eq!(
+            critical_bars(&s).unwrap_err(),
+            critical_path(&s).unwrap_err()
+        );
     }
 
     #[test]
