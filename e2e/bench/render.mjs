@@ -141,7 +141,7 @@ try {
           const k = `${tl[i - 1][0]}→${tl[i][0]}`;
           (spans[k] ??= []).push(tl[i][1] - tl[i - 1][1]);
         }
-        const show = Object.entries(spans).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|doc→laid out|render→rendered/.test(k));
+        const show = Object.entries(spans).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|added→settled|→analysed|→doc|doc→laid out|render→rendered/.test(k));
         process.stderr.write(`    spans p50/p95/max (n): ${show.map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}/${pct(v, 95).toFixed(1)}/${Math.max(...v).toFixed(1)} (${v.length})`).join(', ')}\n`);
       }
       const pagesTotal = firstAnswer?.msg.result?.structuredContent?.pages ?? 1;
@@ -159,6 +159,12 @@ try {
       const allPagesMs = Date.now() - tLoad;
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
+      if (process.env.BENCH_GAPS) {
+        // The last steps: the whole schedule sorted, analysed, indexed and laid out.
+        const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
+        const at = tl.findLastIndex(([l]) => l === 'settled');
+        if (at >= 0) process.stderr.write(`  ${n} ${profile} completion: ${tl.slice(at, at + 5).map(([l, t]) => `${l} +${Math.round(t - tl[at][1])}`).join(', ')}\n`);
+      }
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       const { times: framesLoaded, work: workLoaded } = await scroll();
       // The view's own share of each scrolling frame: from the start of its drawing to

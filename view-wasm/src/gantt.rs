@@ -96,9 +96,9 @@ pub fn critical_with(
     let mut copy = s.clone();
     let k = copy.bars.binary_search_by_key(&bar, |b| b.id).ok()?;
     (copy.bars[k].start, copy.bars[k].end) = (start, end);
-    palmaplan_model::cpm::critical_path(&copy)
+    palmaplan_model::cpm::critical_bars(&copy)
         .ok()
-        .map(|c| c.critical_bars().collect())
+        .map(|c| c.into_iter().collect())
 }
 
 /// The preview of moving (`edge` None) or resizing a bar by `by` units: new dates and
