@@ -104,29 +104,35 @@ try {
       const steps = trace.map(([l, t]) => `${l} +${Math.round(t - t0trace)}`).join(', ');
       if (steps) process.stderr.write(`  ${n} ${profile}: ${steps}, painted +${Math.round(painted - frameOrigin - t0trace)}\n`);
       const pageCalls = log.filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
-      const scroll = () => view.frame().evaluate(() => new Promise((res) => {
+      // Runs `each(i)` in 120 animation frames and records each frame's interval and
+      // its main-thread work: from the frame's start (every animation callback, the
+      // view's drawing among them) to the end of its style, layout and paint, which a
+      // message posted in the frame waits for. Installed in the view's frame once.
+      await view.frame().evaluate(() => {
+        window.__benchFrames = (each) => new Promise((res) => {
+          const times = [];
+          const work = [];
+          let last = performance.now();
+          let i = 0;
+          const step = (frameStart) => {
+            const now = performance.now();
+            times.push(now - last);
+            last = now;
+            const ch = new MessageChannel();
+            ch.port1.onmessage = () => work.push(performance.now() - frameStart);
+            ch.port2.postMessage(0);
+            each(i);
+            if (++i < 120) requestAnimationFrame(step); else setTimeout(() => res({ times: times.slice(1), work: work.slice(1) }), 50);
+          };
+          requestAnimationFrame(step);
+        });
+      });
+      const scroll = () => view.frame().evaluate(() => {
         const el = document.querySelector('.pp-scroll');
         el.scrollTop = 0;
         el.scrollLeft = 0;
-        const times = [];
-        const work = [];
-        let last = performance.now();
-        let i = 0;
-        const step = (frameStart) => {
-          const now = performance.now();
-          times.push(now - last);
-          last = now;
-          // The frame's main-thread work: from the frame's start (every animation
-          // callback, the view's drawing among them) to the end of its style, layout
-          // and paint, which a message posted now waits for.
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => work.push(performance.now() - frameStart);
-          ch.port2.postMessage(0);
-          if (i < 80) el.scrollTop += 120; else el.scrollLeft += 60;
-          if (++i < 120) requestAnimationFrame(step); else setTimeout(() => res({ times: times.slice(1), work: work.slice(1) }), 50);
-        };
-        requestAnimationFrame(step);
-      }));
+        return window.__benchFrames((i) => { if (i < 80) el.scrollTop += 120; else el.scrollLeft += 60; });
+      });
       // Scroll the chart (120 frames, a step each frame, down then across) while the
       // other pages still arrive, then once every page is in.
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
@@ -193,25 +199,14 @@ try {
           const y = r.top + r.height / 2;
           const ev = (type, x) => new PointerEvent(type, { bubbles: true, clientX: x, clientY: y, button: 0, buttons: type === 'pointerup' ? 0 : 1, pointerId: 1, isPrimary: true });
           bar.dispatchEvent(ev('pointerdown', x0));
-          const times = [];
-          const work = [];
           let previews = 0;
-          let last = performance.now();
-          let i = 0;
-          const step = (frameStart) => {
-            const now = performance.now();
-            times.push(now - last);
-            last = now;
-            const ch = new MessageChannel();
-            ch.port1.onmessage = () => work.push(performance.now() - frameStart);
-            ch.port2.postMessage(0);
-            const x = x0 + 4 * (i < 60 ? i + 1 : 119 - i);
-            window.dispatchEvent(ev('pointermove', x));
+          window.__benchFrames((i) => {
+            window.dispatchEvent(ev('pointermove', x0 + 4 * (i < 60 ? i + 1 : 119 - i)));
             if (document.querySelector('.pp-tip')) previews++;
-            if (++i < 120) requestAnimationFrame(step);
-            else { window.dispatchEvent(ev('pointerup', x0)); setTimeout(() => res({ times: times.slice(1), work: work.slice(1), previews }), 50); }
-          };
-          requestAnimationFrame(step);
+          }).then((f) => {
+            window.dispatchEvent(ev('pointerup', x0));
+            res({ ...f, previews });
+          });
         }));
       }));
       const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollTop, document.querySelectorAll('[data-blk]').length]; });

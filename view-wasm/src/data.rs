@@ -489,21 +489,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_page_read_part_by_part_gives_the_same_schedule() {
+    /// Reads the pages as the view does, each first given the shape `host` gives it
+    /// (`as_received`), part by part; checks the result is the schedule read whole, and
+    /// gives each page as received, for more checks.
+    fn read_as_received(as_received: impl Fn(Value) -> Value) -> Vec<Value> {
         let s = palmaplan_model::demo::s4hana_migration();
         let pages = pages_of(&s, palmaplan_model::paging::MIN_PAGE_CHARS);
         let mut a = Assembly::new(1, 7);
+        let mut received = Vec::new();
         for p in &pages {
-            // Cut the records into parts of three, as host does with a long array.
-            let mut p = p.clone();
-            let text = p["records_json"].as_str().unwrap().to_owned();
-            let records: Vec<Value> = serde_json::from_str(&text).unwrap();
-            let parts: Vec<Value> = records
-                .chunks(3)
-                .map(|c| Value::String(serde_json::to_string(c).unwrap()))
-                .collect();
-            p["records_json"] = Value::Array(parts);
+            let mut p = as_received(p.clone());
+            received.push(p.clone());
             let page = a.check(&p).unwrap().unwrap();
             for part in take_record_parts(&mut p).unwrap() {
                 a.absorb(read_records(&part).unwrap());
@@ -518,37 +514,41 @@ mod tests {
             whole.add(p.clone()).unwrap();
         }
         assert_eq!(a.into_schedule(), whole.into_schedule());
+        received
+    }
+
+    #[test]
+    fn a_page_read_part_by_part_gives_the_same_schedule() {
+        // Cut the records into parts of three, as host does with a long array.
+        read_as_received(|mut p| {
+            let text = p["records_json"].as_str().unwrap().to_owned();
+            let records: Vec<Value> = serde_json::from_str(&text).unwrap();
+            let parts: Vec<Value> = records
+                .chunks(3)
+                .map(|c| Value::String(serde_json::to_string(c).unwrap()))
+                .collect();
+            p["records_json"] = Value::Array(parts);
+            p
+        });
     }
 
     #[test]
     fn records_set_aside_are_read_once_and_only_the_last_few_are_kept() {
-        let s = palmaplan_model::demo::s4hana_migration();
-        let pages = pages_of(&s, palmaplan_model::paging::MIN_PAGE_CHARS);
-        let mut a = Assembly::new(1, 7);
-        for p in &pages {
-            // As host does: the records' text set aside, the message carrying its number.
-            let mut p = p.clone();
+        // As host does: the records' text set aside, the message carrying its number.
+        let received = read_as_received(|mut p| {
             let text = p["records_json"].as_str().unwrap().to_owned();
             let n = stash_record_parts(vec![text]);
             p.as_object_mut().unwrap().remove("records_json");
             p["records_ref"] = json!(n);
-            let page = a.check(&p).unwrap().unwrap();
-            let mut again = p.clone();
-            for part in take_record_parts(&mut p).unwrap() {
-                a.absorb(read_records(&part).unwrap());
-            }
-            a.finish(page).unwrap();
+            p
+        });
+        for mut p in received {
             assert!(
-                take_record_parts(&mut again)
+                take_record_parts(&mut p)
                     .unwrap_err()
                     .contains("already read")
             );
         }
-        let mut whole = Assembly::new(1, 7);
-        for p in &pages {
-            whole.add(p.clone()).unwrap();
-        }
-        assert_eq!(a.into_schedule(), whole.into_schedule());
         // Records nobody reads do not pile up: the oldest go.
         let first = stash_record_parts(vec!["[]".into()]);
         for _ in 0..STASH_KEPT {
