@@ -135,6 +135,8 @@ pub struct Assembly {
     /// Parts of cut texts: (kind, id, field, part, text).
     conts: Vec<(Kind, Option<u64>, Field, u32, String)>,
     complete: bool,
+    /// The schedule's analysis, as one of the pages brought it (`app::Analysis` reads it).
+    pub analysis: Option<Value>,
 }
 
 impl Assembly {
@@ -151,6 +153,7 @@ impl Assembly {
             conts: Vec::new(),
             dirty: 0,
             complete: false,
+            analysis: None,
         }
     }
 

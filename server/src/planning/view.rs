@@ -13,6 +13,9 @@
 //!   current state of every item the entries touched (the model's `delta`), so the view
 //!   brings its copy up to date in the size of the change instead of reading the
 //!   schedule again; no delta (null) for a replaced schedule or one too large.
+//!   One page (the last, else page 0 when small) and the delta also carry the
+//!   schedule's `analysis` (critical bars, bars at risk, violated links) when it fits,
+//!   so the view need not compute it.
 //! - `get_schedule_absences`: the agenda's data, members' names and absence dates.
 //!
 //! None of them carries an e-mail or an absence reason, for anyone (owners included):
@@ -119,6 +122,38 @@ struct PageKey {
 struct PageSet {
     pages: Vec<String>,
     window: Priority,
+    /// The page that also carries the analysis (see `analysis_of`), and the analysis.
+    analysis: Option<(usize, Value)>,
+}
+
+/// Page 0 carries the analysis when the last page has no room for it only up to this
+/// many characters: page 0 makes the first screen, which must not wait for more.
+const ANALYSIS_ON_FIRST_PAGE: usize = 8_000;
+
+/// At most this many characters of analysis (critical bars, bars at risk, violated
+/// links) with a delta or a page; on a page, also no more than what the page leaves of
+/// its budget (the last page, else page 0). Without it, the view computes the analysis
+/// itself.
+const ANALYSIS_BUDGET: usize = 60_000;
+
+/// The analysis a view draws, computed here natively (~50 ms at 100,000 bars with two
+/// links each) because the view, which runs the model translated to JavaScript, took
+/// ~140 ms in one task for the critical path alone, on every live update. None when its
+/// text is over `budget` characters. A cycle gives no critical bars, as in the view.
+fn analysis_of(s: &Schedule, budget: usize) -> Option<Value> {
+    let critical: Vec<u64> = palmaplan_model::cpm::critical_bars(s)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|b| b.0)
+        .collect();
+    let r = palmaplan_model::risk::risks(s);
+    let mut at_risk: Vec<u64> = r.bars_at_risk().into_iter().map(|b| b.0).collect();
+    at_risk.sort_unstable();
+    let mut violated: Vec<u64> = r.violated_links.iter().map(|v| v.link.0).collect();
+    violated.sort_unstable();
+    violated.dedup();
+    let v = json!({ "critical": critical, "at_risk": at_risk, "violated_links": violated });
+    (v.to_string().len() <= budget).then_some(v)
 }
 
 /// The latest page sets, newest last.
@@ -356,8 +391,20 @@ async fn page_set(
             p
         }
     };
+    let pages = paging::paginate_with_first(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS);
+    let room = |p: usize| PAGE_CHARS.saturating_sub(pages[p].len());
+    let analysis = analysis_of(&state, ANALYSIS_BUDGET).and_then(|a| {
+        let len = a.to_string().len();
+        let last = pages.len().checked_sub(1)?;
+        if len <= room(last) {
+            Some((last, a))
+        } else {
+            (len <= room(0).min(ANALYSIS_ON_FIRST_PAGE)).then_some((0, a))
+        }
+    });
     let set = Arc::new(PageSet {
-        pages: paging::paginate_with_first(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS),
+        analysis,
+        pages,
         window: priority,
     });
     // A write may have landed between the stamp and the load: key on what was read.
@@ -414,6 +461,11 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             "window".into(),
             json!({ "from": w.from, "to": w.to, "rows": w.rows }),
         );
+        if let Some((on, a)) = &set.analysis
+            && *on == p.page
+        {
+            obj.insert("analysis".into(), a.clone());
+        }
     }
     let mut text = ctx.tr(
         format!(
@@ -606,10 +658,14 @@ async fn delta_of(
     let mut d = delta::delta(&state, &ids);
     d.records.iter_mut().for_each(strip_record);
     let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
-    if v.to_string().len() > DELTA_BUDGET {
+    let len = v.to_string().len();
+    if len > DELTA_BUDGET {
         return Ok(Value::Null);
     }
     v["rank"] = json!(state_rank);
+    if let Some(a) = analysis_of(&state, (DELTA_BUDGET - len).min(ANALYSIS_BUDGET)) {
+        v["analysis"] = a;
+    }
     Ok(v)
 }
 
@@ -1151,6 +1207,31 @@ mod tests {
         let now = k.state().await;
         assert!(records.len() < 12, "{records:?}");
         assert!(d["removed"].as_array().unwrap().contains(&json!(17)));
+        // The analysis of the new state rides along: the view need not compute it.
+        let critical: Vec<u64> = palmaplan_model::cpm::critical_bars(&now)
+            .unwrap()
+            .iter()
+            .map(|b| b.0)
+            .collect();
+        assert!(!critical.is_empty());
+        let risks = palmaplan_model::risk::risks(&now);
+        let mut at_risk: Vec<u64> = risks.bars_at_risk().into_iter().map(|b| b.0).collect();
+        at_risk.sort_unstable();
+        let mut violated: Vec<u64> = risks.violated_links.iter().map(|v| v.link.0).collect();
+        violated.sort_unstable();
+        violated.dedup();
+        let expected_analysis =
+            json!({ "critical": critical, "at_risk": at_risk, "violated_links": violated });
+        assert_eq!(d["analysis"], expected_analysis);
+        let page = k
+            .ok(
+                &k.carol,
+                "get_schedule_page",
+                json!({"schedule": id, "page": 0}),
+            )
+            .await;
+        assert_eq!(page.structured["pages"], 1);
+        assert_eq!(page.structured["analysis"], expected_analysis);
         let parsed: delta::Delta<'static> = serde_json::from_value(d.clone()).unwrap();
         delta::apply_delta(&mut copy, parsed).unwrap();
         let mut expected = now;
