@@ -15,6 +15,29 @@ use crate::schedule::{
     AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, MilestoneId, Schedule,
 };
 
+/// What a chart highlights: the critical bars, the bars at risk and the violated
+/// links, each in id order. The server sends it with the view's pages and deltas, and
+/// the view computes it only when they carry none, so both give the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Highlights {
+    /// A schedule whose links loop has none (it has no critical path).
+    pub critical: Vec<BarId>,
+    pub at_risk: Vec<BarId>,
+    pub violated_links: Vec<LinkId>,
+}
+
+/// The highlights of a schedule as planned.
+pub fn highlights(s: &Schedule) -> Highlights {
+    let r = risks(s);
+    let mut at_risk: Vec<BarId> = r.bars_at_risk().into_iter().collect();
+    at_risk.sort_unstable();
+    Highlights {
+        critical: crate::cpm::critical_bars(s).unwrap_or_default(),
+        at_risk,
+        violated_links: r.violated_links.iter().map(|v| v.link).collect(),
+    }
+}
+
 /// A link whose successor is planned too early.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkViolation {
@@ -316,6 +339,26 @@ mod tests {
             vec![d("2026-11-12"), d("2026-11-13")]
         );
         assert_eq!(r.bars_at_risk(), HashSet::from([BarId(5)]));
+    }
+
+    #[test]
+    fn highlights_are_the_critical_bars_and_the_risks_in_id_order() {
+        let s = crate::synth::generate(crate::synth::Spec::new(2_000));
+        let h = highlights(&s);
+        let r = risks(&s);
+        assert!(!h.critical.is_empty() && !h.at_risk.is_empty() && !h.violated_links.is_empty());
+        assert_eq!(h.critical, crate::cpm::critical_bars(&s).unwrap());
+        assert!(h.at_risk.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            h.at_risk.iter().copied().collect::<HashSet<_>>(),
+            r.bars_at_risk()
+        );
+        assert!(h.violated_links.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(h.violated_links.len(), r.violated_links.len());
+        // As JSON, ids are plain numbers (what the view reads).
+        let v = serde_json::to_value(&h).unwrap();
+        assert_eq!(v["critical"][0], serde_json::json!(h.critical[0].0));
+        assert_eq!(serde_json::from_value::<Highlights>(v).unwrap(), h);
     }
 
     #[test]

@@ -136,23 +136,12 @@ const ANALYSIS_ON_FIRST_PAGE: usize = 8_000;
 /// itself.
 const ANALYSIS_BUDGET: usize = 60_000;
 
-/// The analysis a view draws, computed here natively (~50 ms at 100,000 bars with two
-/// links each) because the view, which runs the model translated to JavaScript, took
-/// ~140 ms in one task for the critical path alone, on every live update. None when its
-/// text is over `budget` characters. A cycle gives no critical bars, as in the view.
+/// The analysis a view draws (the model's `risk::highlights`), computed here natively
+/// (~50 ms at 100,000 bars with two links each) because the view, which runs the model
+/// translated to JavaScript, took ~140 ms in one task for the critical path alone, on
+/// every live update. None when its text is over `budget` characters.
 fn analysis_of(s: &Schedule, budget: usize) -> Option<Value> {
-    let critical: Vec<u64> = palmaplan_model::cpm::critical_bars(s)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|b| b.0)
-        .collect();
-    let r = palmaplan_model::risk::risks(s);
-    let mut at_risk: Vec<u64> = r.bars_at_risk().into_iter().map(|b| b.0).collect();
-    at_risk.sort_unstable();
-    let mut violated: Vec<u64> = r.violated_links.iter().map(|v| v.link.0).collect();
-    violated.sort_unstable();
-    violated.dedup();
-    let v = json!({ "critical": critical, "at_risk": at_risk, "violated_links": violated });
+    let v = serde_json::to_value(palmaplan_model::risk::highlights(s)).ok()?;
     (v.to_string().len() <= budget).then_some(v)
 }
 
