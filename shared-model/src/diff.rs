@@ -13,11 +13,10 @@
 //! schedule. Wording belongs to `text`; private data (e-mails, absence reasons) never
 //! enters a diff.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::date::Date;
+use crate::idset::IdMap;
 use crate::risk::{self, Risks};
 use crate::schedule::*;
 
@@ -460,7 +459,7 @@ impl<'a> Side<'a> {
     fn new(s: &'a Schedule) -> Side<'a> {
         let groups = s.group_positions();
         let rows = s.row_positions();
-        let mut seen: HashMap<GroupId, usize> = HashMap::new();
+        let mut seen: IdMap<GroupId, usize> = IdMap::default();
         let row_positions = s
             .rows
             .iter()
@@ -728,7 +727,7 @@ fn diff_rows(old: &Side, new: &Side, changes: &mut Vec<Change>, not_shown: &mut 
     // A row that changed group has moved. Within a group, the rows outside the longest
     // run kept in the old order have moved: the groups' sequences are built in the new
     // order, each with the rows' old indices.
-    let mut within: HashMap<GroupId, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    let mut within: IdMap<GroupId, (Vec<usize>, Vec<usize>)> = IdMap::default();
     for (j, n) in new.s.rows.iter().enumerate() {
         let Some(i) = old.row_index(n.id) else {
             continue;

@@ -29,12 +29,12 @@
 //! `layout::RowFilter`'s business.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 
 use crate::Lang;
 use crate::calendar::Calendar;
 use crate::date::Date;
+use crate::idset::IdSet;
 use crate::risk;
 use crate::schedule::*;
 
@@ -963,7 +963,7 @@ impl FilterContext {
     /// The context of a schedule, with the bars on the critical path and at risk as
     /// `cpm` and `risk` found them. Violated links are found here (`risk`'s check), as
     /// `is:violated` needs nothing else.
-    pub fn new(s: &Schedule, critical: &HashSet<BarId>, at_risk: &HashSet<BarId>) -> FilterContext {
+    pub fn new(s: &Schedule, critical: &IdSet<BarId>, at_risk: &IdSet<BarId>) -> FilterContext {
         let bars: Vec<BarId> = s.bars.iter().map(|b| b.id).collect();
         let labels = s.bars.iter().map(|b| fold(&b.label)).collect();
         let mut flags: Vec<u8> = s
@@ -1594,8 +1594,8 @@ mod tests {
         let s = sample();
         let ctx = FilterContext::new(
             &s,
-            &HashSet::from([BarId(12), BarId(14)]),
-            &HashSet::from([BarId(11)]),
+            &IdSet::from_iter([BarId(12), BarId(14)]),
+            &IdSet::from_iter([BarId(11)]),
         );
         let f = parse(query).unwrap_or_else(|e| panic!("{}", e.render(query, Lang::En)));
         f.select(&ctx, &s).into_iter().map(|b| b.0).collect()
@@ -1645,7 +1645,7 @@ mod tests {
     #[test]
     fn matches_reads_the_bar_as_given() {
         let s = sample();
-        let ctx = FilterContext::new(&s, &HashSet::new(), &HashSet::new());
+        let ctx = FilterContext::new(&s, &IdSet::default(), &IdSet::default());
         let f = parse("from:2027-01-01 group:build").unwrap();
         let mut moved = s.bars[0].clone();
         assert!(!f.matches(&ctx, &moved));
@@ -1665,7 +1665,7 @@ mod tests {
     #[test]
     fn select_agrees_with_matches_on_a_large_schedule() {
         let s = crate::synth::generate(crate::synth::Spec::new(5_000));
-        let critical: HashSet<BarId> = s.bars.iter().step_by(7).map(|b| b.id).collect();
+        let critical: IdSet<BarId> = s.bars.iter().step_by(7).map(|b| b.id).collect();
         let at_risk = risk::risks(&s).bars_at_risk();
         let ctx = FilterContext::new(&s, &critical, &at_risk);
         for query in [

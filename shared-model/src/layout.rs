@@ -13,7 +13,6 @@
 //! reached through a [`RowIndex`] built once per schedule, so a frame costs O(visible
 //! items), not O(bars).
 
-use std::collections::HashSet;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::Lang;
 use crate::calendar::Calendar;
 use crate::date::Date;
+use crate::idset::IdSet;
 use crate::schedule::*;
 
 // ---------------------------------------------------------------------------------
@@ -450,7 +450,7 @@ fn merge(a: Option<(Date, Date)>, b: (Date, Date)) -> (Date, Date) {
 /// the group is collapsed. With `only`, rows the filter does not keep are hidden, and
 /// so are groups left with no row; without it, an empty group still shows its header
 /// (it is where the next row goes). Roll-ups cover the rows shown.
-pub fn lines(s: &Schedule, collapsed: &HashSet<GroupId>, only: Option<&RowFilter>) -> Vec<Line> {
+pub fn lines(s: &Schedule, collapsed: &IdSet<GroupId>, only: Option<&RowFilter>) -> Vec<Line> {
     let lookup = RowLookup::new(s);
     let spans = row_spans(s, &lookup);
     let mut out = Vec::with_capacity(s.groups.len() + s.rows.len());
@@ -1073,7 +1073,7 @@ mod tests {
     #[test]
     fn lines_follow_display_order_and_collapse() {
         let s = sample();
-        let all = lines(&s, &HashSet::new(), None);
+        let all = lines(&s, &IdSet::default(), None);
         expect_test::expect![[r#"
             0:g20 rows=3 span=2026-11-02..2026-12-01
             28:  r22 in g20
@@ -1087,7 +1087,7 @@ mod tests {
         assert_eq!(all[1].depth, 1);
         assert_eq!(all[0].depth, 0);
 
-        let collapsed = lines(&s, &HashSet::from([GroupId(20)]), None);
+        let collapsed = lines(&s, &IdSet::from_iter([GroupId(20)]), None);
         expect_test::expect![[r#"
             0:g20+ rows=3 span=2026-11-02..2026-12-01
             28:g10 rows=1 span=2026-10-01..2026-10-15
@@ -1101,12 +1101,12 @@ mod tests {
         let s = sample();
         let only = RowFilter::from_bars(&s, &[BarId(42), BarId(999)]);
         assert_eq!(only.len(), 1);
-        let shown = lines(&s, &HashSet::new(), Some(&only));
+        let shown = lines(&s, &IdSet::default(), Some(&only));
         expect_test::expect![[r#"
             0:g20 rows=1 span=2026-11-16..2026-11-18
             28:  r21 in g20"#]]
         .assert_eq(&describe(&shown));
-        assert!(lines(&s, &HashSet::new(), Some(&RowFilter::default())).is_empty());
+        assert!(lines(&s, &IdSet::default(), Some(&RowFilter::default())).is_empty());
     }
 
     #[test]
@@ -1126,7 +1126,7 @@ mod tests {
     fn visible_items_of_visible_rows_and_dates() {
         let s = sample();
         let index = RowIndex::new(&s);
-        let all = lines(&s, &HashSet::new(), None);
+        let all = lines(&s, &IdSet::default(), None);
         let items = visible_items(&index, &s, &all, 0..6, d("2026-11-06"), d("2026-11-30"));
         assert_eq!(
             items,
@@ -1168,7 +1168,7 @@ mod tests {
     fn visible_items_agree_with_a_full_scan() {
         let s = synth::generate(synth::Spec::new(3_000));
         let index = RowIndex::new(&s);
-        let all = lines(&s, &HashSet::new(), None);
+        let all = lines(&s, &IdSet::default(), None);
         let (from, to) = (d("2026-03-02"), d("2026-04-10"));
         let range = 40..140;
         let mut found = visible_items(&index, &s, &all, range.clone(), from, to);

@@ -510,6 +510,21 @@ pub fn paginate_with_first(
     first_chars: usize,
     max_chars: usize,
 ) -> Vec<String> {
+    paginate_leaving_room(s, priority, first_chars, max_chars, 0)
+}
+
+/// [`paginate_with_first`] whose last page also leaves `last_room` units free under its
+/// bound, for what the caller sends with it (the server's analysis of the schedule).
+/// When the last page is too full, its last record moves to a page of its own; that
+/// record is at most a quarter of a page unless it is the continuation of a cut text,
+/// and then the room may be short: callers check the last page's length.
+pub fn paginate_leaving_room(
+    s: &Schedule,
+    priority: Option<&Priority>,
+    first_chars: usize,
+    max_chars: usize,
+    last_room: usize,
+) -> Vec<String> {
     assert!(
         max_chars >= MIN_PAGE_CHARS && first_chars >= MIN_PAGE_CHARS,
         "paginate: max_chars is {max_chars}, first_chars {first_chars}, below the minimum \
@@ -591,6 +606,7 @@ pub fn paginate_with_first(
         p.push(&Record::Absence(Cow::Borrowed(a)));
     }
     p.push_continuations();
+    p.leave_room(last_room);
     p.finish()
 }
 
@@ -727,6 +743,9 @@ struct Packer {
     /// Units of the records (and commas) on the current page.
     cur_units: usize,
     cur_records: usize,
+    /// Where the current page's last record starts (at its comma, if any) and its
+    /// units (without the comma), so that `leave_room` can move it.
+    last_record: (usize, usize),
     pending: Vec<Pending>,
 }
 
@@ -741,6 +760,7 @@ impl Packer {
             cur: Vec::new(),
             cur_units: 0,
             cur_records: 0,
+            last_record: (0, 0),
             pending: Vec::new(),
         };
         p.open_page();
@@ -796,6 +816,7 @@ impl Packer {
         if self.cur_units + comma + units <= room || (self.cur_records == 0 && units <= self.cap) {
             self.cur_units += comma + units;
             self.cur_records += 1;
+            self.last_record = (mark, units);
             return true;
         }
         if units > self.cap {
@@ -807,10 +828,40 @@ impl Packer {
         let moved = self.cur.split_off(mark + comma);
         self.cur.truncate(mark);
         self.next_page();
+        self.last_record = (self.cur.len(), units);
         self.cur.extend_from_slice(&moved);
         self.cur_units = units;
         self.cur_records = 1;
         true
+    }
+
+    /// Moves the current page's last record to a new page when the current page has
+    /// less than `units` free and the record leaves that much on a page of its own.
+    fn leave_room(&mut self, units: usize) {
+        let bound = if self.done.is_empty() {
+            self.first_cap
+        } else {
+            self.cap
+        };
+        let (mark, last) = self.last_record;
+        if units == 0
+            || self.cur_units + units <= bound
+            || self.cur_records < 2
+            || last + units > self.cap
+        {
+            return;
+        }
+        // The record's bytes without the comma before it (there is one: it is not
+        // the page's first record).
+        let moved = self.cur.split_off(mark + 1);
+        self.cur.truncate(mark);
+        self.cur_units -= last + 1;
+        self.cur_records -= 1;
+        self.next_page();
+        self.last_record = (self.cur.len(), last);
+        self.cur.extend_from_slice(&moved);
+        self.cur_units = last;
+        self.cur_records = 1;
     }
 
     /// Shrinks a record larger than a page to `cut_target` units: its shortest texts
@@ -1785,6 +1836,43 @@ mod tests {
     }
 
     #[test]
+    fn the_last_page_leaves_the_room_asked_for() {
+        let s = generate(Spec::new(3_000));
+        let whole = paginate_with_first(&s, None, 24_000, 40_000);
+        let last = |texts: &[String]| texts.last().unwrap().encode_utf16().count();
+        // Room the last page already has changes nothing (counted as the packer does,
+        // with the longest envelope a page can have).
+        let free = 40_000 - ENVELOPE - record_units(&whole, whole.len() - 1);
+        assert!(paginate_leaving_room(&s, None, 24_000, 40_000, free) == whole);
+        // More room than that: its last record moves to a page of its own.
+        for room in [free + 1, 40_000 - ENVELOPE - 1_000] {
+            let texts = paginate_leaving_room(&s, None, 24_000, 40_000, room);
+            check_sizes(&texts, 40_000).unwrap();
+            assert_eq!(texts.len(), whole.len() + 1);
+            assert!(last(&texts) + room <= 40_000, "{room}: {}", last(&texts));
+            // The pages before keep their records; only the page count in them changes.
+            let (before, now) = (parse(&whole), parse(&texts));
+            for i in 0..before.len() - 1 {
+                assert!(before[i].records == now[i].records, "page {i} changed");
+            }
+            let last_before = &before[before.len() - 1].records;
+            assert!(now[now.len() - 2].records[..] == last_before[..last_before.len() - 1]);
+            assert!(
+                reassemble(&parse(&texts)) == Ok(s.clone()),
+                "reassembly differs"
+            );
+        }
+        // A single page, smaller than the first page's bound, splits in two the same way.
+        let texts = paginate_leaving_room(&tiny(), None, MIN_PAGE_CHARS, PAGE_CHARS, 4_000);
+        assert_eq!(texts.len(), 2);
+        assert!(texts[0].len() <= MIN_PAGE_CHARS && last(&texts) + 4_000 <= PAGE_CHARS);
+        assert_eq!(reassemble(&parse(&texts)), Ok(tiny()));
+        // Room no record leaves on a page of its own is not made.
+        let texts = paginate_leaving_room(&s, None, 24_000, 40_000, 39_990);
+        assert!(texts == whole);
+    }
+
+    #[test]
     #[should_panic(expected = "max_chars is 4095, first_chars 4095, below the minimum of 4096")]
     fn a_limit_below_the_minimum_is_refused() {
         paginate(&tiny(), None, MIN_PAGE_CHARS - 1);
@@ -1986,6 +2074,7 @@ mod tests {
                 0i32..60,
             )),
             reverse in any::<bool>(),
+            last_room in prop_oneof![Just(0usize), 0usize..6_000],
         ) {
             let mut s = generate(Spec { bars, links_per_bar, seed, ..Spec::new(bars) });
             for i in injections {
@@ -1996,8 +2085,18 @@ mod tests {
                 from: d("2026-01-05").add_days(from),
                 to: d("2026-01-05").add_days(from + len),
             });
-            let texts = paginate(&s, priority.as_ref(), max_chars);
+            let texts = paginate_leaving_room(&s, priority.as_ref(), max_chars, max_chars, last_room);
             check_sizes(&texts, max_chars)?;
+            // The room asked for is there, unless the last page has a single record or
+            // its last record would not leave that room on a page of its own.
+            let tail = texts.len() - 1;
+            let records = &parse(&texts[tail..])[0].records;
+            let cap = max_chars - ENVELOPE;
+            prop_assert!(
+                record_units(&texts, tail) + last_room <= cap
+                    || records.len() == 1
+                    || json_units(&records[records.len() - 1]) + last_room > cap
+            );
             let mut pages = parse(&texts);
             for (i, p) in pages.iter().enumerate() {
                 prop_assert_eq!((p.page, p.pages), (i, texts.len()));

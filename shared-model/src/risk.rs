@@ -5,20 +5,20 @@
 //! path (`Calendar::start_boundary` / `finish_boundary`), so "violated by 2 days" here
 //! and "2 days of negative float" there always agree.
 
-use std::collections::{HashMap, HashSet};
-
 use serde::{Deserialize, Serialize};
 
 use crate::calendar::Calendar;
 use crate::date::Date;
+use crate::idset::{IdMap, IdSet};
 use crate::schedule::{
     AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, MilestoneId, Schedule,
 };
 
 /// What a chart highlights: the critical bars, the bars at risk and the violated
 /// links, each in id order. The server sends it with the view's pages and deltas, and
-/// the view computes it only when they carry none, so both give the same.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// the view computes it only when they carry none, so both give the same. Its one JSON
+/// form is `to_wire`'s.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Highlights {
     /// A schedule whose links loop has none (it has no critical path).
     pub critical: Vec<BarId>,
@@ -36,6 +36,46 @@ pub fn highlights(s: &Schedule) -> Highlights {
         at_risk,
         violated_links: r.violated_links.iter().map(|v| v.link).collect(),
     }
+}
+
+impl Highlights {
+    /// The form the server sends: `{critical, at_risk, violated_links}`, each list as
+    /// the shorter of ids and bits over `s`'s bars or links (`idset`); `s` is the
+    /// schedule these are the highlights of.
+    pub fn to_wire(&self, s: &Schedule) -> serde_json::Value {
+        use crate::idset::to_wire;
+        let (bars, links) = universes(s);
+        let of_bars = |v: &[BarId]| to_wire(&v.iter().map(|b| b.0).collect::<Vec<_>>(), &bars);
+        let links_ids: Vec<u64> = self.violated_links.iter().map(|l| l.0).collect();
+        serde_json::json!({
+            "critical": of_bars(&self.critical),
+            "at_risk": of_bars(&self.at_risk),
+            "violated_links": to_wire(&links_ids, &links),
+        })
+    }
+
+    /// What `to_wire` wrote of `s`; None when a list is missing or malformed, or
+    /// written over another schedule (one with another number of bars or links).
+    pub fn from_wire(v: &serde_json::Value, s: &Schedule) -> Option<Highlights> {
+        let (bars, links) = universes(s);
+        let read = |k: &str, of: &[u64]| crate::idset::from_wire(v.get(k)?, of);
+        Some(Highlights {
+            critical: read("critical", &bars)?.into_iter().map(BarId).collect(),
+            at_risk: read("at_risk", &bars)?.into_iter().map(BarId).collect(),
+            violated_links: read("violated_links", &links)?
+                .into_iter()
+                .map(LinkId)
+                .collect(),
+        })
+    }
+}
+
+/// The ids of a schedule's bars and links, in id order (the order they are kept in).
+fn universes(s: &Schedule) -> (Vec<u64>, Vec<u64>) {
+    (
+        s.bars.iter().map(|b| b.id.0).collect(),
+        s.links.iter().map(|l| l.id.0).collect(),
+    )
 }
 
 /// A link whose successor is planned too early.
@@ -75,7 +115,7 @@ impl Risks {
     }
 
     /// The bars at risk of absence, or late because of a violated link.
-    pub fn bars_at_risk(&self) -> HashSet<BarId> {
+    pub fn bars_at_risk(&self) -> crate::idset::IdSet<BarId> {
         let absent = self.absence_risks.iter().map(|r| r.bar);
         let late = self.violated_links.iter().map(|v| BarId(v.to.0));
         absent.chain(late).collect()
@@ -165,14 +205,14 @@ pub fn absence_risks(s: &Schedule, cal: &Calendar) -> Vec<AbsenceRisk> {
     if s.absences.is_empty() {
         return Vec::new();
     }
-    let mut by_member: HashMap<MemberId, Vec<(AbsenceId, Date, Date)>> = HashMap::new();
+    let mut by_member: IdMap<MemberId, Vec<(AbsenceId, Date, Date)>> = IdMap::default();
     for a in &s.absences {
         by_member
             .entry(a.member)
             .or_default()
             .push((a.id, a.start, a.end));
     }
-    let row_member: HashMap<_, _> = s
+    let row_member: IdMap<_, _> = s
         .rows
         .iter()
         .filter_map(|r| r.member.map(|m| (r.id, m)))
@@ -225,7 +265,7 @@ pub fn risks(s: &Schedule) -> Risks {
 /// The risks of `after` that `before` did not have: a link newly violated or violated
 /// by more, a bar newly at risk or at risk on more days (only its new days are listed).
 pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
-    let old_links: HashMap<LinkId, i64> = before
+    let old_links: IdMap<LinkId, i64> = before
         .violated_links
         .iter()
         .map(|v| (v.link, v.by_days))
@@ -236,7 +276,7 @@ pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
         .filter(|v| old_links.get(&v.link).is_none_or(|old| v.by_days > *old))
         .cloned()
         .collect();
-    let old_days: HashMap<BarId, HashSet<Date>> = before
+    let old_days: IdMap<BarId, IdSet<Date>> = before
         .absence_risks
         .iter()
         .map(|r| (r.bar, r.days.iter().copied().collect()))
@@ -338,7 +378,7 @@ mod tests {
             r.absence_risks[0].days,
             vec![d("2026-11-12"), d("2026-11-13")]
         );
-        assert_eq!(r.bars_at_risk(), HashSet::from([BarId(5)]));
+        assert_eq!(r.bars_at_risk(), crate::idset::IdSet::from_iter([BarId(5)]));
     }
 
     #[test]
@@ -350,15 +390,36 @@ mod tests {
         assert_eq!(h.critical, crate::cpm::critical_bars(&s).unwrap());
         assert!(h.at_risk.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(
-            h.at_risk.iter().copied().collect::<HashSet<_>>(),
+            h.at_risk
+                .iter()
+                .copied()
+                .collect::<crate::idset::IdSet<_>>(),
             r.bars_at_risk()
         );
         assert!(h.violated_links.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(h.violated_links.len(), r.violated_links.len());
-        // As JSON, ids are plain numbers (what the view reads).
-        let v = serde_json::to_value(&h).unwrap();
-        assert_eq!(v["critical"][0], serde_json::json!(h.critical[0].0));
-        assert_eq!(serde_json::from_value::<Highlights>(v).unwrap(), h);
+        // The wire form (what the server sends and the view reads) reads back whole, and
+        // a missing list makes it unreadable rather than empty.
+        let mut v = h.to_wire(&s);
+        assert_eq!(Highlights::from_wire(&v, &s), Some(h.clone()));
+        // Half the bars critical: as bits, one character per six bars.
+        let half = Highlights {
+            critical: s.bars.iter().step_by(2).map(|b| b.id).collect(),
+            ..h
+        };
+        let w = half.to_wire(&s);
+        assert!(
+            w["critical"].as_str().unwrap().len() < 2_000 / 6 + 8,
+            "{}",
+            w["critical"]
+        );
+        assert_eq!(Highlights::from_wire(&w, &s), Some(half));
+        // Read over a schedule with one bar less, bits are refused, not misread.
+        let mut other = s.clone();
+        other.bars.pop();
+        assert_eq!(Highlights::from_wire(&w, &other), None);
+        v.as_object_mut().unwrap().remove("at_risk");
+        assert_eq!(Highlights::from_wire(&v, &s), None);
     }
 
     #[test]

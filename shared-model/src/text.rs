@@ -9,13 +9,13 @@
 //! written, and `diff` does not even carry it. Which text a tool returns, and when, is
 //! the server's business.
 
-use std::collections::HashMap;
 use std::fmt::{self, Display};
 
 use crate::Lang;
 use crate::calendar::Calendar;
 use crate::date::Date;
 use crate::diff::{Change, Diff, ItemRef, NotShown, SettingField};
+use crate::idset::IdMap;
 use crate::risk::Risks;
 use crate::schedule::*;
 
@@ -228,16 +228,16 @@ fn day_runs(cal: &Calendar, days: &[Date]) -> String {
 struct Names<'a> {
     s: &'a Schedule,
     /// Item id -> (label, is a milestone).
-    items: HashMap<u64, (&'a str, bool)>,
-    members: HashMap<MemberId, &'a str>,
+    items: IdMap<u64, (&'a str, bool)>,
+    members: IdMap<MemberId, &'a str>,
 }
 
 impl<'a> Names<'a> {
     fn of(s: &'a Schedule) -> Names<'a> {
         Names {
             s,
-            items: HashMap::new(),
-            members: HashMap::new(),
+            items: IdMap::default(),
+            members: IdMap::default(),
         }
     }
 

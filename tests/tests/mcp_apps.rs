@@ -12,6 +12,7 @@ mod common;
 
 use common::{Client, TestServer, call, page_offences, views_caps};
 use palmaplan_model::paging::{Page, reassemble};
+use palmaplan_model::risk::{self, Highlights};
 use palmaplan_model::synth::{self, Spec};
 use palmaplan_model::{Schedule, demo};
 use palmaplan_server::{bootstrap, view};
@@ -265,8 +266,10 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
     assert!(n > 20, "{n} pages");
     assert!(units(&raw) < RESPONSE_CHARS, "page 0: {}", units(&raw));
     let rank = head["rank"].clone();
+    assert!(head.get("analysis").is_none());
     let mut pages = vec![serde_json::from_value::<Page>(head).unwrap()];
     let mut largest = units(&raw);
+    let mut analysis = Value::Null;
     for i in 1..n {
         let (r, raw) = raw_call(
             &client,
@@ -282,6 +285,10 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
         let s = r.structured_content.unwrap();
         assert_eq!(s["rank"], rank);
         assert_eq!(s["page"], i);
+        assert_eq!(s.get("analysis").is_some(), i == n - 1, "page {i}");
+        if i == n - 1 {
+            analysis = s["analysis"].clone();
+        }
         pages.push(serde_json::from_value(s).unwrap());
     }
     // The bound is used, not merely respected.
@@ -290,6 +297,12 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
     assert!(
         back == stripped(big),
         "the pages do not reassemble the schedule"
+    );
+    // The last page carries the schedule's analysis, which reads back over the
+    // reassembled copy as the model's own.
+    assert_eq!(
+        Highlights::from_wire(&analysis, &back),
+        Some(risk::highlights(&back))
     );
 
     // Past the last page: a refusal that says how many there are.

@@ -3,6 +3,7 @@
 //! diffed and described, then undone; a schedule travels as pages and comes back whole.
 
 use palmaplan_model::command::{Command, apply};
+use palmaplan_model::idset::IdSet;
 use palmaplan_model::{Lang, demo, diff, filter, paging, risk, text};
 
 fn commands(json: &str) -> Vec<Command> {
@@ -75,13 +76,13 @@ fn the_demo_travels_as_pages_and_filters_by_risk() {
 
     let at_risk = risk::risks(&s).bars_at_risk();
     assert_eq!(at_risk.len(), 1);
-    let ctx = filter::FilterContext::new(&s, &Default::default(), &at_risk);
+    let ctx = filter::FilterContext::new(&s, &IdSet::default(), &at_risk);
     let f = filter::parse("is:at-risk").expect("valid filter");
     let selected = f.select(&ctx, &s);
     assert_eq!(
         selected
             .into_iter()
-            .collect::<std::collections::HashSet<_>>(),
+            .collect::<palmaplan_model::idset::IdSet<_>>(),
         at_risk
     );
 }

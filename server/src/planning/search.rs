@@ -6,9 +6,8 @@
 //! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
 //! Neither looks at private fields: a search for an e-mail finds nothing.
 
-use std::collections::HashSet;
-
 use palmaplan_model::filter::{self, FilterContext, fold};
+use palmaplan_model::idset::IdSet;
 use palmaplan_model::text::LIST_CAP;
 use palmaplan_model::{BarId, Schedule, cpm, risk};
 use schemars::JsonSchema;
@@ -246,9 +245,9 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     let s = &o.state;
     // A cycle leaves no critical path: `is:critical` then matches nothing, and the
     // answer says why.
-    let (critical, cycle): (HashSet<BarId>, bool) = match cpm::critical_path(s) {
+    let (critical, cycle): (IdSet<BarId>, bool) = match cpm::critical_path(s) {
         Ok(cp) => (cp.critical_bars().collect(), false),
-        Err(_) => (HashSet::new(), true),
+        Err(_) => (IdSet::default(), true),
     };
     let at_risk = risk::risks(s).bars_at_risk();
     let fc = FilterContext::new(s, &critical, &at_risk);

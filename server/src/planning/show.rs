@@ -14,9 +14,8 @@
 //! `structured` stays compact (`{schedule_id, name, view, options, rank, read_only,
 //! shown_at, url, expires_at}`), never the schedule: Claude Code hands it to the model.
 
-use std::collections::HashSet;
-
 use palmaplan_model::filter::{self, FilterContext};
+use palmaplan_model::idset::IdSet;
 use palmaplan_model::{BarId, Date, Lang, cpm, risk, text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -213,7 +212,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
 
     let mut options = Options::default();
     if !query.is_empty() {
-        let critical: HashSet<BarId> = cpm::critical_path(s)
+        let critical: IdSet<BarId> = cpm::critical_path(s)
             .map(|cp| cp.critical_bars().collect())
             .unwrap_or_default();
         let at_risk = risk::risks(s).bars_at_risk();

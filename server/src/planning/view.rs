@@ -126,14 +126,10 @@ struct PageSet {
     analysis: Option<(usize, Value)>,
 }
 
-/// Page 0 carries the analysis when the last page has no room for it only up to this
-/// many characters: page 0 makes the first screen, which must not wait for more.
-const ANALYSIS_ON_FIRST_PAGE: usize = 8_000;
-
 /// At most this many characters of analysis (critical bars, bars at risk, violated
-/// links) with a delta or a page; on a page, also no more than what the page leaves of
-/// its budget (the last page, else page 0). Without it, the view computes the analysis
-/// itself.
+/// links) with a delta or the last page, which the paging leaves room for. Without it,
+/// the view computes the analysis itself. In its wire form (`idset`) the ids of every
+/// bar of a 100,000-bar schedule take ~17,000 characters.
 const ANALYSIS_BUDGET: usize = 60_000;
 
 /// The analysis a view draws (the model's `risk::highlights`), computed here natively
@@ -141,7 +137,7 @@ const ANALYSIS_BUDGET: usize = 60_000;
 /// translated to JavaScript, took ~140 ms in one task for the critical path alone, on
 /// every live update. None when its text is over `budget` characters.
 fn analysis_of(s: &Schedule, budget: usize) -> Option<Value> {
-    let v = serde_json::to_value(palmaplan_model::risk::highlights(s)).ok()?;
+    let v = palmaplan_model::risk::highlights(s).to_wire(s);
     (v.to_string().len() <= budget).then_some(v)
 }
 
@@ -380,17 +376,16 @@ async fn page_set(
             p
         }
     };
-    let pages = paging::paginate_with_first(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS);
-    let room = |p: usize| PAGE_CHARS.saturating_sub(pages[p].len());
-    let analysis = analysis_of(&state, ANALYSIS_BUDGET).and_then(|a| {
-        let len = a.to_string().len();
-        let last = pages.len().checked_sub(1)?;
-        if len <= room(last) {
-            Some((last, a))
-        } else {
-            (len <= room(0).min(ANALYSIS_ON_FIRST_PAGE)).then_some((0, a))
-        }
-    });
+    // The analysis rides on the last page, which the paging leaves room for.
+    let analysis = analysis_of(&state, ANALYSIS_BUDGET);
+    let len = analysis.as_ref().map_or(0, |a| a.to_string().len());
+    let pages =
+        paging::paginate_leaving_room(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS, len);
+    // The room is short only when the last record is a part of a text cut by paging
+    // that nearly fills a page; the view then computes the analysis.
+    let last = pages.len() - 1;
+    let fits = len + pages[last].len() <= PAGE_CHARS;
+    let analysis = analysis.filter(|_| fits).map(|a| (last, a));
     let set = Arc::new(PageSet {
         analysis,
         pages,
@@ -1209,9 +1204,13 @@ mod tests {
         let mut violated: Vec<u64> = risks.violated_links.iter().map(|v| v.link.0).collect();
         violated.sort_unstable();
         violated.dedup();
-        let expected_analysis =
-            json!({ "critical": critical, "at_risk": at_risk, "violated_links": violated });
-        assert_eq!(d["analysis"], expected_analysis);
+        let expected_analysis = palmaplan_model::risk::Highlights {
+            critical: critical.into_iter().map(palmaplan_model::BarId).collect(),
+            at_risk: at_risk.into_iter().map(palmaplan_model::BarId).collect(),
+            violated_links: violated.into_iter().map(palmaplan_model::LinkId).collect(),
+        };
+        let read = |v: &Value| palmaplan_model::risk::Highlights::from_wire(v, &now);
+        assert_eq!(read(&d["analysis"]), Some(expected_analysis.clone()));
         let page = k
             .ok(
                 &k.carol,
@@ -1220,7 +1219,7 @@ mod tests {
             )
             .await;
         assert_eq!(page.structured["pages"], 1);
-        assert_eq!(page.structured["analysis"], expected_analysis);
+        assert_eq!(read(&page.structured["analysis"]), Some(expected_analysis));
         let parsed: delta::Delta<'static> = serde_json::from_value(d.clone()).unwrap();
         delta::apply_delta(&mut copy, parsed).unwrap();
         let mut expected = now;
