@@ -6,10 +6,10 @@
 //! agenda, lists); talking outside is in `host.rs`. Big data lives behind `Arc`s in
 //! signals, so a signal update never copies a schedule.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
 use palmaplan_model::{
     Bar, BarId, Date, GroupId, Lang, Milestone, MilestoneId, RowId, Schedule, filter, risk,
@@ -53,9 +53,9 @@ pub struct Doc {
     /// items drawn are found by binary search, never by a pass over all links.
     pub link_ends: Vec<(u64, u32)>,
     pub cal: palmaplan_model::calendar::Calendar,
-    pub critical: HashSet<BarId>,
-    pub at_risk: HashSet<BarId>,
-    pub violated: HashSet<u64>,
+    pub critical: IdSet<BarId>,
+    pub at_risk: IdSet<BarId>,
+    pub violated: IdSet<u64>,
 }
 
 impl Doc {
@@ -124,29 +124,18 @@ impl Doc {
 /// What needs the whole schedule: the critical path and the risks.
 #[derive(Debug, Default)]
 pub struct Analysis {
-    critical: HashSet<BarId>,
-    at_risk: HashSet<BarId>,
-    violated: HashSet<u64>,
+    critical: IdSet<BarId>,
+    at_risk: IdSet<BarId>,
+    violated: IdSet<u64>,
 }
 
 impl Analysis {
     /// The analysis the server sends with a page or a delta (`analysis`, the model's
-    /// `risk::Highlights`), which spares the view computing it: at 100,000 bars that
-    /// took ~140 ms in one task.
-    /// Read by hand, not through the type's serde reader: that costs ~3 KB of the
-    /// page's gzip budget for three lists of numbers.
-    pub fn from_value(v: Value) -> Option<Analysis> {
-        let ids = |k: &str| -> Option<Vec<u64>> {
-            v.get(k)?.as_array()?.iter().map(Value::as_u64).collect()
-        };
-        Some(Analysis::from(risk::Highlights {
-            critical: ids("critical")?.into_iter().map(BarId).collect(),
-            at_risk: ids("at_risk")?.into_iter().map(BarId).collect(),
-            violated_links: ids("violated_links")?
-                .into_iter()
-                .map(palmaplan_model::LinkId)
-                .collect(),
-        }))
+    /// `risk::Highlights` in its wire form), which spares the view computing it: at
+    /// 100,000 bars that took ~140 ms in one task.
+    /// `s` is the schedule it is the analysis of (bits in it are over its bars).
+    pub fn from_value(v: &Value, s: &Schedule) -> Option<Analysis> {
+        risk::Highlights::from_wire(v, s).map(Analysis::from)
     }
 
     /// The view's own, when the server sent none.
@@ -206,7 +195,7 @@ pub struct St {
     pub notice: Sig<Notice>,
     pub selected: Sig<Option<BarId>>,
     pub fullscreen: Sig<bool>,
-    pub collapsed: Sig<HashSet<GroupId>>,
+    pub collapsed: Sig<IdSet<GroupId>>,
     pub zoom: Sig<Option<Zoom>>,
     pub today: Sig<Date>,
     pub withdrawn: Sig<bool>,
@@ -355,7 +344,7 @@ impl St {
         let collapsed = if full {
             self.collapsed.get_untracked()
         } else {
-            HashSet::new()
+            IdSet::default()
         };
         let lines = layout::lines(s, &collapsed, only.as_ref());
         let width = (self.width.get_untracked() - grid_width(self)).max(200.0);
@@ -520,7 +509,7 @@ pub fn start(embed: Option<Embed>) {
         notice: Sig::new(Notice::None),
         selected: Sig::new(None),
         fullscreen: Sig::new(false),
-        collapsed: Sig::new(HashSet::new()),
+        collapsed: Sig::new(IdSet::default()),
         zoom: Sig::new(None),
         today: Sig::new(today_in(None)),
         withdrawn: Sig::new(false),
@@ -884,11 +873,13 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
     let complete = asm.complete();
     let progress = asm.progress();
     let cut = asm.cut_items();
-    // The server's analysis, when a page brought one.
-    let analysis = if complete {
-        asm.analysis.take().and_then(Analysis::from_value)
-    } else {
-        None
+    // The server's analysis, when the last page brought one.
+    let analysis = if complete { asm.analysis.take() } else { None };
+    // The server's analysis of `s` when it fits it, else the view's own.
+    let analyse = move |s: &Schedule| {
+        analysis
+            .and_then(|a| Analysis::from_value(&a, s))
+            .unwrap_or_else(|| Analysis::of(s))
     };
     if complete && page > 0 {
         // The whole schedule, in three tasks rather than one (~60 ms at 10,000 bars):
@@ -899,7 +890,7 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
         host::trace("settled");
         set_timeout(
             move || {
-                let a = analysis.unwrap_or_else(|| Analysis::of(&s));
+                let a = analyse(&s);
                 host::trace("analysed");
                 set_timeout(
                     move || {
@@ -915,7 +906,7 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
     }
     if complete {
         let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
-        let a = analysis.unwrap_or_else(|| Analysis::of(&s));
+        let a = analyse(&s);
         completed(st, l, Doc::with(id, rank, s, Some(a), progress, cut));
     } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
         // The first two pages are drawn at once (page 0 is small: the top of the
@@ -1377,9 +1368,8 @@ pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<(Doc, bool)> {
     let rank = answer.get("rank").and_then(Value::as_i64).unwrap_or(next);
     // The server's analysis of the new state when it sent one, else the view's own.
     let analysis = d
-        .get_mut("analysis")
-        .map(Value::take)
-        .and_then(Analysis::from_value)
+        .get("analysis")
+        .and_then(|a| Analysis::from_value(a, &s))
         .unwrap_or_else(|| Analysis::of(&s));
     let doc = Doc::with(cur.id, next, s, Some(analysis), cur.progress, 0);
     Some((doc, !more && state_rank == next && next == rank))
@@ -1525,14 +1515,30 @@ mod tests {
         let mut sent = delta.clone();
         sent["analysis"] = json!({"critical": [moved.id.0], "at_risk": [], "violated_links": [3]});
         let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap();
-        assert_eq!(with.critical, HashSet::from([moved.id]));
+        assert_eq!(with.critical, IdSet::from_iter([moved.id]));
         assert!(with.at_risk.is_empty());
-        assert_eq!(with.violated, HashSet::from([3]));
+        assert_eq!(with.violated, IdSet::from_iter([3]));
         assert!(with.complete);
+        // Bits over the new state's bars read as the bars they stand for; bits written
+        // over another state (one bar more) are not misread: the view's own is used.
+        let every_other = risk::Highlights {
+            critical: new.s.bars.iter().step_by(2).map(|b| b.id).collect(),
+            ..risk::Highlights::default()
+        };
+        let mut sent = delta.clone();
+        sent["analysis"] = every_other.to_wire(&new.s);
+        assert!(sent["analysis"]["critical"].is_string());
+        let (with, _) = apply_changes(&doc, answer(false, sent.clone())).unwrap();
+        assert_eq!(
+            with.critical,
+            every_other.critical.iter().copied().collect()
+        );
+        sent["analysis"] = every_other.to_wire(&s);
+        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap();
+        assert_eq!(with.critical, own.critical);
         // What the server writes (the model's highlights as JSON) reads back whole.
         let synth = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(500));
-        let sent =
-            Analysis::from_value(serde_json::to_value(risk::highlights(&synth)).unwrap()).unwrap();
+        let sent = Analysis::from_value(&risk::highlights(&synth).to_wire(&synth), &synth).unwrap();
         let own = Analysis::of(&synth);
         assert!(!own.critical.is_empty() && !own.at_risk.is_empty() && !own.violated.is_empty());
         assert_eq!(
@@ -1540,11 +1546,9 @@ mod tests {
             (own.critical, own.at_risk, own.violated)
         );
         // Malformed, it is not used.
-        assert!(
-            Analysis::from_value(json!({"critical": ["x"], "at_risk": [], "violated_links": []}))
-                .is_none()
-        );
-        assert!(Analysis::from_value(json!({"critical": []})).is_none());
+        let bad = json!({"critical": ["x"], "at_risk": [], "violated_links": []});
+        assert!(Analysis::from_value(&bad, &synth).is_none());
+        assert!(Analysis::from_value(&json!({"critical": []}), &synth).is_none());
         // More entries to come: applied, and asked again.
         let (_, caught_up) = apply_changes(&doc, answer(true, delta.clone())).unwrap();
         assert!(!caught_up);
@@ -1567,7 +1571,7 @@ mod tests {
         palmaplan_model::command::validate_schedule(s).unwrap();
         let (from, to) = (Date::from_days(20_458), Date::from_days(20_458 + 40));
         let rows = occupied_rows(s, from, to);
-        let lines = layout::lines(s, &HashSet::new(), Some(&RowFilter::from_rows(rows)));
+        let lines = layout::lines(s, &IdSet::default(), Some(&RowFilter::from_rows(rows)));
         let items = layout::visible_items(&doc.index, s, &lines, 0..lines.len(), from, to);
         assert_eq!(items.len(), 72);
     }

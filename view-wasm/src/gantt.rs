@@ -76,7 +76,7 @@ pub struct Preview {
     pub by: i32,
     /// The critical path with the bar at its new dates (None when not computed: the
     /// schedule is too large to recompute it at pointer speed).
-    pub critical: Option<std::collections::HashSet<BarId>>,
+    pub critical: Option<palmaplan_model::idset::IdSet<BarId>>,
 }
 
 /// Up to this many bars, a drag also previews the critical path (the model's `cpm` on
@@ -89,7 +89,7 @@ pub fn critical_with(
     bar: BarId,
     start: Date,
     end: Date,
-) -> Option<std::collections::HashSet<BarId>> {
+) -> Option<palmaplan_model::idset::IdSet<BarId>> {
     if s.bars.len() > PREVIEW_CRITICAL_MAX_BARS {
         return None;
     }
@@ -1661,7 +1661,7 @@ mod tests {
     #[test]
     fn a_drag_previews_the_critical_path_the_move_would_make() {
         let s = s4hana_migration();
-        let all: std::collections::HashSet<BarId> = palmaplan_model::cpm::critical_path(&s)
+        let all: palmaplan_model::idset::IdSet<BarId> = palmaplan_model::cpm::critical_path(&s)
             .unwrap()
             .critical_bars()
             .collect();

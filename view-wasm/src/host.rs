@@ -12,9 +12,9 @@
 //! not know which one it runs on.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
+use palmaplan_model::idset::IdMap;
 use serde_json::{Value, json};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -99,7 +99,7 @@ pub enum Backend {
 
 thread_local! {
     static BRIDGE: RefCell<Bridge> = RefCell::new(Bridge::new("palmaplan-view", env!("CARGO_PKG_VERSION")));
-    static WAITING: RefCell<HashMap<u64, RawCallback>> = RefCell::new(HashMap::new());
+    static WAITING: RefCell<IdMap<u64, RawCallback>> = RefCell::new(IdMap::default());
     static ON_EVENT: RefCell<Option<EventHandler>> = const { RefCell::new(None) };
 }
 
