@@ -1325,14 +1325,11 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
                 st.idle_polls.update(|n| *n = n.saturating_add(1));
             } else if let Some(cur) = st.doc.get_untracked() {
                 st.idle_polls.set(0);
-                match apply_changes(&cur, reply.structured) {
-                    Some((doc, caught_up)) => {
-                        set_doc(st, doc);
-                        if !caught_up {
-                            // More entries, or a state read past them: ask again now.
-                            set_timeout(move || poll_now(st), Duration::from_millis(0));
-                        }
-                    }
+                host::trace("changes");
+                let applied = apply_changes(&cur, reply.structured);
+                host::trace("applied");
+                match applied {
+                    Some(changed) => draw_changes(st, cur, changed),
                     // No delta (a replaced schedule, too large) or one that does not
                     // fit the copy: read the new state (the drawing stays until it is in).
                     None => load(st, cur.id),
@@ -1343,10 +1340,70 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
     });
 }
 
-/// The drawn schedule brought up to date with a `get_changes_since` answer's delta:
-/// the new document and whether it reached the schedule's current rank. None when
-/// there is no delta or it does not fit the copy.
-pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<(Doc, bool)> {
+/// Draws a live update: analysed and indexed in a task, then drawn (and laid out) in
+/// another, since at 100,000 bars each step, like applying the delta before, takes 20
+/// to 30 ms as JavaScript.
+fn draw_changes(st: St, cur: Arc<Doc>, changed: Changed) {
+    set_timeout(
+        move || {
+            let (doc, caught_up) = changed.into_doc();
+            host::trace("indexed");
+            set_timeout(
+                move || {
+                    // Another document drawn meanwhile (a reload, another answer): this
+                    // one is stale; ask again from that one's rank.
+                    let same = st
+                        .doc
+                        .get_untracked()
+                        .is_some_and(|d| Arc::ptr_eq(&d, &cur));
+                    if !same {
+                        poll_now(st);
+                        return;
+                    }
+                    set_doc(st, doc);
+                    if !caught_up {
+                        // More entries, or a state read past them: ask again now.
+                        poll_now(st);
+                    }
+                },
+                Duration::from_millis(0),
+            );
+        },
+        Duration::from_millis(0),
+    );
+}
+
+/// A copy of the drawn schedule brought up to date with a delta, not yet analysed and
+/// indexed: those come in a task of their own (`into_doc`), since at 100,000 bars each
+/// half takes some 30 ms as JavaScript.
+#[derive(Debug)]
+pub struct Changed {
+    id: i64,
+    rank: i64,
+    s: Schedule,
+    /// The server's analysis of the new state, when it sent one.
+    analysis: Option<Value>,
+    progress: (usize, usize),
+    /// Whether the copy reached the schedule's current rank.
+    caught_up: bool,
+}
+
+impl Changed {
+    /// The new document, analysed (the server's analysis when it fits the copy, else
+    /// the view's own), and whether it reached the schedule's current rank.
+    pub fn into_doc(self) -> (Doc, bool) {
+        let analysis = self
+            .analysis
+            .and_then(|a| Analysis::from_value(&a, &self.s))
+            .unwrap_or_else(|| Analysis::of(&self.s));
+        let doc = Doc::with(self.id, self.rank, self.s, Some(analysis), self.progress, 0);
+        (doc, self.caught_up)
+    }
+}
+
+/// The drawn schedule brought up to date with a `get_changes_since` answer's delta.
+/// None when there is no delta or it does not fit the copy.
+pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<Changed> {
     if answer.get("schedule_id").and_then(Value::as_i64) != Some(cur.id) {
         return None;
     }
@@ -1366,13 +1423,14 @@ pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<(Doc, bool)> {
     palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
     let more = answer.get("more").and_then(Value::as_bool).unwrap_or(false);
     let rank = answer.get("rank").and_then(Value::as_i64).unwrap_or(next);
-    // The server's analysis of the new state when it sent one, else the view's own.
-    let analysis = d
-        .get("analysis")
-        .and_then(|a| Analysis::from_value(a, &s))
-        .unwrap_or_else(|| Analysis::of(&s));
-    let doc = Doc::with(cur.id, next, s, Some(analysis), cur.progress, 0);
-    Some((doc, !more && state_rank == next && next == rank))
+    Some(Changed {
+        id: cur.id,
+        rank: next,
+        s,
+        analysis: d.get_mut("analysis").map(Value::take),
+        progress: cur.progress,
+        caught_up: !more && state_rank == next && next == rank,
+    })
 }
 
 fn watch_visibility(st: St) {
@@ -1499,7 +1557,9 @@ mod tests {
         };
         let delta = json!({"records": [{"bar": moved}], "removed": [gone],
                            "next_id": s.next_id, "rank": 5});
-        let (new, caught_up) = apply_changes(&doc, answer(false, delta.clone())).unwrap();
+        let (new, caught_up) = apply_changes(&doc, answer(false, delta.clone()))
+            .unwrap()
+            .into_doc();
         assert!(caught_up);
         assert_eq!(new.rank, 5);
         assert_eq!(new.s.bar(moved.id), Some(&moved));
@@ -1514,7 +1574,7 @@ mod tests {
         // With it, the server's, as sent (here one that differs from the view's).
         let mut sent = delta.clone();
         sent["analysis"] = json!({"critical": [moved.id.0], "at_risk": [], "violated_links": [3]});
-        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap();
+        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap().into_doc();
         assert_eq!(with.critical, IdSet::from_iter([moved.id]));
         assert!(with.at_risk.is_empty());
         assert_eq!(with.violated, IdSet::from_iter([3]));
@@ -1528,13 +1588,15 @@ mod tests {
         let mut sent = delta.clone();
         sent["analysis"] = every_other.to_wire(&new.s);
         assert!(sent["analysis"]["critical"].is_string());
-        let (with, _) = apply_changes(&doc, answer(false, sent.clone())).unwrap();
+        let (with, _) = apply_changes(&doc, answer(false, sent.clone()))
+            .unwrap()
+            .into_doc();
         assert_eq!(
             with.critical,
             every_other.critical.iter().copied().collect()
         );
         sent["analysis"] = every_other.to_wire(&s);
-        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap();
+        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap().into_doc();
         assert_eq!(with.critical, own.critical);
         // What the server writes (the model's highlights as JSON) reads back whole.
         let synth = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(500));
@@ -1550,7 +1612,9 @@ mod tests {
         assert!(Analysis::from_value(&bad, &synth).is_none());
         assert!(Analysis::from_value(&json!({"critical": []}), &synth).is_none());
         // More entries to come: applied, and asked again.
-        let (_, caught_up) = apply_changes(&doc, answer(true, delta.clone())).unwrap();
+        let (_, caught_up) = apply_changes(&doc, answer(true, delta.clone()))
+            .unwrap()
+            .into_doc();
         assert!(!caught_up);
         // No delta, another schedule's answer, or a delta that does not fit: the pages.
         assert!(apply_changes(&doc, answer(false, Value::Null)).is_none());
