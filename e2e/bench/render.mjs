@@ -5,7 +5,8 @@
 // get_schedule_page to that paint, and the frames while scrolling the chart: their
 // intervals (with the share missed), their main-thread work (from the frame's start to
 // the end of its rendering), and the view's own part of it (from its trace); then the
-// frames while dragging a bar, which the model previews at each move.
+// frames while dragging a bar, which the model previews at each move; and a live update
+// (a bar moved through the model side) from the poll's answer to the redrawn chart.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -209,12 +210,39 @@ try {
           });
         }));
       }));
+      // A bar moved by someone else (through the model side): the view's poll brings
+      // the change as a delta with the new state's analysis; from the answer to the
+      // redrawn chart, and the longest of the view's steps on the way.
+      const live = await (async () => {
+        const bar = await view.frame().evaluate(() => { window.__pp.trace = []; return document.querySelector('[data-bar]')?.dataset.bar; });
+        if (!bar) return null;
+        const moved = await call(owner, 'move_periods', { schedule: sid, bars: [Number(bar)], by: 1 });
+        if (moved.isError) throw new Error(moved.text);
+        const steps = await view.frame().evaluate(() => new Promise((res) => {
+          const t0 = performance.now();
+          const look = () => {
+            const tr = window.__pp.trace;
+            const at = tr.findIndex(([l]) => l === 'changes');
+            const indexed = at < 0 ? -1 : tr.findIndex(([l], i) => i > at && l === 'indexed');
+            const end = indexed < 0 ? -1 : tr.findIndex(([l], i) => i > indexed && l === 'rendered');
+            if (end >= 0) return res(tr.slice(at, end + 1));
+            if (performance.now() - t0 > 40000) return res(null);
+            setTimeout(look, 50);
+          };
+          look();
+        }));
+        if (!steps) return null;
+        let longest = 0;
+        for (let i = 1; i < steps.length; i++) longest = Math.max(longest, steps[i][1] - steps[i - 1][1]);
+        if (process.env.BENCH_GAPS) process.stderr.write(`  ${n} ${profile} live update: ${steps.map(([l, t]) => `${l} +${Math.round(t - steps[0][1])}`).join(', ')}\n`);
+        return { total: steps.at(-1)[1] - steps[0][1], longest };
+      })();
       const dims = await view.frame().evaluate(() => { const el = document.querySelector('.pp-scroll'); return [el.scrollHeight, el.clientHeight, el.scrollTop, document.querySelectorAll('[data-blk]').length]; });
       process.stderr.write(`  ${n} ${profile} scrolled to ${dims[2]} of ${dims[0]} px (${dims[1]} shown), ${dims[3]} blocks in the DOM; steps ${JSON.stringify(counts)}\n`);
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0 });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -224,7 +252,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed  live update: answer→drawn, longest step (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119    ${r.liveMs}, ${r.liveLongestMs}`);
 }
