@@ -31,6 +31,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::http::StatusCode;
 use hmac::{Hmac, KeyInit, Mac};
+use palmaplan_model::idset::{ALPHABET, sextet};
 use palmaplan_model::{Lang, Schedule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -545,8 +546,6 @@ fn read_key(path: &Path) -> io::Result<[u8; KEY_LEN]> {
 // trailing bits would let two spellings carry one signature, so a changed character
 // could go unnoticed.
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 pub(crate) fn b64url_encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
@@ -560,17 +559,7 @@ pub(crate) fn b64url_encode(bytes: &[u8]) -> String {
 }
 
 pub(crate) fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    fn value(c: u8) -> Option<u32> {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        };
-        Some(u32::from(v))
-    }
+    let value = |c: u8| sextet(c).map(u32::from);
     let s = s.as_bytes();
     if s.len() % 4 == 1 {
         return None;

@@ -64,7 +64,8 @@ impl Hasher for IdHasher {
     }
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/// The URL-safe base64 alphabet (RFC 4648 §5), also that of the server's `/embed` tokens.
+pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// `ids`, a subset of `universe`, both in increasing order, as the shorter of the two
 /// forms. Ids missing from the universe are dropped from the bit form only, which the
@@ -121,8 +122,8 @@ pub fn from_wire(v: &Value, universe: &[u64]) -> Option<Vec<u64>> {
     Some(ids)
 }
 
-/// The value of one character of the alphabet.
-fn sextet(c: u8) -> Option<u8> {
+/// The value of one character of `ALPHABET`, None for any other.
+pub fn sextet(c: u8) -> Option<u8> {
     Some(match c {
         b'A'..=b'Z' => c - b'A',
         b'a'..=b'z' => c - b'a' + 26,
