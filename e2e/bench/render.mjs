@@ -173,7 +173,24 @@ try {
         if (at >= 0) process.stderr.write(`  ${n} ${profile} completion: ${tl.slice(at, at + 5).map(([l, t]) => `${l} +${Math.round(t - tl[at][1])}`).join(', ')}\n`);
       }
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
+      // BENCH_TRACE=1: Chromium's own trace of this scrolling, summed by event on the
+      // view's main thread (where a frame's time goes: script, style, layout, paint).
+      if (process.env.BENCH_TRACE) await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       const { times: framesLoaded, work: workLoaded } = await scroll();
+      if (process.env.BENCH_TRACE) {
+        const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
+        const mains = new Set(traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+        const per = {};
+        for (const e of traceEvents) {
+          const k = `${e.pid}:${e.tid}`;
+          if (e.ph !== 'X' || !mains.has(k) || !e.dur) continue;
+          ((per[k] ??= {})[e.name] ??= [0, 0])[0] += e.dur / 1000;
+          per[k][e.name][1]++;
+        }
+        // The view's thread is the one that ran the most animation frame callbacks.
+        const view = Object.entries(per).sort((a, b) => (b[1].FireAnimationFrame?.[1] ?? 0) - (a[1].FireAnimationFrame?.[1] ?? 0))[0];
+        if (view) process.stderr.write(`  ${n} ${profile} scrolling, the view's main thread (ms, count; nested events overlap): ${Object.entries(view[1]).sort((a, b) => b[1][0] - a[1][0]).slice(0, 16).map(([k, [ms, c]]) => `${k} ${ms.toFixed(1)} (${c})`).join(', ')}\n`);
+      }
       // The view's own share of each scrolling frame: from the start of its drawing to
       // the end of its DOM changes (the browser's style, layout and paint come after).
       const tr = await view.frame().evaluate(() => window.__pp?.trace ?? []);
