@@ -13,8 +13,9 @@
 //! (`risk::Highlights::to_wire`) and the view reads them (`Highlights::from_wire`) once
 //! its copy of the schedule is whole; this module only knows ids as `u64`.
 //!
-//! The bit string is `"<n>:<bits>"`: `n` is how many items the universe has (the
-//! schedule's bars, or its links), and each character of `bits` carries six of them, in
+//! The bit string is `"<n>.<fingerprint>:<bits>"`: `n` is how many items the universe has
+//! (the schedule's bars, or its links), `fingerprint` 16 hexadecimal digits that hash its
+//! ids in order (`fingerprint`), and each character of `bits` carries six of them, in
 //! id order, in the URL-safe base64 alphabet (`A`–`Z`, `a`–`z`, `0`–`9`, `-`, `_`):
 //! character `j`'s bit `k` (least significant first) stands for item `6j + k`. Half the
 //! bars of a 100,000-bar schedule then take ~17,000 characters instead of ~350,000 as
@@ -22,8 +23,9 @@
 //! would not do as bit positions: every item of a schedule draws from one counter, so a
 //! schedule's bar ids are spread over several times as many numbers.
 //!
-//! A reader whose universe has another size than `n` gets None rather than the wrong
-//! items: its copy is not the state the writer described.
+//! A reader whose universe has another size or fingerprint gets None rather than the
+//! wrong items: its copy is not the state the writer described (a view's copy can lag
+//! behind, or hold one bar deleted and another added where the writer's has not).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -77,8 +79,8 @@ pub fn to_wire(ids: &[u64], universe: &[u64]) -> Value {
     );
     let as_array: usize =
         2 + ids.iter().map(|&i| digits(i)).sum::<usize>() + ids.len().saturating_sub(1);
-    // Two quotes, the size, the colon, one character per six items.
-    let as_bits = 3 + digits(universe.len() as u64) + universe.len().div_ceil(6);
+    // Two quotes, the size, the dot, the fingerprint, the colon, a character per six items.
+    let as_bits = 20 + digits(universe.len() as u64) + universe.len().div_ceil(6);
     if as_array <= as_bits {
         return Value::Array(ids.iter().map(|&i| Value::from(i)).collect());
     }
@@ -90,8 +92,7 @@ pub fn to_wire(ids: &[u64], universe: &[u64]) -> Value {
             cells[at / 6] |= 1 << (at % 6);
         }
     }
-    let mut text = universe.len().to_string();
-    text.push(':');
+    let mut text = format!("{}.{:016x}:", universe.len(), fingerprint(universe));
     text.extend(
         cells
             .into_iter()
@@ -106,8 +107,12 @@ pub fn from_wire(v: &Value, universe: &[u64]) -> Option<Vec<u64>> {
     if let Some(items) = v.as_array() {
         return items.iter().map(Value::as_u64).collect();
     }
-    let (n, bits) = v.as_str()?.split_once(':')?;
-    if n.parse::<usize>().ok()? != universe.len() || bits.len() != universe.len().div_ceil(6) {
+    let (head, bits) = v.as_str()?.split_once(':')?;
+    let (n, print) = head.split_once('.')?;
+    if n.parse::<usize>().ok()? != universe.len()
+        || bits.len() != universe.len().div_ceil(6)
+        || u64::from_str_radix(print, 16).ok()? != fingerprint(universe)
+    {
         return None;
     }
     let mut ids = Vec::new();
@@ -120,6 +125,16 @@ pub fn from_wire(v: &Value, universe: &[u64]) -> Option<Vec<u64>> {
         }
     }
     Some(ids)
+}
+
+/// A hash of the ids in order: two universes of the same size but other ids (a bar
+/// deleted and another added) differ in it.
+pub fn fingerprint(universe: &[u64]) -> u64 {
+    let mut h = IdHasher::default();
+    for &id in universe {
+        h.write_u64(id);
+    }
+    h.finish()
 }
 
 /// The value of one character of `ALPHABET`, None for any other.
@@ -183,8 +198,10 @@ mod tests {
         assert_eq!(to_wire(&[103], &universe), json!([103]));
         // Every other item from the first: bits 0, 2, 4 of two characters, 0b010101 = 'V'.
         let every_other: Vec<u64> = universe.iter().copied().step_by(2).collect();
-        assert_eq!(to_wire(&every_other, &universe), json!("12:VV"));
-        assert_eq!(from_wire(&json!("12:VV"), &universe), Some(every_other));
+        let print = format!("{:016x}", fingerprint(&universe));
+        let wire = json!(format!("12.{print}:VV"));
+        assert_eq!(to_wire(&every_other, &universe), wire);
+        assert_eq!(from_wire(&wire, &universe), Some(every_other));
         // Half of 100,000 bars whose ids are spread over 340,000 numbers: one character
         // per six bars.
         let bars: Vec<u64> = (0..100_000).map(|i| 7 + i * 17 / 5).collect();
@@ -201,24 +218,35 @@ mod tests {
     #[test]
     fn malformed_values_and_other_universes_read_as_none() {
         let universe: Vec<u64> = (1..=12).collect();
+        let head = |u: &[u64]| format!("{}.{:016x}", u.len(), fingerprint(u));
+        let h = head(&universe);
+        // The same size, one id other: a bar deleted and another added.
+        let mut swapped = universe.clone();
+        swapped[11] = 99;
         for bad in [
             json!("12"),
-            json!("x:AB"),
-            json!("12:A*"),
-            json!("12:A"),
-            json!("12:AAA"),
-            json!("11:AA"),
-            json!("13:AA"),
+            json!("12:AA"),
+            json!(format!("x.{}:AA", &h[3..])),
+            json!(format!("{h}:A*")),
+            json!(format!("{h}:A")),
+            json!(format!("{h}:AAA")),
+            json!(format!("11{}:AA", &h[2..])),
+            json!(format!("13{}:AA", &h[2..])),
+            json!(format!("{}:AA", head(&swapped))),
+            json!(format!("12.{:016x}:AA", fingerprint(&universe) ^ 1)),
             json!([1, "2"]),
             json!({"ids": [1]}),
         ] {
             assert_eq!(from_wire(&bad, &universe), None, "{bad}");
         }
         // Bits past the last item: the writer's universe was not this one.
-        assert_eq!(from_wire(&json!("12:A-"), &universe[..11]), None);
-        assert_eq!(from_wire(&json!("11:A-"), &universe[..11]), None);
+        let eleven = &universe[..11];
         assert_eq!(
-            from_wire(&json!("11:AF"), &universe[..11]),
+            from_wire(&json!(format!("{}:A-", head(eleven))), eleven),
+            None
+        );
+        assert_eq!(
+            from_wire(&json!(format!("{}:AF", head(eleven))), eleven),
             Some(vec![7, 9])
         );
     }

@@ -837,15 +837,13 @@ impl Packer {
 
     /// Moves the current page's last record to a new page when the current page has
     /// less than `units` free and the record leaves that much on a page of its own.
+    /// The room is counted against the full page's bound even on page 0, the only page
+    /// of a small schedule: the first page's smaller target is for the records the
+    /// first screen waits for, and a second page would cost that schedule a round trip.
     fn leave_room(&mut self, units: usize) {
-        let bound = if self.done.is_empty() {
-            self.first_cap
-        } else {
-            self.cap
-        };
         let (mark, last) = self.last_record;
         if units == 0
-            || self.cur_units + units <= bound
+            || self.cur_units + units <= self.cap
             || self.cur_records < 2
             || last + units > self.cap
         {
@@ -1862,10 +1860,14 @@ mod tests {
                 "reassembly differs"
             );
         }
-        // A single page, smaller than the first page's bound, splits in two the same way.
-        let texts = paginate_leaving_room(&tiny(), None, MIN_PAGE_CHARS, PAGE_CHARS, 4_000);
+        // A single page keeps the room under the full page's bound, past the first
+        // page's target; beyond that bound it splits in two the same way.
+        let one = paginate_leaving_room(&tiny(), None, MIN_PAGE_CHARS, PAGE_CHARS, 4_000);
+        assert!(one == paginate(&tiny(), None, PAGE_CHARS));
+        let room = MIN_PAGE_CHARS - ENVELOPE - 200;
+        let texts = paginate_leaving_room(&tiny(), None, MIN_PAGE_CHARS, MIN_PAGE_CHARS, room);
         assert_eq!(texts.len(), 2);
-        assert!(texts[0].len() <= MIN_PAGE_CHARS && last(&texts) + 4_000 <= PAGE_CHARS);
+        assert!(last(&texts) + room <= MIN_PAGE_CHARS);
         assert_eq!(reassemble(&parse(&texts)), Ok(tiny()));
         // Room no record leaves on a page of its own is not made.
         let texts = paginate_leaving_room(&s, None, 24_000, 40_000, 39_990);

@@ -29,7 +29,12 @@ pub struct Highlights {
 /// The highlights of a schedule as planned.
 pub fn highlights(s: &Schedule) -> Highlights {
     let r = risks(s);
-    let mut at_risk: Vec<BarId> = r.bars_at_risk().into_iter().collect();
+    // A violated link's successor can be a milestone: a chart marks bars only.
+    let mut at_risk: Vec<BarId> = r
+        .bars_at_risk()
+        .into_iter()
+        .filter(|&b| s.bar(b).is_some())
+        .collect();
     at_risk.sort_unstable();
     Highlights {
         critical: crate::cpm::critical_bars(s).unwrap_or_default(),
@@ -114,7 +119,8 @@ impl Risks {
         self.violated_links.is_empty() && self.absence_risks.is_empty()
     }
 
-    /// The bars at risk of absence, or late because of a violated link.
+    /// The bars at risk of absence, or late because of a violated link (whose successor
+    /// may also be a milestone: its id is then in the set too).
     pub fn bars_at_risk(&self) -> crate::idset::IdSet<BarId> {
         let absent = self.absence_risks.iter().map(|r| r.bar);
         let late = self.violated_links.iter().map(|v| BarId(v.to.0));
@@ -402,6 +408,32 @@ mod tests {
         // a missing list makes it unreadable rather than empty.
         let mut v = h.to_wire(&s);
         assert_eq!(Highlights::from_wire(&v, &s), Some(h.clone()));
+        // A milestone made late by a link is at risk, but a chart marks bars only.
+        let mut late = s.clone();
+        let (bar, milestone) = (&late.bars[0], &late.milestones[0]);
+        let link = Link {
+            id: LinkId(late.next_id),
+            from: ItemId(bar.id.0),
+            to: ItemId(milestone.id.0),
+            kind: LinkKind::FS,
+            lag: 0,
+        };
+        late.milestones[0].date = late.bars[0].start;
+        late.links.push(link);
+        late.next_id += 1;
+        let ms = ItemId(late.milestones[0].id.0);
+        assert!(risks(&late).violated_links.iter().any(|v| v.to == ms));
+        let hl = highlights(&late);
+        assert!(hl.at_risk.iter().all(|&b| late.bar(b).is_some()));
+        // Every bar half at risk: bits, which read back whole.
+        let many = Highlights {
+            at_risk: late.bars.iter().step_by(2).map(|b| b.id).collect(),
+            ..hl
+        };
+        assert_eq!(
+            Highlights::from_wire(&many.to_wire(&late), &late),
+            Some(many)
+        );
         // Half the bars critical: as bits, one character per six bars.
         let half = Highlights {
             critical: s.bars.iter().step_by(2).map(|b| b.id).collect(),
@@ -409,7 +441,7 @@ mod tests {
         };
         let w = half.to_wire(&s);
         assert!(
-            w["critical"].as_str().unwrap().len() < 2_000 / 6 + 8,
+            w["critical"].as_str().unwrap().len() < 2_000 / 6 + 25,
             "{}",
             w["critical"]
         );
