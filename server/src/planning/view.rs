@@ -13,7 +13,7 @@
 //!   current state of every item the entries touched (the model's `delta`), so the view
 //!   brings its copy up to date in the size of the change instead of reading the
 //!   schedule again; no delta (null) for a replaced schedule or one too large.
-//!   One page (the last, else page 0 when small) and the delta also carry the
+//!   The last page (which the paging leaves room for) and the delta also carry the
 //!   schedule's `analysis` (critical bars, bars at risk, violated links) when it fits,
 //!   so the view need not compute it.
 //! - `get_schedule_absences`: the agenda's data, members' names and absence dates.
@@ -384,7 +384,8 @@ async fn page_set(
     // The room is short only when the last record is a part of a text cut by paging
     // that nearly fills a page; the view then computes the analysis.
     let last = pages.len() - 1;
-    let fits = len + pages[last].len() <= PAGE_CHARS;
+    // In UTF-16 units, as the paging and the client count (an accent is two bytes).
+    let fits = len + pages[last].encode_utf16().count() <= PAGE_CHARS;
     let analysis = analysis.filter(|_| fits).map(|a| (last, a));
     let set = Arc::new(PageSet {
         analysis,
