@@ -800,7 +800,7 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
             None => Assembly::new(id, rank),
         };
         let mut structured = reply.structured;
-        // The analysis comes with one page (the last, or page 0): kept until the end.
+        // The analysis comes with the last page: kept until the end.
         if let Some(a) = structured.get_mut("analysis").map(Value::take) {
             asm.analysis = Some(a);
         }
@@ -1381,20 +1381,26 @@ pub struct Changed {
     id: i64,
     rank: i64,
     s: Schedule,
-    /// The server's analysis of the new state, when it sent one.
+    /// The server's analysis of the new state, when it sent one and the copy is that
+    /// state.
     analysis: Option<Value>,
+    /// The drawn document's analysis, kept while the copy lags behind the state the
+    /// server analysed (the next answer, asked for at once, brings the rest).
+    previous: Option<Analysis>,
     progress: (usize, usize),
     /// Whether the copy reached the schedule's current rank.
     caught_up: bool,
 }
 
 impl Changed {
-    /// The new document, analysed (the server's analysis when it fits the copy, else
-    /// the view's own), and whether it reached the schedule's current rank.
+    /// The new document, analysed (the server's analysis when it fits the copy, the
+    /// previous one while the copy lags, else the view's own), and whether it reached
+    /// the schedule's current rank.
     pub fn into_doc(self) -> (Doc, bool) {
         let analysis = self
             .analysis
             .and_then(|a| Analysis::from_value(&a, &self.s))
+            .or(self.previous)
             .unwrap_or_else(|| Analysis::of(&self.s));
         let doc = Doc::with(self.id, self.rank, self.s, Some(analysis), self.progress, 0);
         (doc, self.caught_up)
@@ -1423,13 +1429,22 @@ pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<Changed> {
     palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
     let more = answer.get("more").and_then(Value::as_bool).unwrap_or(false);
     let rank = answer.get("rank").and_then(Value::as_i64).unwrap_or(next);
+    // The delta holds the current state of the items the entries up to `next` touched:
+    // when the state read is further on, items touched only later are still old in the
+    // copy, and the server's analysis (of the state read) is not the copy's.
+    let whole = state_rank == next;
     Some(Changed {
         id: cur.id,
         rank: next,
         s,
-        analysis: d.get_mut("analysis").map(Value::take),
+        analysis: d.get_mut("analysis").map(Value::take).filter(|_| whole),
+        previous: (!whole).then(|| Analysis {
+            critical: cur.critical.clone(),
+            at_risk: cur.at_risk.clone(),
+            violated: cur.violated.clone(),
+        }),
         progress: cur.progress,
-        caught_up: !more && state_rank == next && next == rank,
+        caught_up: !more && whole && next == rank,
     })
 }
 
@@ -1579,25 +1594,6 @@ mod tests {
         assert!(with.at_risk.is_empty());
         assert_eq!(with.violated, IdSet::from_iter([3]));
         assert!(with.complete);
-        // Bits over the new state's bars read as the bars they stand for; bits written
-        // over another state (one bar more) are not misread: the view's own is used.
-        let every_other = risk::Highlights {
-            critical: new.s.bars.iter().step_by(2).map(|b| b.id).collect(),
-            ..risk::Highlights::default()
-        };
-        let mut sent = delta.clone();
-        sent["analysis"] = every_other.to_wire(&new.s);
-        assert!(sent["analysis"]["critical"].is_string());
-        let (with, _) = apply_changes(&doc, answer(false, sent.clone()))
-            .unwrap()
-            .into_doc();
-        assert_eq!(
-            with.critical,
-            every_other.critical.iter().copied().collect()
-        );
-        sent["analysis"] = every_other.to_wire(&s);
-        let (with, _) = apply_changes(&doc, answer(false, sent)).unwrap().into_doc();
-        assert_eq!(with.critical, own.critical);
         // What the server writes (the model's highlights as JSON) reads back whole.
         let synth = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(500));
         let sent = Analysis::from_value(&risk::highlights(&synth).to_wire(&synth), &synth).unwrap();
@@ -1624,6 +1620,57 @@ mod tests {
         let beyond = json!({"records": [{"row": {"index": 999, "id": s.rows[0].id.0,
             "group": s.rows[0].group.0, "name": "x"}}], "next_id": s.next_id, "rank": 5});
         assert!(apply_changes(&doc, answer(false, beyond)).is_none());
+    }
+
+    #[test]
+    fn the_servers_analysis_is_used_only_over_the_state_it_describes() {
+        // Enough bars for the analysis' long lists to travel as bits.
+        let s = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(300));
+        let doc = Doc::new(7, 3, s.clone(), true, (1, 1), 0);
+        let mut moved = s.bars[0].clone();
+        moved.start = moved.start.add_days(7);
+        moved.end = moved.end.add_days(7);
+        let gone = s.bars[1].id.0;
+        let delta = json!({"records": [{"bar": moved}], "removed": [gone],
+                           "next_id": s.next_id, "rank": 5});
+        let answer = |delta: Value| {
+            json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": false,
+                   "entries": [{"rank": 4}, {"rank": 5}],
+                   "delta": crate::data::as_received(delta)})
+        };
+        let (new, _) = apply_changes(&doc, answer(delta.clone()))
+            .unwrap()
+            .into_doc();
+        let own = Analysis::of(&new.s);
+        // Not every bar is critical, so using the analysis sent shows.
+        assert!(own.critical.len() < new.s.bars.len() && doc.critical.len() < s.bars.len() - 1);
+        // Every bar critical, as bits over the new state's bars: read as those bars.
+        let all = risk::Highlights {
+            critical: new.s.bars.iter().map(|b| b.id).collect(),
+            ..risk::Highlights::default()
+        };
+        let mut sent = delta.clone();
+        sent["analysis"] = all.to_wire(&new.s);
+        assert!(sent["analysis"]["critical"].is_string());
+        let (with, caught_up) = apply_changes(&doc, answer(sent.clone()))
+            .unwrap()
+            .into_doc();
+        assert!(caught_up);
+        assert_eq!(with.critical, all.critical.iter().copied().collect());
+        // Bits written over another state (one bar more) are not misread: the view's
+        // own analysis is used.
+        sent["analysis"] = all.to_wire(&s);
+        let (with, _) = apply_changes(&doc, answer(sent.clone()))
+            .unwrap()
+            .into_doc();
+        assert_eq!(with.critical, own.critical);
+        // A state read past the entries applied: the copy lags behind the analysis,
+        // which is not used; the drawn one stays until the next answer, asked at once.
+        sent["analysis"] = all.to_wire(&new.s);
+        sent["rank"] = json!(6);
+        let (lag, caught_up) = apply_changes(&doc, answer(sent)).unwrap().into_doc();
+        assert!(!caught_up);
+        assert_eq!(lag.critical, doc.critical);
     }
 
     #[test]
