@@ -80,8 +80,28 @@ try {
         mo.observe(document.documentElement, { childList: true, subtree: true });
       });
       await waitFor(() => host.page.evaluate((id) => window.e2e.held(id), view.id), { ms: 60000, what: 'the tool result' });
+      if (process.env.BENCH_TRACE === 'first') await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       await host.page.evaluate((id) => window.e2e.release(id), view.id);
       const painted = await waitFor(() => view.frame().evaluate(() => window.__bench), { ms: 60000, what: 'the first painted window' });
+      if (process.env.BENCH_TRACE === 'first') {
+        // The view's main thread from the tool result to the first paint: each task
+        // over 0.5 ms, in order, with the events inside it that took over 0.5 ms.
+        const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
+        const census = await view.frame().evaluate(() => { const c = {}; for (const el of document.querySelectorAll('*')) { const k = `${el.tagName.toLowerCase()}.${el.classList[0] ?? ''}`; c[k] = (c[k] ?? 0) + 1; } return Object.entries(c).sort((a, b) => b[1] - a[1]).slice(0, 14); });
+        process.stderr.write(`    elements: ${census.map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+        const mains = new Set(traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+        const by = {};
+        for (const e of traceEvents) if (e.ph === 'X' && e.dur && mains.has(`${e.pid}:${e.tid}`)) (by[`${e.pid}:${e.tid}`] ??= []).push(e);
+        // The view's thread: the one that parsed the most HTML (its chart is HTML text).
+        const parsed = (evs) => evs.filter((e) => e.name === 'ParseHTML').reduce((a, e) => a + e.dur, 0);
+        const busiest = Object.values(by).sort((a, b) => parsed(b) - parsed(a))[0] ?? [];
+        const tasks = busiest.filter((e) => e.name === 'RunTask' && e.dur > 500).sort((a, b) => a.ts - b.ts);
+        const t0 = tasks[0]?.ts ?? 0;
+        for (const t of tasks.slice(-14)) {
+          const inner = busiest.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.dur > 500 && !/^(RunTask|V8\.|MinorGC|FunctionCall$)/.test(e.name));
+          process.stderr.write(`    +${((t.ts - t0) / 1000).toFixed(1)} task ${(t.dur / 1000).toFixed(1)} ms: ${inner.map((e) => `${e.name} ${(e.dur / 1000).toFixed(1)}`).join(', ')}\n`);
+        }
+      }
       const drawn = await view.frame().evaluate(() => window.__benchDrawn);
       const origin = await host.page.evaluate(() => performance.timeOrigin);
       const log = await view.log();
