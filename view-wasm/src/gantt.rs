@@ -1106,15 +1106,45 @@ pub fn select(st: St, bar: Option<BarId>) {
 }
 
 /// Builds the chart's HTML once for `doc`, put in the state for that moment only and
-/// without a redraw, then puts the state back (see `app::warm_up`). Nothing is drawn.
+/// without a redraw, then puts the state back (see `app::warm_up`), and has the browser
+/// lay that HTML out once out of sight. Nothing is shown.
 pub fn warm_up_chart(st: St, doc: app::Doc) {
     let (saved_doc, saved_lay) = (st.doc.get_untracked(), st.lay.get_untracked());
     st.doc
         .update_untracked(|d| *d = Some(std::sync::Arc::new(doc)));
     st.relayout();
-    let _ = chart_html(st, (0.0, 0.0), (1_000.0, 500.0), None, None);
+    let html = chart_html(st, (0.0, 0.0), (1_000.0, 500.0), None, None);
     st.doc.update_untracked(|d| *d = saved_doc);
     st.lay.update_untracked(|l| *l = saved_lay);
+    #[cfg(target_arch = "wasm32")]
+    lay_out_out_of_sight(&html);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = html;
+}
+
+/// Lays out `html` in an element off the page and removes it in the same task, so it is
+/// never painted. The browser's first layout of a chart pays for things it does once
+/// (the fonts of the labels, the style rules' first use): paid here, while the host has
+/// not sent the tool result yet, they no longer delay the first screen.
+#[cfg(target_arch = "wasm32")]
+fn lay_out_out_of_sight(html: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let (Some(body), Ok(probe)) = (doc.body(), doc.create_element("div")) else {
+        return;
+    };
+    let _ = probe.set_attribute(
+        "style",
+        "position:absolute;left:-99999px;top:0;width:1000px;height:500px;overflow:hidden",
+    );
+    let _ = probe.set_attribute("aria-hidden", "true");
+    probe.set_inner_html(html);
+    let _ = body.append_child(&probe);
+    if let Ok(p) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(probe.clone()) {
+        let _ = p.offset_height();
+    }
+    probe.remove();
 }
 
 /// Lines per block: the chart's grid cells and items are drawn in blocks of lines,
