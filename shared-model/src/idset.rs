@@ -7,9 +7,9 @@
 //! never chosen by an adversary hashing them (they come from the schedule's own
 //! counter), so flooding resistance buys nothing here.
 //!
-//! The wire form is the shorter of a JSON
-//! array of ids and a bit string over the items both sides hold, so that tens of
-//! thousands of highlighted bars still fit in one answer. The server writes them
+//! The wire form is the shorter of a JSON array of ids and a bit string over the items
+//! both sides hold, so that tens of thousands of highlighted bars still fit in one
+//! answer. The server writes them
 //! (`risk::Highlights::to_wire`) and the view reads them (`Highlights::from_wire`) once
 //! its copy of the schedule is whole; this module only knows ids as `u64`.
 //!
@@ -102,7 +102,7 @@ pub fn to_wire(ids: &[u64], universe: &[u64]) -> Value {
 }
 
 /// The ids of either form, in the order written (increasing); None when the value is
-/// neither a list of ids nor a bit string over a universe of `universe`'s size.
+/// neither a list of ids nor a bit string over `universe` (its size and fingerprint).
 pub fn from_wire(v: &Value, universe: &[u64]) -> Option<Vec<u64>> {
     if let Some(items) = v.as_array() {
         return items.iter().map(Value::as_u64).collect();

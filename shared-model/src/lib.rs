@@ -5,8 +5,10 @@
 //! in the view and previews a drag at pointer speed, so both sides always agree.
 //!
 //! Map: `date` and `calendar` (time), `schedule` (the types), `command` (the patch
-//! language and `apply`), `cpm` (critical path), `risk` (and `idset`, its highlights' wire form), `diff`, `delta` (live updates in the size of the change), `layout` (Gantt,
-//! kanban and agenda math), `filter` (the Filter panel language), `paging`, `text`
+//! language and `apply`), `cpm` (critical path), `risk`, `idset` (id sets and the
+//! highlights' wire form), `diff`, `delta` (live updates in the size of the change),
+//! `layout` (Gantt, kanban and agenda math), `filter` (the Filter panel language),
+//! `paging`, `text`
 //! (French and English summaries), `synth` (deterministic generated schedules for
 //! tests and benchmarks). See docs/ARCHITECTURE.md.
 

@@ -823,8 +823,14 @@ impl Packer {
             self.cur.truncate(mark);
             return false;
         }
-        // Move the record's bytes (not its comma) to a new page: cheaper than
-        // serialising it again, and it happens once per page at most.
+        self.move_to_new_page(mark, comma, units);
+        true
+    }
+
+    /// Moves the current page's last record, written from `mark` (its comma, if
+    /// `comma` is 1, then `units` units), alone to a new page: cheaper than serialising
+    /// it again, and it happens once per page at most.
+    fn move_to_new_page(&mut self, mark: usize, comma: usize, units: usize) {
         let moved = self.cur.split_off(mark + comma);
         self.cur.truncate(mark);
         self.next_page();
@@ -832,7 +838,6 @@ impl Packer {
         self.cur.extend_from_slice(&moved);
         self.cur_units = units;
         self.cur_records = 1;
-        true
     }
 
     /// Moves the current page's last record to a new page when the current page has
@@ -849,17 +854,8 @@ impl Packer {
         {
             return;
         }
-        // The record's bytes without the comma before it (there is one: it is not
-        // the page's first record).
-        let moved = self.cur.split_off(mark + 1);
-        self.cur.truncate(mark);
-        self.cur_units -= last + 1;
-        self.cur_records -= 1;
-        self.next_page();
-        self.last_record = (self.cur.len(), last);
-        self.cur.extend_from_slice(&moved);
-        self.cur_units = last;
-        self.cur_records = 1;
+        // It is not the page's first record, so a comma precedes it.
+        self.move_to_new_page(mark, 1, last);
     }
 
     /// Shrinks a record larger than a page to `cut_target` units: its shortest texts

@@ -59,8 +59,8 @@ impl Highlights {
         })
     }
 
-    /// What `to_wire` wrote of `s`; None when a list is missing or malformed, or
-    /// written over another schedule (one with another number of bars or links).
+    /// What `to_wire` wrote of `s`; None when a list is missing or malformed, or its
+    /// bits were written over other bars or links than `s`'s.
     pub fn from_wire(v: &serde_json::Value, s: &Schedule) -> Option<Highlights> {
         let (bars, links) = universes(s);
         let read = |k: &str, of: &[u64]| crate::idset::from_wire(v.get(k)?, of);
@@ -425,7 +425,7 @@ mod tests {
         assert!(risks(&late).violated_links.iter().any(|v| v.to == ms));
         let hl = highlights(&late);
         assert!(hl.at_risk.iter().all(|&b| late.bar(b).is_some()));
-        // Every bar half at risk: bits, which read back whole.
+        // Half the bars at risk: bits, which read back whole.
         let many = Highlights {
             at_risk: late.bars.iter().step_by(2).map(|b| b.id).collect(),
             ..hl
