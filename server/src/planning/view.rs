@@ -122,8 +122,8 @@ struct PageKey {
 struct PageSet {
     pages: Vec<String>,
     window: Priority,
-    /// The page that also carries the analysis (see `analysis_of`), and the analysis.
-    analysis: Option<(usize, Value)>,
+    /// The analysis the last page also carries (see `analysis_of`).
+    analysis: Option<Value>,
 }
 
 /// At most this many characters of analysis (critical bars, bars at risk, violated
@@ -135,10 +135,11 @@ const ANALYSIS_BUDGET: usize = 60_000;
 /// The analysis a view draws (the model's `risk::highlights`), computed here natively
 /// (~50 ms at 100,000 bars with two links each) because the view, which runs the model
 /// translated to JavaScript, took ~140 ms in one task for the critical path alone, on
-/// every live update. None when its text is over `budget` characters.
-fn analysis_of(s: &Schedule, budget: usize) -> Option<Value> {
+/// every live update. With the length of its text; None when that is over `budget`.
+fn analysis_of(s: &Schedule, budget: usize) -> Option<(Value, usize)> {
     let v = palmaplan_model::risk::highlights(s).to_wire(s);
-    (v.to_string().len() <= budget).then_some(v)
+    let len = v.to_string().len();
+    (len <= budget).then_some((v, len))
 }
 
 /// The latest page sets, newest last.
@@ -378,7 +379,7 @@ async fn page_set(
     };
     // The analysis rides on the last page, which the paging leaves room for.
     let analysis = analysis_of(&state, ANALYSIS_BUDGET);
-    let len = analysis.as_ref().map_or(0, |a| a.to_string().len());
+    let len = analysis.as_ref().map_or(0, |(_, len)| *len);
     let pages =
         paging::paginate_leaving_room(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS, len);
     // The room is short only when the last record is a part of a text cut by paging
@@ -386,7 +387,7 @@ async fn page_set(
     let last = pages.len() - 1;
     // In UTF-16 units, as the paging and the client count (an accent is two bytes).
     let fits = len + pages[last].encode_utf16().count() <= PAGE_CHARS;
-    let analysis = analysis.filter(|_| fits).map(|a| (last, a));
+    let analysis = analysis.filter(|_| fits).map(|(a, _)| a);
     let set = Arc::new(PageSet {
         analysis,
         pages,
@@ -446,8 +447,8 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             "window".into(),
             json!({ "from": w.from, "to": w.to, "rows": w.rows }),
         );
-        if let Some((on, a)) = &set.analysis
-            && *on == p.page
+        if let Some(a) = &set.analysis
+            && p.page == n - 1
         {
             obj.insert("analysis".into(), a.clone());
         }
@@ -648,7 +649,7 @@ async fn delta_of(
         return Ok(Value::Null);
     }
     v["rank"] = json!(state_rank);
-    if let Some(a) = analysis_of(&state, (DELTA_BUDGET - len).min(ANALYSIS_BUDGET)) {
+    if let Some((a, _)) = analysis_of(&state, (DELTA_BUDGET - len).min(ANALYSIS_BUDGET)) {
         v["analysis"] = a;
     }
     Ok(v)
