@@ -142,6 +142,13 @@ impl Analysis {
     pub fn of(s: &Schedule) -> Analysis {
         Analysis::from(risk::highlights(s))
     }
+
+    /// The server's analysis of `s` when it sent one that reads over `s`, else the
+    /// view's own.
+    pub fn sent_or_own(sent: Option<Value>, s: &Schedule) -> Analysis {
+        sent.and_then(|a| Analysis::from_value(&a, s))
+            .unwrap_or_else(|| Analysis::of(s))
+    }
 }
 
 impl From<risk::Highlights> for Analysis {
@@ -874,13 +881,7 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
     let progress = asm.progress();
     let cut = asm.cut_items();
     // The server's analysis, when the last page brought one.
-    let analysis = if complete { asm.analysis.take() } else { None };
-    // The server's analysis of `s` when it fits it, else the view's own.
-    let analyse = move |s: &Schedule| {
-        analysis
-            .and_then(|a| Analysis::from_value(&a, s))
-            .unwrap_or_else(|| Analysis::of(s))
-    };
+    let sent = if complete { asm.analysis.take() } else { None };
     if complete && page > 0 {
         // The whole schedule, in three tasks rather than one (~60 ms at 10,000 bars):
         // sorted and joined, analysed (unless the server sent the analysis with the
@@ -890,7 +891,7 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
         host::trace("settled");
         set_timeout(
             move || {
-                let a = analyse(&s);
+                let a = Analysis::sent_or_own(sent, &s);
                 host::trace("analysed");
                 set_timeout(
                     move || {
@@ -906,7 +907,7 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
     }
     if complete {
         let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
-        let a = analyse(&s);
+        let a = Analysis::sent_or_own(sent, &s);
         completed(st, l, Doc::with(id, rank, s, Some(a), progress, cut));
     } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
         // The first two pages are drawn at once (page 0 is small: the top of the
@@ -1397,11 +1398,10 @@ impl Changed {
     /// previous one while the copy lags, else the view's own), and whether it reached
     /// the schedule's current rank.
     pub fn into_doc(self) -> (Doc, bool) {
+        // `previous` is there only when `analysis` is not.
         let analysis = self
-            .analysis
-            .and_then(|a| Analysis::from_value(&a, &self.s))
-            .or(self.previous)
-            .unwrap_or_else(|| Analysis::of(&self.s));
+            .previous
+            .unwrap_or_else(|| Analysis::sent_or_own(self.analysis, &self.s));
         let doc = Doc::with(self.id, self.rank, self.s, Some(analysis), self.progress, 0);
         (doc, self.caught_up)
     }

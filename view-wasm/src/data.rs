@@ -70,10 +70,10 @@ pub fn stash_record_parts(parts: Vec<String>) -> u64 {
     })
 }
 
-/// The texts of a message's records, in parts (`records_ref` is the number of texts set
-/// aside by `host`; `records_json` is one text, or the texts of consecutive slices of
-/// the array): a page read part by part, a task each, never holds the browser for the
-/// whole page.
+/// The texts of a message's records, in parts (`records_ref` is the number of the texts
+/// `host` set aside, the parts of a long array; `records_json` is one text, as the
+/// view's own made-up page and the tests give it): a page read part by part, a task
+/// each, never holds the browser for the whole page.
 pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
     if let Some(n) = v.get("records_ref").and_then(Value::as_u64) {
         return STASH.with(|s| {
@@ -85,13 +85,6 @@ pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
     }
     match v.get_mut("records_json").map(Value::take) {
         Some(Value::String(text)) => Ok(vec![text]),
-        Some(Value::Array(parts)) => parts
-            .into_iter()
-            .map(|p| match p {
-                Value::String(t) => Ok(t),
-                _ => Err("records: a part that is not text".to_owned()),
-            })
-            .collect(),
         _ => Err("records missing".into()),
     }
 }
@@ -135,7 +128,7 @@ pub struct Assembly {
     /// Parts of cut texts: (kind, id, field, part, text).
     conts: Vec<(Kind, Option<u64>, Field, u32, String)>,
     complete: bool,
-    /// The schedule's analysis, as one of the pages brought it (`app::Analysis` reads it).
+    /// The schedule's analysis, as the last page brought it (`app::Analysis` reads it).
     pub analysis: Option<Value>,
 }
 
@@ -522,15 +515,17 @@ mod tests {
 
     #[test]
     fn a_page_read_part_by_part_gives_the_same_schedule() {
-        // Cut the records into parts of three, as host does with a long array.
+        // Cut the records into parts of three and set aside, as host does with a long
+        // array.
         read_as_received(|mut p| {
             let text = p["records_json"].as_str().unwrap().to_owned();
             let records: Vec<Value> = serde_json::from_str(&text).unwrap();
-            let parts: Vec<Value> = records
+            let parts = records
                 .chunks(3)
-                .map(|c| Value::String(serde_json::to_string(c).unwrap()))
+                .map(|c| serde_json::to_string(c).unwrap())
                 .collect();
-            p["records_json"] = Value::Array(parts);
+            p.as_object_mut().unwrap().remove("records_json");
+            p["records_ref"] = json!(stash_record_parts(parts));
             p
         });
     }
