@@ -106,7 +106,7 @@ impl Calendar {
             .copied()
             .filter(|d| working[d.weekday().index()])
             .collect();
-        hs.sort_unstable();
+        crate::order::sort(&mut hs);
         hs.dedup();
         cal.holidays = hs.into_iter().map(|d| (d, cal.raw_index(d))).collect();
         Ok(cal)

@@ -585,7 +585,7 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
             }
         }
     }
-    critical_links.sort_unstable();
+    crate::order::sort_by_u64(&mut critical_links, |l| l.0);
 
     let length_days = times.project_end - net.project_start;
     let (project_start, project_end) = if length_days == 0 {
@@ -1092,7 +1092,7 @@ mod tests {
     /// Compressed rows from (from, edge) pairs.
     fn compress(n: usize, pairs: &[(u32, Edge)]) -> (Vec<u32>, Vec<Edge>) {
         let mut sorted = pairs.to_vec();
-        sorted.sort_by_key(|(from, _)| *from);
+        crate::order::sort_by_u64(&mut sorted, |(from, _)| u64::from(*from));
         let mut offsets = vec![0u32; n + 1];
         for (from, _) in &sorted {
             offsets[*from as usize + 1] += 1;

@@ -68,7 +68,7 @@ pub fn touched<'c>(cmds: impl IntoIterator<Item = &'c Command>) -> Vec<u64> {
 /// they are in `s`.
 pub fn delta<'a>(s: &'a Schedule, touched: &[u64]) -> Delta<'a> {
     let mut ids = touched.to_vec();
-    ids.sort_unstable();
+    crate::order::sort_by_u64(&mut ids, |&id| id);
     ids.dedup();
     let wanted = |id: u64| ids.binary_search(&id).is_ok();
     let mut records = Vec::new();
@@ -95,7 +95,7 @@ pub fn delta<'a>(s: &'a Schedule, touched: &[u64]) -> Delta<'a> {
         .map(|g| g.id.0)
         .filter(|id| wanted(*id))
         .collect();
-    groups_touched.sort_unstable();
+    crate::order::sort_by_u64(&mut groups_touched, |&id| id);
     for (index, r) in s.rows.iter().enumerate() {
         if wanted(r.id.0) || groups_touched.binary_search(&r.group.0).is_ok() {
             found.push(r.id.0);
@@ -154,7 +154,7 @@ pub fn delta<'a>(s: &'a Schedule, touched: &[u64]) -> Delta<'a> {
         &mut records,
         |a| Record::Absence(Cow::Borrowed(a)),
     );
-    found.sort_unstable();
+    crate::order::sort_by_u64(&mut found, |&id| id);
     let removed = ids
         .iter()
         .copied()

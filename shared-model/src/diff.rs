@@ -431,8 +431,8 @@ pub fn diff(before: &Schedule, after: &Schedule) -> Diff {
 
     // Stable sorts: an item's own entries keep the order in which they were pushed, and
     // schedule-wide entries (id `None`) come first.
-    changes.sort_by_key(Change::id);
-    not_shown.sort_by_key(NotShown::id);
+    crate::order::sort_by_key(&mut changes, Change::id);
+    crate::order::sort_by_key(&mut not_shown, NotShown::id);
 
     Diff {
         changes,

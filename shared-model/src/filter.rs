@@ -996,14 +996,14 @@ impl FilterContext {
             .enumerate()
             .map(|(i, g)| (g.id, i as u32))
             .collect();
-        group_ids.sort_unstable();
+        crate::order::sort_by_u64(&mut group_ids, |p| p.0.0);
         let mut row_ids: Vec<(RowId, u32)> = s
             .rows
             .iter()
             .enumerate()
             .map(|(i, r)| (r.id, i as u32))
             .collect();
-        row_ids.sort_unstable();
+        crate::order::sort_by_u64(&mut row_ids, |p| p.0.0);
         FilterContext {
             bars,
             labels,

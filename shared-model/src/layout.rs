@@ -328,7 +328,7 @@ pub struct RowFilter {
 impl RowFilter {
     pub fn from_rows(rows: impl IntoIterator<Item = RowId>) -> RowFilter {
         let mut rows: Vec<RowId> = rows.into_iter().collect();
-        rows.sort_unstable();
+        crate::order::sort_by_u64(&mut rows, |r| r.0);
         rows.dedup();
         RowFilter { rows }
     }
@@ -398,7 +398,7 @@ impl RowLookup {
             .enumerate()
             .map(|(i, r)| (r.id, i as u32))
             .collect();
-        sorted.sort_unstable();
+        crate::order::sort_by_u64(&mut sorted, |p| p.0.0);
         RowLookup { sorted }
     }
 
@@ -563,7 +563,7 @@ impl RowIndex {
         let mut longest = vec![0i32; n];
         for r in 0..n {
             let slice = &mut bars[bar_offsets[r] as usize..bar_offsets[r + 1] as usize];
-            slice.sort_unstable_by_key(|&i| {
+            crate::order::sort_by_key(slice, |&i| {
                 let b = &s.bars[i as usize];
                 (b.start, b.id)
             });
@@ -576,7 +576,7 @@ impl RowIndex {
                 .max()
                 .unwrap_or(0);
             let slice = &mut milestones[ms_offsets[r] as usize..ms_offsets[r + 1] as usize];
-            slice.sort_unstable_by_key(|&i| {
+            crate::order::sort_by_key(slice, |&i| {
                 let m = &s.milestones[i as usize];
                 (m.date, m.id)
             });
@@ -812,7 +812,7 @@ pub fn kanban(s: &Schedule) -> [Column; 3] {
         });
     }
     for c in &mut columns {
-        c.cards.sort_by_key(|card| (card.bar, card.action));
+        crate::order::sort_by_key(&mut c.cards, |card| (card.bar, card.action));
     }
     columns
 }
@@ -877,8 +877,9 @@ pub fn agenda(s: &Schedule, from: Date, to: Date) -> Vec<AgendaDay> {
         }
     }
     for d in &mut days {
-        d.absent
-            .sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        crate::order::sort_by(&mut d.absent, |a, b| {
+            a.name.cmp(&b.name).then(a.id.cmp(&b.id))
+        });
         // Two overlapping absences of one member make one line, not two.
         d.absent.dedup_by_key(|a| a.id);
     }

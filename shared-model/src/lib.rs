@@ -8,7 +8,7 @@
 //! language and `apply`), `cpm` (critical path), `risk`, `idset` (id sets and the
 //! highlights' wire form), `diff`, `delta` (live updates in the size of the change),
 //! `layout` (Gantt, kanban and agenda math), `filter` (the Filter panel language),
-//! `paging`, `text`
+//! `order` (sorting with one copy of the sort's code), `paging`, `text`
 //! (French and English summaries), `synth` (deterministic generated schedules for
 //! tests and benchmarks). See docs/ARCHITECTURE.md.
 
@@ -22,6 +22,7 @@ pub mod diff;
 pub mod filter;
 pub mod idset;
 pub mod layout;
+pub mod order;
 pub mod paging;
 pub mod risk;
 pub mod schedule;

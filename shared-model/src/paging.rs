@@ -663,7 +663,7 @@ impl Order {
         // Row positions by row id, for a binary search per bar: no hashing in the loop.
         let mut by_id: Vec<(RowId, usize)> =
             s.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-        by_id.sort_unstable();
+        crate::order::sort_by_u64(&mut by_id, |p| p.0.0);
         let position = |row: RowId| {
             by_id
                 .binary_search_by_key(&row, |&(id, _)| id)
@@ -698,7 +698,7 @@ impl Order {
                     window_items.push(m.id.0);
                 }
             }
-            window_items.sort_unstable();
+            crate::order::sort_by_u64(&mut window_items, |&id| id);
             if !window_items.is_empty() {
                 let inside = |id: ItemId| window_items.binary_search(&id.0).is_ok();
                 for (l, sent) in s.links.iter().zip(&mut link_sent) {
@@ -892,7 +892,7 @@ impl Packer {
             .saturating_sub(skeleton_units + 16 * candidates.len());
 
         // Shortest first: short texts stay whole, the long ones are the ones cut.
-        candidates.sort_by_key(|&(field, units)| (units, field));
+        crate::order::sort_by_key(&mut candidates, |&(field, units)| (units, field));
         let Some(mut slots) = owned.slots() else {
             return owned;
         };
@@ -932,7 +932,7 @@ impl Packer {
                 text: rest,
             });
         }
-        fields.sort_unstable();
+        crate::order::sort(&mut fields);
         Record::Cut(Cut {
             fields,
             record: Box::new(owned),
@@ -1212,7 +1212,7 @@ pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
 
     let total = pages.first().ok_or(E::NoPages)?.pages;
     let mut ordered: Vec<&Page> = pages.iter().collect();
-    ordered.sort_by_key(|p| p.page);
+    crate::order::sort_by_u64(&mut ordered, |p| p.page as u64);
     for (k, p) in ordered.iter().enumerate() {
         if p.pages != total {
             return Err(E::WrongTotal {
@@ -1292,12 +1292,12 @@ pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
 
     s.groups = in_index_order(groups, Kind::Group)?;
     s.rows = in_index_order(rows, Kind::Row)?;
-    s.bars.sort_by_key(|b| b.id);
-    s.milestones.sort_by_key(|m| m.id);
-    s.links.sort_by_key(|l| l.id);
-    s.actions.sort_by_key(|a| a.id);
-    s.members.sort_by_key(|m| m.id);
-    s.absences.sort_by_key(|a| a.id);
+    crate::order::sort_by_u64(&mut s.bars, |b| b.id.0);
+    crate::order::sort_by_u64(&mut s.milestones, |m| m.id.0);
+    crate::order::sort_by_u64(&mut s.links, |l| l.id.0);
+    crate::order::sort_by_u64(&mut s.actions, |a| a.id.0);
+    crate::order::sort_by_u64(&mut s.members, |m| m.id.0);
+    crate::order::sort_by_u64(&mut s.absences, |a| a.id.0);
     let found = Counts::of(&s);
     for (kind, expected, found) in [
         (Kind::Group, counts.groups, found.groups),
@@ -1330,7 +1330,7 @@ pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
 
 /// Groups or rows put back at their positions, which must be exactly 0..n.
 fn in_index_order<T>(mut items: Vec<(usize, T)>, kind: Kind) -> Result<Vec<T>, ReassembleError> {
-    items.sort_by_key(|&(i, _)| i);
+    crate::order::sort_by_u64(&mut items, |&(i, _)| i as u64);
     items
         .into_iter()
         .enumerate()
@@ -1361,7 +1361,7 @@ fn join_parts(
         part,
     };
     let mut list = parts.remove(&(of, id, field)).ok_or(missing(1))?;
-    list.sort_by_key(|p| p.0);
+    crate::order::sort_by_key(&mut list, |p| p.0);
     let mut text = String::new();
     let mut expected = 1u32;
     let mut ended = false;

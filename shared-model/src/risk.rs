@@ -35,7 +35,7 @@ pub fn highlights(s: &Schedule) -> Highlights {
         .into_iter()
         .filter(|&b| s.bar(b).is_some())
         .collect();
-    at_risk.sort_unstable();
+    crate::order::sort_by_u64(&mut at_risk, |b| b.0);
     Highlights {
         critical: crate::cpm::critical_bars(s).unwrap_or_default(),
         at_risk,
@@ -245,9 +245,9 @@ pub fn absence_risks(s: &Schedule, cal: &Calendar) -> Vec<AbsenceRisk> {
             }
         }
         if !days.is_empty() {
-            days.sort_unstable();
+            crate::order::sort(&mut days);
             days.dedup();
-            ids.sort_unstable();
+            crate::order::sort(&mut ids);
             out.push(AbsenceRisk {
                 bar: b.id,
                 member: *member,

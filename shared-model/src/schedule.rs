@@ -427,7 +427,7 @@ impl Schedule {
             .enumerate()
             .map(|(i, g)| (g.id, i))
             .collect();
-        v.sort_unstable();
+        crate::order::sort_by_u64(&mut v, |p| p.0.0);
         v
     }
 
@@ -439,7 +439,7 @@ impl Schedule {
             .enumerate()
             .map(|(i, r)| (r.id, i))
             .collect();
-        v.sort_unstable();
+        crate::order::sort_by_u64(&mut v, |p| p.0.0);
         v
     }
 

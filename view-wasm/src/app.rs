@@ -96,7 +96,7 @@ impl Doc {
             link_ends.push((l.from.0, i as u32));
             link_ends.push((l.to.0, i as u32));
         }
-        link_ends.sort_unstable();
+        palmaplan_model::order::sort_by_u64(&mut link_ends, |e| e.0);
         let cal = palmaplan_model::calendar::Calendar::for_schedule(&s);
         let complete = analysis.is_some();
         let Analysis {
@@ -451,7 +451,7 @@ pub fn occupied_rows(s: &Schedule, from: Date, to: Date) -> Vec<RowId> {
                 .map(|m| m.row.0),
         )
         .collect();
-    hit.sort_unstable();
+    palmaplan_model::order::sort_by_u64(&mut hit, |&r| r);
     hit.dedup();
     s.rows
         .iter()

@@ -169,7 +169,7 @@ fn agenda(st: St, h: &mut String) {
                 .collect()
         })
         .unwrap_or_default();
-    names.sort_unstable();
+    palmaplan_model::order::sort(&mut names);
     let name_of = |id: i64| {
         names
             .binary_search_by_key(&id, |(i, _)| *i)
@@ -211,7 +211,7 @@ fn agenda(st: St, h: &mut String) {
             .filter(|(_, a, b)| *a <= day && day <= *b)
             .filter_map(|(m, _, _)| name_of(*m))
             .collect();
-        away.sort_unstable();
+        palmaplan_model::order::sort(&mut away);
         away.dedup();
         let working = cal.as_ref().is_none_or(|c| c.is_working(day));
         if working || !away.is_empty() {

@@ -204,7 +204,7 @@ impl Assembly {
     /// Appends the parts of cut texts, in order, to their items.
     fn join_continuations(&mut self) -> Result<(), String> {
         let mut conts = std::mem::take(&mut self.conts);
-        conts.sort_unstable_by_key(|c| (c.0, c.1, c.2, c.3));
+        palmaplan_model::order::sort_by_key(&mut conts, |c| (c.0, c.1, c.2, c.3));
         let s = &mut self.partial;
         let mut settings = String::new();
         for (kind, id, field, _, text) in conts {
@@ -323,30 +323,30 @@ impl Assembly {
         let (d, s) = (self.dirty, &mut self.partial);
         self.dirty = 0;
         if d & GROUPS != 0 {
-            sort_by_u64(&mut self.groups, |(i, _)| *i as u64);
+            palmaplan_model::order::sort_by_u64(&mut self.groups, |(i, _)| *i as u64);
             s.groups = self.groups.iter().map(|(_, g)| g.clone()).collect();
         }
         if d & ROWS != 0 {
-            sort_by_u64(&mut self.rows, |(i, _)| *i as u64);
+            palmaplan_model::order::sort_by_u64(&mut self.rows, |(i, _)| *i as u64);
             s.rows = self.rows.iter().map(|(_, r)| r.clone()).collect();
         }
         if d & BARS != 0 {
-            sort_by_u64(&mut s.bars, |b| b.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.bars, |b| b.id.0);
         }
         if d & MILESTONES != 0 {
-            sort_by_u64(&mut s.milestones, |m| m.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.milestones, |m| m.id.0);
         }
         if d & LINKS != 0 {
-            sort_by_u64(&mut s.links, |l| l.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.links, |l| l.id.0);
         }
         if d & ACTIONS != 0 {
-            sort_by_u64(&mut s.actions, |a| a.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.actions, |a| a.id.0);
         }
         if d & MEMBERS != 0 {
-            sort_by_u64(&mut s.members, |m| m.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.members, |m| m.id.0);
         }
         if d & ABSENCES != 0 {
-            sort_by_u64(&mut s.absences, |a| a.id.0);
+            palmaplan_model::order::sort_by_u64(&mut s.absences, |a| a.id.0);
         }
     }
 
@@ -388,32 +388,6 @@ impl Assembly {
     pub fn cut_items(&self) -> usize {
         self.cut
     }
-}
-
-/// Sorts by a u64 key through one sort of (key, position) pairs: a single sort
-/// instantiation for every collection instead of one per item type (each costs several
-/// KB of wasm), then a permutation that moves each item once.
-fn sort_by_u64<T>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) {
-    if items.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
-        return;
-    }
-    let mut order: Vec<(u64, u32)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (key(t), i as u32))
-        .collect();
-    sort_pairs(&mut order);
-    let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
-    items.extend(
-        order
-            .into_iter()
-            .filter_map(|(_, i)| slots[i as usize].take()),
-    );
-}
-
-#[inline(never)]
-fn sort_pairs(v: &mut [(u64, u32)]) {
-    v.sort_unstable();
 }
 
 /// An item of a collection sorted by id.

@@ -1472,7 +1472,7 @@ fn chart_html(
             }
         }
         // Links between two drawn items, as arrows.
-        ends.sort_unstable_by_key(|e| e.0);
+        palmaplan_model::order::sort_by_u64(&mut ends, |e| e.0);
         let find = |id: u64| {
             ends.binary_search_by(|e| e.0.cmp(&id))
                 .ok()
@@ -1483,7 +1483,7 @@ fn chart_html(
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
             let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
-            seen.sort_unstable();
+            palmaplan_model::order::sort_by_u64(&mut seen, |&i| i as u64);
             seen.dedup();
             for l in seen.into_iter().filter_map(|p| doc.s.links.get(p)) {
                 let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
