@@ -59,9 +59,11 @@ const features = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "
 const optWasm = path.join(work, "opt.wasm");
 run(path.join(bin, "wasm-opt"), ["-Oz", ...features, path.join(work, "palmaplan_view_bg.wasm"), "-o", optWasm]);
 // wasm2js mistranslates the saturating float-to-int instructions (its i64 lowering
-// produces invalid code for them): lower them to plain instructions first.
+// produces invalid code for them): lower them to plain instructions first. Flattening
+// and re-looping the control flow before -Oz makes the JavaScript ~2% smaller (gzip)
+// than -Oz alone.
 const jsWasm = path.join(work, "for-js.wasm");
-run(path.join(bin, "wasm-opt"), [...features, "--llvm-nontrapping-fptoint-lowering", "-Oz", optWasm, "-o", jsWasm]);
+run(path.join(bin, "wasm-opt"), [...features, "--llvm-nontrapping-fptoint-lowering", "-Os", "--flatten", "--rereloop", "-Oz", optWasm, "-o", jsWasm]);
 const asmRaw = path.join(work, "asm.mjs");
 run(path.join(bin, "wasm2js"), ["-Oz", ...features.filter((f) => !f.includes("nontrapping")), jsWasm, "-o", asmRaw]);
 
@@ -83,6 +85,41 @@ asm = patch(
   "wasm2js memory.grow",
 );
 asm = patch(asm, /\nvar retasmFunc = asmFunc\([\s\S]*$/, "\nexport { asmFunc };\n", "wasm2js exports");
+// wasm2js writes the module's data (its strings and tables, ~49 KB) as base64, which
+// gzip compresses poorly: each byte lands on a different bit offset in each copy of a
+// repeated string. As one character per byte (a Latin-1 literal) gzip finds the repeats;
+// the page is ~4 KB smaller (gzip).
+asm = patch(
+  asm,
+  /function base64DecodeToExistingUint8Array\(uint8Array, offset, b64\) \{[\s\S]*?\n    return uint8Array;\n  \}/,
+  "function base64DecodeToExistingUint8Array(uint8Array, offset, text) {\n    for (var i = 0; i < text.length; i++) uint8Array[offset + i] = text.charCodeAt(i);\n    return uint8Array;\n  }",
+  "wasm2js data segments",
+);
+{
+  const calls = asm.match(/base64DecodeToExistingUint8Array\(/g).length - 1;
+  let done = 0;
+  asm = asm.replace(/(base64DecodeToExistingUint8Array\(bufferView, \d+, )"([A-Za-z0-9+/=]*)"\)/g, (_, call, b64) => {
+    done++;
+    return `${call}${latin1Literal(Buffer.from(b64, "base64"))})`;
+  });
+  if (done !== calls) throw new Error(`patch "wasm2js data segments": ${done} of ${calls} segments rewritten: check the tool's output`);
+}
+
+/** A JavaScript string literal with one character per byte (U+0000-U+00FF). */
+function latin1Literal(bytes) {
+  let out = '"';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    const next = bytes[i + 1];
+    if (b === 0) out += next >= 0x30 && next <= 0x39 ? "\\x00" : "\\0";
+    else if (b === 0x22) out += '\\"';
+    else if (b === 0x5c) out += "\\\\";
+    else if (b === 0x0a) out += "\\n";
+    else if (b === 0x0d) out += "\\r";
+    else out += String.fromCharCode(b);
+  }
+  return out + '"';
+}
 fs.writeFileSync(path.join(work, "asm-patched.mjs"), asm);
 
 let glue = fs.readFileSync(path.join(work, "palmaplan_view.js"), "utf8");
