@@ -59,11 +59,11 @@ const features = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "
 const optWasm = path.join(work, "opt.wasm");
 run(path.join(bin, "wasm-opt"), ["-Oz", ...features, path.join(work, "palmaplan_view_bg.wasm"), "-o", optWasm]);
 // wasm2js mistranslates the saturating float-to-int instructions (its i64 lowering
-// produces invalid code for them): lower them to plain instructions first. Flattening
-// and re-looping the control flow before -Oz makes the JavaScript ~2% smaller (gzip)
-// than -Oz alone.
+// produces invalid code for them): lower them to plain instructions first. (Flattening
+// and re-looping the control flow before -Oz makes the JavaScript ~2% smaller, but
+// 1.7-3x slower: measured with e2e/bench, not worth it.)
 const jsWasm = path.join(work, "for-js.wasm");
-run(path.join(bin, "wasm-opt"), [...features, "--llvm-nontrapping-fptoint-lowering", "-Os", "--flatten", "--rereloop", "-Oz", optWasm, "-o", jsWasm]);
+run(path.join(bin, "wasm-opt"), [...features, "--llvm-nontrapping-fptoint-lowering", "-Oz", optWasm, "-o", jsWasm]);
 const asmRaw = path.join(work, "asm.mjs");
 run(path.join(bin, "wasm2js"), ["-Oz", ...features.filter((f) => !f.includes("nontrapping")), jsWasm, "-o", asmRaw]);
 
