@@ -18,14 +18,20 @@ pub fn sort_by_u64<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
     if items.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
         return;
     }
-    let mut pairs: Vec<(u64, u32)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (key(t), position(i)))
-        .collect();
-    sort_pairs(&mut pairs);
-    let mut order: Vec<u32> = pairs.into_iter().map(|(_, i)| i).collect();
-    permute(items, &mut order);
+    let pairs = items.iter().enumerate().map(|(i, t)| (key(t), position(i)));
+    if items.len() <= SMALL {
+        let mut buf = [(0, 0); SMALL];
+        let pairs = fill(&mut buf, pairs);
+        sort_pairs(pairs);
+        let mut order = [0; SMALL];
+        let order = fill(&mut order, pairs.iter().map(|p| p.1));
+        permute(items, order);
+    } else {
+        let mut pairs: Vec<(u64, u32)> = pairs.collect();
+        sort_pairs(&mut pairs);
+        let mut order: Vec<u32> = pairs.into_iter().map(|(_, i)| i).collect();
+        permute(items, &mut order);
+    }
 }
 
 /// Sorts stably by a comparison.
@@ -36,8 +42,17 @@ pub fn sort_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
     {
         return;
     }
-    let mut order = positions_in_order(items.len(), &|a, b| cmp(&items[a], &items[b]));
-    permute(items, &mut order);
+    let by_position = |a: usize, b: usize| cmp(&items[a], &items[b]);
+    if items.len() <= SMALL {
+        let mut buf = [0; SMALL];
+        let order = fill(&mut buf, 0..position(items.len()));
+        sort_positions(order, &by_position);
+        permute(items, order);
+    } else {
+        let mut order: Vec<u32> = (0..position(items.len())).collect();
+        sort_positions(&mut order, &by_position);
+        permute(items, &mut order);
+    }
 }
 
 /// Sorts stably by a key of any ordered type (tuples included).
@@ -50,22 +65,37 @@ pub fn sort<T: Ord>(items: &mut [T]) {
     sort_by(items, T::cmp);
 }
 
+/// Up to this many items, the positions are sorted in a buffer on the stack: the layout
+/// sorts many short rows, and one allocation each would cost more than the sort.
+const SMALL: usize = 16;
+
+/// The start of `buf`, filled from `items` (at most `buf.len()` of them).
+fn fill<X: Copy>(buf: &mut [X], items: impl Iterator<Item = X>) -> &mut [X] {
+    let mut n = 0;
+    for (slot, x) in buf.iter_mut().zip(items) {
+        *slot = x;
+        n += 1;
+    }
+    &mut buf[..n]
+}
+
 fn position(i: usize) -> u32 {
     u32::try_from(i).expect("fewer than 2^32 items to sort")
 }
 
-// Kept out of line, so that every caller shares this one instantiation.
+/// Sorts `(key, position)` pairs in place (not stable by itself: the positions make
+/// every pair distinct). For callers whose items already are such pairs.
+// This and `sort_positions` are kept out of line, so that every caller shares the two
+// instantiations.
 #[inline(never)]
-fn sort_pairs(v: &mut [(u64, u32)]) {
+pub fn sort_pairs(v: &mut [(u64, u32)]) {
     v.sort_unstable();
 }
 
-/// The positions `0..n` ordered by `cmp`, ties by position (hence stable).
+/// Positions ordered by `cmp`, ties in position order (a stable sort).
 #[inline(never)]
-fn positions_in_order(n: usize, cmp: &dyn Fn(usize, usize) -> Ordering) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..position(n)).collect();
+fn sort_positions(order: &mut [u32], cmp: &dyn Fn(usize, usize) -> Ordering) {
     order.sort_unstable_by(|&a, &b| cmp(a as usize, b as usize).then(a.cmp(&b)));
-    order
 }
 
 /// Puts `items[order[i]]` at `i` for every `i`, by swaps along the permutation's cycles.

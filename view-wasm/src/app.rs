@@ -96,7 +96,7 @@ impl Doc {
             link_ends.push((l.from.0, i as u32));
             link_ends.push((l.to.0, i as u32));
         }
-        palmaplan_model::order::sort_by_u64(&mut link_ends, |e| e.0);
+        palmaplan_model::order::sort_pairs(&mut link_ends);
         let cal = palmaplan_model::calendar::Calendar::for_schedule(&s);
         let complete = analysis.is_some();
         let Analysis {
