@@ -431,7 +431,7 @@ pub fn diff(before: &Schedule, after: &Schedule) -> Diff {
 
     // Stable sorts: an item's own entries keep the order in which they were pushed, and
     // schedule-wide entries (id `None`) come first.
-    crate::order::sort_by_key(&mut changes, Change::id);
+    crate::order::sort_by_u64(&mut changes, Change::id);
     crate::order::sort_by_key(&mut not_shown, NotShown::id);
 
     Diff {

@@ -7,13 +7,17 @@
 //! plain data: `(u64 key, position)` pairs, and positions under a comparison behind a
 //! `dyn`. The items then move to their place in one pass of swaps.
 //!
+//! The command engine (`command/`), which the view does not link, keeps the standard
+//! sorts.
+//!
 //! Every sort here is stable (ties keep their order), so any of them can replace the
 //! standard `sort_by_key` as well as `sort_unstable`.
 
 use std::cmp::Ordering;
 
-/// Sorts stably by an integer key. Keys are read once per item; the sort itself runs on
-/// `(key, position)` pairs, which is also faster than moving large items around.
+/// Sorts stably by an integer key. The sort runs on `(key, position)` pairs (keys read
+/// once each there, after a check that reads them to see whether the items are already
+/// in order), which is also faster than moving large items around.
 pub fn sort_by_u64<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
     if items.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
         return;

@@ -91,6 +91,12 @@ asm = patch(asm, /\nvar retasmFunc = asmFunc\([\s\S]*$/, "\nexport { asmFunc };\
 // the page is ~4 KB smaller (gzip).
 asm = patch(
   asm,
+  /  var base64ReverseLookup = new Uint8Array\(123[^;]*;\n  for \(var i = 25; i >= 0; --i\) \{[^}]*\}\n  base64ReverseLookup\[43\] = 62;[^\n]*\n  base64ReverseLookup\[47\] = 63;[^\n]*\n/,
+  "",
+  "wasm2js base64 table",
+);
+asm = patch(
+  asm,
   /function base64DecodeToExistingUint8Array\(uint8Array, offset, b64\) \{[\s\S]*?\n    return uint8Array;\n  \}/,
   "function base64DecodeToExistingUint8Array(uint8Array, offset, text) {\n    for (var i = 0; i < text.length; i++) uint8Array[offset + i] = text.charCodeAt(i);\n    return uint8Array;\n  }",
   "wasm2js data segments",
