@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
+use palmaplan_model::readback;
 use palmaplan_model::{
     Bar, BarId, Date, GroupId, Lang, Milestone, MilestoneId, RowId, Schedule, filter, risk,
 };
@@ -360,7 +361,7 @@ impl St {
             .get_untracked()
             .or_else(|| {
                 opts.get("zoom")
-                    .and_then(|z| serde_json::from_value(z.clone()).ok())
+                    .and_then(|z| z.as_str().and_then(readback::zoom_named))
             })
             .unwrap_or_else(|| Zoom::fitting(from.days_until(to) + 1, width));
         self.lay.set(Some(Arc::new(Lay {
@@ -704,7 +705,7 @@ fn on_result(st: St, result: Value) {
     st.shown.set(Some(shown));
     if let Some(zoom) = sc
         .pointer("/options/zoom")
-        .and_then(|z| serde_json::from_value(z.clone()).ok())
+        .and_then(|z| z.as_str().and_then(readback::zoom_named))
     {
         st.zoom.set(Some(zoom));
     }

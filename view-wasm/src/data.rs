@@ -91,7 +91,7 @@ pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
 
 /// One part of the records, read from its text.
 pub fn read_records(text: &str) -> Result<Vec<Record<'static>>, String> {
-    serde_json::from_str(text).map_err(|e| e.to_string())
+    palmaplan_model::readback::read_records(text)
 }
 
 /// What `host` does to a message's records, for tests: `records` becomes
@@ -249,7 +249,8 @@ impl Assembly {
             }
         }
         if !settings.is_empty() {
-            s.settings = serde_json::from_str(&settings).map_err(|e| format!("settings: {e}"))?;
+            s.settings = palmaplan_model::readback::read_settings(&settings)
+                .map_err(|e| format!("settings: {e}"))?;
         }
         Ok(())
     }
