@@ -180,7 +180,7 @@ pub enum Notice {
     Error(String),
 }
 
-/// The view's signals (all Copy), shared through context.
+/// The view's state cells (all Copy, see `sig`), reached through `st()`.
 #[derive(Clone, Copy, Debug)]
 pub struct St {
     pub lang: Sig<Lang>,
@@ -240,6 +240,44 @@ pub fn st() -> St {
 }
 
 impl St {
+    /// Subscribes the running effect to every cell: the chart's drawing reads most of
+    /// them, at different places and not always the same ones, and is cheap to run for
+    /// nothing (each of its containers is replaced only when its text changed).
+    pub fn track_all(&self) {
+        self.lang.track();
+        self.dark.track();
+        self.host.track();
+        self.card.track();
+        self.shown.track();
+        self.options.track();
+        self.read_only.track();
+        self.doc.track();
+        self.before.track();
+        self.reference.track();
+        self.sides.track();
+        self.lay.track();
+        self.load_error.track();
+        self.notice.track();
+        self.selected.track();
+        self.fullscreen.track();
+        self.collapsed.track();
+        self.zoom.track();
+        self.today.track();
+        self.withdrawn.track();
+        self.proposal_done.track();
+        self.width.track();
+        self.idle_polls.track();
+        self.hidden.track();
+        self.shown_at.track();
+        self.changes.track();
+        self.reply_text.track();
+        self.expanded.track();
+        self.confirm.track();
+        self.declined.track();
+        self.agenda.track();
+        self.backend.track();
+    }
+
     pub fn tr(&self, fr: &'static str, en: &'static str) -> &'static str {
         tr(self.lang.get_untracked(), fr, en)
     }

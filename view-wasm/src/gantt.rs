@@ -184,12 +184,10 @@ struct Ui {
     pv: Sig<Option<Preview>>,
 }
 
-/// The page's fixed elements, made once.
+/// The chart's fixed elements, made once.
 struct Parts {
-    top: web_sys::Element,
     scroller: web_sys::HtmlElement,
     inner: web_sys::Element,
-    bottom: web_sys::Element,
 }
 
 thread_local! {
@@ -205,35 +203,42 @@ thread_local! {
     };
 }
 
-fn el(doc: &web_sys::Document, tag: &str, class: &str) -> Option<web_sys::Element> {
-    let e = doc.create_element(tag).ok()?;
-    e.set_class_name(class);
-    Some(e)
-}
-
-/// Builds the view's three parts under `<body>` and wires their events: the card's
-/// words and toolbar (top), the chart (its own scroll container, kept across redraws so
-/// scrolling never resets), and what comes under it (bottom). The two text parts are
-/// HTML strings with one delegated click handler (`data-act`); the chart is one HTML
-/// string per frame of the visible part only.
+/// Builds the view under `<body>` with Leptos and wires its events: the card's words
+/// and toolbar (top), the chart (its own scroll container, kept across drawings so
+/// scrolling never resets), and what comes under it (bottom). Top and bottom are
+/// effects: each is drawn again when a signal it read changed. Their content is HTML
+/// text with one delegated click handler (`data-act`), replaced only when the text
+/// changed, keeping the focus. The chart is drawn on the next animation frame after
+/// any change, one HTML string of the visible part only, in blocks (`set_blocks`).
 pub fn mount(st: St) -> Option<()> {
+    use leptos::prelude::{ClassAttribute, Effect, ElementChild, GlobalAttributes, OnAttribute};
     use wasm_bindgen::JsCast;
     let window = web_sys::window()?;
     let doc = window.document()?;
     let body = doc.body()?;
-    let root = el(&doc, "div", "pp")?;
-    let top = el(&doc, "div", "pp-top")?;
-    let scroller: web_sys::HtmlElement = el(&doc, "div", "pp-scroll")?.dyn_into().ok()?;
-    let inner = el(&doc, "div", "pp-inner")?;
-    let bottom = el(&doc, "div", "pp-bottom")?;
-    let _ = scroller.set_attribute("tabindex", "0");
-    let _ = scroller.set_attribute("role", "grid");
+    leptos::mount::mount_to(body, move || {
+        leptos::view! {
+            <div class="pp" on:click=move |e| on_click(st, &e)>
+                <div class="pp-top"></div>
+                <div class="pp-scroll" tabindex="0" role="grid" on:keydown=move |e| on_key(st, &e)>
+                    <div class="pp-inner"></div>
+                </div>
+                <div class="pp-bottom"></div>
+            </div>
+        }
+    })
+    .forget();
+    // Built at once by `mount_to`: found by class rather than through node references,
+    // which are signals, each more code than a lookup.
+    let part = |class: &str| doc.query_selector(class).ok().flatten();
+    let (root, top, inner, bottom) = (
+        part(".pp")?,
+        part(".pp-top")?,
+        part(".pp-inner")?,
+        part(".pp-bottom")?,
+    );
+    let scroller: web_sys::HtmlElement = part(".pp-scroll")?.dyn_into().ok()?;
     scroller.set_hidden(true);
-    let _ = scroller.append_child(&inner);
-    for part in [&top, scroller.as_ref(), &bottom] {
-        let _ = root.append_child(part);
-    }
-    let _ = body.append_child(&root);
     crate::app::watch_size(&root);
 
     let ui = Ui {
@@ -303,25 +308,6 @@ pub fn mount(st: St) -> Option<()> {
         let m = std::rc::Rc::clone(&measure);
         listen::<web_sys::Event>(window.as_ref(), "resize", move |_| m());
     }
-
-    // Clicks anywhere: `data-act` buttons and group folds.
-    listen::<web_sys::MouseEvent>(root.as_ref(), "click", move |e| {
-        if let Some(el) = closest(&e, "[data-act]") {
-            act(st, &el.get_attribute("data-act").unwrap_or_default(), &el);
-        } else if let Some(el) = closest(&e, "[data-group]")
-            && let Some(id) = el
-                .get_attribute("data-group")
-                .and_then(|v| v.parse::<u64>().ok())
-        {
-            let gid = palmaplan_model::GroupId(id);
-            st.collapsed.update(|c| {
-                if !c.remove(&gid) {
-                    c.insert(gid);
-                }
-            });
-            st.relayout();
-        }
-    });
 
     // Select and start a drag (move, or resize from within 6 px of an edge).
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
@@ -414,20 +400,44 @@ pub fn mount(st: St) -> Option<()> {
         }
     });
 
-    listen::<web_sys::KeyboardEvent>(scroller.as_ref(), "keydown", move |e| on_key(st, &e));
-
-    PARTS.with(|p| {
-        *p.borrow_mut() = Some(Parts {
-            top,
-            scroller,
-            inner,
-            bottom,
-        })
+    PARTS.with(|p| *p.borrow_mut() = Some(Parts { scroller, inner }));
+    Effect::new(move || {
+        document_attributes(st);
+        set_part(0, &top, top_html(st));
+    });
+    Effect::new(move || {
+        set_part(2, &bottom, crate::boards::bottom_html(st));
+    });
+    Effect::new(move || {
+        st.track_all();
+        ui.scroll.track();
+        ui.viewport.track();
+        ui.drag.track();
+        ui.pv.track();
+        dirty();
     });
     let m = std::rc::Rc::clone(&measure);
     on_render(std::rc::Rc::new(move || render(st, ui, &*m)));
-    dirty();
     Some(())
+}
+
+/// A click anywhere in the view: `data-act` buttons and group folds.
+fn on_click(st: St, e: &web_sys::MouseEvent) {
+    if let Some(el) = closest(e, "[data-act]") {
+        act(st, &el.get_attribute("data-act").unwrap_or_default(), &el);
+    } else if let Some(el) = closest(e, "[data-group]")
+        && let Some(id) = el
+            .get_attribute("data-group")
+            .and_then(|v| v.parse::<u64>().ok())
+    {
+        let gid = palmaplan_model::GroupId(id);
+        st.collapsed.update(|c| {
+            if !c.remove(&gid) {
+                c.insert(gid);
+            }
+        });
+        st.relayout();
+    }
 }
 
 fn on_key(st: St, e: &web_sys::KeyboardEvent) {
@@ -564,10 +574,9 @@ fn set_part(i: usize, part: &web_sys::Element, html: String) -> bool {
     true
 }
 
-/// Draws every part from the state (called once per animation frame after changes).
-fn render(st: St, ui: Ui, measure: &dyn Fn()) {
-    let started = host::now_precise();
-    host::trace("render");
+/// The page's language, theme and display mode, as attributes of `<html>` (the style
+/// sheet reads them).
+fn document_attributes(st: St) {
     if let Some(el) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -590,6 +599,12 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             },
         );
     }
+}
+
+/// Draws the chart from the state (once per animation frame after changes).
+fn render(st: St, ui: Ui, measure: &dyn Fn()) {
+    let started = host::now_precise();
+    host::trace("render");
     let chart_shown = st.doc.with(|d| d.is_some())
         && !st.withdrawn.get()
         && !st.compact_now()
@@ -602,8 +617,6 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
     PARTS.with(|p| {
         let p = p.borrow();
         let Some(p) = p.as_ref() else { return };
-        set_part(0, &p.top, top_html(st));
-        host::trace("top");
         if chart_shown {
             first_show = p.scroller.hidden();
             p.scroller.set_hidden(false);
@@ -695,7 +708,6 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
         } else {
             p.scroller.set_hidden(true);
         }
-        set_part(2, &p.bottom, crate::boards::bottom_html(st));
     });
     // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
     host::trace("rendered");

@@ -1,12 +1,17 @@
 //! The view's state cells and its few browser helpers (timers, animation frames,
 //! window listeners).
 //!
-//! The view draws HTML strings (see `gantt.rs`): it needs no fine-grained reactive
-//! graph, only "something changed, draw again". A [`Sig`] is a copyable handle to a
-//! cell; writing one schedules one redraw on the next animation frame, however many
-//! cells changed. This replaced Leptos: with its runtime and reactive nodes the view's
-//! JavaScript translation did not fit the page's size budget (docs/embedded-view.md
-//! has the figures).
+//! A [`Sig`] is a copyable handle to a value and a Leptos trigger: reading it in a
+//! Leptos effect subscribes the effect, writing it notifies the subscribers. The card's
+//! parts (`gantt::mount`) are such effects, so a part is drawn again when, and only
+//! when, something it read changed. The chart alone is drawn on the next animation frame
+//! ([`dirty`]) rather than at once: scrolling and pages arriving change its inputs many
+//! times a frame.
+//!
+//! Why not Leptos's `RwSignal`: its code is generic over the value, one copy per type of
+//! the view's ~35 cells (+48 KB of wasm, the page then 3 KB under its gzip budget). The
+//! values here sit in one untyped table; only the trigger, which is not generic, is
+//! Leptos's.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -14,6 +19,7 @@ use std::marker::PhantomData;
 use std::rc::Rc;
 use std::time::Duration;
 
+use leptos::prelude::{Notify, Track, Trigger};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -26,6 +32,7 @@ thread_local! {
 /// A copyable handle to a state cell.
 pub struct Sig<T> {
     idx: usize,
+    trigger: Trigger,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -52,6 +59,7 @@ impl<T: 'static> Sig<T> {
         });
         Sig {
             idx,
+            trigger: Trigger::new(),
             _t: PhantomData,
         }
     }
@@ -65,14 +73,17 @@ impl<T: 'static> Sig<T> {
         }
     }
 
+    /// Reads the value, subscribing the running effect (if any) to its changes.
     pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        self.trigger.track();
+        self.with_untracked(f)
+    }
+
+    /// Reads the value without subscribing.
+    pub fn with_untracked<R>(&self, f: impl FnOnce(&T) -> R) -> R {
         let c = self.cell();
         let b = c.borrow();
         f(&b)
-    }
-
-    pub fn with_untracked<R>(&self, f: impl FnOnce(&T) -> R) -> R {
-        self.with(f)
     }
 
     pub fn get(&self) -> T
@@ -86,32 +97,37 @@ impl<T: 'static> Sig<T> {
     where
         T: Clone,
     {
-        self.get()
+        self.with_untracked(T::clone)
     }
 
-    /// Sets the value and schedules a redraw.
+    /// Subscribes the running effect without reading.
+    pub fn track(&self) {
+        self.trigger.track();
+    }
+
+    /// Sets the value and notifies the effects that read it.
     pub fn set(&self, v: T) {
         *self.cell().borrow_mut() = v;
-        dirty();
+        self.trigger.notify();
     }
 
     pub fn update(&self, f: impl FnOnce(&mut T)) {
         f(&mut self.cell().borrow_mut());
-        dirty();
+        self.trigger.notify();
     }
 
-    /// Changes the value without a redraw (bookkeeping nobody sees).
+    /// Changes the value without notifying (bookkeeping nobody sees).
     pub fn update_untracked(&self, f: impl FnOnce(&mut T)) {
         f(&mut self.cell().borrow_mut());
     }
 }
 
-/// Registers the function that draws the view.
+/// Registers the function that draws the chart.
 pub fn on_render(f: Rc<dyn Fn()>) {
     RENDER.with(|r| *r.borrow_mut() = Some(f));
 }
 
-/// Asks for one redraw: on the next animation frame, or after 100 ms if no frame comes
+/// Asks for one drawing of the chart: on the next animation frame, or after 100 ms if no frame comes
 /// (a browser runs no animation frames for a frame scrolled out of sight, and a view
 /// must still reach its content there).
 pub fn dirty() {
