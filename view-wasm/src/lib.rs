@@ -1,13 +1,14 @@
 //! PalmaPlan's embedded view: the Gantt chart, kanban board, agenda and before/after
 //! that MCP Apps hosts show in the conversation (and the `/embed` page shows in a
-//! browser). Rust compiled to wasm32, translated to JavaScript by wasm2js and packed
-//! into one HTML file by `build.sh`; the drawing math is the model crate's.
+//! browser). A Leptos client-side app in Rust compiled to wasm32, translated to
+//! JavaScript by wasm2js and packed into one HTML file by `build.sh`; the drawing math
+//! is the model crate's.
 //!
 //! Map: `bridge` (the MCP Apps protocol as a plain state machine), `phase` (the card's
 //! phases: waiting, result, cancelled, stalled), `data` (pages in, journal replayed),
 //! `host` (the Backend seam: the host bridge or HTTP, the only code that talks
 //! outside), `app` (state and life), `gantt` (the card and the chart), `boards`
-//! (kanban, agenda, before/after lists), `sig` (state cells, redraws, timers), `texts`
+//! (kanban, agenda, before/after lists), `sig` (state cells with Leptos triggers, redraws, timers), `texts`
 //! (words). See docs/ARCHITECTURE.md.
 
 pub mod app;

@@ -9,7 +9,8 @@
 //! times a frame.
 //!
 //! Why not Leptos's `RwSignal`: its code is generic over the value, one copy per type of
-//! the view's ~35 cells (+48 KB of wasm, the page then 3 KB under its gzip budget). The
+//! the view's ~35 cells. With `RwSignal` cells (and node references, signals too) the
+//! module was 31 KB larger and the page 258,539 B gzip, 3.6 KB under its budget. The
 //! values here sit in one untyped table; only the trigger, which is not generic, is
 //! Leptos's.
 
@@ -196,4 +197,42 @@ pub fn listen<E: JsCast + 'static>(
     });
     let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
     cb.forget();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leptos::prelude::{GetUntracked as _, Memo};
+
+    /// A memo stands for an effect (both are Leptos subscribers): it runs again only
+    /// when a cell it read with tracking was written and notified.
+    #[test]
+    fn reading_subscribes_and_writing_notifies() {
+        let (a, b) = (Sig::new(1), Sig::new(10));
+        let runs = Sig::new(0);
+        let sum = Memo::new(move |_| {
+            runs.update_untracked(|n| *n += 1);
+            a.get() + b.get_untracked()
+        });
+        assert_eq!(sum.get_untracked(), 11);
+        a.set(2);
+        assert_eq!(sum.get_untracked(), 12);
+        // Untracked reads and writes leave it as it was.
+        b.set(20);
+        a.update_untracked(|v| *v = 3);
+        assert_eq!(sum.get_untracked(), 12);
+        assert_eq!(runs.get_untracked(), 2);
+        a.update(|v| *v += 1);
+        assert_eq!(sum.get_untracked(), 24);
+        // `track` subscribes without reading.
+        let tracked = Memo::new(move |_| {
+            b.track();
+            runs.get_untracked()
+        });
+        let before = tracked.get_untracked();
+        runs.set(100);
+        assert_eq!(tracked.get_untracked(), before);
+        b.set(5);
+        assert_eq!(tracked.get_untracked(), 100);
+    }
 }
