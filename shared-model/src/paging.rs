@@ -192,8 +192,8 @@ impl Counts {
 }
 
 /// One record of the stream, tagged by its kind (`{"bar":{...}}`): the tag comes first
-/// by construction, so serde_json reads a record straight into its type, with no
-/// buffering. Borrowed when paginating (no copy of the schedule), owned
+/// by construction, so a reader (serde_json, or the view's `readback`) reads a record
+/// straight into its type, with no buffering. Borrowed when paginating (no copy of the schedule), owned
 /// (`Record<'static>`) when read back from a page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -4,10 +4,12 @@
 //! Why not serde: the view is one HTML file with a size budget, and serde's derived
 //! readers of the fourteen record types (each with a sequence form JSON never uses, the
 //! flattened `index` of groups and rows buffered through serde's generic content) were
-//! a tenth of its code. This reader accepts exactly the JSON the stream's serde form
-//! writes, and what serde would accept of it besides: fields in any order, unknown
-//! fields skipped, `null` for an absent optional field, any whitespace. A test checks
-//! it gives the same records as serde on schedules using every field, cut and whole.
+//! a tenth of its code. This reader reads what the stream's serde form writes, and what
+//! serde would accept of it besides (fields in any order, unknown fields skipped, `null`
+//! for an absent optional field, any whitespace), into the same records: a test checks
+//! it on schedules using every field, cut and whole. It is a little more lenient than
+//! serde where the server never writes: a repeated key keeps its last value, and `-0`
+//! is an integer.
 //!
 //! Owns: a small pull reader of JSON text and the readers of `Record`, `Settings` and
 //! the enums on the wire. Errors say what was expected, where (a byte offset), and in
@@ -86,19 +88,26 @@ fn record(r: &mut Reader<'_>) -> Res<Record<'static>> {
             "absence" => Record::Absence(Cow::Owned(absence(r)?)),
             "cut" => Record::Cut(cut(r)?),
             "cont" => Record::Cont(cont(r)?),
-            _ => return Err(format!("unknown record kind `{}`", short(kind))),
+            _ => {
+                let at = r.here();
+                return Err(format!(
+                    "unknown record kind `{}` at byte {at}",
+                    short(kind)
+                ));
+            }
         });
         Ok(())
     })?;
     rec.ok_or_else(|| r.err("a record (an object with its kind as key)"))
 }
 
-/// A required field's value, or an error naming it.
-fn need<T>(v: Option<T>, what: &str, field: &str) -> Res<T> {
-    v.ok_or_else(|| format!("{what}: missing field `{field}`"))
+/// A required field's value, or an error naming it and where its object starts.
+fn need<T>(v: Option<T>, what: &str, field: &str, at: usize) -> Res<T> {
+    v.ok_or_else(|| format!("{what} at byte {at}: missing field `{field}`"))
 }
 
 fn header(r: &mut Reader<'_>) -> Res<Header<'static>> {
+    let at = r.here();
     let (mut name, mut settings_, mut notes, mut next_id, mut counts_) =
         (None, None, String::new(), None, None);
     r.object(&mut |r, k| {
@@ -114,15 +123,16 @@ fn header(r: &mut Reader<'_>) -> Res<Header<'static>> {
     })?;
     let w = "header";
     Ok(Header {
-        name: Cow::Owned(need(name, w, "name")?),
+        name: Cow::Owned(need(name, w, "name", at)?),
         settings: settings_.map(Cow::Owned),
         notes: Cow::Owned(notes),
-        next_id: need(next_id, w, "next_id")?,
-        counts: need(counts_, w, "counts")?,
+        next_id: need(next_id, w, "next_id", at)?,
+        counts: need(counts_, w, "counts", at)?,
     })
 }
 
 fn counts(r: &mut Reader<'_>) -> Res<Counts> {
+    let at = r.here();
     let mut n = [None; 8];
     let names = [
         "groups",
@@ -143,7 +153,7 @@ fn counts(r: &mut Reader<'_>) -> Res<Counts> {
     })?;
     let mut got = [0; 8];
     for (i, v) in n.into_iter().enumerate() {
-        got[i] = need(v, "counts", names[i])?;
+        got[i] = need(v, "counts", names[i], at)?;
     }
     let [
         groups,
@@ -168,6 +178,7 @@ fn counts(r: &mut Reader<'_>) -> Res<Counts> {
 }
 
 fn settings(r: &mut Reader<'_>) -> Res<Settings> {
+    let at = r.here();
     let (mut zone, mut weekdays, mut holidays, mut unit) = (None, None, None, None);
     r.object(&mut |r, k| {
         match k {
@@ -200,10 +211,10 @@ fn settings(r: &mut Reader<'_>) -> Res<Settings> {
     })?;
     let w = "settings";
     Ok(Settings {
-        time_zone: need(zone, w, "time_zone")?,
-        working_weekdays: need(weekdays, w, "working_weekdays")?,
-        holidays: need(holidays, w, "holidays")?,
-        time_unit: need(unit, w, "time_unit")?,
+        time_zone: need(zone, w, "time_zone", at)?,
+        working_weekdays: need(weekdays, w, "working_weekdays", at)?,
+        holidays: need(holidays, w, "holidays", at)?,
+        time_unit: need(unit, w, "time_unit", at)?,
     })
 }
 
@@ -218,6 +229,7 @@ const WEEKDAYS: [(&str, Weekday); 7] = [
 ];
 
 fn group(r: &mut Reader<'_>) -> Res<(usize, Group)> {
+    let at = r.here();
     let (mut index, mut id, mut name) = (None, None, None);
     r.object(&mut |r, k| {
         match k {
@@ -230,15 +242,16 @@ fn group(r: &mut Reader<'_>) -> Res<(usize, Group)> {
     })?;
     let w = "group";
     Ok((
-        need(index, w, "index")?,
+        need(index, w, "index", at)?,
         Group {
-            id: GroupId(need(id, w, "id")?),
-            name: need(name, w, "name")?,
+            id: GroupId(need(id, w, "id", at)?),
+            name: need(name, w, "name", at)?,
         },
     ))
 }
 
 fn row(r: &mut Reader<'_>) -> Res<(usize, Row)> {
+    let at = r.here();
     let (mut index, mut id, mut group, mut name, mut member) = (None, None, None, None, None);
     r.object(&mut |r, k| {
         match k {
@@ -253,17 +266,18 @@ fn row(r: &mut Reader<'_>) -> Res<(usize, Row)> {
     })?;
     let w = "row";
     Ok((
-        need(index, w, "index")?,
+        need(index, w, "index", at)?,
         Row {
-            id: RowId(need(id, w, "id")?),
-            group: GroupId(need(group, w, "group")?),
-            name: need(name, w, "name")?,
+            id: RowId(need(id, w, "id", at)?),
+            group: GroupId(need(group, w, "group", at)?),
+            name: need(name, w, "name", at)?,
             member: member.map(MemberId),
         },
     ))
 }
 
 fn bar(r: &mut Reader<'_>) -> Res<Bar> {
+    let at = r.here();
     let (mut id, mut row, mut label, mut start, mut end) = (None, None, None, None, None);
     let (mut color, mut notes, mut pin) = (None, String::new(), None);
     r.object(&mut |r, k| {
@@ -282,11 +296,11 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
     })?;
     let w = "bar";
     Ok(Bar {
-        id: BarId(need(id, w, "id")?),
-        row: RowId(need(row, w, "row")?),
-        label: need(label, w, "label")?,
-        start: need(start, w, "start")?,
-        end: need(end, w, "end")?,
+        id: BarId(need(id, w, "id", at)?),
+        row: RowId(need(row, w, "row", at)?),
+        label: need(label, w, "label", at)?,
+        start: need(start, w, "start", at)?,
+        end: need(end, w, "end", at)?,
         color,
         notes,
         pin,
@@ -294,6 +308,7 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
 }
 
 fn milestone(r: &mut Reader<'_>) -> Res<Milestone> {
+    let at = r.here();
     let (mut id, mut row, mut label, mut date) = (None, None, None, None);
     let (mut color, mut notes) = (None, String::new());
     r.object(&mut |r, k| {
@@ -310,16 +325,17 @@ fn milestone(r: &mut Reader<'_>) -> Res<Milestone> {
     })?;
     let w = "milestone";
     Ok(Milestone {
-        id: MilestoneId(need(id, w, "id")?),
-        row: RowId(need(row, w, "row")?),
-        label: need(label, w, "label")?,
-        date: need(date, w, "date")?,
+        id: MilestoneId(need(id, w, "id", at)?),
+        row: RowId(need(row, w, "row", at)?),
+        label: need(label, w, "label", at)?,
+        date: need(date, w, "date", at)?,
         color,
         notes,
     })
 }
 
 fn link(r: &mut Reader<'_>) -> Res<Link> {
+    let at = r.here();
     let (mut id, mut from, mut to, mut kind, mut lag) = (None, None, None, LinkKind::FS, 0);
     r.object(&mut |r, k| {
         match k {
@@ -338,7 +354,7 @@ fn link(r: &mut Reader<'_>) -> Res<Link> {
                 )?
             }
             "lag" => {
-                let at = r.at;
+                let at = r.here();
                 lag = i32::try_from(r.i64()?).map_err(|_| r.err_at(at, "a lag in i32 range"))?
             }
             _ => r.skip()?,
@@ -347,15 +363,16 @@ fn link(r: &mut Reader<'_>) -> Res<Link> {
     })?;
     let w = "link";
     Ok(Link {
-        id: LinkId(need(id, w, "id")?),
-        from: ItemId(need(from, w, "from")?),
-        to: ItemId(need(to, w, "to")?),
+        id: LinkId(need(id, w, "id", at)?),
+        from: ItemId(need(from, w, "from", at)?),
+        to: ItemId(need(to, w, "to", at)?),
         kind,
         lag,
     })
 }
 
 fn action(r: &mut Reader<'_>) -> Res<Action> {
+    let at = r.here();
     let (mut id, mut bar, mut label, mut status, mut assignee) =
         (None, None, None, ActionStatus::Todo, None);
     r.object(&mut |r, k| {
@@ -380,15 +397,16 @@ fn action(r: &mut Reader<'_>) -> Res<Action> {
     })?;
     let w = "action";
     Ok(Action {
-        id: ActionId(need(id, w, "id")?),
-        bar: BarId(need(bar, w, "bar")?),
-        label: need(label, w, "label")?,
+        id: ActionId(need(id, w, "id", at)?),
+        bar: BarId(need(bar, w, "bar", at)?),
+        label: need(label, w, "label", at)?,
         status,
         assignee: assignee.map(MemberId),
     })
 }
 
 fn member(r: &mut Reader<'_>) -> Res<Member> {
+    let at = r.here();
     let (mut id, mut name, mut email) = (None, None, None);
     r.object(&mut |r, k| {
         match k {
@@ -401,13 +419,14 @@ fn member(r: &mut Reader<'_>) -> Res<Member> {
     })?;
     let w = "member";
     Ok(Member {
-        id: MemberId(need(id, w, "id")?),
-        name: need(name, w, "name")?,
+        id: MemberId(need(id, w, "id", at)?),
+        name: need(name, w, "name", at)?,
         email,
     })
 }
 
 fn absence(r: &mut Reader<'_>) -> Res<Absence> {
+    let at = r.here();
     let (mut id, mut member, mut start, mut end, mut reason) =
         (None, None, None, None, String::new());
     r.object(&mut |r, k| {
@@ -423,10 +442,10 @@ fn absence(r: &mut Reader<'_>) -> Res<Absence> {
     })?;
     let w = "absence";
     Ok(Absence {
-        id: AbsenceId(need(id, w, "id")?),
-        member: MemberId(need(member, w, "member")?),
-        start: need(start, w, "start")?,
-        end: need(end, w, "end")?,
+        id: AbsenceId(need(id, w, "id", at)?),
+        member: MemberId(need(member, w, "member", at)?),
+        start: need(start, w, "start", at)?,
+        end: need(end, w, "end", at)?,
         reason,
     })
 }
@@ -443,6 +462,7 @@ const FIELDS: [(&str, Field); 7] = [
 const FIELD: &str = "a field name (\"label\", \"notes\"...)";
 
 fn cut(r: &mut Reader<'_>) -> Res<Cut<'static>> {
+    let at = r.here();
     let (mut fields, mut rec) = (None, None);
     r.object(&mut |r, k| {
         match k {
@@ -460,12 +480,13 @@ fn cut(r: &mut Reader<'_>) -> Res<Cut<'static>> {
         Ok(())
     })?;
     Ok(Cut {
-        fields: need(fields, "cut", "fields")?,
-        record: need(rec, "cut", "record")?,
+        fields: need(fields, "cut", "fields", at)?,
+        record: need(rec, "cut", "record", at)?,
     })
 }
 
 fn cont(r: &mut Reader<'_>) -> Res<crate::paging::Cont<'static>> {
+    let at = r.here();
     let (mut of, mut id, mut field, mut part, mut text, mut last) =
         (None, None, None, None, None, false);
     r.object(&mut |r, k| {
@@ -490,7 +511,7 @@ fn cont(r: &mut Reader<'_>) -> Res<crate::paging::Cont<'static>> {
             "id" => id = r.or_null(Reader::u64)?,
             "field" => field = Some(r.pick(&FIELDS, FIELD)?),
             "part" => {
-                let at = r.at;
+                let at = r.here();
                 part = Some(u32::try_from(r.u64()?).map_err(|_| r.err_at(at, "a part number"))?)
             }
             "text" => text = Some(r.string()?),
@@ -501,11 +522,11 @@ fn cont(r: &mut Reader<'_>) -> Res<crate::paging::Cont<'static>> {
     })?;
     let w = "cont";
     Ok(crate::paging::Cont {
-        of: need(of, w, "of")?,
+        of: need(of, w, "of", at)?,
         id,
-        field: need(field, w, "field")?,
-        part: need(part, w, "part")?,
-        text: Cow::Owned(need(text, w, "text")?),
+        field: need(field, w, "field", at)?,
+        part: need(part, w, "part", at)?,
+        text: Cow::Owned(need(text, w, "text", at)?),
         last,
     })
 }
@@ -522,11 +543,37 @@ fn short(s: &str) -> String {
 struct Reader<'t> {
     text: &'t str,
     at: usize,
+    /// Objects and arrays open: bounded, as serde_json bounds it, so that a deeply
+    /// nested value gets an error rather than overflowing the stack.
+    depth: u32,
 }
+
+/// serde_json's bound on nesting.
+const MAX_DEPTH: u32 = 128;
 
 impl<'t> Reader<'t> {
     fn new(text: &'t str) -> Reader<'t> {
-        Reader { text, at: 0 }
+        Reader {
+            text,
+            at: 0,
+            depth: 0,
+        }
+    }
+
+    /// Where the next value starts (after any whitespace).
+    fn here(&mut self) -> usize {
+        self.peek();
+        self.at
+    }
+
+    /// Enters an object or an array.
+    fn open(&mut self, c: u8, expected: &str) -> Res<()> {
+        self.eat(c, expected)?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("at most 128 nested objects and arrays"));
+        }
+        Ok(())
     }
 
     fn err(&self, expected: &str) -> String {
@@ -572,9 +619,10 @@ impl<'t> Reader<'t> {
 
     /// Reads an object, giving each key to `each`, which must read its value.
     fn object(&mut self, each: &mut dyn FnMut(&mut Reader<'t>, &str) -> Res<()>) -> Res<()> {
-        self.eat(b'{', "an object")?;
+        self.open(b'{', "an object")?;
         if self.peek() == Some(b'}') {
             self.at += 1;
+            self.depth -= 1;
             return Ok(());
         }
         loop {
@@ -585,6 +633,7 @@ impl<'t> Reader<'t> {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
+                    self.depth -= 1;
                     return Ok(());
                 }
                 _ => return Err(self.err("`,` or `}`")),
@@ -594,9 +643,10 @@ impl<'t> Reader<'t> {
 
     /// Reads an array, `each` reading each element.
     fn array(&mut self, each: &mut dyn FnMut(&mut Reader<'t>) -> Res<()>) -> Res<()> {
-        self.eat(b'[', "an array")?;
+        self.open(b'[', "an array")?;
         if self.peek() == Some(b']') {
             self.at += 1;
+            self.depth -= 1;
             return Ok(());
         }
         loop {
@@ -605,6 +655,7 @@ impl<'t> Reader<'t> {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
                     self.at += 1;
+                    self.depth -= 1;
                     return Ok(());
                 }
                 _ => return Err(self.err("`,` or `]`")),
@@ -730,7 +781,7 @@ impl<'t> Reader<'t> {
     }
 
     fn date(&mut self) -> Res<Date> {
-        let at = self.at;
+        let at = self.here();
         let s = self.str_cow()?;
         s.parse()
             .map_err(|_| self.err_at(at, "a date as \"YYYY-MM-DD\""))
@@ -738,7 +789,7 @@ impl<'t> Reader<'t> {
 
     /// One of `names`' values, by its name.
     fn pick<T: Copy>(&mut self, names: &[(&str, T)], expected: &str) -> Res<T> {
-        let at = self.at;
+        let at = self.here();
         let s = self.str_cow()?;
         names
             .iter()
@@ -773,7 +824,7 @@ impl<'t> Reader<'t> {
     }
 
     fn u64(&mut self) -> Res<u64> {
-        let at = self.at;
+        let at = self.here();
         match self.integer()? {
             (true, n) if n > 0 => Err(self.err_at(at, "a non-negative integer")),
             (_, n) => Ok(n),
@@ -781,13 +832,13 @@ impl<'t> Reader<'t> {
     }
 
     fn usize(&mut self) -> Res<usize> {
-        let at = self.at;
+        let at = self.here();
         let n = self.u64()?;
         usize::try_from(n).map_err(|_| self.err_at(at, "an integer in range"))
     }
 
     fn i64(&mut self) -> Res<i64> {
-        let at = self.at;
+        let at = self.here();
         let (neg, n) = self.integer()?;
         let v = if neg {
             0i64.checked_sub_unsigned(n)
@@ -960,7 +1011,11 @@ mod tests {
     fn bad_input_gets_an_error_saying_what_and_where() {
         let cases = [
             ("", "expected an array at byte 0, found the end of the text"),
-            (r#"[{"bar":{"id":1}}]"#, "bar: missing field `row`"),
+            (
+                r#"[{"bar":{"id":1}}]"#,
+                "bar at byte 8: missing field `row`",
+            ),
+            (r#"[{"link":{"id": x}}]"#, "expected an integer at byte 16"),
             (r#"[{"tree":{}}]"#, "unknown record kind `tree`"),
             (r#"[{}]"#, "expected a record"),
             (

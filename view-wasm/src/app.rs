@@ -244,38 +244,78 @@ impl St {
     /// them, at different places and not always the same ones, and is cheap to run for
     /// nothing (each of its containers is replaced only when its text changed).
     pub fn track_all(&self) {
-        self.lang.track();
-        self.dark.track();
-        self.host.track();
-        self.card.track();
-        self.shown.track();
-        self.options.track();
-        self.read_only.track();
-        self.doc.track();
-        self.before.track();
-        self.reference.track();
-        self.sides.track();
-        self.lay.track();
-        self.load_error.track();
-        self.notice.track();
-        self.selected.track();
-        self.fullscreen.track();
-        self.collapsed.track();
-        self.zoom.track();
-        self.today.track();
-        self.withdrawn.track();
-        self.proposal_done.track();
-        self.width.track();
-        self.idle_polls.track();
-        self.hidden.track();
-        self.shown_at.track();
-        self.changes.track();
-        self.reply_text.track();
-        self.expanded.track();
-        self.confirm.track();
-        self.declined.track();
-        self.agenda.track();
-        self.backend.track();
+        // Destructured: a new cell fails to build until it is tracked here.
+        let St {
+            lang,
+            dark,
+            host,
+            card,
+            shown,
+            options,
+            read_only,
+            doc,
+            before,
+            reference,
+            sides,
+            lay,
+            load_error,
+            notice,
+            selected,
+            fullscreen,
+            collapsed,
+            zoom,
+            today,
+            withdrawn,
+            proposal_done,
+            width,
+            idle_polls,
+            hidden,
+            shown_at,
+            changes,
+            reply_text,
+            expanded,
+            confirm,
+            declined,
+            agenda,
+            backend,
+            embed: _,
+        } = *self;
+        for t in [
+            lang.trigger(),
+            dark.trigger(),
+            host.trigger(),
+            card.trigger(),
+            shown.trigger(),
+            options.trigger(),
+            read_only.trigger(),
+            doc.trigger(),
+            before.trigger(),
+            reference.trigger(),
+            sides.trigger(),
+            lay.trigger(),
+            load_error.trigger(),
+            notice.trigger(),
+            selected.trigger(),
+            fullscreen.trigger(),
+            collapsed.trigger(),
+            zoom.trigger(),
+            today.trigger(),
+            withdrawn.trigger(),
+            proposal_done.trigger(),
+            width.trigger(),
+            idle_polls.trigger(),
+            hidden.trigger(),
+            shown_at.trigger(),
+            changes.trigger(),
+            reply_text.trigger(),
+            expanded.trigger(),
+            confirm.trigger(),
+            declined.trigger(),
+            agenda.trigger(),
+            backend.trigger(),
+        ] {
+            leptos::prelude::Track::track(&t);
+        }
     }
 
     pub fn tr(&self, fr: &'static str, en: &'static str) -> &'static str {

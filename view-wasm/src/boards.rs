@@ -114,8 +114,9 @@ fn kanban(st: St, h: &mut String) {
 
 /// The agenda's range: the options' dates, else four weeks from today.
 fn agenda_range(st: St) -> (Date, Date) {
-    let o = st.options.get_untracked();
-    let today = st.today.get_untracked();
+    // Tracked: the bottom's effect draws the agenda from this range.
+    let o = st.options.get();
+    let today = st.today.get();
     let day = |k: &str| {
         o.get(k)
             .and_then(Value::as_str)

@@ -106,6 +106,11 @@ impl<T: 'static> Sig<T> {
         self.trigger.track();
     }
 
+    /// The cell's Leptos trigger.
+    pub fn trigger(&self) -> Trigger {
+        self.trigger
+    }
+
     /// Sets the value and notifies the effects that read it.
     pub fn set(&self, v: T) {
         *self.cell().borrow_mut() = v;
@@ -139,9 +144,11 @@ pub fn dirty() {
     set_timeout(flush, Duration::from_millis(100));
 }
 
-/// Draws now if a redraw is owed, rather than in the coming frame: for the first
-/// screen, so that it is ready when that frame starts instead of waiting for it.
+/// Draws the chart now rather than in the coming frame: for the first screen, so that
+/// it is ready when that frame starts instead of waiting for it. (The effect that asks
+/// for drawings runs only after this task: the cells just written have not reached it.)
 pub fn draw_now() {
+    DIRTY.with(|d| d.set(true));
     flush();
 }
 
