@@ -439,7 +439,8 @@ fn valid_values(key: Key, lang: Lang) -> &'static str {
 }
 
 fn missing_operand(operator: &str, side: Side, lang: Lang) -> String {
-    let negation = operator == "-" || matches!(operator.to_lowercase().as_str(), "not" | "non");
+    let negation =
+        operator == "-" || matches!(operator.to_ascii_lowercase().as_str(), "not" | "non");
     match (lang, negation, side) {
         (Lang::Fr, true, _) => format!(
             "« {operator} » attend une condition juste après, par exemple -statut:fait ou \
@@ -483,7 +484,8 @@ pub fn fold(text: &str) -> String {
             out.push(c.to_ascii_lowercase());
             continue;
         }
-        for l in c.to_lowercase() {
+        {
+            let l = lower(c);
             match l {
                 'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => out.push('a'),
                 'ç' | 'ć' | 'č' => out.push('c'),
@@ -506,6 +508,48 @@ pub fn fold(text: &str) -> String {
         }
     }
     out
+}
+
+/// The lower case of a letter of the Latin, Greek, Cyrillic and Armenian alphabets
+/// (and fullwidth Latin), computed from the blocks' layout; any other char is kept.
+///
+/// Why not `char::to_lowercase`: its table of every cased script is ~18 KB of the
+/// view's module (9 KB gzip on its page), which the filter (run in the view too) needs
+/// only for these scripts. A test checks every char of these blocks against the
+/// standard library. `İ` becomes a plain `i`, without the standard's combining dot.
+fn lower(c: char) -> char {
+    let u = c as u32;
+    // In the runs below a capital is followed by its small letter, so the capitals are
+    // the even or the odd code points of the run.
+    let even = u & 1 == 0;
+    let l = match u {
+        0xC0..=0xDE if u != 0xD7 => u + 0x20,
+        0x130 => u32::from(b'i'),
+        0x178 => 0xFF,
+        0x100..=0x137 | 0x14A..=0x177 | 0x1E00..=0x1E95 | 0x1EA0..=0x1EFF if even => u + 1,
+        0x1E9E => 0xDF,
+        0x139..=0x148 | 0x179..=0x17E if !even => u + 1,
+        0x1CD..=0x1DC if !even => u + 1,
+        // Vietnamese's horned O and U, and G with acute.
+        0x1A0..=0x1A5 if even => u + 1,
+        0x1AF | 0x1F4 => u + 1,
+        0x1DE..=0x1EF | 0x1F8..=0x21F | 0x222..=0x233 | 0x246..=0x24F if even => u + 1,
+        0x386 => 0x3AC,
+        0x388..=0x38A => u + 0x25,
+        0x38C => 0x3CC,
+        0x38E | 0x38F => u + 0x3F,
+        0x391..=0x3AB if u != 0x3A2 => u + 0x20,
+        0x3D8..=0x3EF if even => u + 1,
+        0x400..=0x40F => u + 0x50,
+        0x410..=0x42F => u + 0x20,
+        0x460..=0x481 | 0x48A..=0x4BF | 0x4D0..=0x52F if even => u + 1,
+        0x4C0 => 0x4CF,
+        0x4C1..=0x4CE if !even => u + 1,
+        0x531..=0x556 => u + 0x30,
+        0xFF21..=0xFF3A => u + 0x20,
+        _ => u,
+    };
+    char::from_u32(l).unwrap_or(c)
 }
 
 // ---------------------------------------------------------------------------------
@@ -631,7 +675,8 @@ fn lex(input: &str) -> Result<Vec<Tok>, FilterError> {
             } else {
                 let span = Span::new(i, end);
                 // Operators are matched on case only, not accents: "où" is a word.
-                toks.push(match word.to_lowercase().as_str() {
+                // ASCII case is enough: no other capital lowers to these letters alone.
+                toks.push(match word.to_ascii_lowercase().as_str() {
                     "or" | "ou" => Tok::Or(span, word.into()),
                     "not" | "non" => Tok::Not(span, word.into()),
                     "and" | "et" => Tok::And(span, word.into()),
@@ -1145,6 +1190,60 @@ fn eval<'a>(e: &Expr, ctx: &'a FilterContext, bar: &Bar, f: &Facts<'_>) -> bool 
                 Test::Id(id) => bar.id == *id,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod lower_tests {
+    use super::lower;
+
+    /// The standard library's lower case of `c` when it is one char.
+    fn std_lower(c: char) -> Option<char> {
+        let mut l = c.to_lowercase();
+        match (l.next(), l.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn lowers_exactly_as_the_standard_library_wherever_it_lowers() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let l = lower(c);
+            if l != c && c != 'İ' {
+                assert_eq!(Some(l), std_lower(c), "{c:?} U+{:04X}", c as u32);
+            }
+        }
+        assert_eq!(lower('İ'), 'i');
+    }
+
+    #[test]
+    fn lowers_every_capital_of_the_alphabets_it_covers() {
+        let blocks = [
+            0xC0..=0x24F,    // Latin-1, Latin Extended-A and B
+            0x386..=0x3AB,   // Greek
+            0x3D8..=0x3EF,   // Greek archaic and Coptic in Greek
+            0x400..=0x52F,   // Cyrillic and its supplement
+            0x531..=0x556,   // Armenian
+            0x1E00..=0x1EFF, // Latin Extended Additional (Vietnamese)
+            0xFF21..=0xFF3A, // fullwidth Latin
+        ];
+        let mut missed = Vec::new();
+        for c in blocks.into_iter().flatten().filter_map(char::from_u32) {
+            if let Some(l) = std_lower(c).filter(|l| *l != c)
+                && lower(c) != l
+            {
+                missed.push(format!("U+{:04X}", c as u32));
+            }
+        }
+        // Latin Extended-B's irregular capitals (African and phonetic letters, the
+        // title-case digraphs) are left as they are; Vietnamese's are not among them.
+        assert!(!missed.iter().any(|m| m == "U+01A0" || m == "U+01AF"));
+        let irregular = missed
+            .iter()
+            .all(|m| m.as_str() < "U+0246" && m.as_str() >= "U+0181");
+        assert!(irregular, "{missed:?}");
+        assert!(missed.len() <= 51, "{}", missed.len());
     }
 }
 
