@@ -143,7 +143,19 @@ pub enum Field {
 }
 
 impl Field {
-    fn as_str(self) -> &'static str {
+    /// Every field, in declaration order.
+    pub const ALL: [Field; 7] = [
+        Field::Name,
+        Field::Label,
+        Field::Notes,
+        Field::Color,
+        Field::Email,
+        Field::Reason,
+        Field::Settings,
+    ];
+
+    /// The wire name ("label", "notes"...).
+    pub fn as_str(self) -> &'static str {
         match self {
             Field::Name => "name",
             Field::Label => "label",

@@ -382,11 +382,7 @@ fn action(r: &mut Reader<'_>) -> Res<Action> {
             "label" => label = Some(r.string()?),
             "status" => {
                 status = r.pick(
-                    &[
-                        ("todo", ActionStatus::Todo),
-                        ("in_progress", ActionStatus::InProgress),
-                        ("done", ActionStatus::Done),
-                    ],
+                    &ActionStatus::ALL.map(|a| (a.as_str(), a)),
                     "a status (\"todo\", \"in_progress\" or \"done\")",
                 )?
             }
@@ -450,16 +446,12 @@ fn absence(r: &mut Reader<'_>) -> Res<Absence> {
     })
 }
 
-const FIELDS: [(&str, Field); 7] = [
-    ("name", Field::Name),
-    ("label", Field::Label),
-    ("notes", Field::Notes),
-    ("color", Field::Color),
-    ("email", Field::Email),
-    ("reason", Field::Reason),
-    ("settings", Field::Settings),
-];
 const FIELD: &str = "a field name (\"label\", \"notes\"...)";
+
+/// The fields by their wire names.
+fn field_names() -> [(&'static str, Field); 7] {
+    Field::ALL.map(|f| (f.as_str(), f))
+}
 
 fn cut(r: &mut Reader<'_>) -> Res<Cut<'static>> {
     let at = r.here();
@@ -469,7 +461,7 @@ fn cut(r: &mut Reader<'_>) -> Res<Cut<'static>> {
             "fields" => {
                 let mut all = Vec::new();
                 r.array(&mut |r| {
-                    all.push(r.pick(&FIELDS, FIELD)?);
+                    all.push(r.pick(&field_names(), FIELD)?);
                     Ok(())
                 })?;
                 fields = Some(all);
@@ -509,7 +501,7 @@ fn cont(r: &mut Reader<'_>) -> Res<crate::paging::Cont<'static>> {
                 )?)
             }
             "id" => id = r.or_null(Reader::u64)?,
-            "field" => field = Some(r.pick(&FIELDS, FIELD)?),
+            "field" => field = Some(r.pick(&field_names(), FIELD)?),
             "part" => {
                 let at = r.here();
                 part = Some(u32::try_from(r.u64()?).map_err(|_| r.err_at(at, "a part number"))?)
