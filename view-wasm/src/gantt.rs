@@ -20,7 +20,7 @@ use crate::app::{self, Doc, Notice, Shown, St};
 use crate::bridge::Kind;
 use crate::host;
 use crate::phase::Phase;
-use crate::sig::{Sig, dirty, listen, on_render, set_timeout};
+use crate::sig::{Sig, listen, on_render, set_timeout};
 use crate::texts::{self, tr};
 
 /// Height of the time header.
@@ -414,7 +414,7 @@ pub fn mount(st: St) -> Option<()> {
         ui.viewport.track();
         ui.drag.track();
         ui.pv.track();
-        dirty();
+        crate::sig::dirty_unless_drawn();
     });
     let m = std::rc::Rc::clone(&measure);
     on_render(std::rc::Rc::new(move || render(st, ui, &*m)));

@@ -27,6 +27,9 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     static SLOTS: RefCell<Vec<Rc<dyn Any>>> = const { RefCell::new(Vec::new()) };
     static DIRTY: Cell<bool> = const { Cell::new(false) };
+    /// Set by `draw_now`, cleared by any write after it: the chart's effect then has
+    /// nothing left to ask for.
+    static DRAWN_NOW: Cell<bool> = const { Cell::new(false) };
     static RENDER: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
 }
 
@@ -114,11 +117,13 @@ impl<T: 'static> Sig<T> {
     /// Sets the value and notifies the effects that read it.
     pub fn set(&self, v: T) {
         *self.cell().borrow_mut() = v;
+        DRAWN_NOW.with(|d| d.set(false));
         self.trigger.notify();
     }
 
     pub fn update(&self, f: impl FnOnce(&mut T)) {
         f(&mut self.cell().borrow_mut());
+        DRAWN_NOW.with(|d| d.set(false));
         self.trigger.notify();
     }
 
@@ -150,6 +155,21 @@ pub fn dirty() {
 pub fn draw_now() {
     DIRTY.with(|d| d.set(true));
     flush();
+    DRAWN_NOW.with(|d| d.set(true));
+}
+
+/// What the chart's effect calls when a cell it tracks changed: asks for a drawing,
+/// unless `draw_now` already drew every change (written before it, in its task), which
+/// would otherwise be drawn a second time in the very frame that paints the first one.
+pub fn dirty_unless_drawn() {
+    if owes_drawing() {
+        dirty();
+    }
+}
+
+/// Whether a change is left for the chart to draw (see `dirty_unless_drawn`).
+fn owes_drawing() -> bool {
+    !DRAWN_NOW.with(|d| d.replace(false))
 }
 
 /// Draws if a redraw is still owed (whichever of the frame and the timer comes first).
@@ -241,5 +261,21 @@ mod tests {
         assert_eq!(tracked.get_untracked(), before);
         b.set(5);
         assert_eq!(tracked.get_untracked(), 100);
+    }
+
+    /// After `draw_now`, the chart's effect asks for no second drawing, unless a cell
+    /// was written since.
+    #[test]
+    fn a_drawing_now_is_not_repeated_for_the_changes_it_drew() {
+        let a = Sig::new(0);
+        a.set(1);
+        draw_now();
+        assert!(!owes_drawing(), "drawn twice");
+        draw_now();
+        a.set(2);
+        assert!(owes_drawing(), "a later change was not drawn");
+        a.update(|v| *v += 1);
+        assert!(owes_drawing(), "a change was not drawn");
+        assert!(owes_drawing(), "without draw_now, every change is drawn");
     }
 }
