@@ -20,9 +20,10 @@
 //! (`crate::view`, the MCP Apps page with its mode tag set to "embed" and the server's
 //! language) under a CSP that runs its inline script and WebAssembly and lets it call
 //! this origin only ([`VIEW_CSP`]); a refused link gets a page that says why, under a
-//! CSP that runs nothing ([`PAGE_CSP`]). `POST /embed/<id>/call` runs any tool on that
-//! one schedule as the link's user, capped by the link (read-only unless editable;
-//! never above the role it was issued for; dead once the user's access is removed), and
+//! CSP that runs nothing ([`PAGE_CSP`]). `POST /embed/<id>/call` runs the tools the view
+//! uses (each tool declares it) on that one schedule as the link's user, capped by the
+//! link (read-only unless editable; never above the role it was issued for, nor above
+//! editor; dead once the user's access is removed), and
 //! answers the same JSON as an MCP `CallToolResult`, with e-mails and absence reasons
 //! removed whatever the role: that is what the view calls.
 
@@ -472,10 +473,6 @@ fn call_refused(status: StatusCode, code: &'static str, text: String) -> Respons
     (status, Json(to_result(reply))).into_response()
 }
 
-/// Tools that a link may not run although they name its schedule: they create another
-/// schedule, which the link would not reach.
-const OUTSIDE_A_LINK: [&str; 1] = ["duplicate_schedule"];
-
 /// `POST /embed/<schedule>/call` with `{tool, arguments, lang?}`: runs a tool on the
 /// link's schedule as the link's user, within what the link allows.
 async fn embed_call(
@@ -558,8 +555,10 @@ async fn embed_call(
         {
             return call_refused(e.status(), e.code(), e.message(lang));
         }
+        // The tools a link may call are the view's (decided in `Planning::call`); one
+        // that names no schedule is refused here, before the address's is put in.
         let names_schedule = spec.input_schema["properties"].get("schedule").is_some();
-        if !names_schedule || OUTSIDE_A_LINK.contains(&spec.name) {
+        if spec.in_view && !names_schedule {
             return call_refused(
                 StatusCode::FORBIDDEN,
                 "outside_link",
@@ -606,7 +605,9 @@ async fn embed_call(
         user_id: claims.user,
         can_write: claims.editable,
         only_schedule: Some(claims.schedule),
-        max_role: Some(claims.cap),
+        // A link never carries an owner's powers (sharing, deleting): the address
+        // sits in a browser's history.
+        max_role: Some(claims.cap.min(Role::Editor)),
         lang,
         // The view itself is calling: show_schedule gives it no new link (a link never
         // renews).

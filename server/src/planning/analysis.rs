@@ -18,7 +18,6 @@ use serde_json::json;
 
 use super::people::{more_line, opt_date, quoted, span_text, working_days};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -27,7 +26,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "The critical path: the project's first and last days, its length in working days, and the bars and milestones with no slack, in order, with the links that drive them. If they slip, the project end slips.",
             Access::Read,
             critical_path,
-        ),
+        )
+        .used_by_view(),
         tool(
             "schedule_risks",
             "The risks of a schedule as planned: links whose dates break them (by how many working days) and bars whose row's member is absent on some of their working days.",
@@ -89,7 +89,7 @@ fn link_kind(kind: LinkKind) -> &'static str {
 }
 
 async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     let cp = cpm::critical_path(s).map_err(|e| cycle_refusal(&ctx, s, &e))?;
@@ -194,7 +194,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 }
 
 async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     let risks = risk::risks(s);
@@ -292,7 +292,7 @@ const WORKLOAD_CAP: usize = 100;
 async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     let from = opt_date(&ctx, "from", p.from.as_deref())?;
     let to = opt_date(&ctx, "to", p.to.as_deref())?;
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     let span = s.span();

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use super::args::date;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -28,13 +27,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Move one or several bars (and milestones) by the same offset in working units (days by default; negative moves earlier). Each bar keeps its working duration; weekends and holidays are skipped.",
             Access::Write,
             move_periods,
-        ),
+        )
+        .used_by_view(),
         tool(
             "apply_patch",
             "Apply a list of the model's commands (as returned by what_if) atomically, only if the schedule is still at expected_rank. If someone wrote in between, nothing is written and the answer says the proposal is out of date.",
             Access::Write,
             apply_patch,
-        ),
+        )
+        .used_by_view(),
     ]
 }
 
@@ -76,7 +77,7 @@ struct AddPeriod {
 }
 
 async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let start = date(&ctx, "start", &p.start)?;
     let end = date(&ctx, "end", &p.end)?;
     let pin = p.pin.as_deref().map(|d| date(&ctx, "pin", d)).transpose()?;
@@ -137,7 +138,7 @@ struct MovePeriods {
 }
 
 async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd =
         json!({ "op": "move_periods", "bars": p.bars, "milestones": p.milestones, "by": p.by });
     let wrote = ctx.apply(id, &[command(&ctx, cmd)?], None).await?;
@@ -196,7 +197,7 @@ struct ApplyPatch {
 }
 
 async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() {
         return Err(Refusal::new(
             "invalid_arguments",

@@ -21,7 +21,6 @@ use serde_json::{Value, json};
 
 use super::people::{quoted, write_on_state};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 /// The largest JSON an import accepts, in bytes.
 pub(super) const MAX_IMPORT_BYTES: usize = 16 * 1024 * 1024;
@@ -42,7 +41,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Create a new schedule from PalmaPlan JSON (as export_schedule gives it), under a new name. The data is checked first; nothing is created if it is invalid. You become its owner.",
             Access::Write,
             import_schedule,
-        ),
+        )
+        .on_no_schedule()
+        .creates_schedule(),
         tool(
             "import_csv_periods",
             "Add bars to a row from CSV text with a header line label,start,end[,color] (other columns are ignored; \";\" separators work too). All lines are added in one write, or none if a line is wrong (the error names its line).",
@@ -230,7 +231,7 @@ struct Export {
 }
 
 async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let redacted = if o.viewer.sees_all() {
         String::new()
@@ -551,7 +552,7 @@ fn csv_commands(
 }
 
 async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.csv.len() > MAX_CSV_BYTES {
         return Err(too_big(
             &ctx,

@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use palmaplan_model::command::{self, Command, Footprint, SCHEDULE_FIELDS};
+use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
 use palmaplan_model::{
     AbsenceId, ActionId, BarId, Date, Lang, LinkId, MemberId, MilestoneId, Schedule,
 };
@@ -32,8 +32,8 @@ use serde_json::{Value, json};
 
 use super::periods::{busy, change_text};
 use super::privacy::{CommandViewer, needs_state, redact_command};
-use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::{EntryKind, JournalEntry, NewEntry, Role, Written};
+use super::{Access, Ctx, Failed, Origin, Refusal, Reply, ScheduleRef, ToolSpec, Write, tool};
+use crate::storage::{EntryKind, JournalEntry, Role};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -54,13 +54,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Undo YOUR latest change on a schedule (each person undoes their own). Refused, with the reason, if someone else has changed the same items since: nothing is ever merged silently. redo brings an undone change back.",
             Access::Write,
             undo,
-        ),
+        )
+        .used_by_view(),
         tool(
             "redo",
             "Bring back YOUR latest undone change, as long as you have made no new change since that undo. Refused, with the reason, if someone else has changed the same items since.",
             Access::Write,
             redo,
-        ),
+        )
+        .used_by_view(),
     ]
 }
 
@@ -242,7 +244,7 @@ const HISTORY_DEFAULT: u32 = 20;
 const HISTORY_MAX: u32 = 100;
 
 async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let limit = p.limit.unwrap_or(HISTORY_DEFAULT).clamp(1, HISTORY_MAX);
     let mut entries = ctx
         .store()
@@ -438,7 +440,7 @@ pub(super) fn pack_changes(f: &Fetched, budget: usize) -> Packed {
 }
 
 async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, role) = ctx.open(&p.schedule).await?;
     let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
     let mut f = match fetch_changes(&ctx, id, p.since_rank, limit).await? {
         Poll::Changed(f) => f,
@@ -785,7 +787,7 @@ async fn redo(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 }
 
 async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let lang = ctx.lang();
     for _ in 0..ATTEMPTS {
         let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
@@ -822,31 +824,22 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
         };
         let target_rank = plan.target.rank;
         let out = ctx
-            .store()
             .write(
                 id,
-                ctx.caller.user_id,
-                ctx.now_ms(),
-                Some(cur.rank),
-                |now| {
-                    let (next, done) = command::apply(&now.state, &plan.apply)?;
-                    let entry = NewEntry {
-                        kind,
-                        target_rank: Some(target_rank),
-                        commands: serde_json::to_string(&done.applied)
-                            .unwrap_or_else(|_| "[]".into()),
-                        inverse: serde_json::to_string(&done.inverse)
-                            .unwrap_or_else(|_| "[]".into()),
-                    };
-                    Ok::<_, command::ApplyError>((next, entry, ()))
+                Write {
+                    commands: &plan.apply,
+                    expected_rank: Some(cur.rank),
+                    kind,
+                    target_rank: Some(target_rank),
+                    origin: Origin::Journal,
                 },
             )
-            .await
-            .map_err(|e| ctx.db_error(e))?;
+            .await;
         let (rank, after) = match out {
-            Ok(Written::OutOfDate { .. }) => continue,
-            Ok(Written::Done { rank, state, .. }) => (rank, state),
-            Err(e) => {
+            Err(Failed::OutOfDate(_)) => continue,
+            Ok(wrote) => (wrote.rank, Box::new(wrote.state)),
+            Err(Failed::Refused(r)) => return Err(r),
+            Err(Failed::Invalid(e)) => {
                 let (fr, en) = match way {
                     Way::Undo => ("d'annuler", "undo"),
                     Way::Redo => ("de rétablir", "redo"),

@@ -10,14 +10,18 @@
 //! every failure into a `Reply` with `is_error` and a text that says what to fix, in
 //! the caller's language: a bad call is never a panic nor a protocol error.
 //!
-//! Rights: each tool opens the schedule it works on through `Ctx::open`, which checks
-//! the caller's role on it, the token's scope and its schedule restriction. Writes go
-//! through `Ctx::apply`: the model's `apply` inside the storage's optimistic write, so
-//! one transaction checks the rank, stores the state and appends the journal entry.
+//! Rights are declared, not coded in handlers: each tool declares the least role it
+//! needs on its schedule, whether it writes, whether it creates a schedule and whether
+//! the embedded view calls it; `call` decides the tool-level rules from that (token
+//! scope, schedule restriction, `/embed` link scope) and `Ctx::open` checks the role.
+//! Every write goes through the one gate (`gate`, `Ctx::write`), which decides per
+//! command from the model's table, then journals. A panic in a tool is caught, logged
+//! and answered as an error: a bug never takes the server down.
 
 mod analysis;
 mod args;
 mod edits;
+mod gate;
 mod io;
 mod journal;
 #[cfg(test)]
@@ -46,7 +50,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::embed::Embed;
-use crate::storage::{EntryKind, NewEntry, Role, Store, StoreError, Written};
+use crate::storage::{Role, Store, StoreError};
+
+pub(crate) use gate::{Failed, Origin, Write};
 
 pub use args::ScheduleRef;
 
@@ -78,7 +84,8 @@ pub struct Caller {
     pub only_schedule: Option<i64>,
     /// The most this caller may do on a schedule, whatever their role there (an
     /// `/embed` link's cap: a promotion after the link was given does not widen it).
-    /// None: their role.
+    /// None: their role. Only `/embed` links set it, and `call` treats a caller with a
+    /// cap as a link (tools the view uses only).
     pub max_role: Option<Role>,
     /// The language of the texts, from the server's setting or the call.
     pub lang: Lang,
@@ -191,6 +198,15 @@ pub struct ToolSpec {
     /// before/after of `what_if` and `diff_versions`): the MCP adapter points such tools at the view
     /// resource (`_meta.ui.resourceUri`) for the clients that render it.
     pub shows_view: bool,
+    /// The least role the caller needs on the schedule the tool works on (checked by
+    /// `Ctx::open`); None for a tool that works on no one schedule (`list_schedules`,
+    /// `search`, `create_schedule`, `import_schedule`).
+    pub role: Option<Role>,
+    /// Whether the tool creates a schedule: refused to tokens and links restricted to
+    /// one schedule (they could neither see nor delete what they made).
+    pub creates: bool,
+    /// Whether the embedded view calls it: the only tools an `/embed` link may call.
+    pub in_view: bool,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,
     run: ToolFn,
@@ -208,6 +224,30 @@ impl ToolSpec {
         self.shows_view = true;
         self
     }
+
+    /// The same tool, needing `role` on its schedule.
+    pub(crate) fn needs(mut self, role: Role) -> ToolSpec {
+        self.role = Some(role);
+        self
+    }
+
+    /// The same tool, working on no one schedule.
+    pub(crate) fn on_no_schedule(mut self) -> ToolSpec {
+        self.role = None;
+        self
+    }
+
+    /// The same tool, creating a schedule.
+    pub(crate) fn creates_schedule(mut self) -> ToolSpec {
+        self.creates = true;
+        self
+    }
+
+    /// The same tool, called by the embedded view (so `/embed` links may call it).
+    pub(crate) fn used_by_view(mut self) -> ToolSpec {
+        self.in_view = true;
+        self
+    }
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -215,12 +255,16 @@ impl std::fmt::Debug for ToolSpec {
         f.debug_struct("ToolSpec")
             .field("name", &self.name)
             .field("access", &self.access)
+            .field("role", &self.role)
+            .field("creates", &self.creates)
+            .field("in_view", &self.in_view)
             .field("visibility", &self.visibility)
             .finish()
     }
 }
 
-/// Declares a tool whose arguments parse into `P`.
+/// Declares a tool whose arguments parse into `P`. A reading tool needs the viewer
+/// role on its schedule, a writing one the editor role, unless `needs` says otherwise.
 pub(crate) fn tool<P, F, Fut>(
     name: &'static str,
     description: &'static str,
@@ -239,6 +283,12 @@ where
         access,
         visibility: Visibility::Model,
         shows_view: false,
+        role: Some(match access {
+            Access::Read => Role::Viewer,
+            Access::Write => Role::Editor,
+        }),
+        creates: false,
+        in_view: false,
         input_schema: args::schema_of::<P>(),
         run: Arc::new(move |ctx: Ctx, raw: Value| {
             let f = Arc::clone(&f);
@@ -248,6 +298,74 @@ where
             })
         }),
     }
+}
+
+/// Every tool's declaration, in the catalogue's order.
+fn specs() -> Vec<ToolSpec> {
+    let all = schedules::tools()
+        .into_iter()
+        .chain(edits::tools())
+        .chain(structure::tools())
+        .chain(people::tools())
+        .chain(analysis::tools())
+        .chain(search::tools())
+        .chain(io::tools())
+        .chain(periods::tools())
+        .chain(journal::tools())
+        .chain(versions::tools())
+        .chain(view::tools())
+        .chain(proposals::tools())
+        .chain(show::tools());
+    #[cfg(test)]
+    let all = all.chain(std::iter::once(panicking_tool()));
+    all.collect()
+}
+
+/// A tool that panics, to prove `call` survives it: built into the unit tests only,
+/// never shipped.
+#[cfg(test)]
+fn panicking_tool() -> ToolSpec {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Nothing {}
+    tool(
+        "panic_for_test",
+        "Panics (unit tests only).",
+        Access::Read,
+        |_ctx: Ctx, _p: Nothing| async move {
+            let empty: Vec<u8> = Vec::new();
+            // An index out of bounds, the kind of bug a tool could have.
+            let _ = empty[std::hint::black_box(3)];
+            Ok(Reply::ok("unreachable", Value::Null))
+        },
+    )
+    .on_no_schedule()
+}
+
+/// One row of the rights table, as the tests and the docs read it: a tool, the role it
+/// needs on its schedule (None: it works on no one schedule), whether it writes,
+/// whether it creates a schedule, and whether an `/embed` link may call it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Rights {
+    pub tool: &'static str,
+    pub role: Option<Role>,
+    pub writes: bool,
+    pub creates: bool,
+    pub in_view: bool,
+}
+
+/// The rights table of every shipped tool, from the tools' own declarations (what
+/// `call` and `Ctx::open` enforce).
+pub fn rights() -> Vec<Rights> {
+    specs()
+        .iter()
+        .map(|s| Rights {
+            tool: s.name,
+            role: s.role,
+            writes: s.access == Access::Write,
+            creates: s.creates,
+            in_view: s.in_view,
+        })
+        .collect()
 }
 
 /// The planning service. Cheap to clone.
@@ -271,11 +389,13 @@ struct Inner {
     embed: Option<Arc<Embed>>,
 }
 
-/// What a tool runs with: the service and the caller.
+/// What a tool runs with: the service, the caller, and the role the tool needs.
 #[derive(Clone, Debug)]
 pub struct Ctx {
     inner: Arc<Inner>,
     pub caller: Caller,
+    /// The tool's declared role (`ToolSpec::role`), which `open` checks.
+    need: Role,
 }
 
 /// The result of a write.
@@ -301,21 +421,7 @@ impl Planning {
 
     fn build(store: Store, clock: Arc<dyn Clock>, embed: Option<Arc<Embed>>) -> Planning {
         let mut tools = BTreeMap::new();
-        for spec in schedules::tools()
-            .into_iter()
-            .chain(edits::tools())
-            .chain(structure::tools())
-            .chain(people::tools())
-            .chain(analysis::tools())
-            .chain(search::tools())
-            .chain(io::tools())
-            .chain(periods::tools())
-            .chain(journal::tools())
-            .chain(versions::tools())
-            .chain(view::tools())
-            .chain(proposals::tools())
-            .chain(show::tools())
-        {
+        for spec in specs() {
             let name = spec.name;
             assert!(
                 tools.insert(name, spec).is_none(),
@@ -373,26 +479,86 @@ impl Planning {
             )
             .into_reply();
         };
-        if spec.access == Access::Write && !caller.can_write {
-            return Refusal::new(
-                "read_only_token",
-                tr(
-                    caller.lang,
-                    format!("« {name} » modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée « write ».", ),
-                    format!("“{name}” changes a schedule and this token is read-only. Create a token with the “write” scope."),
-                ),
-            )
-            .into_reply();
+        if let Some(refusal) = tool_refusal(spec, caller) {
+            return refusal.into_reply();
         }
         let ctx = Ctx {
             inner: Arc::clone(&self.inner),
             caller: caller.clone(),
+            need: spec.role.unwrap_or(Role::Viewer),
         };
-        match (spec.run)(ctx, arguments).await {
-            Ok(reply) => reply,
-            Err(refusal) => refusal.into_reply(),
+        // The tool runs as its own task so that a panic in it (a bug) is caught here
+        // and answered, instead of unwinding through the transport: the session and
+        // every other one stay up. A write is one transaction, so a panic before its
+        // commit wrote nothing.
+        match tokio::spawn((spec.run)(ctx, arguments)).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(refusal)) => refusal.into_reply(),
+            Err(e) => {
+                tracing::error!(tool = name, error = %e, "a tool failed unexpectedly");
+                Refusal::new(
+                    "internal",
+                    tr(
+                        caller.lang,
+                        format!("« {name} » a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite : vérifiez avec get_schedule, puis réessayez ou signalez-le."),
+                        format!("“{name}” failed on an internal server error (it is in the server's logs). If it was a change, it was not written: check with get_schedule, then try again or report it."),
+                    ),
+                )
+                .into_reply()
+            }
         }
     }
+}
+
+/// The tool-level rules, from the tool's declaration and the caller's token or link.
+fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
+    let name = spec.name;
+    let lang = caller.lang;
+    if caller.max_role.is_some() && !spec.in_view {
+        return Some(Refusal::new(
+            "outside_link",
+            tr(
+                lang,
+                format!(
+                    "Un lien /embed ne sert qu'à la vue du planning : « {name} » n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
+                ),
+                format!(
+                    "An /embed link serves the schedule's view only: “{name}” is not part of it. Call it from an MCP client with your token."
+                ),
+            ),
+        ));
+    }
+    if spec.access == Access::Write && !caller.can_write {
+        return Some(Refusal::new(
+            "read_only_token",
+            tr(
+                lang,
+                format!(
+                    "« {name} » modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée « write »."
+                ),
+                format!(
+                    "“{name}” changes a schedule and this token is read-only. Create a token with the “write” scope."
+                ),
+            ),
+        ));
+    }
+    if spec.creates
+        && let Some(only) = caller.only_schedule
+    {
+        return Some(Refusal::new(
+            "token_restricted",
+            tr(
+                lang,
+                format!(
+                    "Ce jeton est limité au planning {only} : « {name} » crée un autre planning, que ce jeton ne pourrait ni voir ni supprimer. Utilisez un jeton sans restriction (palmaplan token create sans --schedule)."
+                ),
+                format!(
+                    "This token is restricted to schedule {only}: “{name}” creates another schedule, which this token could neither see nor delete. Use an unrestricted token (palmaplan token create without --schedule)."
+                ),
+            ),
+        ));
+    }
+    None
 }
 
 impl Ctx {
@@ -440,8 +606,9 @@ impl Ctx {
     }
 
     /// Resolves a schedule (by id or name) among the caller's, and checks that their
-    /// role is at least `needed` and that the token may touch it.
-    pub async fn open(&self, schedule: &ScheduleRef, needed: Role) -> Result<(i64, Role), Refusal> {
+    /// role is at least the tool's declared one and that the token may touch it.
+    pub async fn open(&self, schedule: &ScheduleRef) -> Result<(i64, Role), Refusal> {
+        let needed = self.need;
         let mine = self
             .store()
             .schedules_of(self.caller.user_id)
@@ -486,13 +653,7 @@ impl Ctx {
         if let Some(only) = self.caller.only_schedule
             && only != info.id
         {
-            return Err(Refusal::new(
-                "token_restricted",
-                self.tr(
-                    format!("Ce jeton est limité au planning {only} : il ne donne pas accès au planning {}.", info.id),
-                    format!("This token is restricted to schedule {only}: it gives no access to schedule {}.", info.id),
-                ),
-            ));
+            return Err(self.restricted(only, info.id));
         }
         let role = self
             .caller
@@ -542,37 +703,20 @@ impl Ctx {
         Ok((info.id, role))
     }
 
-    /// Applies commands to a schedule as one journalled write. With `expected_rank`,
-    /// writes only if the schedule is still at that rank (decided in the transaction).
+    /// Applies commands to a schedule as one journalled write, through the gate. With
+    /// `expected_rank`, writes only if the schedule is still at that rank (decided in
+    /// the transaction).
     pub async fn apply(
         &self,
         id: i64,
         commands: &[Command],
         expected_rank: Option<i64>,
     ) -> Result<Wrote, Refusal> {
-        let lang = self.lang();
-        let now = self.now_ms();
-        let out = self
-            .store()
-            .write(id, self.caller.user_id, now, expected_rank, |cur| {
-                let (next, applied) = command::apply(&cur.state, commands)?;
-                let entry = NewEntry {
-                    kind: EntryKind::Write,
-                    target_rank: None,
-                    commands: serde_json::to_string(&applied.applied)
-                        .unwrap_or_else(|_| "[]".into()),
-                    inverse: serde_json::to_string(&applied.inverse)
-                        .unwrap_or_else(|_| "[]".into()),
-                };
-                Ok::<_, command::ApplyError>((next, entry, (applied.applied, applied.inverse)))
-            })
-            .await
-            .map_err(|e| self.db_error(e))?;
-        match out {
-            Err(e) => Err(Refusal::new("invalid_command", e.message(lang)).with(json!({
-                "command": e.command, "op": e.op, "field": e.field,
-            }))),
-            Ok(Written::OutOfDate { current }) => Err(Refusal::new(
+        match self.write(id, Write::of(commands, expected_rank)).await {
+            Ok(wrote) => Ok(wrote),
+            Err(Failed::Refused(r)) => Err(r),
+            Err(Failed::Invalid(e)) => Err(self.invalid(&e)),
+            Err(Failed::OutOfDate(current)) => Err(Refusal::new(
                 "out_of_date",
                 self.tr(
                     format!("Cette proposition n'est plus à jour : le planning a changé depuis (rang {current}). Rien n'a été écrit ; demandez une nouvelle proposition."),
@@ -580,8 +724,14 @@ impl Ctx {
                 ),
             )
             .with(json!({ "rank": current }))),
-            Ok(Written::Done { rank, state, result: (applied, inverse) }) => Ok(Wrote { rank, state: *state, applied, inverse }),
         }
+    }
+
+    /// A command that does not apply, as a refusal.
+    pub(crate) fn invalid(&self, e: &command::ApplyError) -> Refusal {
+        Refusal::new("invalid_command", e.message(self.lang())).with(json!({
+            "command": e.command, "op": e.op, "field": e.field,
+        }))
     }
 }
 

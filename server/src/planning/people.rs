@@ -63,13 +63,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Give a user of this server a role on a schedule: viewer (reads), editor (reads and writes) or owner (also shares and sees private data). Owners only. The user must already exist (palmaplan user add).",
             Access::Write,
             share_schedule,
-        ),
+        )
+        .needs(Role::Owner),
         tool(
             "unshare_schedule",
             "Remove a user's access to a schedule. Owners only; the last owner cannot be removed.",
             Access::Write,
             unshare_schedule,
-        ),
+        )
+        .needs(Role::Owner),
         tool(
             "list_access",
             "List who has access to a schedule and with which role (owners also see their e-mails).",
@@ -320,7 +322,7 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 const MEMBER_CAP: usize = 100;
 
 async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     if s.members.is_empty() {
@@ -401,7 +403,7 @@ struct AddMember {
 }
 
 async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let email = p
         .email
         .map(|e| e.trim().to_owned())
@@ -457,14 +459,9 @@ struct UpdateMember {
 }
 
 async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
-    // With an e-mail the owner role is needed: a viewer is told so at once (not first
-    // sent to become an editor, only to be refused again).
-    let needed = if p.email.is_some() {
-        Role::Viewer
-    } else {
-        Role::Editor
-    };
-    let (id, role) = ctx.open(&p.schedule, needed).await?;
+    // Who may set an e-mail is the gate's rule (owners, or the member themself),
+    // decided for this tool and apply_patch alike.
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.name.is_none() && p.email.is_none() {
         return Err(Refusal::new(
             "invalid_arguments",
@@ -473,22 +470,6 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
                 "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
             ),
         ));
-    }
-    if p.email.is_some() && role < Role::Owner {
-        return Err(Refusal::new(
-            "forbidden",
-            ctx.tr(
-                format!(
-                    "Changer l'e-mail d'un membre demande le rôle propriétaire (votre rôle : {}) : l'e-mail décide qui voit ses données privées. Demandez-le à un propriétaire, ou changez seulement le nom.",
-                    role_name(role, Lang::Fr)
-                ),
-                format!(
-                    "Changing a member's e-mail needs the owner role (yours: {}): the e-mail decides who sees their private data. Ask an owner, or change only the name.",
-                    role_name(role, Lang::En)
-                ),
-            ),
-        )
-        .with(json!({ "role": role.as_str(), "needed": "owner" })));
     }
     let name = p.name.as_ref().map(|n| n.trim().to_owned());
     let email = p
@@ -554,7 +535,7 @@ struct Cascade {
 }
 
 async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let (wrote, _, c) = write_on_state(&ctx, id, |s| {
         let m = find_member(&ctx, s, &p.member)?;
         let c = Cascade {
@@ -731,7 +712,7 @@ fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
 }
 
 async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let role = Role::from(p.role);
     let user = user_by_email(&ctx, &p.email)
         .await?
@@ -819,7 +800,7 @@ struct Unshare {
 }
 
 async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let name = schedule_name(&ctx, id).await?;
     let user = user_by_email(&ctx, &p.email)
         .await?
@@ -877,7 +858,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
 }
 
 async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, role) = ctx.open(&p.schedule).await?;
     let name = schedule_name(&ctx, id).await?;
     let access = ctx
         .store()
@@ -1026,7 +1007,7 @@ struct AddAbsence {
 }
 
 async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let start = parse_date(&ctx, "start", &p.start)?;
     let end = parse_date(&ctx, "end", &p.end)?;
     let reason = p.reason.clone().filter(|r| !r.trim().is_empty());
@@ -1094,7 +1075,7 @@ struct UpdateAbsence {
 }
 
 async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.start.is_none() && p.end.is_none() && p.reason.is_none() {
         return Err(Refusal::new(
             "invalid_arguments",
@@ -1170,7 +1151,7 @@ struct DeleteAbsence {
 }
 
 async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let absence = AbsenceId(p.absence);
     let (wrote, before, a) = write_on_state(&ctx, id, |s| {
         let a = s
@@ -1226,7 +1207,7 @@ struct ListAbsences {
 async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
     let from = opt_date(&ctx, "from", p.from.as_deref())?;
     let to = opt_date(&ctx, "to", p.to.as_deref())?;
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     let member = p
@@ -1377,7 +1358,8 @@ mod tests {
     #[tokio::test]
     async fn absences_say_which_bars_they_put_at_risk() {
         let k = Kit::new("absence-risks").await;
-        let ed = en(&k.editor);
+        // An absence's reason is private: its owner (or the member) records it.
+        let ed = en(&k.owner);
         // Camille does the user acceptance (2026-12-07 → 2026-12-11).
         let r = k
             .ok(
@@ -1481,9 +1463,19 @@ mod tests {
     #[tokio::test]
     async fn members_are_added_renamed_and_deleted_with_their_cascade() {
         let k = Kit::new("members").await;
+        // An editor adds members, but an e-mail (it decides who sees a member's private
+        // data) only as an owner.
+        let r = k
+            .refused(
+                &k.editor,
+                "add_member",
+                json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
+            )
+            .await;
+        assert_eq!(r.structured["needed"], "owner", "{}", r.text);
         let r = k
             .ok(
-                &k.editor,
+                &k.owner,
                 "add_member",
                 json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
             )
@@ -1514,8 +1506,9 @@ mod tests {
                 json!({ "schedule": k.schedule, "member": "thomas", "email": "vera@example.org" }),
             )
             .await;
-        assert_eq!(r.structured["needed"], "owner", "{}", r.text);
-        assert!(r.text.contains("propriétaire"), "{}", r.text);
+        // A viewer is told the first thing missing: the tool's role, as apply_patch
+        // would tell them.
+        assert_eq!(r.structured["needed"], "editor", "{}", r.text);
         let r = k
             .ok(
                 &k.owner,

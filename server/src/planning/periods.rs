@@ -15,7 +15,6 @@ use serde::{Deserialize, Deserializer};
 use serde_json::json;
 
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -24,7 +23,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Move one edge of a bar (\"end\" by default, or \"start\") by a number of working units (days, or weeks if the schedule counts in weeks); negative moves earlier. The other edge stays. The answer lists what changed and any new risk.",
             Access::Write,
             resize_period,
-        ),
+        )
+        .used_by_view(),
         tool(
             "set_period_dates",
             "Set a bar's first and last day (inclusive, YYYY-MM-DD; a one-day bar has start = end). The answer lists what changed and any new risk.",
@@ -42,13 +42,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Delete bars with their links and actions. When the deletion would also remove links or actions, or more than 10 bars, the first call only says what would go: call again with \"confirm\": true. undo brings everything back.",
             Access::Write,
             delete_periods,
-        ),
+        )
+        .used_by_view(),
         tool(
             "list_periods",
             "List bars and milestones with their ids, dates and rows, by start date; optionally only one row, or only those overlapping from/to (YYYY-MM-DD). At most 50 per call: use offset for the next ones.",
             Access::Read,
             list_periods,
-        ),
+        )
+        .used_by_view(),
     ]
 }
 
@@ -155,7 +157,7 @@ struct ResizePeriod {
 }
 
 async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let edge = match p.edge {
         EdgeArg::Start => Edge::Start,
         EdgeArg::End => Edge::End,
@@ -208,7 +210,7 @@ struct SetPeriodDates {
 }
 
 async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let start = date(&ctx, "start", &p.start)?;
     let end = date(&ctx, "end", &p.end)?;
     let cmd = Command::SetPeriodDates {
@@ -273,7 +275,7 @@ struct UpdatePeriod {
 }
 
 async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let pin = match &p.pin {
         None => None,
         Some(None) => Some(None),
@@ -399,7 +401,7 @@ fn named_list(ctx: &Ctx, lines: &[String]) -> String {
 }
 
 async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let bars: Vec<BarId> = p.bars.iter().copied().map(BarId).collect();
     let confirm = p.confirm;
     let build = |s: &Schedule| {
@@ -532,7 +534,7 @@ struct ListPeriods {
 const PAGE: usize = 50;
 
 async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let from = p
         .from
         .as_deref()

@@ -166,12 +166,8 @@ impl Ctx {
 
     /// Opens a schedule (checking the role as `open` does), loads it, and redacts it
     /// for the caller.
-    pub(crate) async fn open_redacted(
-        &self,
-        schedule: &ScheduleRef,
-        needed: Role,
-    ) -> Result<Opened, Refusal> {
-        let (id, role) = self.open(schedule, needed).await?;
+    pub(crate) async fn open_redacted(&self, schedule: &ScheduleRef) -> Result<Opened, Refusal> {
+        let (id, role) = self.open(schedule).await?;
         let viewer = self.viewer_as(role).await?;
         let stored = self.store().load(id).await.map_err(|e| self.db_error(e))?;
         let mut state = stored.state;

@@ -40,6 +40,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             what_if,
         )
+        .used_by_view()
         .with_view(),
         tool(
             "diff_versions",
@@ -47,6 +48,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             diff_versions,
         )
+        .used_by_view()
         .with_view(),
     ]
 }
@@ -125,7 +127,7 @@ struct WhatIf {
 }
 
 async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() {
         return Err(Refusal::new(
             "invalid_arguments",
@@ -152,9 +154,17 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         )
         .with(json!({ "command": e.command, "op": e.op, "field": e.field }))
     })?;
+    // The verdict the write would get, decided by the same gate: anyone who may read
+    // the schedule may simulate, but a proposal the caller could not write says why
+    // and is not offered for acceptance.
+    let refused = match ctx.may_write(id, &applied.applied, before, &after).await {
+        Ok(()) => None,
+        Err(r) if r.code == "storage" => return Err(r),
+        Err(r) => Some(r),
+    };
     let d = diff::diff(before, &after);
     let rank = stored.rank;
-    let acceptable = !d.is_empty() && d.not_shown.is_empty();
+    let acceptable = !d.is_empty() && d.not_shown.is_empty() && refused.is_none();
     let mut text = ctx.tr(
         format!(
             "Simulation sur le planning {id} « {} » au rang {rank} : rien n'a été écrit.\n",
@@ -167,7 +177,12 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     );
     text.push_str(&text::change_list(before, &d, ctx.lang()));
     text.push('\n');
-    text.push_str(&if d.is_empty() {
+    text.push_str(&if let Some(r) = &refused {
+        ctx.tr(
+            format!("Vous ne pourriez pas appliquer ces changements : {}", r.text),
+            format!("You could not apply these changes: {}", r.text),
+        )
+    } else if d.is_empty() {
         ctx.tr(
             "Ces commandes ne changeraient rien : il n'y a rien à appliquer.",
             "These commands would change nothing: there is nothing to apply.",
@@ -192,6 +207,11 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         "commands": applied.applied,
     });
     merge(&mut structured, diff_json(&d));
+    if let Some(r) = refused {
+        let mut why = json!({ "error": r.code });
+        merge(&mut why, r.details);
+        merge(&mut structured, json!({ "refused": why }));
+    }
     Ok(Reply::ok(text, structured))
 }
 
@@ -298,7 +318,7 @@ struct DiffVersions {
 }
 
 async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let from = resolve(&ctx, id, &p.from).await?;
     let to = resolve(&ctx, id, &p.to).await?;
     let d = diff::diff(&from.state, &to.state);
@@ -352,13 +372,22 @@ mod tests {
         assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
         assert!(r.text.contains("rien n'a été écrit"), "{}", r.text);
         assert!(r.text.contains("expected_rank = 0"), "{}", r.text);
-        // The viewer may simulate, not apply.
-        k.ok(
-            &k.carol,
-            "what_if",
-            json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [14], "by": 5}]}),
-        )
-        .await;
+        // The viewer may simulate, not apply: the answer says why, as the write would.
+        let v = k
+            .ok(
+                &k.carol,
+                "what_if",
+                json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [14], "by": 5}]}),
+            )
+            .await;
+        assert_eq!(v.structured["acceptable"], false);
+        assert_eq!(v.structured["refused"]["error"], "forbidden");
+        assert_eq!(v.structured["refused"]["needed"], "editor");
+        assert!(
+            v.text.contains("Vous ne pourriez pas appliquer"),
+            "{}",
+            v.text
+        );
         let cmds = r.structured["commands"].clone();
         k.ok(
             &k.bob,

@@ -15,19 +15,23 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "List the schedules you can see, with their id, name, your role and their rank (journal position). Start here to find a schedule's id.",
             Access::Read,
             list_schedules,
-        ),
+        )
+        .on_no_schedule(),
         tool(
             "get_schedule",
             "Summarise one schedule: period, counts of groups, rows, bars (periods) and milestones, risks (violated links, bars at risk of a member's absence), and its rank.",
             Access::Read,
             get_schedule,
-        ),
+        )
+        .used_by_view(),
         tool(
             "create_schedule",
             "Create a schedule, empty or as a copy of the demo (\"demo\": true). You become its owner.",
             Access::Write,
             create_schedule,
-        ),
+        )
+        .on_no_schedule()
+        .creates_schedule(),
     ]
 }
 
@@ -86,7 +90,7 @@ struct One {
 }
 
 async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, role) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
     let risks = risk::risks(s);

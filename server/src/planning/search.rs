@@ -16,7 +16,6 @@ use serde_json::json;
 
 use super::people::{more_line, quoted, span_text};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -25,7 +24,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Search words in the names of bars, milestones, rows, groups and members (case and accents do not matter; every word must appear), in one schedule or, without \"schedule\", in all of yours. Returns the items with their ids.",
             Access::Read,
             search,
-        ),
+        )
+        .on_no_schedule(),
         tool(
             "filter_periods",
             "Select a schedule's bars with the Filter panel's language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done. French keys work too (membre:, statut:, est:critique). A wrong query is explained with its position.",
@@ -129,7 +129,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     let mut searched = 0;
     match &p.schedule {
         Some(r) => {
-            let o = ctx.open_redacted(r, Role::Viewer).await?;
+            let o = ctx.open_redacted(r).await?;
             search_in(o.id, &o.state, &words, &mut hits, &mut total, LIST_CAP);
             searched = 1;
         }
@@ -241,7 +241,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         )
         .with(json!({ "position": e.position, "len": e.len }))
     })?;
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     // A cycle leaves no critical path: `is:critical` then matches nothing, and the
     // answer says why.

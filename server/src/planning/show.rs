@@ -35,6 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         Access::Read,
         show_schedule,
     )
+    .used_by_view()
     .with_view()]
 }
 
@@ -206,7 +207,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         ));
     }
 
-    let o = ctx.open_redacted(&p.schedule, Role::Viewer).await?;
+    let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let role = o.viewer.role;
 

@@ -43,7 +43,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Delete a saved version (by id or name). Owners only. The schedule itself is not changed.",
             Access::Write,
             delete_version,
-        ),
+        )
+        .needs(Role::Owner),
     ]
 }
 
@@ -96,7 +97,7 @@ struct SaveVersion {
 }
 
 async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
@@ -148,7 +149,7 @@ struct ListVersions {
 const LIST_CAP: usize = 50;
 
 async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let mut all = ctx
         .store()
         .versions(id)
@@ -231,7 +232,7 @@ fn same_content(a: &Schedule, b: &Schedule) -> bool {
 }
 
 async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let info = find(&ctx, id, &p.version).await?;
     if !p.confirm {
         return Err(Refusal::new(
@@ -304,7 +305,7 @@ struct DeleteVersion {
 }
 
 async fn delete_version(ctx: Ctx, p: DeleteVersion) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let info = find(&ctx, id, &p.version).await?;
     let gone = ctx
         .store()

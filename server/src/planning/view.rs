@@ -84,6 +84,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             get_schedule_page,
         )
+        .used_by_view()
         .view_only(),
         tool(
             "get_changes_since",
@@ -91,6 +92,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             get_changes_since,
         )
+        .used_by_view()
         .view_only(),
         tool(
             "get_schedule_absences",
@@ -98,6 +100,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             get_schedule_absences,
         )
+        .used_by_view()
         .view_only(),
     ]
 }
@@ -403,7 +406,7 @@ async fn page_set(
 }
 
 async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let window = p
         .window
         .as_ref()
@@ -519,7 +522,7 @@ const CHANGES_BUDGET: usize = 100_000;
 const NAMED_AUTHORS: usize = 10;
 
 async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
     let mut f = match fetch_changes(&ctx, id, p.rank, limit).await? {
         Poll::Changed(f) => f,
@@ -674,7 +677,7 @@ const ABSENCES_BUDGET: usize = 100_000;
 const ABSENCES_LISTED: usize = 20;
 
 async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let from = date(&ctx, "from", &p.from)?;
     let to = date(&ctx, "to", &p.to)?;
     if to < from {
@@ -812,7 +815,7 @@ impl Planning {
     /// checked as for any read. What `palmaplan://schedule/{id}/json` reads.
     pub async fn schedule_json(&self, caller: &Caller, id: i64) -> Result<String, Refusal> {
         let ctx = self.ctx(caller);
-        let (id, _) = ctx.open(&ScheduleRef::Id(id), Role::Viewer).await?;
+        let (id, _) = ctx.open(&ScheduleRef::Id(id)).await?;
         let mut state = ctx
             .store()
             .load(id)
@@ -827,6 +830,7 @@ impl Planning {
         Ctx {
             inner: Arc::clone(&self.inner),
             caller: caller.clone(),
+            need: Role::Viewer,
         }
     }
 }

@@ -46,6 +46,7 @@ mod links;
 mod outline;
 mod people;
 mod periods;
+mod policy;
 mod settings;
 mod validate;
 
@@ -62,6 +63,7 @@ use crate::schedule::*;
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
 pub use error::{ApplyError, Kind, Problem, ScheduleError};
 pub use footprint::{Footprint, SCHEDULE_FIELDS};
+pub use policy::{Clearance, Subject};
 // The date arithmetic of moves and resizes, for the view's drag preview: the same
 // functions the commands run, without the rest of the command engine.
 pub use periods::{resized_bar, shifted_bar, shifted_milestone};

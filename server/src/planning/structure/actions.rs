@@ -11,7 +11,6 @@ use super::{
     CAP, inverse_of, item, member, more, nothing_to_change, nullable, quote, rank, status_words,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -26,7 +25,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Set an action's status: todo, in_progress or done.",
             Access::Write,
             set_action_status,
-        ),
+        )
+        .used_by_view(),
         tool(
             "update_action",
             "Change an action's label or assignee (a member's id, or null to unassign); fields left out stay as they are.",
@@ -93,7 +93,7 @@ struct AddAction {
 }
 
 async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddAction {
         id: None,
         bar: BarId(p.bar),
@@ -148,7 +148,7 @@ struct SetStatus {
 }
 
 async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let a = ActionId(p.action);
     let status = ActionStatus::from(p.status);
     let cmd = Command::SetActionStatus { action: a, status };
@@ -200,7 +200,7 @@ struct UpdateAction {
 }
 
 async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.label.is_none() && p.assignee.is_none() {
         return Err(nothing_to_change(&ctx, "label, assignee"));
     }
@@ -254,7 +254,7 @@ struct DeleteAction {
 }
 
 async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteAction {
         action: ActionId(p.action),
     };
@@ -305,7 +305,7 @@ struct ListActions {
 }
 
 async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
     if let Some(b) = p.bar

@@ -27,13 +27,16 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Copy a schedule as it is now into a new schedule with its own name; you own the copy. Needs the viewer role on the source. The copy starts a fresh history (rank 0) without versions; private data (members' e-mails, absence reasons) is copied only if you own the source.",
             Access::Write,
             duplicate_schedule,
-        ),
+        )
+        .needs(Role::Viewer)
+        .creates_schedule(),
         tool(
             "delete_schedule",
             "Delete a schedule for good, with its history, versions and everyone's access. Cannot be undone: needs the owner role and \"confirm\": true.",
             Access::Write,
             delete_schedule,
-        ),
+        )
+        .needs(Role::Owner),
     ]
 }
 
@@ -62,7 +65,7 @@ fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
 }
 
 async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let name = schedule_name(&ctx, &p.name)?;
     let cmd = Command::RenameSchedule {
         name: name.to_owned(),
@@ -101,7 +104,7 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 }
 
 async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
-    let (source, role) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (source, role) = ctx.open(&p.schedule).await?;
     let name = schedule_name(&ctx, &p.name)?;
     let stored = ctx
         .store()
@@ -161,7 +164,7 @@ struct Delete {
 }
 
 async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Owner).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
     if !p.confirm {

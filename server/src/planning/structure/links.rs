@@ -15,7 +15,6 @@ use super::{
     CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -135,7 +134,7 @@ struct AddLink {
 }
 
 async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddLink {
         id: None,
         from: ItemId(p.from),
@@ -183,7 +182,7 @@ struct UpdateLink {
 }
 
 async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.kind.is_none() && p.lag.is_none() {
         return Err(nothing_to_change(&ctx, "kind, lag"));
     }
@@ -223,7 +222,7 @@ struct DeleteLink {
 }
 
 async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteLink {
         link: LinkId(p.link),
     };
@@ -266,7 +265,7 @@ struct One {
 }
 
 async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
     let cal = Calendar::for_schedule(s);

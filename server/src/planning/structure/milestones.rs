@@ -14,7 +14,6 @@ use super::{
 };
 use crate::planning::args::date;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -80,7 +79,7 @@ struct AddMilestone {
 }
 
 async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let day = date(&ctx, "date", &p.date)?;
     let cmd = Command::AddMilestone {
         id: None,
@@ -129,7 +128,7 @@ struct MoveMilestone {
 }
 
 async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let day = date(&ctx, "date", &p.date)?;
     let m = MilestoneId(p.milestone);
     let cmd = Command::MoveMilestone {
@@ -186,7 +185,7 @@ struct UpdateMilestone {
 }
 
 async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let mut changed = Vec::new();
     if p.label.is_some() {
         changed.push(ctx.tr("libellé", "label"));
@@ -242,7 +241,7 @@ struct DeleteMilestone {
 }
 
 async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteMilestone {
         milestone: MilestoneId(p.milestone),
     };

@@ -17,7 +17,6 @@ use super::{
     risk_lines,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -124,7 +123,7 @@ struct ListRows {
 }
 
 async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
     if let Some(g) = p.group
@@ -257,7 +256,7 @@ struct AddGroup {
 }
 
 async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddGroup {
         id: None,
         name: p.name.clone(),
@@ -311,7 +310,7 @@ fn old_name(inverse: Option<Vec<Command>>) -> Option<String> {
 }
 
 async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::RenameGroup {
         group: GroupId(p.group),
         name: p.name.clone(),
@@ -350,7 +349,7 @@ struct MoveGroup {
 }
 
 async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::MoveGroup {
         group: GroupId(p.group),
         index: p.index,
@@ -389,7 +388,7 @@ struct DeleteGroup {
 }
 
 async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteGroup {
         group: GroupId(p.group),
     };
@@ -485,7 +484,7 @@ struct AddRow {
 }
 
 async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddRow {
         id: None,
         group: GroupId(p.group),
@@ -538,7 +537,7 @@ struct RenameRow {
 }
 
 async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::RenameRow {
         row: RowId(p.row),
         name: p.name.clone(),
@@ -580,7 +579,7 @@ struct MoveRow {
 }
 
 async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::MoveRow {
         row: RowId(p.row),
         group: p.group.map(GroupId),
@@ -623,7 +622,7 @@ struct SetRowMember {
 }
 
 async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::SetRowMember {
         row: RowId(p.row),
         member: p.member.map(MemberId),
@@ -693,7 +692,7 @@ struct DeleteRow {
 }
 
 async fn delete_row(ctx: Ctx, p: DeleteRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteRow { row: RowId(p.row) };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let inverse = inverse_of(&wrote);

@@ -12,7 +12,6 @@ use serde_json::json;
 use super::{CAP, nothing_to_change, rank, unit_word, write_from_state};
 use crate::planning::args::date;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -173,7 +172,7 @@ struct One {
 }
 
 async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Viewer).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let st = &stored.state.settings;
     let text = ctx.tr(
@@ -213,7 +212,7 @@ struct Update {
 }
 
 async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     if p.time_zone.is_none()
         && p.working_weekdays.is_none()
         && p.holidays.is_none()
@@ -305,7 +304,7 @@ fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
 }
 
 async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let dates = parse_dates(&ctx, &p.dates)?;
     let mut added = Vec::new();
     let (before, wrote) = write_from_state(&ctx, id, |s| {
@@ -340,7 +339,7 @@ async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
 }
 
 async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule, Role::Editor).await?;
+    let (id, _) = ctx.open(&p.schedule).await?;
     let dates = parse_dates(&ctx, &p.dates)?;
     let mut removed = Vec::new();
     let (before, wrote) = write_from_state(&ctx, id, |s| {

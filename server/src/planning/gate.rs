@@ -1,0 +1,554 @@
+//! The one gate: every write reaches the journal through [`Ctx::write`], whatever its
+//! route (a dedicated tool, `apply_patch`, a restore, an undo or a redo, the view's
+//! gestures, an `/embed` link), and `what_if` asks the same question through
+//! [`Ctx::may_write`] without writing. The gate decides per command, from the table
+//! the commands declare in the model (`Command::clearance`, `Command::personal`), never
+//! from which tool built them, so a route cannot allow what another refuses.
+//!
+//! What it checks, in order, each a refusal with a text that says what to do:
+//! - the token's scope: a read-only token writes nothing; a token (or link)
+//!   restricted to one schedule writes only that one;
+//! - the caller's role on the schedule NOW (read again at each write, capped by an
+//!   `/embed` link), against each command's clearance;
+//! - the personal data the commands set (members' e-mails, absence reasons): an owner
+//!   may set anyone's, anyone else only their own — the member whose e-mail is their
+//!   user e-mail. Undo and redo are exempt: they replay what the journal holds (the
+//!   caller's own earlier write, or the values it replaced), never values the caller
+//!   chose now.
+//!
+//! Tool-level rules (a tool's role, a read-only token calling a writing tool, a
+//! restricted token creating a schedule, an `/embed` link calling a tool the view does
+//! not use) are decided once in `Planning::call` from each tool's declaration.
+
+use palmaplan_model::command::{self, ApplyError, Clearance, Command, Subject};
+use palmaplan_model::{Lang, Schedule};
+use serde_json::json;
+
+use super::privacy::same_email;
+use super::{Ctx, Refusal, Wrote, role_name};
+use crate::storage::{EntryKind, NewEntry, Role, Written};
+
+/// Where a write's commands come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Chosen by the caller now (every tool, `apply_patch`, a restore).
+    Caller,
+    /// Replayed from the journal by an undo or a redo of the caller's own entry.
+    Journal,
+}
+
+/// One write, as the gate takes it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Write<'a> {
+    pub(crate) commands: &'a [Command],
+    /// Write only at this rank (decided in the writing transaction).
+    pub(crate) expected_rank: Option<i64>,
+    pub(crate) kind: EntryKind,
+    /// The entry an undo or a redo answers.
+    pub(crate) target_rank: Option<i64>,
+    pub(crate) origin: Origin,
+}
+
+impl<'a> Write<'a> {
+    /// A caller's write of `commands`.
+    pub(crate) fn of(commands: &'a [Command], expected_rank: Option<i64>) -> Write<'a> {
+        Write {
+            commands,
+            expected_rank,
+            kind: EntryKind::Write,
+            target_rank: None,
+            origin: Origin::Caller,
+        }
+    }
+}
+
+/// Why a write did not happen.
+#[derive(Debug)]
+pub(crate) enum Failed {
+    /// The gate (or the storage) refused it.
+    Refused(Refusal),
+    /// A command does not apply to the current state.
+    Invalid(ApplyError),
+    /// The schedule is no longer at the expected rank.
+    OutOfDate(i64),
+}
+
+impl From<Refusal> for Failed {
+    fn from(r: Refusal) -> Failed {
+        Failed::Refused(r)
+    }
+}
+
+/// Who writes, as the gate needs to know them.
+#[derive(Clone, Debug)]
+pub(crate) struct Writer {
+    pub(crate) role: Role,
+    /// Their user e-mail, read only when a command sets personal data and they are
+    /// not an owner.
+    pub(crate) email: Option<String>,
+    pub(crate) lang: Lang,
+}
+
+impl Writer {
+    /// Refuses the first command whose clearance is above the writer's role.
+    pub(crate) fn check_clearance(&self, cmds: &[Command]) -> Result<(), Refusal> {
+        for (i, c) in cmds.iter().enumerate() {
+            let needed = match c.clearance() {
+                Clearance::Editor => Role::Editor,
+                Clearance::Owner => Role::Owner,
+            };
+            if self.role < needed {
+                return Err(forbidden(self.lang, self.role, needed, i, c.op()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses the first command that sets someone else's personal data, unless the
+    /// writer is an owner. `before` and `after` are the states around the write.
+    pub(crate) fn check_personal(
+        &self,
+        cmds: &[Command],
+        before: &Schedule,
+        after: &Schedule,
+    ) -> Result<(), Refusal> {
+        if self.role == Role::Owner {
+            return Ok(());
+        }
+        let mine = |subject: &Subject| match (subject, self.email.as_deref()) {
+            (Subject::Member(m), Some(me)) => before
+                .member(*m)
+                .or_else(|| after.member(*m))
+                .and_then(|m| m.email.as_deref())
+                .is_some_and(|theirs| same_email(me, theirs)),
+            (Subject::NewEmail(e), Some(me)) => same_email(me, e),
+            _ => false,
+        };
+        for (i, c) in cmds.iter().enumerate() {
+            if c.personal(before, after).iter().all(mine) {
+                continue;
+            }
+            let role = self.role;
+            let op = c.op();
+            return Err(Refusal::new(
+                "forbidden",
+                super::tr(
+                    self.lang,
+                    format!(
+                        "La commande {i} ({op}) change l'e-mail d'un membre ou le motif d'une absence : c'est au propriétaire du planning ou au membre lui-même de le faire (votre rôle : {}). Un e-mail décide qui voit les données privées d'un membre. Retirez « email » ou « reason » de la commande, ou demandez-le à un propriétaire. Rien n'a été écrit.",
+                        role_name(role, Lang::Fr)
+                    ),
+                    format!(
+                        "Command {i} ({op}) sets a member's e-mail or an absence's reason: only the schedule's owners or the member themself may (your role: {}). An e-mail decides who sees a member's private data. Leave “email” or “reason” out, or ask an owner. Nothing was written.",
+                        role_name(role, Lang::En)
+                    ),
+                ),
+            )
+            .with(json!({ "role": role.as_str(), "needed": "owner", "command": i, "op": op })));
+        }
+        Ok(())
+    }
+}
+
+/// A command above the caller's role.
+fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusal {
+    Refusal::new(
+        "forbidden",
+        super::tr(
+            lang,
+            format!(
+                "La commande {i} ({op}) demande le rôle {} ; le vôtre est {}. Demandez-le à un propriétaire du planning. Rien n'a été écrit.",
+                role_name(needed, Lang::Fr),
+                role_name(role, Lang::Fr)
+            ),
+            format!(
+                "Command {i} ({op}) needs the {} role; yours is {}. Ask an owner of the schedule for it. Nothing was written.",
+                role_name(needed, Lang::En),
+                role_name(role, Lang::En)
+            ),
+        ),
+    )
+    .with(json!({ "role": role.as_str(), "needed": needed.as_str(), "command": i, "op": op }))
+}
+
+/// Whether any command may set personal data (then the writer's e-mail is needed).
+fn may_set_personal(cmds: &[Command]) -> bool {
+    cmds.iter().any(|c| {
+        matches!(
+            c,
+            Command::AddMember { email: Some(_), .. }
+                | Command::UpdateMember { email: Some(_), .. }
+                | Command::AddAbsence {
+                    reason: Some(_),
+                    ..
+                }
+                | Command::UpdateAbsence {
+                    reason: Some(_),
+                    ..
+                }
+                | Command::ReplaceSchedule { .. }
+        )
+    })
+}
+
+impl Ctx {
+    /// The caller as a writer of schedule `id`: their role there now (capped by a
+    /// link), after the token's scope. `cmds` says whether their e-mail is needed.
+    pub(crate) async fn writer(&self, id: i64, cmds: &[Command]) -> Result<Writer, Refusal> {
+        let lang = self.lang();
+        if !self.caller.can_write {
+            return Err(Refusal::new(
+                "read_only_token",
+                self.tr(
+                    "Ce jeton (ou ce lien) est en lecture seule : il ne modifie aucun planning. Créez un jeton avec la portée « write ».",
+                    "This token (or link) is read-only: it changes no schedule. Create a token with the “write” scope.",
+                ),
+            ));
+        }
+        if let Some(only) = self.caller.only_schedule
+            && only != id
+        {
+            return Err(self.restricted(only, id));
+        }
+        let stored = self
+            .store()
+            .role(id, self.caller.user_id)
+            .await
+            .map_err(|e| self.db_error(e))?;
+        let Some(role) = stored else {
+            return Err(Refusal::new(
+                "schedule_not_found",
+                self.tr(
+                    format!("Le planning {id} n'est pas parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
+                    format!("Schedule {id} is not among yours. Call list_schedules to see their names and ids."),
+                ),
+            ));
+        };
+        let role = self.caller.max_role.map_or(role, |cap| role.min(cap));
+        let email = if role < Role::Owner && may_set_personal(cmds) {
+            self.store()
+                .user(self.caller.user_id)
+                .await
+                .map_err(|e| self.db_error(e))?
+                .map(|u| u.email)
+        } else {
+            None
+        };
+        Ok(Writer { role, email, lang })
+    }
+
+    /// Whether the caller could write `cmds` from `before` to `after` (what `what_if`
+    /// shows): the same verdict as [`Ctx::write`], nothing written.
+    pub(crate) async fn may_write(
+        &self,
+        id: i64,
+        cmds: &[Command],
+        before: &Schedule,
+        after: &Schedule,
+    ) -> Result<(), Refusal> {
+        let writer = self.writer(id, cmds).await?;
+        writer.check_clearance(cmds)?;
+        writer.check_personal(cmds, before, after)
+    }
+
+    /// THE write: the gate, then the model's `apply` inside the storage's optimistic
+    /// write, so one transaction checks the rank, stores the state and appends the
+    /// journal entry. A journal entry that cannot be serialised fails the write: the
+    /// journal never holds an entry whose undo would do nothing.
+    pub(crate) async fn write(&self, id: i64, w: Write<'_>) -> Result<Wrote, Failed> {
+        let writer = self.writer(id, w.commands).await?;
+        writer.check_clearance(w.commands)?;
+        let lang = self.lang();
+        let out = self
+            .store()
+            .write(
+                id,
+                self.caller.user_id,
+                self.now_ms(),
+                w.expected_rank,
+                |cur| {
+                    let (next, applied) =
+                        command::apply(&cur.state, w.commands).map_err(Failed::Invalid)?;
+                    if w.origin == Origin::Caller {
+                        writer.check_personal(&applied.applied, &cur.state, &next)?;
+                    }
+                    let entry = NewEntry {
+                        kind: w.kind,
+                        target_rank: w.target_rank,
+                        commands: entry_json(&applied.applied, lang)?,
+                        inverse: entry_json(&applied.inverse, lang)?,
+                    };
+                    Ok::<_, Failed>((next, entry, (applied.applied, applied.inverse)))
+                },
+            )
+            .await
+            .map_err(|e| Failed::Refused(self.db_error(e)))??;
+        match out {
+            Written::OutOfDate { current } => Err(Failed::OutOfDate(current)),
+            Written::Done {
+                rank,
+                state,
+                result: (applied, inverse),
+            } => Ok(Wrote {
+                rank,
+                state: *state,
+                applied,
+                inverse,
+            }),
+        }
+    }
+
+    /// A token or link restricted to another schedule.
+    pub(crate) fn restricted(&self, only: i64, id: i64) -> Refusal {
+        Refusal::new(
+            "token_restricted",
+            self.tr(
+                format!("Ce jeton est limité au planning {only} : il ne donne pas accès au planning {id}."),
+                format!("This token is restricted to schedule {only}: it gives no access to schedule {id}."),
+            ),
+        )
+    }
+}
+
+/// A journal entry's commands as JSON; a failure refuses the write (it cannot happen
+/// for the model's types, and if it ever did the entry would undo nothing).
+fn entry_json(cmds: &[Command], lang: Lang) -> Result<String, Failed> {
+    serde_json::to_string(cmds).map_err(|e| {
+        tracing::error!(error = %e, "a journal entry could not be serialised");
+        Failed::Refused(Refusal::new(
+            "storage",
+            super::tr(
+                lang,
+                "Le serveur n'a pas pu enregistrer cette modification dans le journal ; rien n'a été écrit.",
+                "The server could not record this change in the journal; nothing was written.",
+            ),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use palmaplan_model::demo;
+
+    fn writer(role: Role, email: Option<&str>) -> Writer {
+        Writer {
+            role,
+            email: email.map(str::to_owned),
+            lang: Lang::En,
+        }
+    }
+
+    #[test]
+    fn personal_data_is_the_owners_or_the_members_own() {
+        let mut s = demo::s4hana_migration();
+        s.members[0].email = Some("camille@example.net".into());
+        let m = s.members[0].id;
+        let set = [Command::UpdateMember {
+            member: m,
+            name: None,
+            email: Some(Some("other@example.net".into())),
+        }];
+        assert!(
+            writer(Role::Owner, None)
+                .check_personal(&set, &s, &s)
+                .is_ok()
+        );
+        let e = writer(Role::Editor, Some("eve@example.net"))
+            .check_personal(&set, &s, &s)
+            .unwrap_err();
+        assert_eq!(e.code, "forbidden");
+        assert!(e.text.contains("Command 0 (update_member)"), "{}", e.text);
+        assert!(
+            writer(Role::Editor, Some(" Camille@Example.net "))
+                .check_personal(&set, &s, &s)
+                .is_ok(),
+            "the member themself"
+        );
+        let rename = [Command::UpdateMember {
+            member: m,
+            name: Some("C".into()),
+            email: None,
+        }];
+        assert!(
+            writer(Role::Editor, None)
+                .check_personal(&rename, &s, &s)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn clearance_is_checked_per_command() {
+        let cmds = [Command::RenameSchedule { name: "x".into() }];
+        assert!(writer(Role::Editor, None).check_clearance(&cmds).is_ok());
+        let e = writer(Role::Viewer, None)
+            .check_clearance(&cmds)
+            .unwrap_err();
+        assert_eq!(e.details["needed"], "editor");
+        assert_eq!(e.details["op"], "rename_schedule");
+    }
+
+    mod routes {
+        use super::super::super::journal_testkit::Kit;
+        use super::super::super::{Caller, Reply};
+        use serde_json::{Value, json};
+
+        async fn verdicts(
+            k: &Kit,
+            who: &Caller,
+            tool: &str,
+            args: Value,
+            cmds: Value,
+        ) -> [String; 3] {
+            let code = |r: &Reply| {
+                if r.is_error {
+                    r.structured["error"].as_str().unwrap_or("?").to_owned()
+                } else {
+                    "ok".to_owned()
+                }
+            };
+            let rank = k.rank().await;
+            let what_if = k
+                .call(
+                    who,
+                    "what_if",
+                    json!({"schedule": k.schedule, "commands": cmds}),
+                )
+                .await;
+            let patch = k
+                .call(
+                    who,
+                    "apply_patch",
+                    json!({"schedule": k.schedule, "commands": cmds, "expected_rank": rank}),
+                )
+                .await;
+            if !patch.is_error {
+                k.ok(who, "undo", json!({"schedule": k.schedule})).await;
+            }
+            let dedicated = k.call(who, tool, args).await;
+            if !dedicated.is_error {
+                k.ok(who, "undo", json!({"schedule": k.schedule})).await;
+            }
+            let simulated = match what_if.structured["refused"]["error"].as_str() {
+                _ if what_if.is_error => code(&what_if),
+                Some(c) => c.to_owned(),
+                None => "ok".to_owned(),
+            };
+            [code(&dedicated), code(&patch), simulated]
+        }
+
+        #[tokio::test]
+        async fn an_editor_sets_no_email_by_any_route() {
+            let k = Kit::new("gate_email").await;
+            let before = k.rank().await;
+            let v = verdicts(
+                &k,
+                &k.bob,
+                "update_member",
+                json!({"schedule": k.schedule, "member": 1, "email": "bob@example.org"}),
+                json!([{"op": "update_member", "member": 1, "email": "bob@example.org"}]),
+            )
+            .await;
+            assert_eq!(v, ["forbidden", "forbidden", "forbidden"].map(String::from));
+            assert_eq!(k.rank().await, before, "a refused write changes nothing");
+            // The owner may, by every route.
+            let v = verdicts(
+                &k,
+                &k.alice,
+                "update_member",
+                json!({"schedule": k.schedule, "member": 1, "email": "c@example.org"}),
+                json!([{"op": "update_member", "member": 1, "email": "c@example.org"}]),
+            )
+            .await;
+            assert_eq!(v, ["ok", "ok", "ok"].map(String::from));
+        }
+
+        #[tokio::test]
+        async fn a_viewer_writes_nothing_by_any_route() {
+            let k = Kit::new("gate_viewer").await;
+            let v = verdicts(
+                &k,
+                &k.carol,
+                "move_periods",
+                json!({"schedule": k.schedule, "bars": [14], "by": 1}),
+                json!([{"op": "move_periods", "bars": [14], "by": 1}]),
+            )
+            .await;
+            assert_eq!(v, ["forbidden", "forbidden", "forbidden"].map(String::from));
+        }
+
+        #[tokio::test]
+        async fn a_panicking_tool_is_answered_and_the_service_goes_on() {
+            let k = Kit::new("gate_panic").await;
+            let r = k.call(&k.alice, "panic_for_test", json!({})).await;
+            assert!(r.is_error);
+            assert_eq!(r.structured["error"], "internal");
+            assert!(r.text.contains("erreur interne"), "{}", r.text);
+            k.ok(&k.alice, "get_schedule", json!({"schedule": k.schedule}))
+                .await;
+        }
+
+        #[tokio::test]
+        async fn a_restricted_token_creates_no_schedule() {
+            let k = Kit::new("gate_restricted").await;
+            let restricted = Caller {
+                only_schedule: Some(k.schedule),
+                ..k.alice.clone()
+            };
+            let count = k
+                .planning
+                .store()
+                .schedules_of(k.alice.user_id)
+                .await
+                .unwrap()
+                .len();
+            for (tool, args) in [
+                ("create_schedule", json!({"name": "X"})),
+                (
+                    "duplicate_schedule",
+                    json!({"schedule": k.schedule, "name": "Y"}),
+                ),
+                ("import_schedule", json!({"json": "{}"})),
+            ] {
+                k.refused(&restricted, tool, args, "token_restricted").await;
+            }
+            let after = k
+                .planning
+                .store()
+                .schedules_of(k.alice.user_id)
+                .await
+                .unwrap()
+                .len();
+            assert_eq!(count, after);
+        }
+
+        #[tokio::test]
+        async fn a_link_calls_the_views_tools_only_and_never_as_owner() {
+            let k = Kit::new("gate_link").await;
+            let link = Caller {
+                only_schedule: Some(k.schedule),
+                max_role: Some(crate::storage::Role::Editor),
+                ..k.alice.clone()
+            };
+            for (tool, args) in [
+                (
+                    "share_schedule",
+                    json!({"schedule": k.schedule, "email": "bob@example.org", "role": "owner"}),
+                ),
+                (
+                    "delete_schedule",
+                    json!({"schedule": k.schedule, "confirm": true}),
+                ),
+                ("list_absences", json!({"schedule": k.schedule})),
+            ] {
+                k.refused(&link, tool, args, "outside_link").await;
+            }
+            k.ok(
+                &link,
+                "move_periods",
+                json!({"schedule": k.schedule, "bars": [14], "by": 1}),
+            )
+            .await;
+        }
+    }
+}
