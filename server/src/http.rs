@@ -613,6 +613,14 @@ async fn embed_call(
         // renews).
         apps: true,
     };
+    if let Some(refusal) = state.planning.refusal_for(&caller, &tool) {
+        let status = if refusal.code == "outside_link" {
+            StatusCode::FORBIDDEN
+        } else {
+            StatusCode::OK
+        };
+        return (status, Json(to_result(refusal.into_reply()))).into_response();
+    }
     let mut reply = state
         .planning
         .call(&caller, &tool, Value::Object(arguments))

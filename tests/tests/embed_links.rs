@@ -471,12 +471,30 @@ async fn an_editable_link_writes_for_an_editor_and_dies_with_their_access() {
         json!({"confirm": true}),
     )
     .await;
-    assert!(r.is_error, "{}", r.text);
-    assert!(
-        r.text.contains("Ce lien donne au plus le rôle éditeur"),
+    // A link calls the view's tools only: deleting is none of them, whatever the role.
+    assert_eq!(
+        (r.status, r.structured["error"].as_str()),
+        (403, Some("outside_link")),
         "{}",
-        r.text
+        r.raw
     );
+    // Nor does it act as an owner through the view's tools: an e-mail (personal data,
+    // an owner's to set) is refused through apply_patch, as to an editor.
+    let rank = call(&editor, "get_schedule", json!({"schedule": id}))
+        .await
+        .structured["rank"]
+        .clone();
+    let r = embed_call(
+        &server,
+        id,
+        &token,
+        Via::Header,
+        "apply_patch",
+        json!({"commands": [{"op": "update_member", "member": 1, "email": "x@example.org"}], "expected_rank": rank}),
+    )
+    .await;
+    assert_eq!(r.structured["error"], "forbidden", "{}", r.raw);
+    assert!(r.text.contains("propriétaire"), "{}", r.text);
     // Access removed: the link is dead, for calls and for the page.
     server.store.remove_role(id, editor_id).await.unwrap();
     let r = embed_call(&server, id, &token, Via::Header, "get_schedule", json!({})).await;
@@ -521,39 +539,51 @@ async fn answers_under_a_link_never_carry_emails_or_reasons() {
     .await;
     assert_eq!(shown.structured["read_only"], false);
     let token = token_of(&server, id, shown.structured["url"].as_str().unwrap());
-    let reads = [
-        ("list_members", json!({})),
-        ("list_absences", json!({})),
-        ("list_access", json!({})),
-        ("export_schedule", json!({"format": "json"})),
-        ("export_schedule", json!({"format": "csv"})),
-        ("get_changes", json!({"since_rank": 0})),
-        ("history", json!({})),
-        ("workload", json!({})),
-        ("schedule_risks", json!({})),
-    ];
-    // A write whose journal entry and echo carry a reason and an e-mail.
-    let w = embed_call(
-        &server,
-        id,
-        &token,
-        Via::Header,
+    // The owner writes private data over MCP: a member's e-mail, an absence's reason.
+    let w = call(
+        &owner,
         "add_member",
-        json!({"name": "Léa Roux", "email": "lea.roux@example.org"}),
+        json!({"schedule": id, "name": "Léa Roux", "email": "lea.roux@example.org"}),
     )
     .await;
     assert!(!w.is_error, "{}", w.text);
-    let lea = w.structured["member"]
-        .as_i64()
-        .or_else(|| w.structured["member_id"].as_i64());
-    let w = embed_call(&server, id, &token, Via::Header, "add_absence", json!({"member": "Léa Roux", "start": "2026-12-10", "end": "2026-12-11", "reason": "Déménagement"})).await;
-    assert!(!w.is_error, "{} ({lea:?})", w.text);
+    let w = call(&owner, "add_absence", json!({"schedule": id, "member": "Léa Roux", "start": "2026-12-10", "end": "2026-12-11", "reason": "Déménagement"})).await;
+    assert!(!w.is_error, "{}", w.text);
+    // What the view reads through the link carries none of it.
+    let reads = [
+        ("get_schedule", json!({})),
+        ("get_schedule_page", json!({"page": 0})),
+        ("get_changes_since", json!({"rank": 0})),
+        (
+            "get_schedule_absences",
+            json!({"from": "2026-11-01", "to": "2026-12-31"}),
+        ),
+        ("list_periods", json!({})),
+        ("critical_path", json!({})),
+        ("show_schedule", json!({})),
+        ("diff_versions", json!({"from": "current", "to": "current"})),
+        (
+            "what_if",
+            json!({"commands": [{"op": "update_member", "member": 1, "name": "Camille M."}]}),
+        ),
+    ];
     let mut all = secrets.clone();
     all.extend([
         "lea.roux@example.org".to_owned(),
         "Déménagement".to_owned(),
         "owner@localhost".to_owned(),
     ]);
+    // The tools that are not the view's are refused, private or not.
+    for tool in [
+        "list_members",
+        "list_absences",
+        "export_schedule",
+        "get_changes",
+        "history",
+    ] {
+        let r = embed_call(&server, id, &token, Via::Header, tool, json!({})).await;
+        assert_eq!(r.structured["error"], "outside_link", "{tool}: {}", r.raw);
+    }
     for (tool, args) in reads {
         let r = embed_call(&server, id, &token, Via::Header, tool, args.clone()).await;
         assert!(!r.is_error, "{tool}: {}", r.text);

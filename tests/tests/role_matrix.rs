@@ -1,7 +1,8 @@
 //! The role matrix: every tool × {owner, editor, viewer, a read-only token of the
 //! owner}, through the real server (HTTP, rmcp's client), allowed or refused exactly
-//! as `catalogue::ROLES` says (a table written from each tool's code: the role it
-//! opens the schedule with, and whether it writes). Each call is the tool's example
+//! as the server's rights table says (`planning::rights`: each tool's declared role,
+//! and whether it writes), and a call that sets personal data as the gate's privacy
+//! rule says (owners only, among these users). Each call is the tool's example
 //! from docs/tools.md on a fresh demo copy shared with the editor and the viewer by
 //! `share_schedule`, so an allowed call must also succeed.
 //!
@@ -16,7 +17,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use catalogue::{
-    Actor, Need, People, ROLES, aimed_at, demo_secrets, documented, needs, setup, try_call,
+    Actor, Need, People, aimed_at, demo_secrets, documented, needs, roles, sets_personal, setup,
+    try_call,
 };
 use common::{Client, TestServer};
 use serde_json::{Value, json};
@@ -66,7 +68,8 @@ impl Who {
 /// Calls beyond the documented examples whose rights differ or matter for privacy.
 fn extra_cases() -> Vec<(&'static str, Value, Need, bool)> {
     vec![
-        // Changing an e-mail decides who sees a member's private data: owners only.
+        // Changing an e-mail decides who sees a member's private data: owners only
+        // (the gate's rule, whatever the tool).
         (
             "update_member",
             json!({"schedule": 1, "member": "Camille", "email": "camille@example.net"}),
@@ -100,13 +103,14 @@ async fn every_tool_allows_or_refuses_every_role_as_its_code_says() {
     let listed = people.owner_views.list_all_tools().await.unwrap();
 
     // The table covers exactly the served tools, and agrees with their read-only hint.
-    let table: BTreeSet<&str> = ROLES.iter().map(|(t, _, _)| *t).collect();
+    let rows = roles();
+    let table: BTreeSet<&str> = rows.iter().map(|(t, _, _)| *t).collect();
     let served: BTreeSet<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(table, served, "catalogue::ROLES and tools/list differ");
+    assert_eq!(table, served, "the rights table and tools/list differ");
     assert_eq!(
         table.len(),
-        ROLES.len(),
-        "a tool is twice in catalogue::ROLES"
+        rows.len(),
+        "a tool is twice in the rights table"
     );
     for t in &listed {
         let (_, writes) = needs(&t.name).unwrap();
@@ -118,6 +122,11 @@ async fn every_tool_allows_or_refuses_every_role_as_its_code_says() {
         .into_iter()
         .map(|e| {
             let (need, writes) = needs(&e.tool).unwrap();
+            let need = if sets_personal(&e.tool, &e.args) {
+                Need::Owner
+            } else {
+                need
+            };
             (e.tool, e.args, need, writes)
         })
         .collect();
@@ -207,7 +216,15 @@ async fn every_tool_allows_or_refuses_every_role_as_its_code_says() {
                         ));
                     }
                 } else {
-                    let (fr, en) = need.names();
+                    // The refusal names the first role missing: the tool's own, then
+                    // the owner's for personal data.
+                    let (tool_need, _) = needs(tool).unwrap();
+                    let named = if who.allowed(tool_need, *writes) {
+                        *need
+                    } else {
+                        tool_need
+                    };
+                    let (fr, en) = named.names();
                     if code != "forbidden"
                         || answer.structured["needed"] != en
                         || !answer.text.contains(fr)

@@ -214,7 +214,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
     for (n, ex) in docs.iter().enumerate() {
         let tool = ex.tool.as_str();
         let spec = listed.iter().find(|t| t.name == tool).unwrap();
-        let (need, _) = needs(tool).unwrap_or_else(|| panic!("{tool}: not in catalogue::ROLES"));
+        let (need, _) = needs(tool).unwrap_or_else(|| panic!("{tool}: not in the rights table"));
         let name = format!("walk {n} {tool}");
         let id = people.fresh_demo(&name).await;
         let args = aimed_at(&ex.args, id);

@@ -550,5 +550,338 @@ mod tests {
             )
             .await;
         }
+
+        /// Every command op, by its dedicated tool (where one builds it) and as the
+        /// same command through `apply_patch` and `what_if`, on the demo.
+        fn cases() -> Vec<(&'static str, Value, Option<(&'static str, Value)>)> {
+            let s = json!(0); // replaced by the schedule's id
+            vec![
+                (
+                    "add_group",
+                    json!({"op": "add_group", "name": "Recette", "index": 1}),
+                    Some((
+                        "add_group",
+                        json!({"schedule": s, "name": "Recette", "index": 1}),
+                    )),
+                ),
+                (
+                    "rename_group",
+                    json!({"op": "rename_group", "group": 5, "name": "P"}),
+                    Some((
+                        "rename_group",
+                        json!({"schedule": s, "group": 5, "name": "P"}),
+                    )),
+                ),
+                (
+                    "move_group",
+                    json!({"op": "move_group", "group": 9, "index": 0}),
+                    Some(("move_group", json!({"schedule": s, "group": 9, "index": 0}))),
+                ),
+                (
+                    "delete_group",
+                    json!({"op": "delete_group", "group": 5}),
+                    Some(("delete_group", json!({"schedule": s, "group": 5}))),
+                ),
+                (
+                    "add_row",
+                    json!({"op": "add_row", "group": 9, "name": "Support"}),
+                    Some((
+                        "add_row",
+                        json!({"schedule": s, "group": 9, "name": "Support"}),
+                    )),
+                ),
+                (
+                    "rename_row",
+                    json!({"op": "rename_row", "row": 6, "name": "Audit"}),
+                    Some((
+                        "rename_row",
+                        json!({"schedule": s, "row": 6, "name": "Audit"}),
+                    )),
+                ),
+                (
+                    "move_row",
+                    json!({"op": "move_row", "row": 6, "group": 9, "index": 0}),
+                    Some((
+                        "move_row",
+                        json!({"schedule": s, "row": 6, "group": 9, "index": 0}),
+                    )),
+                ),
+                (
+                    "set_row_member",
+                    json!({"op": "set_row_member", "row": 10, "member": 4}),
+                    Some((
+                        "set_row_member",
+                        json!({"schedule": s, "row": 10, "member": 4}),
+                    )),
+                ),
+                (
+                    "delete_row",
+                    json!({"op": "delete_row", "row": 7}),
+                    Some(("delete_row", json!({"schedule": s, "row": 7}))),
+                ),
+                (
+                    "add_period",
+                    json!({"op": "add_period", "row": 6, "label": "R", "start": "2026-11-16", "end": "2026-11-20"}),
+                    Some((
+                        "add_period",
+                        json!({"schedule": s, "row": 6, "label": "R", "start": "2026-11-16", "end": "2026-11-20"}),
+                    )),
+                ),
+                (
+                    "move_periods",
+                    json!({"op": "move_periods", "bars": [14, 15], "by": 5}),
+                    Some((
+                        "move_periods",
+                        json!({"schedule": s, "bars": [14, 15], "by": 5}),
+                    )),
+                ),
+                (
+                    "resize_period",
+                    json!({"op": "resize_period", "bar": 14, "edge": "end", "by": 2}),
+                    Some((
+                        "resize_period",
+                        json!({"schedule": s, "bar": 14, "edge": "end", "by": 2}),
+                    )),
+                ),
+                (
+                    "set_period_dates",
+                    json!({"op": "set_period_dates", "bar": 14, "start": "2026-11-10", "end": "2026-11-20"}),
+                    Some((
+                        "set_period_dates",
+                        json!({"schedule": s, "bar": 14, "start": "2026-11-10", "end": "2026-11-20"}),
+                    )),
+                ),
+                (
+                    "update_period",
+                    json!({"op": "update_period", "bar": 14, "label": "N"}),
+                    Some((
+                        "update_period",
+                        json!({"schedule": s, "bar": 14, "label": "N"}),
+                    )),
+                ),
+                (
+                    "delete_periods",
+                    json!({"op": "delete_periods", "bars": [16]}),
+                    Some((
+                        "delete_periods",
+                        json!({"schedule": s, "bars": [16], "confirm": true}),
+                    )),
+                ),
+                (
+                    "add_milestone",
+                    json!({"op": "add_milestone", "row": 12, "label": "F", "date": "2027-01-15"}),
+                    Some((
+                        "add_milestone",
+                        json!({"schedule": s, "row": 12, "label": "F", "date": "2027-01-15"}),
+                    )),
+                ),
+                (
+                    "move_milestone",
+                    json!({"op": "move_milestone", "milestone": 19, "date": "2026-12-21"}),
+                    Some((
+                        "move_milestone",
+                        json!({"schedule": s, "milestone": 19, "date": "2026-12-21"}),
+                    )),
+                ),
+                (
+                    "update_milestone",
+                    json!({"op": "update_milestone", "milestone": 19, "label": "Go"}),
+                    Some((
+                        "update_milestone",
+                        json!({"schedule": s, "milestone": 19, "label": "Go"}),
+                    )),
+                ),
+                (
+                    "delete_milestone",
+                    json!({"op": "delete_milestone", "milestone": 19}),
+                    Some(("delete_milestone", json!({"schedule": s, "milestone": 19}))),
+                ),
+                (
+                    "add_link",
+                    json!({"op": "add_link", "from": 14, "to": 15, "kind": "SS", "lag": 3}),
+                    Some((
+                        "add_link",
+                        json!({"schedule": s, "from": 14, "to": 15, "kind": "SS", "lag": 3}),
+                    )),
+                ),
+                (
+                    "update_link",
+                    json!({"op": "update_link", "link": 20, "lag": 8}),
+                    Some(("update_link", json!({"schedule": s, "link": 20, "lag": 8}))),
+                ),
+                (
+                    "delete_link",
+                    json!({"op": "delete_link", "link": 20}),
+                    Some(("delete_link", json!({"schedule": s, "link": 20}))),
+                ),
+                (
+                    "add_action",
+                    json!({"op": "add_action", "bar": 16, "label": "C"}),
+                    Some((
+                        "add_action",
+                        json!({"schedule": s, "bar": 16, "label": "C"}),
+                    )),
+                ),
+                (
+                    "set_action_status",
+                    json!({"op": "set_action_status", "action": 30, "status": "in_progress"}),
+                    Some((
+                        "set_action_status",
+                        json!({"schedule": s, "action": 30, "status": "in_progress"}),
+                    )),
+                ),
+                (
+                    "update_action",
+                    json!({"op": "update_action", "action": 30, "assignee": null}),
+                    Some((
+                        "update_action",
+                        json!({"schedule": s, "action": 30, "assignee": null}),
+                    )),
+                ),
+                (
+                    "delete_action",
+                    json!({"op": "delete_action", "action": 30}),
+                    Some(("delete_action", json!({"schedule": s, "action": 30}))),
+                ),
+                (
+                    "add_member",
+                    json!({"op": "add_member", "name": "Léa"}),
+                    Some(("add_member", json!({"schedule": s, "name": "Léa"}))),
+                ),
+                (
+                    "add_member+email",
+                    json!({"op": "add_member", "name": "Léa", "email": "lea@example.org"}),
+                    Some((
+                        "add_member",
+                        json!({"schedule": s, "name": "Léa", "email": "lea@example.org"}),
+                    )),
+                ),
+                (
+                    "update_member",
+                    json!({"op": "update_member", "member": 1, "name": "C"}),
+                    Some((
+                        "update_member",
+                        json!({"schedule": s, "member": 1, "name": "C"}),
+                    )),
+                ),
+                (
+                    "update_member+email",
+                    json!({"op": "update_member", "member": 1, "email": "bob@example.org"}),
+                    Some((
+                        "update_member",
+                        json!({"schedule": s, "member": 1, "email": "bob@example.org"}),
+                    )),
+                ),
+                (
+                    "delete_member",
+                    json!({"op": "delete_member", "member": 4}),
+                    Some(("delete_member", json!({"schedule": s, "member": 4}))),
+                ),
+                (
+                    "add_absence",
+                    json!({"op": "add_absence", "member": 1, "start": "2026-12-10", "end": "2026-12-11"}),
+                    Some((
+                        "add_absence",
+                        json!({"schedule": s, "member": 1, "start": "2026-12-10", "end": "2026-12-11"}),
+                    )),
+                ),
+                (
+                    "add_absence+reason",
+                    json!({"op": "add_absence", "member": 1, "start": "2026-12-10", "end": "2026-12-11", "reason": "Congés"}),
+                    Some((
+                        "add_absence",
+                        json!({"schedule": s, "member": 1, "start": "2026-12-10", "end": "2026-12-11", "reason": "Congés"}),
+                    )),
+                ),
+                (
+                    "update_absence",
+                    json!({"op": "update_absence", "absence": 31, "end": "2026-11-30"}),
+                    Some((
+                        "update_absence",
+                        json!({"schedule": s, "absence": 31, "end": "2026-11-30"}),
+                    )),
+                ),
+                (
+                    "update_absence+reason",
+                    json!({"op": "update_absence", "absence": 31, "reason": "Autre"}),
+                    Some((
+                        "update_absence",
+                        json!({"schedule": s, "absence": 31, "reason": "Autre"}),
+                    )),
+                ),
+                (
+                    "delete_absence",
+                    json!({"op": "delete_absence", "absence": 31}),
+                    Some(("delete_absence", json!({"schedule": s, "absence": 31}))),
+                ),
+                (
+                    "rename_schedule",
+                    json!({"op": "rename_schedule", "name": "B"}),
+                    Some(("rename_schedule", json!({"schedule": s, "name": "B"}))),
+                ),
+                (
+                    "set_schedule_notes",
+                    json!({"op": "set_schedule_notes", "notes": "N"}),
+                    None,
+                ),
+                (
+                    "set_settings",
+                    json!({"op": "set_settings", "time_unit": "week"}),
+                    Some((
+                        "update_settings",
+                        json!({"schedule": s, "time_unit": "week"}),
+                    )),
+                ),
+            ]
+        }
+
+        /// Every op as owner, editor, viewer and a read-only token of the owner: the
+        /// dedicated tool, apply_patch and what_if give one verdict.
+        #[tokio::test]
+        async fn every_op_gets_one_verdict_whatever_the_route() {
+            let k = Kit::new("gate_every_op").await;
+            let read_only = Caller {
+                can_write: false,
+                ..k.alice.clone()
+            };
+            let who = [
+                ("owner", k.alice.clone()),
+                ("editor", k.bob.clone()),
+                ("viewer", k.carol.clone()),
+                ("read-only", read_only),
+            ];
+            let mut failures = Vec::new();
+            let mut ops = std::collections::BTreeSet::new();
+            for (case, cmd, dedicated) in cases() {
+                ops.insert(cmd["op"].as_str().unwrap().to_owned());
+                for (name, caller) in &who {
+                    let (tool, mut args) = dedicated.clone().unwrap_or(("apply_patch", json!({})));
+                    args["schedule"] = json!(k.schedule);
+                    let v = if dedicated.is_some() {
+                        verdicts(&k, caller, tool, args, json!([cmd])).await
+                    } else {
+                        let rank = k.rank().await;
+                        let patch = json!({"schedule": k.schedule, "commands": [cmd], "expected_rank": rank});
+                        let mut v = verdicts(&k, caller, "apply_patch", patch, json!([cmd])).await;
+                        v[0] = v[1].clone();
+                        v
+                    };
+                    let expected = match (*name, case) {
+                        ("owner", _) => "ok",
+                        ("editor", c) if c.contains('+') => "forbidden",
+                        ("editor", _) => "ok",
+                        ("viewer", _) => "forbidden",
+                        _ => "read_only_token",
+                    };
+                    if v.iter().any(|x| x != expected) {
+                        failures.push(format!("{case} as {name}: {v:?}, expected {expected}"));
+                    }
+                }
+            }
+            assert!(failures.is_empty(), "{}", failures.join("\n"));
+            // Every op but a whole replace (a restore's, checked through its tool in the
+            // versions tests) has a case.
+            assert_eq!(ops.len(), 35, "{ops:?}");
+        }
     }
 }

@@ -143,7 +143,7 @@ impl Refusal {
         self
     }
 
-    fn into_reply(self) -> Reply {
+    pub fn into_reply(self) -> Reply {
         let mut structured = json!({ "error": self.code });
         if let (Value::Object(extra), Some(obj)) = (self.details, structured.as_object_mut()) {
             obj.extend(extra);
@@ -456,6 +456,16 @@ impl Planning {
     /// Every tool, by name.
     pub fn tools(&self) -> impl Iterator<Item = &ToolSpec> {
         self.inner.tools.values()
+    }
+
+    /// Why `caller` may not call `tool` at all, from the tool's declaration (its
+    /// writing, creating and `/embed` scope), before any argument is read: what
+    /// `call` answers first, for the transports that give it an HTTP status.
+    pub fn refusal_for(&self, caller: &Caller, tool: &str) -> Option<Refusal> {
+        self.inner
+            .tools
+            .get(tool)
+            .and_then(|spec| tool_refusal(spec, caller))
     }
 
     /// Calls a tool. Never panics on input and never fails: a refusal is a `Reply` with

@@ -30,7 +30,6 @@ use serde_json::{Value, json};
 use super::edits::command as parse_command;
 use super::versions::{VersionRef, find};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![

@@ -333,107 +333,45 @@ impl Need {
 }
 
 /// Every tool's needed role on the schedule it names, and whether it writes (a
-/// read-only token is refused before the role is looked at). Read from each tool's
-/// code: the role it passes to `Ctx::open` and its `Access`. `duplicate_schedule`
-/// writes a NEW schedule, so reading the source is enough; `update_member` with an
-/// `email` needs the owner (see the matrix's extra cases).
-pub(crate) const ROLES: &[(&str, Need, bool)] = &[
-    // schedules
-    ("list_schedules", Need::Anyone, false),
-    ("get_schedule", Need::Viewer, false),
-    ("create_schedule", Need::Anyone, true),
-    ("rename_schedule", Need::Editor, true),
-    ("duplicate_schedule", Need::Viewer, true),
-    ("delete_schedule", Need::Owner, true),
-    // settings
-    ("get_settings", Need::Viewer, false),
-    ("update_settings", Need::Editor, true),
-    ("add_holidays", Need::Editor, true),
-    ("remove_holidays", Need::Editor, true),
-    // outline
-    ("list_rows", Need::Viewer, false),
-    ("add_group", Need::Editor, true),
-    ("rename_group", Need::Editor, true),
-    ("move_group", Need::Editor, true),
-    ("delete_group", Need::Editor, true),
-    ("add_row", Need::Editor, true),
-    ("rename_row", Need::Editor, true),
-    ("move_row", Need::Editor, true),
-    ("set_row_member", Need::Editor, true),
-    ("delete_row", Need::Editor, true),
-    // bars
-    ("add_period", Need::Editor, true),
-    ("move_periods", Need::Editor, true),
-    ("resize_period", Need::Editor, true),
-    ("set_period_dates", Need::Editor, true),
-    ("update_period", Need::Editor, true),
-    ("delete_periods", Need::Editor, true),
-    ("list_periods", Need::Viewer, false),
-    ("apply_patch", Need::Editor, true),
-    // milestones
-    ("add_milestone", Need::Editor, true),
-    ("move_milestone", Need::Editor, true),
-    ("update_milestone", Need::Editor, true),
-    ("delete_milestone", Need::Editor, true),
-    // links
-    ("add_link", Need::Editor, true),
-    ("update_link", Need::Editor, true),
-    ("delete_link", Need::Editor, true),
-    ("list_violated_links", Need::Viewer, false),
-    // actions
-    ("add_action", Need::Editor, true),
-    ("set_action_status", Need::Editor, true),
-    ("update_action", Need::Editor, true),
-    ("delete_action", Need::Editor, true),
-    ("list_actions", Need::Viewer, false),
-    // journal
-    ("history", Need::Viewer, false),
-    ("get_changes", Need::Viewer, false),
-    ("undo", Need::Editor, true),
-    ("redo", Need::Editor, true),
-    // versions
-    ("save_version", Need::Editor, true),
-    ("list_versions", Need::Viewer, false),
-    ("restore_version", Need::Editor, true),
-    ("delete_version", Need::Owner, true),
-    // members and access
-    ("list_members", Need::Viewer, false),
-    ("add_member", Need::Editor, true),
-    ("update_member", Need::Editor, true),
-    ("delete_member", Need::Editor, true),
-    ("share_schedule", Need::Owner, true),
-    ("unshare_schedule", Need::Owner, true),
-    ("list_access", Need::Viewer, false),
-    // absences
-    ("add_absence", Need::Editor, true),
-    ("update_absence", Need::Editor, true),
-    ("delete_absence", Need::Editor, true),
-    ("list_absences", Need::Viewer, false),
-    // analysis and search
-    ("critical_path", Need::Viewer, false),
-    ("schedule_risks", Need::Viewer, false),
-    ("workload", Need::Viewer, false),
-    ("search", Need::Anyone, false),
-    ("filter_periods", Need::Viewer, false),
-    // export and import
-    ("export_schedule", Need::Viewer, false),
-    ("import_schedule", Need::Anyone, true),
-    ("import_csv_periods", Need::Editor, true),
-    // proposals (a simulation or a comparison writes nothing)
-    ("what_if", Need::Viewer, false),
-    ("diff_versions", Need::Viewer, false),
-    // view-only (listed to MCP Apps clients, callable by all)
-    ("get_schedule_page", Need::Viewer, false),
-    ("get_changes_since", Need::Viewer, false),
-    ("get_schedule_absences", Need::Viewer, false),
-    // the view
-    ("show_schedule", Need::Viewer, false),
-];
+/// read-only token is refused before the role is looked at): the server's own rights
+/// table (`planning::rights`, from each tool's declaration, which `Planning::call` and
+/// `Ctx::open` enforce), not a copy kept here. Setting personal data (an e-mail, an
+/// absence's reason) needs more than the tool's role: see [`sets_personal`].
+pub(crate) fn roles() -> Vec<(&'static str, Need, bool)> {
+    use palmaplan_server::storage::Role;
+    palmaplan_server::planning::rights()
+        .into_iter()
+        .map(|r| {
+            let need = match r.role {
+                None => Need::Anyone,
+                Some(Role::Viewer) => Need::Viewer,
+                Some(Role::Editor) => Need::Editor,
+                Some(Role::Owner) => Need::Owner,
+            };
+            (r.tool, need, r.writes)
+        })
+        .collect()
+}
 
-/// A tool's row of `ROLES`.
+/// A tool's row of [`roles`].
 pub(crate) fn needs(tool: &str) -> Option<(Need, bool)> {
-    ROLES
-        .iter()
+    roles()
+        .into_iter()
         .find(|(t, _, _)| *t == tool)
-        .map(|(_, n, w)| (*n, *w))
+        .map(|(_, n, w)| (n, w))
+}
+
+/// Whether a call sets personal data (a member's e-mail, an absence's reason): the
+/// gate lets only owners (or the member themself, none of the test's users) do it,
+/// whatever the tool's role.
+pub(crate) fn sets_personal(tool: &str, args: &Value) -> bool {
+    let set = |key: &str| {
+        args.get(key)
+            .is_some_and(|v| v.as_str().is_none_or(|s| !s.is_empty()))
+    };
+    match tool {
+        "add_member" | "update_member" => set("email"),
+        "add_absence" | "update_absence" => set("reason"),
+        _ => false,
+    }
 }
