@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -47,6 +47,7 @@ use crate::auth;
 use crate::embed::{self, Claims, LinkError, SecretsCache};
 use crate::mcp::{LANG_ARG, McpServer, to_result};
 use crate::planning::{Access, Caller, Planning, Reply, tr};
+use crate::protocol::{self, Known, MAX_SESSIONS_PER_TOKEN, Sessions};
 use crate::storage::Role;
 use crate::view;
 
@@ -77,6 +78,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// The private strings removed from answers under an `/embed` link.
     link_secrets: SecretsCache,
+    /// The MCP sessions, and which token opened each (capped per token).
+    pub sessions: Arc<Sessions>,
 }
 
 impl AppState {
@@ -89,6 +92,10 @@ impl AppState {
             allowed_origins: Vec::new(),
             shutdown: CancellationToken::new(),
             link_secrets: SecretsCache::default(),
+            sessions: Arc::new(Sessions::new(
+                Arc::new(LocalSessionManager::default()),
+                MAX_SESSIONS_PER_TOKEN,
+            )),
         }
     }
 }
@@ -133,21 +140,27 @@ pub fn app(state: AppState) -> Router {
     let mcp = StreamableHttpService::new(
         // Runs per session: a clone of Arcs.
         move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
+        state.sessions.manager(),
         mcp_config(
             &state.allowed_hosts,
             &state.allowed_origins,
             &state.shutdown,
         ),
     );
+    let mut origins: Vec<String> = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect();
+    origins.extend(state.allowed_origins.iter().cloned());
     let state = Arc::new(state);
-    Router::new()
+    let mcp = Router::new()
         .nest_service("/mcp", mcp)
         // `route_layer`: only /mcp needs a token; unknown paths stay 404.
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&state),
             authenticate,
         ))
+        // Outside the token check: a browser's preflight carries no token.
+        .layer(protocol::cors(origins));
+    Router::new()
+        .merge(mcp)
         .route("/healthz", get(healthz))
         .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
@@ -235,6 +248,29 @@ async fn authenticate(
     let now = state.planning.now_ms();
     match state.planning.store().use_token(&hash, now).await {
         Ok(Some(token)) => {
+            let method = request.method().clone();
+            let known = state.sessions.touch(token.id, request.headers());
+            let session = request
+                .headers()
+                .get(protocol::SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            match (&session, known) {
+                (Some(_), Known::NotMine) => return protocol::unknown_session(),
+                (Some(id), Known::Mine)
+                    if method == Method::DELETE && !state.sessions.is_open(id).await =>
+                {
+                    state.sessions.closed(token.id, id);
+                    return protocol::unknown_session();
+                }
+                _ => {}
+            }
+            if method == Method::POST {
+                request = match protocol::check_post(request, MAX_REQUEST_BODY_BYTES).await {
+                    Ok(r) => r,
+                    Err(refused) => return refused,
+                };
+            }
             request.extensions_mut().insert(Caller {
                 user_id: token.user_id,
                 can_write: token.can_write,
@@ -243,7 +279,19 @@ async fn authenticate(
                 lang: state.lang,
                 apps: false,
             });
-            next.run(request).await
+            let response = next.run(request).await;
+            let opened = response
+                .headers()
+                .get(protocol::SESSION_HEADER)
+                .and_then(|v| v.to_str().ok());
+            match (&session, opened) {
+                (None, Some(new)) => state.sessions.opened(token.id, new).await,
+                (Some(id), _) if method == Method::DELETE && response.status().is_success() => {
+                    state.sessions.closed(token.id, id);
+                }
+                _ => {}
+            }
+            response
         }
         Ok(None) => unauthorized(state.lang, Refused::Unknown),
         Err(e) => {

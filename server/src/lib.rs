@@ -12,5 +12,6 @@ pub mod embed;
 pub mod http;
 pub mod mcp;
 pub mod planning;
+pub mod protocol;
 pub mod storage;
 pub mod view;

@@ -553,7 +553,10 @@ mod tests {
 
         /// Every command op, by its dedicated tool (where one builds it) and as the
         /// same command through `apply_patch` and `what_if`, on the demo.
-        fn cases() -> Vec<(&'static str, Value, Option<(&'static str, Value)>)> {
+        /// A case: its name, the command, and the dedicated tool with its arguments.
+        type Case = (&'static str, Value, Option<(&'static str, Value)>);
+
+        fn cases() -> Vec<Case> {
             let s = json!(0); // replaced by the schedule's id
             vec![
                 (
