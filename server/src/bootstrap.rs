@@ -193,6 +193,36 @@ pub fn mcp_url(addr: SocketAddr) -> String {
     }
 }
 
+/// `http://HOST:PORT` of a listening address (loopback for an unspecified one).
+pub fn base_url(addr: SocketAddr) -> String {
+    mcp_url(addr).trim_end_matches("/mcp").to_owned()
+}
+
+/// Where `palmaplan serve` last served a data folder: what `token create` (another
+/// process) prints in its configurations, so they point where the server is. Kept in
+/// the data folder as `served.json`, written at each start.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Served {
+    pub mcp_url: String,
+    pub public_url: String,
+}
+
+impl Served {
+    pub const FILE: &'static str = "served.json";
+
+    /// The record of a data folder, if a server wrote a readable one.
+    pub fn read(data_dir: &std::path::Path) -> Option<Served> {
+        let text = std::fs::read_to_string(data_dir.join(Self::FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub fn write(&self, data_dir: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(data_dir)?;
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(data_dir.join(Self::FILE), text + "\n")
+    }
+}
+
 /// How a client starts PalmaPlan itself over stdio.
 #[derive(Clone, Debug)]
 pub struct StdioLaunch {

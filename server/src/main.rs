@@ -84,7 +84,7 @@ enum Command {
         #[arg(
             long,
             env = "PALMAPLAN_PUBLIC_URL",
-            default_value = "http://127.0.0.1:4785"
+            default_value = DEFAULT_PUBLIC_URL
         )]
         public_url: String,
     },
@@ -109,7 +109,7 @@ enum Command {
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, env = "PALMAPLAN_ADDR", default_value = "127.0.0.1:4785")]
+    #[arg(long, env = "PALMAPLAN_ADDR", default_value = DEFAULT_ADDR)]
     addr: SocketAddr,
     /// A Host accepted besides loopback (host or host:port); repeat it, or give a
     /// comma-separated list in the environment; "*" accepts any (behind a proxy).
@@ -156,9 +156,11 @@ enum TokenCommand {
         /// Restrict the token to one schedule (its id).
         #[arg(long)]
         schedule: Option<i64>,
-        /// The server's address, for the printed configurations.
-        #[arg(long, env = "PALMAPLAN_ADDR", default_value = "127.0.0.1:4785")]
-        addr: SocketAddr,
+        /// The server's address, for the printed configurations. Default: the
+        /// address `palmaplan serve` last served this data folder at, else
+        /// 127.0.0.1:4785.
+        #[arg(long, env = "PALMAPLAN_ADDR")]
+        addr: Option<SocketAddr>,
     },
     /// List a user's tokens (never their secrets).
     List {
@@ -259,8 +261,18 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
             let user = bootstrap::user_by_email(&store, &user, lang).await?;
             let token =
                 bootstrap::create_token(&store, user.id, &label, !read_only, schedule, now).await?;
-            let url = bootstrap::mcp_url(addr);
-            let launch = stdio_launch(&cli.data);
+            let served = bootstrap::Served::read(&cli.data.data_dir);
+            let url = match (addr, &served) {
+                (Some(addr), _) => bootstrap::mcp_url(addr),
+                (None, Some(s)) => s.mcp_url.clone(),
+                (None, None) => bootstrap::mcp_url(DEFAULT_ADDR.parse().expect("an address")),
+            };
+            let public_url = match (addr, served) {
+                (Some(addr), _) => bootstrap::base_url(addr),
+                (None, Some(s)) => s.public_url,
+                (None, None) => DEFAULT_PUBLIC_URL.to_owned(),
+            };
+            let launch = stdio_launch(&cli.data, &public_url);
             print!(
                 "{}",
                 bootstrap::new_token_text(lang, &user, label.trim(), &token, &url, &launch)
@@ -393,7 +405,15 @@ async fn open_store(data: &DataArgs) -> Result<Store, SetupError> {
 }
 
 /// How a client would start this same server over stdio on the same data.
-fn stdio_launch(data: &DataArgs) -> StdioLaunch {
+/// The address `serve` listens at by default.
+const DEFAULT_ADDR: &str = "127.0.0.1:4785";
+
+/// Where `stdio` signs `/embed` links for by default: `serve`'s default address.
+const DEFAULT_PUBLIC_URL: &str = "http://127.0.0.1:4785";
+
+/// How a client starts `palmaplan stdio` on the same data, its `/embed` links
+/// naming `public_url` (where `serve` is reached).
+fn stdio_launch(data: &DataArgs, public_url: &str) -> StdioLaunch {
     let program = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "palmaplan".into());
@@ -404,6 +424,9 @@ fn stdio_launch(data: &DataArgs) -> StdioLaunch {
     }
     if data.lang == LangArg::En {
         args.extend(["--lang".into(), "en".into()]);
+    }
+    if public_url != DEFAULT_PUBLIC_URL {
+        args.extend(["--public-url".into(), public_url.to_owned()]);
     }
     StdioLaunch { program, args }
 }
@@ -434,6 +457,23 @@ async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), Set
         })?;
     let addr = listener.local_addr().unwrap_or(args.addr);
     let url = bootstrap::mcp_url(addr);
+    let public_url = match &args.public_url {
+        Some(url) => url.clone(),
+        None => {
+            if addr.ip().is_unspecified() {
+                tracing::warn!(%addr, "listening on every interface: give --public-url so that /embed links name an address people can reach");
+            }
+            format!("http://{addr}")
+        }
+    };
+    if let Err(e) = (bootstrap::Served {
+        mcp_url: url.clone(),
+        public_url: public_url.clone(),
+    })
+    .write(&data.data_dir)
+    {
+        tracing::warn!(error = %e, "cannot record the served address in the data folder (token create will print the default address)");
+    }
     let clock = Arc::new(SystemClock);
     if let Some(first) = bootstrap::first_start(
         &store,
@@ -446,18 +486,9 @@ async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), Set
     {
         println!(
             "{}",
-            bootstrap::first_start_banner(lang, &first, &url, &stdio_launch(data))
+            bootstrap::first_start_banner(lang, &first, &url, &stdio_launch(data, &public_url))
         );
     }
-    let public_url = match &args.public_url {
-        Some(url) => url.clone(),
-        None => {
-            if addr.ip().is_unspecified() {
-                tracing::warn!(%addr, "listening on every interface: give --public-url so that /embed links name an address people can reach");
-            }
-            format!("http://{addr}")
-        }
-    };
     let links = embed_links(data, &public_url, lang)?;
     let planning = Planning::with_embed(store, clock, links);
     let mut state = AppState::new(planning, lang);
