@@ -251,6 +251,71 @@ mod tests {
         );
     }
 
+    /// Drops a value without recursing: serde_json's own `Drop` recurses once per level,
+    /// and a value 100,000 levels deep would overflow the test thread's 2 MB stack. Each
+    /// value's children are moved out before it is dropped, so every drop is shallow.
+    pub(crate) fn drop_flat(v: Value) {
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, x)| x)),
+                _ => {}
+            }
+        }
+    }
+
+    /// A value `depth` levels deep, built in a loop: serde_json's parser refuses more
+    /// than 128 levels, but a caller holding a `Value` may have built it by hand.
+    pub(crate) fn nested(depth: usize, object: bool) -> Value {
+        let mut v = json!(1);
+        for _ in 0..depth {
+            v = if object {
+                let mut fields = serde_json::Map::new();
+                fields.insert("ids".into(), v);
+                Value::Object(fields)
+            } else {
+                Value::Array(vec![v])
+            };
+        }
+        v
+    }
+
+    /// `from_wire` neither recurses nor allocates past its input: deep values, huge
+    /// bit strings and huge numbers read as None (or, for a long list of ids, as those
+    /// ids) at once.
+    #[test]
+    fn hostile_values_read_as_none_without_recursing_or_blowing_up() {
+        let universe: Vec<u64> = (1..=12).collect();
+        for object in [false, true] {
+            let deep = nested(100_000, object);
+            assert_eq!(from_wire(&deep, &universe), None);
+            let wrapped = Value::Array(vec![deep]);
+            assert_eq!(from_wire(&wrapped, &universe), None);
+            drop_flat(wrapped);
+        }
+        let head = format!("12.{:016x}:", fingerprint(&universe));
+        for bad in [
+            format!("{head}{}", "A".repeat(10_000_000)),
+            format!("{head}{}", "_".repeat(3)),
+            format!("{}.{:016x}:AA", "9".repeat(100_000), fingerprint(&universe)),
+            format!("12.{}:AA", "f".repeat(100_000)),
+            format!("12.{}", ":".repeat(100_000)),
+            ".".repeat(1_000_000),
+        ] {
+            assert_eq!(from_wire(&json!(bad), &universe), None, "{}", &bad[..20]);
+        }
+        // A long list is read as it is: its length is the caller's, already in memory.
+        let many = Value::Array((0..1_000_000u64).map(Value::from).collect());
+        assert_eq!(
+            from_wire(&many, &universe).map(|v| v.len()),
+            Some(1_000_000)
+        );
+        assert_eq!(from_wire(&json!([1, [2]]), &universe), None);
+        assert_eq!(from_wire(&json!([1, -2]), &universe), None);
+        assert_eq!(from_wire(&json!([1, 2.5]), &universe), None);
+    }
+
     proptest! {
         #[test]
         fn either_form_reads_back_and_is_the_shorter(
