@@ -157,6 +157,9 @@ fn digits(n: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Build and drop 100,000-level values without recursing: serde_json's `Drop` would
+    // overflow the test thread's stack.
+    use crate::fuzz::{drop_flat, nested};
     use proptest::prelude::*;
     use serde_json::json;
 
@@ -249,36 +252,6 @@ mod tests {
             from_wire(&json!(format!("{}:AF", head(eleven))), eleven),
             Some(vec![7, 9])
         );
-    }
-
-    /// Drops a value without recursing: serde_json's own `Drop` recurses once per level,
-    /// and a value 100,000 levels deep would overflow the test thread's 2 MB stack. Each
-    /// value's children are moved out before it is dropped, so every drop is shallow.
-    pub(crate) fn drop_flat(v: Value) {
-        let mut stack = vec![v];
-        while let Some(v) = stack.pop() {
-            match v {
-                Value::Array(items) => stack.extend(items),
-                Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, x)| x)),
-                _ => {}
-            }
-        }
-    }
-
-    /// A value `depth` levels deep, built in a loop: serde_json's parser refuses more
-    /// than 128 levels, but a caller holding a `Value` may have built it by hand.
-    pub(crate) fn nested(depth: usize, object: bool) -> Value {
-        let mut v = json!(1);
-        for _ in 0..depth {
-            v = if object {
-                let mut fields = serde_json::Map::new();
-                fields.insert("ids".into(), v);
-                Value::Object(fields)
-            } else {
-                Value::Array(vec![v])
-            };
-        }
-        v
     }
 
     /// `from_wire` neither recurses nor allocates past its input: deep values, huge

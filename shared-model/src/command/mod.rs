@@ -49,8 +49,9 @@ mod periods;
 mod settings;
 mod validate;
 
+// Its generators also feed the patch fuzz harness (`crate::fuzz`).
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 #[cfg(test)]
 mod testkit;
 
