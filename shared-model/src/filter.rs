@@ -13,8 +13,15 @@
 //! "equipe" finds "Équipe". `docs/filter.md` is the reference for users.
 //!
 //! Design choices, and why:
-//! - Lexing and term checking happen in one left-to-right pass, so the error reported
-//!   is the leftmost one: people fix a query from the left.
+//! - Lexing, term checking and parsing happen in one left-to-right pass (the parser
+//!   pulls each token as it needs it), so the error reported is the first one met from
+//!   the left: people fix a query from the left.
+//! - A query nests at most [`MAX_DEPTH`] parentheses and negations, and is at most
+//!   [`MAX_LEN`] characters long. The parser recurses once per level of nesting, and
+//!   any viewer (or assistant) can send a query: without the bound, `((((…` a few
+//!   thousand deep overflowed the stack and aborted the server. The nesting limit is met
+//!   at its 65th level, long before the length limit, so a deep query is told about its
+//!   nesting, the first problem from the left.
 //! - Keys have English names and French aliases (`membre:`, `statut:`...), and `ou`,
 //!   `non` and `et` work like `or`, `not` and `and`: French users type French, and an
 //!   assistant may write either.
@@ -205,6 +212,29 @@ pub struct Filter {
 }
 
 // ---------------------------------------------------------------------------------
+// Limits
+
+/// The deepest nesting of parentheses and negations (`-`, `not`, `non`) a query may
+/// have: in `-(a or not (b c))` the term `b` sits 4 levels deep.
+///
+/// Why a bound: the parser recurses once per level, and a query comes from anyone who
+/// can view a schedule; `((((…` a few thousand levels deep overflowed the server's stack
+/// and aborted the whole process. Why 64: people nest two or three levels, generated
+/// queries rarely ten, and 64 levels of parentheses take under 64 KB of stack in a
+/// release build (under 384 KB in a debug one, whose frames are larger), well within
+/// the 1 MB of the view's wasm stack and the 2 MB of a server or test thread.
+pub const MAX_DEPTH: usize = 64;
+
+/// The longest query, in characters (not bytes: accented French must not be held to a
+/// shorter limit than English, and characters are what the message can tell people).
+///
+/// Why 4,096: a typed query is a few dozen characters and an assistant's a few hundred
+/// (some 350 `id:` terms joined by `or` fit); the bound caps what one query costs, the
+/// tokens it keeps and the terms evaluated on every bar of the schedule, whatever is
+/// sent.
+pub const MAX_LEN: usize = 4_096;
+
+// ---------------------------------------------------------------------------------
 // Errors
 
 /// Why a query does not parse, and where: `position` and `len` are bytes of the input.
@@ -261,6 +291,17 @@ pub enum FilterErrorKind {
     MissingOperand {
         operator: String,
         side: Side,
+    },
+    /// Parentheses and negations nested deeper than `max` (see [`MAX_DEPTH`]); the
+    /// span is the `(` or negation that goes one level too deep.
+    TooDeep {
+        max: usize,
+    },
+    /// A query longer than `max` characters (see [`MAX_LEN`]); `chars` is its length
+    /// and the span the part past the limit.
+    TooLong {
+        chars: usize,
+        max: usize,
     },
 }
 
@@ -388,6 +429,29 @@ impl FilterError {
                     .into()
             }
             (K::MissingOperand { operator, side }, _) => missing_operand(operator, *side, lang),
+            (K::TooDeep { max }, Lang::Fr) => format!(
+                "Ce filtre imbrique parenthèses et négations (-, non) sur plus de {} \
+                 niveaux\u{a0}: simplifiez-le, par exemple en retirant des parenthèses en trop \
+                 ou des doubles négations.",
+                thousands(*max, lang)
+            ),
+            (K::TooDeep { max }, Lang::En) => format!(
+                "This filter nests parentheses and negations (-, not) more than {} levels \
+                 deep: simplify it, e.g. remove extra parentheses or double negations.",
+                thousands(*max, lang)
+            ),
+            (K::TooLong { chars, max }, Lang::Fr) => format!(
+                "Ce filtre fait {} caractères\u{a0}; un filtre en compte au plus {}\u{a0}: \
+                 raccourcissez-le (la partie en trop est marquée).",
+                thousands(*chars, lang),
+                thousands(*max, lang)
+            ),
+            (K::TooLong { chars, max }, Lang::En) => format!(
+                "This filter is {} characters long; a filter holds at most {}: shorten it \
+                 (the part past the limit is marked).",
+                thousands(*chars, lang),
+                thousands(*max, lang)
+            ),
         }
     }
 
@@ -426,6 +490,24 @@ fn key_list(lang: Lang) -> String {
         .map(|k| k.name(lang))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A count with its thousands grouped as each language writes them: `4,096`, and in
+/// French `4 096` with a no-break space, so that a line break never splits the number.
+fn thousands(n: usize, lang: Lang) -> String {
+    let sep = match lang {
+        Lang::Fr => '\u{a0}',
+        Lang::En => ',',
+    };
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() * 2);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(sep);
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn valid_values(key: Key, lang: Lang) -> &'static str {
@@ -626,26 +708,69 @@ fn word_end(input: &str, at: usize) -> usize {
         .map_or(input.len(), |(k, _)| at + k)
 }
 
-fn lex(input: &str) -> Result<Vec<Tok>, FilterError> {
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while let Some(c) = input[i..].chars().next() {
+/// Hands the parser one token at a time, so that an error early in the query is found
+/// without reading the rest, and refuses to read past the length limit.
+struct Lexer<'a> {
+    input: &'a str,
+    at: usize,
+    /// The byte at which the input passes the length limit, if it does: reading on
+    /// from there is an error.
+    cut: Option<usize>,
+    max_len: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(input: &'a str, max_len: usize) -> Lexer<'a> {
+        // More bytes than the limit is the only way to have more characters than it.
+        let cut = if input.len() > max_len {
+            input.char_indices().nth(max_len).map(|(at, _)| at)
+        } else {
+            None
+        };
+        Lexer {
+            input,
+            at: 0,
+            cut,
+            max_len,
+        }
+    }
+
+    /// The error for a query past the length limit: the part past it is marked.
+    fn too_long(&self, cut: usize) -> FilterError {
+        FilterError::at(
+            Span::new(cut, self.input.len()),
+            FilterErrorKind::TooLong {
+                chars: self.input.chars().count(),
+                max: self.max_len,
+            },
+        )
+    }
+
+    /// The next token, None at the end of the input.
+    fn next(&mut self) -> Result<Option<Tok>, FilterError> {
+        let input = self.input;
+        let mut i = self.at;
+        while let Some(c) = input[i..].chars().next().filter(|c| c.is_whitespace()) {
+            i += c.len_utf8();
+        }
+        self.at = i;
+        if let Some(cut) = self.cut.filter(|&cut| i >= cut) {
+            return Err(self.too_long(cut));
+        }
+        let Some(c) = input[i..].chars().next() else {
+            return Ok(None);
+        };
         let here = Span::new(i, i + c.len_utf8());
-        if c.is_whitespace() {
-            i = here.end();
-        } else if c == '(' {
-            toks.push(Tok::Open(here));
-            i = here.end();
+        let (tok, end) = if c == '(' {
+            (Tok::Open(here), here.end())
         } else if c == ')' {
-            toks.push(Tok::Close(here));
-            i = here.end();
+            (Tok::Close(here), here.end())
         } else if c == '-' {
             // A dash negates only when a condition is glued to it; "a - b" is a mistake
             // worth pointing at rather than a search for "-".
             match input[i + 1..].chars().next() {
                 Some(n) if !n.is_whitespace() && n != ')' => {
-                    toks.push(Tok::Not(here, "-".into()));
-                    i = here.end();
+                    (Tok::Not(here, "-".into()), here.end())
                 }
                 _ => {
                     return Err(FilterError::at(
@@ -663,30 +788,32 @@ fn lex(input: &str) -> Result<Vec<Tok>, FilterError> {
             if text.is_empty() {
                 return Err(FilterError::at(span, FilterErrorKind::EmptyQuote));
             }
-            toks.push(Tok::Term(span, Test::Label(fold(&text))));
-            i = end;
+            (Tok::Term(span, Test::Label(fold(&text))), end)
         } else {
             let end = word_end(input, i);
             let word = &input[i..end];
             if let Some(colon) = word.find(':') {
-                let (tok, next) = key_term(input, i, end, colon)?;
-                toks.push(tok);
-                i = next;
+                key_term(input, i, end, colon)?
             } else {
                 let span = Span::new(i, end);
                 // Operators are matched on case only, not accents: "où" is a word.
                 // ASCII case is enough: no other capital lowers to these letters alone.
-                toks.push(match word.to_ascii_lowercase().as_str() {
+                let tok = match word.to_ascii_lowercase().as_str() {
                     "or" | "ou" => Tok::Or(span, word.into()),
                     "not" | "non" => Tok::Not(span, word.into()),
                     "and" | "et" => Tok::And(span, word.into()),
                     _ => Tok::Term(span, Test::Label(fold(word))),
-                });
-                i = end;
+                };
+                (tok, end)
             }
+        };
+        // A token that runs past the limit is refused like one that starts past it.
+        if let Some(cut) = self.cut.filter(|&cut| end > cut) {
+            return Err(self.too_long(cut));
         }
+        self.at = end;
+        Ok(Some(tok))
     }
-    Ok(toks)
 }
 
 /// The `key:value` term whose word spans [start, end) with its first colon at
@@ -828,19 +955,38 @@ fn parse_day(value: &str, end_of_month: bool) -> Option<Date> {
 //   unary   := ("-" | "not" | "non") unary | primary
 //   primary := "(" or ")" | term
 
-struct Parser {
+struct Parser<'a> {
+    lexer: Lexer<'a>,
+    /// The tokens read so far; `no_condition` looks back at the one before `pos`.
     toks: Vec<Tok>,
     pos: usize,
+    /// Parentheses and negations open around the token at `pos`.
+    depth: usize,
+    max_depth: usize,
 }
 
-impl Parser {
+impl Parser<'_> {
+    /// Reads the token at `pos` if it is not read yet; call before `peek`.
+    fn fill(&mut self) -> Result<(), FilterError> {
+        if self.pos == self.toks.len()
+            && let Some(tok) = self.lexer.next()?
+        {
+            self.toks.push(tok);
+        }
+        Ok(())
+    }
+
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos)
     }
 
     fn or(&mut self) -> Result<Expr, FilterError> {
         let mut items = vec![self.and()?];
-        while let Some(Tok::Or(..)) = self.peek() {
+        loop {
+            self.fill()?;
+            let Some(Tok::Or(..)) = self.peek() else {
+                break;
+            };
             self.pos += 1;
             items.push(self.and()?);
         }
@@ -850,6 +996,7 @@ impl Parser {
     fn and(&mut self) -> Result<Expr, FilterError> {
         let mut items = vec![self.unary()?];
         loop {
+            self.fill()?;
             match self.peek() {
                 None | Some(Tok::Close(_)) | Some(Tok::Or(..)) => break,
                 Some(Tok::And(..)) => {
@@ -862,18 +1009,39 @@ impl Parser {
         Ok(join(items, Expr::And))
     }
 
+    /// One level deeper, at the `(` or negation `span`: refused past the limit, before
+    /// recursing, so the stack never holds more than `max_depth` levels.
+    fn enter(&mut self, span: Span) -> Result<(), FilterError> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(FilterError::at(
+                span,
+                FilterErrorKind::TooDeep {
+                    max: self.max_depth,
+                },
+            ));
+        }
+        Ok(())
+    }
+
     fn unary(&mut self) -> Result<Expr, FilterError> {
+        self.fill()?;
         match self.peek().cloned() {
             Some(Tok::Not(span, _)) => {
                 self.pos += 1;
+                self.enter(span)?;
                 let inner = self.unary()?;
+                self.depth -= 1;
                 Ok(Expr::Not(span.to(inner.span()), Box::new(inner)))
             }
             Some(Tok::Open(open)) => {
                 self.pos += 1;
+                self.enter(open)?;
                 let inner = self.or()?;
+                self.fill()?;
                 if let Some(Tok::Close(_)) = self.peek() {
                     self.pos += 1;
+                    self.depth -= 1;
                     Ok(inner)
                 } else {
                     Err(FilterError::at(open, FilterErrorKind::UnclosedParen))
@@ -932,13 +1100,31 @@ fn join(mut items: Vec<Expr>, node: fn(Span, Vec<Expr>) -> Expr) -> Expr {
 }
 
 /// Parses a query. Empty (or blank) input is the query that matches every bar.
+/// Nesting deeper than [`MAX_DEPTH`] or input longer than [`MAX_LEN`] is refused.
 pub fn parse(input: &str) -> Result<Filter, FilterError> {
-    let toks = lex(input)?;
-    if toks.is_empty() {
+    parse_within(input, MAX_DEPTH, MAX_LEN)
+}
+
+/// `parse` with other limits: the fuzz tests lift them to show that their harness finds
+/// the crash the limits prevent.
+pub(crate) fn parse_within(
+    input: &str,
+    max_depth: usize,
+    max_len: usize,
+) -> Result<Filter, FilterError> {
+    let mut p = Parser {
+        lexer: Lexer::new(input, max_len),
+        toks: Vec::new(),
+        pos: 0,
+        depth: 0,
+        max_depth,
+    };
+    p.fill()?;
+    if p.peek().is_none() {
         return Ok(Filter::default());
     }
-    let mut p = Parser { toks, pos: 0 };
     let expr = p.or()?;
+    p.fill()?;
     if let Some(tok) = p.peek() {
         // `or` stops only at the end or at a ")" it did not open.
         return Err(FilterError::at(
@@ -1161,6 +1347,10 @@ impl Filter {
     }
 }
 
+/// Recursive, like the derived `Clone`, `PartialEq` and `Drop` of `Expr`: only trees
+/// `parse` built reach here (`Filter::expr` is private), and its nesting limit bounds
+/// their depth (an `or` and an `and` node at most per parenthesis, a node per negation;
+/// runs of `and` and `or` are flat vectors).
 fn eval<'a>(e: &Expr, ctx: &'a FilterContext, bar: &Bar, f: &Facts<'_>) -> bool {
     match e {
         Expr::Or(_, items) => items.iter().any(|x| eval(x, ctx, bar, f)),
@@ -1846,6 +2036,122 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The kind and span of the error `input` gets.
+    fn refusal(input: &str) -> (FilterErrorKind, usize, usize) {
+        let e = parse(input).expect_err("the query must be refused");
+        (e.kind, e.position, e.len)
+    }
+
+    const TOO_DEEP: FilterErrorKind = FilterErrorKind::TooDeep { max: MAX_DEPTH };
+
+    /// Issue 18: these overflowed the stack and aborted the server. They get the
+    /// nesting error at the 65th level, without reading the rest (nor hitting the
+    /// length limit further right).
+    #[test]
+    fn a_hundred_thousand_levels_get_the_depth_error_not_a_crash() {
+        let n = 100_000;
+        assert_eq!(refusal(&"(".repeat(n)), (TOO_DEEP, 64, 1));
+        assert_eq!(refusal(&("-".repeat(n) + "x")), (TOO_DEEP, 64, 1));
+        let valid = "(".repeat(n) + "a" + &")".repeat(n);
+        assert_eq!(refusal(&valid), (TOO_DEEP, 64, 1));
+        assert_eq!(refusal(&("not ".repeat(n) + "x")), (TOO_DEEP, 4 * 64, 3));
+        assert_eq!(refusal(&("non(".repeat(n) + "x")), (TOO_DEEP, 4 * 32, 3));
+    }
+
+    #[test]
+    fn sixty_four_levels_parse_and_sixty_five_do_not() {
+        let nested = |open: &str, close: &str, depth: usize| {
+            open.repeat(depth) + "is:critical" + &close.repeat(depth)
+        };
+        for (open, close, width) in [("(", ")", 1), ("-", "", 1), ("not ", "", 4), ("-(", ")", 2)] {
+            // `width` characters and `levels` levels per repeat.
+            let levels = if open == "-(" { 2 } else { 1 };
+            let deepest = MAX_DEPTH / levels;
+            let f = parse(&nested(open, close, deepest)).unwrap();
+            assert!(f.expr().is_some(), "{open}");
+            let (kind, at, _) = refusal(&nested(open, close, deepest + 1));
+            assert_eq!((kind, at), (TOO_DEEP, deepest * width), "{open}");
+        }
+        // Nesting is what is open around a term, not how many operators a query has.
+        let wide = "(a) -b not c ".repeat(200);
+        assert!(parse(&wide).is_ok());
+        let s = sample();
+        let ctx = FilterContext::new(&s, &IdSet::default(), &IdSet::default());
+        let deep = parse(&("not ".repeat(64) + "Budget")).unwrap();
+        assert_eq!(deep.select(&ctx, &s), [BarId(10)], "64 negations are none");
+        let deep = parse(&nested("-(", ")", 32).replace("is:critical", "revision")).unwrap();
+        assert_eq!(
+            deep.select(&ctx, &s),
+            [BarId(11)],
+            "32 pairs of -( are none"
+        );
+    }
+
+    #[test]
+    fn the_length_limit_counts_characters_and_marks_what_is_past_it() {
+        assert!(parse(&"a".repeat(MAX_LEN)).is_ok());
+        assert!(parse(&"é".repeat(MAX_LEN)).is_ok(), "characters, not bytes");
+        let too_long = |chars| FilterErrorKind::TooLong {
+            chars,
+            max: MAX_LEN,
+        };
+        assert_eq!(
+            refusal(&"é".repeat(MAX_LEN + 1)),
+            (too_long(MAX_LEN + 1), 2 * MAX_LEN, 2),
+            "a word that runs past the limit is refused, the part past it marked"
+        );
+        let words = "ab ".repeat(2_000);
+        assert_eq!(refusal(&words), (too_long(6_000), 4_096, 6_000 - 4_096));
+        let blank_tail = "x".to_owned() + &" ".repeat(MAX_LEN);
+        assert_eq!(refusal(&blank_tail), (too_long(MAX_LEN + 1), MAX_LEN, 1));
+        // The first problem from the left is the one reported.
+        let e = parse(&("grup:x ".to_owned() + &words)).unwrap_err();
+        assert!(
+            matches!(e.kind, FilterErrorKind::UnknownKey { .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn the_limits_say_what_to_fix_in_both_languages() {
+        let deep = "-".repeat(65) + "x";
+        let e = parse(&deep).unwrap_err();
+        assert_eq!(
+            e.render(&deep, Lang::En).lines().nth(1),
+            Some(format!("{}^", " ".repeat(64)).as_str())
+        );
+        assert_eq!(
+            e.message(Lang::En),
+            "This filter nests parentheses and negations (-, not) more than 64 levels deep: \
+             simplify it, e.g. remove extra parentheses or double negations."
+        );
+        assert_eq!(
+            e.message(Lang::Fr),
+            "Ce filtre imbrique parenthèses et négations (-, non) sur plus de 64 \
+             niveaux\u{a0}: simplifiez-le, par exemple en retirant des parenthèses en trop ou \
+             des doubles négations."
+        );
+        let long = "ab ".repeat(2_000);
+        let e = parse(&long).unwrap_err();
+        assert_eq!(
+            e.message(Lang::En),
+            "This filter is 6,000 characters long; a filter holds at most 4,096: shorten it \
+             (the part past the limit is marked)."
+        );
+        assert_eq!(
+            e.message(Lang::Fr),
+            "Ce filtre fait 6\u{a0}000 caractères\u{a0}; un filtre en compte au plus \
+             4\u{a0}096\u{a0}: raccourcissez-le (la partie en trop est marquée)."
+        );
+        let marked = e.render(&long, Lang::En);
+        let carets = marked.lines().nth(1).unwrap();
+        assert_eq!(carets.trim_start().len(), 6_000 - 4_096);
+        assert_eq!(carets.len(), 6_000);
+        assert_eq!(thousands(7, Lang::En), "7");
+        assert_eq!(thousands(1_234_567, Lang::En), "1,234,567");
+        assert_eq!(thousands(100_000, Lang::Fr), "100\u{a0}000");
     }
 
     #[test]

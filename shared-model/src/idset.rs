@@ -157,6 +157,9 @@ fn digits(n: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // Build and drop 100,000-level values without recursing: serde_json's `Drop` would
+    // overflow the test thread's stack.
+    use crate::fuzz::{drop_flat, nested};
     use proptest::prelude::*;
     use serde_json::json;
 
@@ -249,6 +252,41 @@ mod tests {
             from_wire(&json!(format!("{}:AF", head(eleven))), eleven),
             Some(vec![7, 9])
         );
+    }
+
+    /// `from_wire` neither recurses nor allocates past its input: deep values, huge
+    /// bit strings and huge numbers read as None (or, for a long list of ids, as those
+    /// ids) at once.
+    #[test]
+    fn hostile_values_read_as_none_without_recursing_or_blowing_up() {
+        let universe: Vec<u64> = (1..=12).collect();
+        for object in [false, true] {
+            let deep = nested(100_000, object);
+            assert_eq!(from_wire(&deep, &universe), None);
+            let wrapped = Value::Array(vec![deep]);
+            assert_eq!(from_wire(&wrapped, &universe), None);
+            drop_flat(wrapped);
+        }
+        let head = format!("12.{:016x}:", fingerprint(&universe));
+        for bad in [
+            format!("{head}{}", "A".repeat(10_000_000)),
+            format!("{head}{}", "_".repeat(3)),
+            format!("{}.{:016x}:AA", "9".repeat(100_000), fingerprint(&universe)),
+            format!("12.{}:AA", "f".repeat(100_000)),
+            format!("12.{}", ":".repeat(100_000)),
+            ".".repeat(1_000_000),
+        ] {
+            assert_eq!(from_wire(&json!(bad), &universe), None, "{}", &bad[..20]);
+        }
+        // A long list is read as it is: its length is the caller's, already in memory.
+        let many = Value::Array((0..1_000_000u64).map(Value::from).collect());
+        assert_eq!(
+            from_wire(&many, &universe).map(|v| v.len()),
+            Some(1_000_000)
+        );
+        assert_eq!(from_wire(&json!([1, [2]]), &universe), None);
+        assert_eq!(from_wire(&json!([1, -2]), &universe), None);
+        assert_eq!(from_wire(&json!([1, 2.5]), &universe), None);
     }
 
     proptest! {

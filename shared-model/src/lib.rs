@@ -30,6 +30,10 @@ pub mod schedule;
 pub mod synth;
 pub mod text;
 
+// The fuzz harnesses (proptest, stable Rust) of the parsers and of the patch commands.
+#[cfg(test)]
+mod fuzz;
+
 pub use date::{Date, Weekday};
 pub use schedule::*;
 

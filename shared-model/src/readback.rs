@@ -1072,6 +1072,70 @@ mod tests {
         );
     }
 
+    /// A hostile page or settings text nested 100,000 deep gets an error, never a stack
+    /// overflow: the reader stops at 128 levels, wherever the nesting starts (a record
+    /// list, an unknown field's value skipped, the settings' object).
+    #[test]
+    fn a_hundred_thousand_levels_get_an_error_not_a_crash() {
+        let n = 100_000;
+        let brackets = "[".repeat(n);
+        let keys = r#"{"a":"#.repeat(n);
+        let too_deep = "at most 128 nested objects and arrays";
+        for text in [
+            format!("[{{\"bar\":{{\"extra\":{brackets}"),
+            format!("[{{\"bar\":{{\"extra\":{keys}"),
+            format!("[{{\"link\":{{\"id\":1,\"x\":[{keys}"),
+        ] {
+            let e = read_records(&text).unwrap_err();
+            assert!(e.contains(too_deep), "{}: {e}", &text[..20]);
+        }
+        // Nesting where a record or a settings object must be is refused at once.
+        assert!(
+            read_records(&brackets)
+                .unwrap_err()
+                .contains("expected an object at byte 1")
+        );
+        assert!(
+            read_records(&keys)
+                .unwrap_err()
+                .contains("expected an array at byte 0")
+        );
+        let kind_a = format!("[{keys}");
+        assert!(
+            read_records(&kind_a)
+                .unwrap_err()
+                .contains("unknown record kind `a`")
+        );
+        assert!(
+            read_settings(&brackets)
+                .unwrap_err()
+                .contains("expected an object at byte 0")
+        );
+        for text in [keys.clone(), format!("{{\"x\":{brackets}")] {
+            let e = read_settings(&text).unwrap_err();
+            assert!(e.contains(too_deep), "{}: {e}", &text[..20]);
+        }
+        // The same nesting closed is refused too; 128 levels in all (the settings'
+        // object and 127 arrays in an unknown field) are read: only the bound refuses,
+        // not the shape.
+        let closed = format!("{keys}1{}", "}".repeat(n));
+        assert!(read_settings(&closed).unwrap_err().contains(too_deep));
+        let with_extra = |arrays: usize| {
+            format!(
+                r#"{{"time_zone":"UTC","working_weekdays":["mon"],"holidays":[],"time_unit":"day","x":{}1{}}}"#,
+                "[".repeat(arrays),
+                "]".repeat(arrays)
+            )
+        };
+        let allowed = read_settings(&with_extra(127));
+        assert!(allowed.is_ok(), "{allowed:?}");
+        assert!(
+            read_settings(&with_extra(128))
+                .unwrap_err()
+                .contains(too_deep)
+        );
+    }
+
     #[test]
     fn zoom_names_are_serdes() {
         for z in Zoom::ALL {

@@ -8,12 +8,18 @@
 //! that lasts, a milestone per job that does not (the super-source and super-sink), all
 //! planned on the same day, and the critical path must be exactly `MPM-Time` long.
 //!
-//! The data lives outside the crate, in `shared/data/psplib` (480 j30 instances in the
-//! original `.sm` format, and the 1,560 j60, j90 and j120 instances compacted into one
-//! JSON file). It is required: a missing folder fails the test rather than skip it.
+//! The data is in the repository, compressed, in `tests/data/psplib` (its README says
+//! where it comes from): `j30.tar.gz`, the 480 j30 instances in the original `.sm`
+//! format, and `j60-j120.json.gz`, the 1,560 j60, j90 and j120 instances compacted into
+//! one JSON file. The test reads the archives in memory (flate2, tar), so a plain clone
+//! runs it and nothing is read outside the checkout. The data is required: a missing
+//! archive fails the test rather than skip it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use flate2::read::GzDecoder;
 
 use palmaplan_model::cpm::critical_path;
 use palmaplan_model::*;
@@ -34,14 +40,24 @@ struct Sets {
     sets: BTreeMap<String, BTreeMap<String, Instance>>,
 }
 
-fn data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/psplib");
+fn data_file(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/psplib")
+        .join(name);
     assert!(
-        dir.is_dir(),
-        "PSPLIB data missing: expected {} (the workspace's sibling `shared/data/psplib`)",
-        dir.display()
+        path.is_file(),
+        "PSPLIB data missing: expected {} (in the repository)",
+        path.display()
     );
-    dir
+    path
+}
+
+/// The gzip-compressed file `name`, opened for reading its uncompressed bytes.
+fn gunzip(name: &str) -> GzDecoder<std::fs::File> {
+    let path = data_file(name);
+    let file = std::fs::File::open(&path)
+        .unwrap_or_else(|e| panic!("{} is readable: {e}", path.display()));
+    GzDecoder::new(file)
 }
 
 /// The lines of the section that follows the line starting with `title`, from the line
@@ -184,31 +200,32 @@ fn check_all<'a>(instances: impl Iterator<Item = (String, &'a Instance)>) -> usi
 
 #[test]
 fn j30_critical_path_lengths_match_mpm_time() {
-    let dir = data_dir().join("j30");
+    let mut archive = tar::Archive::new(gunzip("j30.tar.gz"));
     let mut instances = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("the j30 folder is readable") {
-        let path = entry.expect("a directory entry").path();
+    for entry in archive.entries().expect("j30.tar.gz is a tar archive") {
+        let mut entry = entry.expect("an archive entry");
+        let path = entry.path().expect("an entry's path").into_owned();
         if path.extension().is_some_and(|e| e == "sm") {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).expect("a readable instance");
+            let mut text = String::new();
+            entry
+                .read_to_string(&mut text)
+                .unwrap_or_else(|e| panic!("{name}: a readable instance: {e}"));
             instances.push((name.clone(), parse_sm(&text, &name)));
         }
     }
     instances.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(
-        instances.len(),
-        480,
-        "j30 has 480 instances in {}",
-        dir.display()
-    );
+    assert_eq!(instances.len(), 480, "j30 has 480 instances in j30.tar.gz");
     let matched = check_all(instances.iter().map(|(name, i)| (name.clone(), i)));
     assert_eq!(matched, 480);
 }
 
 #[test]
 fn j60_to_j120_critical_path_lengths_match_mpm_time() {
-    let path = data_dir().join("j60-j120.json");
-    let text = std::fs::read_to_string(&path).expect("j60-j120.json is readable");
+    let mut text = String::new();
+    gunzip("j60-j120.json.gz")
+        .read_to_string(&mut text)
+        .expect("j60-j120.json.gz is readable");
     let data: Sets = serde_json::from_str(&text).expect("j60-j120.json parses");
     let sizes: Vec<(&str, usize)> = data
         .sets

@@ -50,8 +50,9 @@ mod policy;
 mod settings;
 mod validate;
 
+// Its generators also feed the patch fuzz harness (`crate::fuzz`).
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 #[cfg(test)]
 mod testkit;
 

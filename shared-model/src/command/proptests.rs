@@ -6,7 +6,9 @@
 //!
 //! Commands are generated as templates whose references are resolved against the
 //! schedule at hand (mostly an existing item of the right kind, sometimes an unknown or
-//! wrong-kind id), so that most commands reach the code past their lookups.
+//! wrong-kind id), so that most commands reach the code past their lookups. The
+//! generators (`template`, `build`, `schedule`) also feed the patch fuzz harness in
+//! `crate::fuzz`, which mixes their commands with junk.
 
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -19,7 +21,7 @@ use super::*;
 
 /// A command before its references are resolved.
 #[derive(Clone, Debug)]
-struct Template {
+pub(crate) struct Template {
     op: u8,
     refs: [u16; 3],
     /// A move, a resize, a lag or a position.
@@ -32,7 +34,7 @@ struct Template {
     flag: u8,
 }
 
-fn template() -> impl Strategy<Value = Template> {
+pub(crate) fn template() -> impl Strategy<Value = Template> {
     let text = prop_oneof![
         12 => "[A-Za-zé]{1,6}",
         1 => Just(String::new()),
@@ -59,7 +61,7 @@ fn template() -> impl Strategy<Value = Template> {
 }
 
 /// The ids of each kind in a schedule.
-struct Pools {
+pub(crate) struct Pools {
     groups: Vec<u64>,
     rows: Vec<u64>,
     bars: Vec<u64>,
@@ -72,7 +74,7 @@ struct Pools {
 }
 
 impl Pools {
-    fn of(s: &Schedule) -> Pools {
+    pub(crate) fn of(s: &Schedule) -> Pools {
         let bars: Vec<u64> = s.bars.iter().map(|b| b.id.0).collect();
         let milestones: Vec<u64> = s.milestones.iter().map(|m| m.id.0).collect();
         let mut items: Vec<u64> = bars.iter().chain(&milestones).copied().collect();
@@ -101,7 +103,7 @@ fn pick(pool: &[u64], r: u16) -> u64 {
     }
 }
 
-fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
+pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
     let [a, b, c] = t.refs;
     let f = t.flag;
     let day = Date::from_ymd(2026, 11, 2).unwrap().add_days(t.day);
@@ -328,7 +330,7 @@ fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
 
 /// A schedule built by random additions, each resolved against the schedule so far;
 /// failures are skipped.
-fn schedule(additions: std::ops::Range<usize>) -> impl Strategy<Value = Schedule> {
+pub(crate) fn schedule(additions: std::ops::Range<usize>) -> impl Strategy<Value = Schedule> {
     vec(template(), additions).prop_map(|ts| {
         let mut s = Schedule::new("P");
         s.settings.holidays = vec![Date::from_ymd(2026, 11, 11).unwrap()];
