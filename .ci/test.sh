@@ -51,6 +51,11 @@ source .ci/postgres.sh
 step "unit and integration tests"
 cargo test --workspace --locked
 
+step "hostile input against the release build"
+# The same test as in the suite above, on the optimised binary, whose stack frames
+# differ: 100,000 levels of nesting must still be refused without a crash.
+cargo test --release --locked -p palmaplan-server --test hostile
+
 step "browser tests: the MCP Apps test host in Debian's Chromium (e2e/)"
 # Installs the npm packages and Chromium if missing, builds the server, runs e2e/tests.
 bash e2e/run.sh

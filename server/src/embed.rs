@@ -1180,4 +1180,91 @@ mod tests {
         scrub_reply(&mut plain, &secrets, Lang::En);
         assert_eq!(plain, before);
     }
+
+    /// Fuzzing the link reader: a real link mutated byte by byte, cut, extended, and
+    /// arbitrary strings. Nothing panics, and nothing but the untouched link (or a
+    /// mutation that leaves its bytes equal) is accepted. `PROPTEST_CASES=100000`
+    /// runs it longer by hand.
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// proptest's default case count (256), or `PROPTEST_CASES` for a longer run.
+        fn budget() -> ProptestConfig {
+            ProptestConfig {
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            }
+        }
+
+        #[derive(Clone, Debug)]
+        enum Edit {
+            Flip(usize, u8),
+            Cut(usize),
+            Insert(usize, char),
+            Swap(usize, usize),
+        }
+
+        fn edits() -> impl Strategy<Value = Vec<Edit>> {
+            proptest::collection::vec(
+                prop_oneof![
+                    (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Edit::Flip(i, b)),
+                    any::<usize>().prop_map(Edit::Cut),
+                    (any::<usize>(), any::<char>()).prop_map(|(i, c)| Edit::Insert(i, c)),
+                    (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::Swap(a, b)),
+                ],
+                1..6,
+            )
+        }
+
+        fn apply(token: &str, edits: &[Edit]) -> String {
+            let mut bytes = token.as_bytes().to_vec();
+            for e in edits {
+                let n = bytes.len().max(1);
+                match *e {
+                    Edit::Flip(i, b) => {
+                        if let Some(x) = bytes.get_mut(i % n) {
+                            *x = b;
+                        }
+                    }
+                    Edit::Cut(i) => bytes.truncate(i % n),
+                    Edit::Insert(i, c) => {
+                        let mut buf = [0u8; 4];
+                        let at = (i % n).min(bytes.len());
+                        for (k, b) in c.encode_utf8(&mut buf).bytes().enumerate() {
+                            bytes.insert(at + k, b);
+                        }
+                    }
+                    Edit::Swap(a, b) => {
+                        if !bytes.is_empty() {
+                            let len = bytes.len();
+                            bytes.swap(a % len, b % len);
+                        }
+                    }
+                }
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+
+        proptest! {
+            #![proptest_config(budget())]
+
+            #[test]
+            fn mutated_links_are_refused_and_never_panic(edits in edits(), junk in ".{0,300}") {
+                let d = dir("fuzz");
+                let links = Embed::new(&d, "http://127.0.0.1:4785");
+                let issued = links.issue(&grant(Role::Editor, true), 1_000).unwrap();
+                let mutated = apply(&issued.token, &edits);
+                let verdict = links.verify(&mutated, "7", 2_000);
+                if mutated == issued.token {
+                    prop_assert!(verdict.is_ok());
+                } else {
+                    prop_assert!(verdict.is_err(), "{mutated} accepted");
+                }
+                prop_assert!(links.verify(&junk, "7", 2_000).is_err());
+                let _ = query_param(Some(&junk), "t");
+                let _ = query_unescape(&junk);
+            }
+        }
+    }
 }

@@ -21,6 +21,8 @@
 mod analysis;
 mod args;
 mod edits;
+#[cfg(test)]
+mod fuzz;
 mod gate;
 mod io;
 mod journal;

@@ -397,7 +397,8 @@ struct AddMember {
     schedule: ScheduleRef,
     /// The member's name, e.g. "Alice Martin".
     name: String,
-    /// Their e-mail (optional, private: only owners and the member see it).
+    /// Their e-mail (optional, private: only owners and the member see it; only an
+    /// owner may set it, or a member adding themself).
     #[serde(default)]
     email: Option<String>,
 }
@@ -453,7 +454,8 @@ struct UpdateMember {
     /// The new name (optional).
     #[serde(default)]
     name: Option<String>,
-    /// The new e-mail, or null to clear it (optional; owners only).
+    /// The new e-mail, or null to clear it (optional; owners only, or the member
+    /// themself).
     #[serde(default, deserialize_with = "nullable")]
     email: Option<Option<String>>,
 }
@@ -1001,7 +1003,8 @@ struct AddAbsence {
     start: String,
     /// Last day of absence (inclusive), YYYY-MM-DD.
     end: String,
-    /// Why (optional, private: only owners and the member see it).
+    /// Why (optional, private: only owners and the member see it, and only they may
+    /// set it).
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1069,7 +1072,8 @@ struct UpdateAbsence {
     /// New last day (inclusive), YYYY-MM-DD (optional).
     #[serde(default)]
     end: Option<String>,
-    /// New reason (optional; "" clears it).
+    /// New reason (optional; "" clears it). Private: only an owner or the member
+    /// themself may set it.
     #[serde(default)]
     reason: Option<String>,
 }

@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "what_if",
-            "Simulate the model's commands on a schedule WITHOUT writing anything: the bars that would move (old and new dates), the project end before and after, the new risks (violated links, bars at risk of absence), and the changes a Gantt chart cannot show. Answers the rank it was made at and the commands as applied: to accept, call apply_patch with these commands and expected_rank = that rank.",
+            "Simulate the model's commands on a schedule WITHOUT writing anything: the bars that would move (old and new dates), the project end before and after, the new risks (violated links, bars at risk of absence), and the changes a Gantt chart cannot show. Answers the rank it was made at and the commands as applied: to accept, call apply_patch with these commands and expected_rank = that rank. Anyone who can read the schedule may simulate; if you could not write the commands (your role, a read-only token), the answer says why (structuredContent.refused).",
             Access::Read,
             what_if,
         )
