@@ -216,6 +216,7 @@ pub fn apply_delta(s: &mut Schedule, d: Delta<'_>) -> Result<(), DeltaError> {
                     s.settings = settings.into_owned();
                 }
                 s.notes = h.notes.into_owned();
+                s.locks = h.locks;
             }
             Record::Group(p) => place(&mut s.groups, &mut group_at, p.index, p.item.into_owned())?,
             Record::Row(p) => place(&mut s.rows, &mut row_at, p.index, p.item.into_owned())?,

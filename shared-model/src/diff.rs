@@ -383,6 +383,15 @@ pub enum NotShown {
         new_start: Date,
         new_end: Date,
     },
+    /// A lock set (or changed: its holder or reason) on a target.
+    LockSet {
+        target: LockTarget,
+        by_name: String,
+    },
+    LockRemoved {
+        target: LockTarget,
+        by_name: String,
+    },
 }
 
 impl NotShown {
@@ -408,6 +417,9 @@ impl NotShown {
             NotShown::AbsenceAdded { absence, .. }
             | NotShown::AbsenceRemoved { absence, .. }
             | NotShown::AbsenceChanged { absence, .. } => Some(absence.0),
+            NotShown::LockSet { target, .. } | NotShown::LockRemoved { target, .. } => {
+                Some(target.id()).filter(|&id| id != 0)
+            }
         }
     }
 }
@@ -428,6 +440,7 @@ pub fn diff(before: &Schedule, after: &Schedule) -> Diff {
     diff_actions(&old, &new, &mut not_shown);
     diff_members(&old, &new, &mut not_shown);
     diff_absences(&old, &new, &mut not_shown);
+    diff_locks(before, after, &mut not_shown);
 
     // Stable sorts: an item's own entries keep the order in which they were pushed, and
     // schedule-wide entries (id `None`) come first.
@@ -1045,6 +1058,32 @@ fn diff_members(old: &Side, new: &Side, not_shown: &mut Vec<NotShown>) {
                     not_shown.push(NotShown::MemberEmailChanged {
                         member: n.id,
                         name: n.name.clone(),
+                    });
+                }
+            }
+        },
+    );
+}
+
+fn diff_locks(before: &Schedule, after: &Schedule, not_shown: &mut Vec<NotShown>) {
+    merge_join(
+        &before.locks,
+        &after.locks,
+        |l| l.target,
+        |pair| match pair {
+            Pair::Removed(l) => not_shown.push(NotShown::LockRemoved {
+                target: l.target,
+                by_name: l.by_name.clone(),
+            }),
+            Pair::Added(l) => not_shown.push(NotShown::LockSet {
+                target: l.target,
+                by_name: l.by_name.clone(),
+            }),
+            Pair::Both(o, n) => {
+                if o != n {
+                    not_shown.push(NotShown::LockSet {
+                        target: n.target,
+                        by_name: n.by_name.clone(),
                     });
                 }
             }

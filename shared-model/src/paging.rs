@@ -235,6 +235,9 @@ pub struct Header<'a> {
     pub notes: Cow<'a, str>,
     pub next_id: u64,
     pub counts: Counts,
+    /// The schedule's locks (few: they travel whole, never cut).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<Lock>,
 }
 
 impl<'a> Header<'a> {
@@ -246,6 +249,7 @@ impl<'a> Header<'a> {
             notes: Cow::Borrowed(&s.notes),
             next_id: s.next_id,
             counts: Counts::of(s),
+            locks: s.locks.clone(),
         }
     }
 }
@@ -340,6 +344,7 @@ impl Record<'_> {
                 notes: own(h.notes),
                 next_id: h.next_id,
                 counts: h.counts,
+                locks: h.locks,
             }),
             Record::Group(g) => Record::Group(Placed {
                 index: g.index,
@@ -1277,6 +1282,7 @@ pub fn reassemble(pages: &[Page]) -> Result<Schedule, ReassembleError> {
                 s.name = h.name.to_string();
                 s.notes = h.notes.to_string();
                 s.next_id = h.next_id;
+                s.locks = h.locks.clone();
                 match &h.settings {
                     Some(st) => s.settings = Settings::clone(st),
                     None if cut.contains(&Field::Settings) => {}

@@ -110,6 +110,7 @@ fn header(r: &mut Reader<'_>) -> Res<Header<'static>> {
     let at = r.here();
     let (mut name, mut settings_, mut notes, mut next_id, mut counts_) =
         (None, None, String::new(), None, None);
+    let mut locks = Vec::new();
     r.object(&mut |r, k| {
         match k {
             "name" => name = Some(r.string()?),
@@ -117,6 +118,10 @@ fn header(r: &mut Reader<'_>) -> Res<Header<'static>> {
             "notes" => notes = r.string()?,
             "next_id" => next_id = Some(r.u64()?),
             "counts" => counts_ = Some(counts(r)?),
+            "locks" => r.array(&mut |r| {
+                locks.push(lock(r)?);
+                Ok(())
+            })?,
             _ => r.skip()?,
         }
         Ok(())
@@ -128,7 +133,60 @@ fn header(r: &mut Reader<'_>) -> Res<Header<'static>> {
         notes: Cow::Owned(notes),
         next_id: need(next_id, w, "next_id", at)?,
         counts: need(counts_, w, "counts", at)?,
+        locks,
     })
+}
+
+fn lock(r: &mut Reader<'_>) -> Res<Lock> {
+    let at = r.here();
+    let (mut target, mut by, mut by_name, mut since_ms, mut reason) =
+        (None, None, None, None, String::new());
+    r.object(&mut |r, k| {
+        match k {
+            "target" => target = Some(lock_target(r)?),
+            "by" => by = Some(r.u64()?),
+            "by_name" => by_name = Some(r.string()?),
+            "since_ms" => {
+                let (neg, n) = r.integer()?;
+                let n = i64::try_from(n).map_err(|_| r.err_at(at, "a time in range"))?;
+                since_ms = Some(if neg { -n } else { n });
+            }
+            "reason" => reason = r.string()?,
+            _ => r.skip()?,
+        }
+        Ok(())
+    })?;
+    let w = "lock";
+    Ok(Lock {
+        target: need(target, w, "target", at)?,
+        by: need(by, w, "by", at)?,
+        by_name: need(by_name, w, "by_name", at)?,
+        since_ms: need(since_ms, w, "since_ms", at)?,
+        reason,
+    })
+}
+
+/// `"schedule"`, or `{"group": 5}`, `{"row": 6}`, `{"bar": 14}`.
+fn lock_target(r: &mut Reader<'_>) -> Res<LockTarget> {
+    let at = r.here();
+    if r.peek() == Some(b'"') {
+        return match r.string()?.as_str() {
+            "schedule" => Ok(LockTarget::Schedule),
+            _ => Err(r.err_at(at, "a lock target (\"schedule\", {\"group\": id}...)")),
+        };
+    }
+    let mut target = None;
+    r.object(&mut |r, k| {
+        let id = r.u64()?;
+        target = Some(match k {
+            "group" => LockTarget::Group(GroupId(id)),
+            "row" => LockTarget::Row(RowId(id)),
+            "bar" => LockTarget::Bar(BarId(id)),
+            _ => return Err(r.err_at(at, "a lock target (\"schedule\", {\"group\": id}...)")),
+        });
+        Ok(())
+    })?;
+    target.ok_or_else(|| r.err_at(at, "a lock target"))
 }
 
 fn counts(r: &mut Reader<'_>) -> Res<Counts> {
@@ -905,6 +963,29 @@ mod tests {
         s.settings.holidays = vec!["2026-12-25".parse().unwrap(), "2027-01-01".parse().unwrap()];
         s.settings.time_unit = TimeUnit::Week;
         s.settings.working_weekdays = Weekday::ALL.to_vec();
+        s.locks = vec![
+            Lock {
+                target: LockTarget::Schedule,
+                by: 3,
+                by_name: "Alice « A »".into(),
+                since_ms: -1,
+                reason: String::new(),
+            },
+            Lock {
+                target: LockTarget::Group(GroupId(5)),
+                by: 4,
+                by_name: "Bob".into(),
+                since_ms: 1_764_580_440_000,
+                reason: "revue \"en cours\"".into(),
+            },
+            Lock {
+                target: LockTarget::Bar(BarId(14)),
+                by: 4,
+                by_name: "Bob".into(),
+                since_ms: 0,
+                reason: "x".into(),
+            },
+        ];
         if let Some(b) = s.bars.first_mut() {
             b.color = Some("#ff8800".into());
             b.notes = "x".repeat(9_000) + "\u{1F600}é";

@@ -276,6 +276,47 @@ pub struct Absence {
     pub reason: String,
 }
 
+/// What a lock holds still: the whole schedule, a group (its rows with them), a row
+/// (its bars and milestones with it) or a bar. On the wire `"schedule"`,
+/// `{"group": 5}`, `{"row": 6}` or `{"bar": 14}`. Ordered schedule, groups, rows, bars
+/// (then by id): the order `Schedule::locks` is kept in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockTarget {
+    Schedule,
+    Group(GroupId),
+    Row(RowId),
+    Bar(BarId),
+}
+
+impl LockTarget {
+    /// The id of the locked item (0, no item's, for the whole schedule).
+    pub fn id(self) -> u64 {
+        match self {
+            LockTarget::Schedule => 0,
+            LockTarget::Group(g) => g.0,
+            LockTarget::Row(r) => r.0,
+            LockTarget::Bar(b) => b.0,
+        }
+    }
+}
+
+/// A lock: until it is removed, no write may change what it holds (nor add to it, nor
+/// link to it), whoever writes. Who set it and when are recorded for the texts that
+/// refuse a write; the model reads no clock, so `since_ms` is passed in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lock {
+    pub target: LockTarget,
+    /// The server's id of the user who set it.
+    pub by: u64,
+    /// Their name when they set it.
+    pub by_name: String,
+    /// When it was set, in Unix milliseconds.
+    pub since_ms: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
 /// A whole schedule: the state that commands change and the journal replays.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
@@ -300,6 +341,9 @@ pub struct Schedule {
     pub members: Vec<Member>,
     #[serde(default)]
     pub absences: Vec<Absence>,
+    /// Sorted by target, one lock per target at most.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<Lock>,
     /// The next id to hand out. Only grows (see the module header).
     #[serde(default = "first_id")]
     pub next_id: u64,
@@ -339,6 +383,7 @@ impl Schedule {
             actions: Vec::new(),
             members: Vec::new(),
             absences: Vec::new(),
+            locks: Vec::new(),
             next_id: 1,
         }
     }
@@ -373,6 +418,38 @@ impl Schedule {
 
     pub fn absence(&self, id: AbsenceId) -> Option<&Absence> {
         find_by(&self.absences, id, |a| a.id).map(|i| &self.absences[i])
+    }
+
+    /// The lock set on exactly this target.
+    pub fn lock(&self, target: LockTarget) -> Option<&Lock> {
+        self.locks
+            .binary_search_by(|l| l.target.cmp(&target))
+            .ok()
+            .map(|i| &self.locks[i])
+    }
+
+    /// The lock that holds a bar still, if any: its own, its row's, its group's or the
+    /// schedule's (the nearest first). What the view asks before a gesture.
+    pub fn bar_lock(&self, bar: BarId) -> Option<&Lock> {
+        if self.locks.is_empty() {
+            return None;
+        }
+        let row = self.bar(bar).map(|b| b.row);
+        self.lock(LockTarget::Bar(bar))
+            .or_else(|| row.and_then(|r| self.row_lock(r)))
+            .or_else(|| self.lock(LockTarget::Schedule))
+    }
+
+    /// The lock that holds a row (and so its bars and milestones) still: its own, its
+    /// group's, or the schedule's.
+    pub fn row_lock(&self, row: RowId) -> Option<&Lock> {
+        if self.locks.is_empty() {
+            return None;
+        }
+        let group = self.row(row).map(|r| r.group);
+        self.lock(LockTarget::Row(row))
+            .or_else(|| group.and_then(|g| self.lock(LockTarget::Group(g))))
+            .or_else(|| self.lock(LockTarget::Schedule))
     }
 
     /// The start and end (inclusive) of a bar, or the date of a milestone twice.

@@ -717,6 +717,14 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
             end,
             ..
         } => w.say(Msg::AbsenceRemoved, &[member_name, &period(*start, *end)]),
+        NotShown::LockSet { target, by_name } => w.say(
+            Msg::LockSet,
+            &[&crate::command::lock_target(*target, w.lang), by_name],
+        ),
+        NotShown::LockRemoved { target, by_name } => w.say(
+            Msg::LockRemoved,
+            &[&crate::command::lock_target(*target, w.lang), by_name],
+        ),
         NotShown::AbsenceChanged {
             member_name,
             old_start,
@@ -900,6 +908,7 @@ messages! {
     ActionAdded, ActionRemoved, ActionRenamed, ActionStatusChanged, ActionAssigneeChanged,
     ActionBarChanged, Todo, InProgress, Done, MemberAdded, MemberRemoved, MemberRenamed,
     MemberEmailChanged, AbsenceAdded, AbsenceRemoved, AbsenceChanged, AbsenceMoved,
+    LockSet, LockRemoved,
 }
 
 /// The French table.
@@ -995,6 +1004,8 @@ fn fr(m: Msg) -> &'static str {
         Msg::AbsenceRemoved => "Absence de {0} supprimée : {1}",
         Msg::AbsenceChanged => "Absence de {0} modifiée",
         Msg::AbsenceMoved => "Absence de {0} : {1} devient {2}",
+        Msg::LockSet => "Verrou sur {0} posé par {1}",
+        Msg::LockRemoved => "Verrou sur {0} (posé par {1}) retiré",
     }
 }
 
@@ -1091,6 +1102,8 @@ fn en(m: Msg) -> &'static str {
         Msg::AbsenceRemoved => "Absence of {0} removed: {1}",
         Msg::AbsenceChanged => "Absence of {0} changed",
         Msg::AbsenceMoved => "Absence of {0}: {1} becomes {2}",
+        Msg::LockSet => "Lock on {0} set by {1}",
+        Msg::LockRemoved => "Lock on {0} (set by {1}) removed",
     }
 }
 

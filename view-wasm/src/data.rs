@@ -275,6 +275,7 @@ impl Assembly {
                     }
                     s.notes = h.notes.to_string();
                     s.next_id = h.next_id;
+                    s.locks = h.locks.clone();
                 }
                 Record::Group(p) => {
                     self.groups.push((p.index, p.item.as_ref().clone()));

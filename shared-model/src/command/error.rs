@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::Lang;
 use crate::date::{Date, MAX_YEAR, MIN_YEAR};
-use crate::schedule::{GroupId, ItemId, LinkId};
+use crate::schedule::{GroupId, ItemId, LinkId, Lock, LockTarget};
 
 use super::check::MAX_ID;
 
@@ -166,6 +166,20 @@ pub enum Problem {
         path: String,
         inner: Box<Problem>,
     },
+    /// The command would change (or add to, or link to) `item`, which `lock` holds
+    /// (`item` 0: the schedule's own fields, or everything).
+    Locked {
+        item: u64,
+        lock: Box<Lock>,
+    },
+    /// The target already has a lock.
+    AlreadyLocked {
+        lock: Box<Lock>,
+    },
+    /// The target has no lock to remove.
+    NotLocked {
+        target: LockTarget,
+    },
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
@@ -252,6 +266,32 @@ impl Problem {
             Problem::InvalidSchedule { path, inner } => {
                 format!("le planning donné est invalide, {path} : {}", inner.fr())
             }
+            Problem::Locked { item, lock } => {
+                let what = if *item == 0 || *item == lock.target.id() {
+                    String::new()
+                } else {
+                    format!("l'élément {item}, que tient ")
+                };
+                format!(
+                    "cette commande toucherait {what}{} : verrouillé par {} le {}{}. Déverrouillez-le avec unlock, ou demandez-le à {}.",
+                    target_fr(lock.target),
+                    lock.by_name,
+                    when(lock.since_ms, Lang::Fr),
+                    reason(&lock.reason, Lang::Fr),
+                    lock.by_name
+                )
+            }
+            Problem::AlreadyLocked { lock } => format!(
+                "{} est déjà verrouillé par {} depuis le {}{}. Rien à faire, ou unlock d'abord.",
+                capitalise(&target_fr(lock.target)),
+                lock.by_name,
+                when(lock.since_ms, Lang::Fr),
+                reason(&lock.reason, Lang::Fr)
+            ),
+            Problem::NotLocked { target } => format!(
+                "{} n'a pas de verrou. Les verrous du planning sont listés par get_schedule.",
+                capitalise(&target_fr(*target))
+            ),
         }
     }
 
@@ -325,7 +365,103 @@ impl Problem {
             Problem::InvalidSchedule { path, inner } => {
                 format!("the schedule given is invalid, {path}: {}", inner.en())
             }
+            Problem::Locked { item, lock } => {
+                let what = if *item == 0 || *item == lock.target.id() {
+                    String::new()
+                } else {
+                    format!("item {item}, held by ")
+                };
+                format!(
+                    "this command would touch {what}{}: locked by {} on {}{}. Unlock it with unlock, or ask {}.",
+                    target_en(lock.target),
+                    lock.by_name,
+                    when(lock.since_ms, Lang::En),
+                    reason(&lock.reason, Lang::En),
+                    lock.by_name
+                )
+            }
+            Problem::AlreadyLocked { lock } => format!(
+                "{} is already locked by {} since {}{}. Nothing to do, or unlock first.",
+                capitalise(&target_en(lock.target)),
+                lock.by_name,
+                when(lock.since_ms, Lang::En),
+                reason(&lock.reason, Lang::En)
+            ),
+            Problem::NotLocked { target } => format!(
+                "{} has no lock. get_schedule lists the schedule's locks.",
+                capitalise(&target_en(*target))
+            ),
         }
+    }
+}
+
+/// A lock's target in French: « le bloc 14 », « le planning ».
+fn target_fr(target: LockTarget) -> String {
+    match target {
+        LockTarget::Schedule => "le planning".into(),
+        LockTarget::Group(g) => format!("le groupe {g}"),
+        LockTarget::Row(r) => format!("la ligne {r}"),
+        LockTarget::Bar(b) => format!("le bloc {b}"),
+    }
+}
+
+/// A lock's target in English: "bar 14", "the schedule".
+fn target_en(target: LockTarget) -> String {
+    match target {
+        LockTarget::Schedule => "the schedule".into(),
+        LockTarget::Group(g) => format!("group {g}"),
+        LockTarget::Row(r) => format!("row {r}"),
+        LockTarget::Bar(b) => format!("bar {b}"),
+    }
+}
+
+/// A lock's target in a language: « le bloc 14 », "the schedule".
+pub fn lock_target(target: LockTarget, lang: Lang) -> String {
+    match lang {
+        Lang::Fr => target_fr(target),
+        Lang::En => target_en(target),
+    }
+}
+
+/// A lock in one phrase: « le bloc 14, par Alice le 2026-12-01 à 09:14 UTC (« revue ») ».
+pub fn lock_summary(lock: &Lock, lang: Lang) -> String {
+    let (by, on) = match lang {
+        Lang::Fr => ("par", "le"),
+        Lang::En => ("by", "on"),
+    };
+    format!(
+        "{}, {by} {} {on} {}{}",
+        lock_target(lock.target, lang),
+        lock.by_name,
+        when(lock.since_ms, lang),
+        reason(&lock.reason, lang)
+    )
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// A lock's time, in UTC: « 2026-12-01 à 09:14 UTC », "2026-12-01 at 09:14 UTC".
+fn when(ms: i64, lang: Lang) -> String {
+    const DAY: i64 = 86_400_000;
+    let day = Date::from_days(ms.div_euclid(DAY) as i32);
+    let minutes = ms.rem_euclid(DAY) / 60_000;
+    let (h, m) = (minutes / 60, minutes % 60);
+    match lang {
+        Lang::Fr => format!("{day} à {h:02}:{m:02} UTC"),
+        Lang::En => format!("{day} at {h:02}:{m:02} UTC"),
+    }
+}
+
+fn reason(reason: &str, lang: Lang) -> String {
+    match (reason.is_empty(), lang) {
+        (true, _) => String::new(),
+        (false, Lang::Fr) => format!(" (« {reason} »)"),
+        (false, Lang::En) => format!(" (“{reason}”)"),
     }
 }
 

@@ -199,6 +199,13 @@ impl Command {
             C::RenameSchedule { .. } | C::SetScheduleNotes { .. } | C::SetSettings { .. } => {
                 fp(&[SCHEDULE_FIELDS], &[], None)
             }
+            // A lock is the schedule's (its header carries them, so a live update
+            // re-sends it) and refers to its target.
+            C::Lock { target, .. } | C::Unlock { target } => fp(
+                &[SCHEDULE_FIELDS],
+                &[Some(target.id()).filter(|&id| id != SCHEDULE_FIELDS)],
+                None,
+            ),
             C::ReplaceSchedule { .. } => Footprint {
                 changed: vec![SCHEDULE_FIELDS],
                 whole: true,

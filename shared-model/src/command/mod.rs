@@ -43,6 +43,7 @@ mod error;
 mod footprint;
 mod graph;
 mod links;
+mod locks;
 mod outline;
 mod people;
 mod periods;
@@ -62,8 +63,9 @@ use crate::date::{Date, Weekday};
 use crate::schedule::*;
 
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
-pub use error::{ApplyError, Kind, Problem, ScheduleError};
+pub use error::{ApplyError, Kind, Problem, ScheduleError, lock_summary, lock_target};
 pub use footprint::{Footprint, SCHEDULE_FIELDS};
+pub use locks::MAX_REASON;
 pub use policy::{Clearance, Subject};
 // The date arithmetic of moves and resizes, for the view's drag preview: the same
 // functions the commands run, without the rest of the command engine.
@@ -350,6 +352,25 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_unit: Option<TimeUnit>,
     },
+    // Locks.
+    /// Locks a bar, a row, a group or the whole schedule: no write may change what it
+    /// holds until `unlock` (see `locks`). `by`, `by_name` and `since_ms` say who set
+    /// it and when; the server fills them in from the caller and its clock.
+    Lock {
+        target: LockTarget,
+        #[serde(default)]
+        by: u64,
+        #[serde(default)]
+        by_name: String,
+        #[serde(default)]
+        since_ms: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    Unlock {
+        target: LockTarget,
+    },
+
     /// Replaces the whole schedule (restoring a saved version): the given state must
     /// pass `validate_schedule`; `next_id` keeps the larger of the two, so ids stay
     /// unused forever. Its inverse is another `replace_schedule` with the old state.
@@ -397,6 +418,8 @@ impl Command {
             Command::RenameSchedule { .. } => "rename_schedule",
             Command::SetScheduleNotes { .. } => "set_schedule_notes",
             Command::SetSettings { .. } => "set_settings",
+            Command::Lock { .. } => "lock",
+            Command::Unlock { .. } => "unlock",
             Command::ReplaceSchedule { .. } => "replace_schedule",
         }
     }
@@ -522,6 +545,8 @@ enum Failure {
 
 fn run(s: &mut Schedule, cmds: &[Command], mode: Mode) -> Result<Applied, Failure> {
     let next_id = s.next_id;
+    // Built from the state before the list: a lock the list removes does not hold.
+    let guard = locks::Guard::new(s, cmds);
     let mut cx = Ctx::new(s, mode);
     let mut applied = Vec::with_capacity(cmds.len());
     let mut inverses: Vec<Vec<Command>> = Vec::with_capacity(cmds.len());
@@ -537,8 +562,19 @@ fn run(s: &mut Schedule, cmds: &[Command], mode: Mode) -> Result<Applied, Failur
         }
         match exec(&mut cx, cmd) {
             Ok(done) => {
+                let inverse = cx.take_inverse();
+                let held = guard.as_ref().map_or(Ok(()), |g| g.check(&done, &inverse));
                 applied.push(done);
-                inverses.push(cx.take_inverse());
+                inverses.push(inverse);
+                if let Err(problem) = held {
+                    failure = Some(Failure::Command(ApplyError {
+                        command: i,
+                        op: cmd.op(),
+                        field: String::new(),
+                        problem,
+                    }));
+                    break;
+                }
             }
             Err(fault) => {
                 failure = Some(Failure::Command(ApplyError {
@@ -738,6 +774,14 @@ fn exec(cx: &mut Ctx<'_>, cmd: &Command) -> Result<Command, Fault> {
             *time_unit,
         ),
         C::ReplaceSchedule { schedule } => settings::replace_schedule(cx, schedule),
+        C::Lock {
+            target,
+            by,
+            by_name,
+            since_ms,
+            reason,
+        } => locks::lock(cx, *target, *by, by_name, *since_ms, reason.as_deref()),
+        C::Unlock { target } => locks::unlock(cx, *target),
     }
 }
 

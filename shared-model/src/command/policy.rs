@@ -80,7 +80,18 @@ impl Command {
             | Command::RenameSchedule { .. }
             | Command::SetScheduleNotes { .. }
             | Command::SetSettings { .. }
-            | Command::ReplaceSchedule { .. } => Clearance::Editor,
+            | Command::ReplaceSchedule { .. }
+            | Command::Lock { .. }
+            | Command::Unlock { .. } => Clearance::Editor,
+        }
+    }
+
+    /// The lock this command removes, as it is in `before`: removing someone else's
+    /// lock is an owner's decision (the gate compares `by` with the caller).
+    pub fn removes_lock<'s>(&self, before: &'s Schedule) -> Option<&'s Lock> {
+        match self {
+            Command::Unlock { target } => before.lock(*target),
+            _ => None,
         }
     }
 

@@ -274,6 +274,22 @@ fn people(s: &Schedule) -> Checked {
         at!(check::span(a.start, a.end), "absences[{i}].end")?;
         at!(check::text(&a.reason), "absences[{i}].reason")?;
     }
+    if s.locks.windows(2).any(|w| w[0].target >= w[1].target) {
+        return fail("locks", Problem::Unsorted);
+    }
+    for (i, l) in s.locks.iter().enumerate() {
+        let gone = match l.target {
+            LockTarget::Schedule => None,
+            LockTarget::Group(g) => s.group(g).is_none().then_some((Kind::Group, g.0)),
+            LockTarget::Row(r) => s.row(r).is_none().then_some((Kind::Row, r.0)),
+            LockTarget::Bar(b) => s.bar(b).is_none().then_some((Kind::Bar, b.0)),
+        };
+        if let Some((kind, id)) = gone {
+            return missing(s, format!("locks[{i}].target"), kind, id);
+        }
+        at!(check::name(&l.by_name), "locks[{i}].by_name")?;
+        at!(check::text(&l.reason), "locks[{i}].reason")?;
+    }
     Ok(())
 }
 
