@@ -14,13 +14,19 @@
 //!   may set anyone's, anyone else only their own — the member whose e-mail is their
 //!   user e-mail. Undo and redo are exempt: they replay what the journal holds (the
 //!   caller's own earlier write, or the values it replaced), never values the caller
-//!   chose now.
+//!   chose now;
+//! - locks: a `lock` a caller sends is recorded in their name at the server's time
+//!   (whatever the command said), and removing someone else's lock needs the owner
+//!   role. What a lock holds is refused by the model's `apply` itself, on every
+//!   route, undo included.
 //!
 //! Tool-level rules (a tool's role, a read-only token calling a writing tool, a
 //! restricted token creating a schedule, an `/embed` link calling a tool the view does
 //! not use) are decided once in `Planning::call` from each tool's declaration.
 
-use palmaplan_model::command::{self, ApplyError, Clearance, Command, Subject};
+use std::borrow::Cow;
+
+use palmaplan_model::command::{self, ApplyError, Clearance, Command, Subject, lock_summary};
 use palmaplan_model::{Lang, Schedule};
 use serde_json::json;
 
@@ -83,6 +89,9 @@ impl From<Refusal> for Failed {
 #[derive(Clone, Debug)]
 pub(crate) struct Writer {
     pub(crate) role: Role,
+    pub(crate) user_id: i64,
+    /// Their name, read only when a command sets a lock.
+    pub(crate) name: Option<String>,
     /// Their user e-mail, read only when a command sets personal data and they are
     /// not an owner.
     pub(crate) email: Option<String>,
@@ -90,6 +99,55 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    /// The commands as this writer sends them: each `lock` in their name, now.
+    pub(crate) fn sign<'c>(&self, cmds: &'c [Command], now_ms: i64) -> Cow<'c, [Command]> {
+        if !cmds.iter().any(|c| matches!(c, Command::Lock { .. })) {
+            return Cow::Borrowed(cmds);
+        }
+        let mut signed = cmds.to_vec();
+        for c in &mut signed {
+            if let Command::Lock {
+                by,
+                by_name,
+                since_ms,
+                ..
+            } = c
+            {
+                *by = u64::try_from(self.user_id).unwrap_or(0);
+                *by_name = self.name.clone().unwrap_or_else(|| format!("#{}", self.user_id));
+                *since_ms = now_ms;
+            }
+        }
+        Cow::Owned(signed)
+    }
+
+    /// Refuses removing another person's lock unless the writer is an owner.
+    pub(crate) fn check_unlocks(&self, cmds: &[Command], before: &Schedule) -> Result<(), Refusal> {
+        if self.role == Role::Owner {
+            return Ok(());
+        }
+        for (i, c) in cmds.iter().enumerate() {
+            let Some(lock) = c.removes_lock(before) else {
+                continue;
+            };
+            if i64::try_from(lock.by).ok() == Some(self.user_id) {
+                continue;
+            }
+            let op = c.op();
+            let held = lock_summary(lock, self.lang);
+            return Err(Refusal::new(
+                "forbidden",
+                super::tr(
+                    self.lang,
+                    format!("La commande {i} ({op}) retirerait le verrou de quelqu'un d'autre ({held}) : c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle : {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
+                    format!("Command {i} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
+                ),
+            )
+            .with(json!({ "role": self.role.as_str(), "needed": "owner", "command": i, "op": op })));
+        }
+        Ok(())
+    }
+
     /// Refuses the first command whose clearance is above the writer's role.
     pub(crate) fn check_clearance(&self, cmds: &[Command]) -> Result<(), Refusal> {
         for (i, c) in cmds.iter().enumerate() {
@@ -225,16 +283,26 @@ impl Ctx {
             ));
         };
         let role = self.caller.max_role.map_or(role, |cap| role.min(cap));
-        let email = if role < Role::Owner && may_set_personal(cmds) {
+        let locks = cmds.iter().any(|c| matches!(c, Command::Lock { .. }));
+        let user = if locks || (role < Role::Owner && may_set_personal(cmds)) {
             self.store()
                 .user(self.caller.user_id)
                 .await
                 .map_err(|e| self.db_error(e))?
-                .map(|u| u.email)
         } else {
             None
         };
-        Ok(Writer { role, email, lang })
+        let (email, name) = match user {
+            Some(u) => (Some(u.email), Some(u.name)),
+            None => (None, None),
+        };
+        Ok(Writer {
+            role,
+            user_id: self.caller.user_id,
+            name,
+            email,
+            lang,
+        })
     }
 
     /// Whether the caller could write `cmds` from `before` to `after` (what `what_if`
@@ -248,6 +316,7 @@ impl Ctx {
     ) -> Result<(), Refusal> {
         let writer = self.writer(id, cmds).await?;
         writer.check_clearance(cmds)?;
+        writer.check_unlocks(cmds, before)?;
         writer.check_personal(cmds, before, after)
     }
 
@@ -259,16 +328,22 @@ impl Ctx {
         let writer = self.writer(id, w.commands).await?;
         writer.check_clearance(w.commands)?;
         let lang = self.lang();
+        let now = self.now_ms();
+        let commands = match w.origin {
+            Origin::Caller => writer.sign(w.commands, now),
+            Origin::Journal => Cow::Borrowed(w.commands),
+        };
         let out = self
             .store()
             .write(
                 id,
                 self.caller.user_id,
-                self.now_ms(),
+                now,
                 w.expected_rank,
                 |cur| {
+                    writer.check_unlocks(&commands, &cur.state)?;
                     let (next, applied) =
-                        command::apply(&cur.state, w.commands).map_err(Failed::Invalid)?;
+                        command::apply(&cur.state, &commands).map_err(Failed::Invalid)?;
                     if w.origin == Origin::Caller {
                         writer.check_personal(&applied.applied, &cur.state, &next)?;
                     }
@@ -334,9 +409,12 @@ mod tests {
     fn writer(role: Role, email: Option<&str>) -> Writer {
         Writer {
             role,
+            user_id: 2,
+            name: Some("Bob".into()),
             email: email.map(str::to_owned),
             lang: Lang::En,
         }
+    }
     }
 
     #[test]

@@ -848,9 +848,12 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     format!("Impossible {fr} {what} : elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
-                return Err(Refusal::new("no_longer_applies", text).with(json!({
-                    "target_rank": target_rank, "op": e.op, "field": e.field,
-                })));
+                let mut refusal = ctx.invalid_with(&e, text);
+                if refusal.code != "locked" {
+                    refusal.code = "no_longer_applies";
+                }
+                refusal.details["target_rank"] = json!(target_rank);
+                return Err(refusal);
             }
         };
         let head = match way {

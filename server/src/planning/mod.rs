@@ -739,11 +739,25 @@ impl Ctx {
         }
     }
 
-    /// A command that does not apply, as a refusal.
+    /// A command that does not apply, as a refusal: `locked` when a lock holds what
+    /// it would touch (with who set it), else `invalid_command`.
     pub(crate) fn invalid(&self, e: &command::ApplyError) -> Refusal {
-        Refusal::new("invalid_command", e.message(self.lang())).with(json!({
-            "command": e.command, "op": e.op, "field": e.field,
-        }))
+        self.invalid_with(e, e.message(self.lang()))
+    }
+
+    /// [`Ctx::invalid`] with a text of the caller's.
+    pub(crate) fn invalid_with(&self, e: &command::ApplyError, text: String) -> Refusal {
+        let mut details = json!({ "command": e.command, "op": e.op, "field": e.field });
+        let code = match &e.problem {
+            command::Problem::Locked { lock, .. } => {
+                details["lock"] = json!({
+                    "target": lock.target, "by_name": lock.by_name, "since_ms": lock.since_ms,
+                });
+                "locked"
+            }
+            _ => "invalid_command",
+        };
+        Refusal::new(code, text).with(details)
     }
 }
 

@@ -144,14 +144,11 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let before = &stored.state;
     let (after, applied) = command::apply(before, &commands).map_err(|e| {
-        Refusal::new(
-            "invalid_command",
-            ctx.tr(
-                format!("{} Rien n'a été simulé.", e.message(ctx.lang())),
-                format!("{} Nothing was simulated.", e.message(ctx.lang())),
-            ),
-        )
-        .with(json!({ "command": e.command, "op": e.op, "field": e.field }))
+        let text = ctx.tr(
+            format!("{} Rien n'a été simulé.", e.message(ctx.lang())),
+            format!("{} Nothing was simulated.", e.message(ctx.lang())),
+        );
+        ctx.invalid_with(&e, text)
     })?;
     // The verdict the write would get, decided by the same gate: anyone who may read
     // the schedule may simulate, but a proposal the caller could not write says why

@@ -18,6 +18,7 @@
 mod actions;
 mod lifecycle;
 mod links;
+mod locks;
 mod milestones;
 mod outline;
 mod settings;
@@ -41,6 +42,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     all.extend(milestones::tools());
     all.extend(links::tools());
     all.extend(actions::tools());
+    all.extend(locks::tools());
     all
 }
 

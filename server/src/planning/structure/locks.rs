@@ -1,0 +1,150 @@
+//! `lock` and `unlock`: holding a bar, a row, a group or the whole schedule still while
+//! someone reviews or reports on it. The model decides what a lock holds and refuses
+//! the writes that would touch it (`command::locks`); the gate records who set a lock
+//! and when, and lets only its holder or an owner remove it.
+
+use palmaplan_model::command::{Command, lock_summary, lock_target};
+use palmaplan_model::{BarId, GroupId, LockTarget, RowId};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use super::rank;
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "lock",
+            "Lock a bar, a row (with its bars and milestones), a group (with its rows) or, with \"schedule_wide\": true, the whole schedule: until unlocked, every write that would change, add to or link to what it holds is refused, by any tool and for everyone, naming the lock. Optional reason. Needs the editor role; journalled.",
+            Access::Write,
+            lock,
+        ),
+        tool(
+            "unlock",
+            "Remove the lock on a bar, a row, a group or (\"schedule_wide\": true) the whole schedule. Your own lock, or anyone's as an owner.",
+            Access::Write,
+            unlock,
+        ),
+    ]
+}
+
+/// What a lock holds: exactly one of `bar`, `row`, `group`, or `schedule_wide`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Target {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// A bar's id.
+    #[serde(default)]
+    bar: Option<u64>,
+    /// A row's id: its bars and milestones with it.
+    #[serde(default)]
+    row: Option<u64>,
+    /// A group's id: its rows with it.
+    #[serde(default)]
+    group: Option<u64>,
+    /// true: the whole schedule.
+    #[serde(default)]
+    schedule_wide: bool,
+    /// Why (optional, at most 500 characters), shown to whoever is refused: `lock` only.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl Target {
+    fn target(&self, ctx: &Ctx) -> Result<LockTarget, Refusal> {
+        let given = [
+            self.bar.map(|b| LockTarget::Bar(BarId(b))),
+            self.row.map(|r| LockTarget::Row(RowId(r))),
+            self.group.map(|g| LockTarget::Group(GroupId(g))),
+            self.schedule_wide.then_some(LockTarget::Schedule),
+        ];
+        let mut set = given.into_iter().flatten();
+        match (set.next(), set.next()) {
+            (Some(t), None) => Ok(t),
+            _ => Err(Refusal::new(
+                "invalid_arguments",
+                ctx.tr(
+                    "Donnez exactement une cible : « bar », « row » ou « group » (un id), ou « schedule_wide »: true pour tout le planning.",
+                    "Give exactly one target: “bar”, “row” or “group” (an id), or “schedule_wide”: true for the whole schedule.",
+                ),
+            )),
+        }
+    }
+}
+
+async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    let target = p.target(&ctx)?;
+    // Who and when are the gate's to fill in: a caller cannot set a lock in another
+    // name.
+    let cmd = Command::Lock {
+        target,
+        by: 0,
+        by_name: String::new(),
+        since_ms: 0,
+        reason: p.reason.clone(),
+    };
+    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let lang = ctx.lang();
+    let held = wrote
+        .state
+        .lock(target)
+        .map(|l| lock_summary(l, lang))
+        .unwrap_or_else(|| lock_target(target, lang));
+    let text = ctx.tr(
+        format!(
+            "Verrou posé : {held} ; {}. Tant qu'il tient, toute écriture qui toucherait ce qu'il tient est refusée, pour tout le monde ; unlock le retire.",
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Lock set: {held}; {}. While it holds, every write that would touch what it holds is refused, for everyone; unlock removes it.",
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "target": target }),
+    ))
+}
+
+async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    if p.reason.is_some() {
+        return Err(Refusal::new(
+            "invalid_arguments",
+            ctx.tr(
+                "« reason » va avec lock, pas avec unlock : retirez-le.",
+                "“reason” goes with lock, not unlock: leave it out.",
+            ),
+        ));
+    }
+    let target = p.target(&ctx)?;
+    let wrote = ctx.apply(id, &[Command::Unlock { target }], None).await?;
+    let lang = ctx.lang();
+    let was = wrote
+        .inverse
+        .iter()
+        .find_map(|c| match c {
+            Command::Lock { by_name, .. } => Some(by_name.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let text = ctx.tr(
+        format!(
+            "Verrou retiré de {} (posé par {was}) ; {}.",
+            lock_target(target, lang),
+            rank(&ctx, wrote.rank)
+        ),
+        format!(
+            "Lock removed from {} (set by {was}); {}.",
+            lock_target(target, lang),
+            rank(&ctx, wrote.rank)
+        ),
+    );
+    Ok(Reply::ok(
+        text,
+        json!({ "schedule_id": id, "rank": wrote.rank, "target": target }),
+    ))
+}
