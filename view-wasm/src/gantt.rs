@@ -355,6 +355,12 @@ pub fn mount(st: St) -> Option<()> {
         if days == 0 && !d.moved {
             return;
         }
+        // A held bar does not follow the pointer: the view says why at the first move,
+        // and sends nothing (a click still selects it).
+        if !d.moved && held_by_lock(st, d.bar) {
+            ui.drag.set(None);
+            return;
+        }
         ui.drag.update_untracked(|d| {
             if let Some(d) = d {
                 d.moved = true;
@@ -461,6 +467,9 @@ fn on_key(st: St, e: &web_sys::KeyboardEvent) {
         }
         ("ArrowLeft" | "ArrowRight", Some(sel)) if st.can_write() => {
             e.prevent_default();
+            if held_by_lock(st, sel) {
+                return;
+            }
             let cal = Calendar::for_schedule(&doc.s);
             let n = arrow_units(doc.s.settings.time_unit, &cal, e.shift_key());
             let by = if key == "ArrowLeft" { -n } else { n };
@@ -468,6 +477,9 @@ fn on_key(st: St, e: &web_sys::KeyboardEvent) {
         }
         ("Delete" | "Backspace", Some(sel)) if st.can_write() => {
             e.prevent_default();
+            if held_by_lock(st, sel) {
+                return;
+            }
             st.confirm.set(Some(sel));
         }
         ("Escape", _) => {
@@ -1112,6 +1124,26 @@ fn select_next(st: St, step: i64) {
     select(st, Some(order[next]));
 }
 
+/// Whether a lock holds `bar`; if so the notice says which, who set it and when, and
+/// the gesture is not sent (the server would refuse it the same way).
+fn held_by_lock(st: St, bar: BarId) -> bool {
+    let Some(doc) = st.doc.get_untracked() else {
+        return false;
+    };
+    let Some(lock) = doc.s.bar_lock(bar) else {
+        return false;
+    };
+    let lang = st.lang.get_untracked();
+    let held = command::lock_summary(lock, lang);
+    st.notice.set(Notice::Error(match lang {
+        Lang::Fr => format!(
+            "Verrouillé : {held}. Ce bloc ne peut pas être modifié tant que le verrou tient."
+        ),
+        Lang::En => format!("Locked: {held}. This bar cannot be changed while the lock holds."),
+    }));
+    true
+}
+
 pub fn select(st: St, bar: Option<BarId>) {
     st.selected.set(bar);
     update_model_context(st);
@@ -1453,9 +1485,20 @@ fn chart_html(
                         .map(|c| format!(";background:{c}"))
                         .unwrap_or_default();
                     let label = esc(&bar.label);
+                    // A held bar says so: a class, a lock glyph before its label, and the
+                    // lock in words for a pointer's tooltip and a screen reader.
+                    let (lock_title, glyph) = match doc.s.bar_lock(id) {
+                        Some(l) => {
+                            class.push_str(" locked");
+                            let held = esc(&command::lock_summary(l, lang));
+                            let word = tr(lang, "verrouillé :", "locked:");
+                            (format!(", {word} {held}\" title=\"{held}"), "🔒 ")
+                        }
+                        None => (String::new(), ""),
+                    };
                     let _ = write!(
                         bars,
-                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}\" data-bar=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\"><span class=\"pp-bl\">{label}</span></div>",
+                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{lock_title}\" data-bar=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\"><span class=\"pp-bl\">{glyph}{label}</span></div>",
                         id.0,
                         selected == Some(id),
                         id.0,

@@ -114,7 +114,10 @@ impl Writer {
             } = c
             {
                 *by = u64::try_from(self.user_id).unwrap_or(0);
-                *by_name = self.name.clone().unwrap_or_else(|| format!("#{}", self.user_id));
+                *by_name = self
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("#{}", self.user_id));
                 *since_ms = now_ms;
             }
         }
@@ -305,6 +308,28 @@ impl Ctx {
         })
     }
 
+    /// `cmds` with each `lock` signed as the caller's, now: what a write of them would
+    /// record, for a simulation (`what_if`).
+    pub(crate) async fn signed(&self, cmds: Vec<Command>) -> Result<Vec<Command>, Refusal> {
+        if !cmds.iter().any(|c| matches!(c, Command::Lock { .. })) {
+            return Ok(cmds);
+        }
+        let name = self
+            .store()
+            .user(self.caller.user_id)
+            .await
+            .map_err(|e| self.db_error(e))?
+            .map(|u| u.name);
+        let writer = Writer {
+            role: Role::Viewer,
+            user_id: self.caller.user_id,
+            name,
+            email: None,
+            lang: self.lang(),
+        };
+        Ok(writer.sign(&cmds, self.now_ms()).into_owned())
+    }
+
     /// Whether the caller could write `cmds` from `before` to `after` (what `what_if`
     /// shows): the same verdict as [`Ctx::write`], nothing written.
     pub(crate) async fn may_write(
@@ -335,27 +360,21 @@ impl Ctx {
         };
         let out = self
             .store()
-            .write(
-                id,
-                self.caller.user_id,
-                now,
-                w.expected_rank,
-                |cur| {
-                    writer.check_unlocks(&commands, &cur.state)?;
-                    let (next, applied) =
-                        command::apply(&cur.state, &commands).map_err(Failed::Invalid)?;
-                    if w.origin == Origin::Caller {
-                        writer.check_personal(&applied.applied, &cur.state, &next)?;
-                    }
-                    let entry = NewEntry {
-                        kind: w.kind,
-                        target_rank: w.target_rank,
-                        commands: entry_json(&applied.applied, lang)?,
-                        inverse: entry_json(&applied.inverse, lang)?,
-                    };
-                    Ok::<_, Failed>((next, entry, (applied.applied, applied.inverse)))
-                },
-            )
+            .write(id, self.caller.user_id, now, w.expected_rank, |cur| {
+                writer.check_unlocks(&commands, &cur.state)?;
+                let (next, applied) =
+                    command::apply(&cur.state, &commands).map_err(Failed::Invalid)?;
+                if w.origin == Origin::Caller {
+                    writer.check_personal(&applied.applied, &cur.state, &next)?;
+                }
+                let entry = NewEntry {
+                    kind: w.kind,
+                    target_rank: w.target_rank,
+                    commands: entry_json(&applied.applied, lang)?,
+                    inverse: entry_json(&applied.inverse, lang)?,
+                };
+                Ok::<_, Failed>((next, entry, (applied.applied, applied.inverse)))
+            })
             .await
             .map_err(|e| Failed::Refused(self.db_error(e)))??;
         match out {
@@ -414,7 +433,6 @@ mod tests {
             email: email.map(str::to_owned),
             lang: Lang::En,
         }
-    }
     }
 
     #[test]
@@ -913,6 +931,11 @@ mod tests {
                         json!({"schedule": s, "time_unit": "week"}),
                     )),
                 ),
+                (
+                    "lock",
+                    json!({"op": "lock", "target": {"bar": 14}, "reason": "r"}),
+                    Some(("lock", json!({"schedule": s, "bar": 14, "reason": "r"}))),
+                ),
             ]
         }
 
@@ -962,7 +985,136 @@ mod tests {
             assert!(failures.is_empty(), "{}", failures.join("\n"));
             // Every op but a whole replace (a restore's, checked through its tool in the
             // versions tests) has a case.
-            assert_eq!(ops.len(), 35, "{ops:?}");
+            // (`unlock` is checked with its holder in `locks_hold_by_every_route`.)
+            assert_eq!(ops.len(), 36, "{ops:?}");
+        }
+
+        /// Locks hold by every route, for everyone, undo included; only the holder or
+        /// an owner removes one; a lock is signed by the server, not the caller.
+        #[tokio::test]
+        async fn locks_hold_by_every_route() {
+            let k = Kit::new("gate_locks").await;
+            let s = k.schedule;
+            k.refused(
+                &k.carol,
+                "lock",
+                json!({"schedule": s, "bar": 14}),
+                "forbidden",
+            )
+            .await;
+            k.ok(
+                &k.bob,
+                "lock",
+                json!({"schedule": s, "bar": 14, "reason": "Revue en cours"}),
+            )
+            .await;
+            let summary = k.ok(&k.alice, "get_schedule", json!({"schedule": s})).await;
+            assert_eq!(summary.structured["locks"][0]["target"], json!({"bar": 14}));
+            // Exported with the schedule.
+            let export = k
+                .ok(
+                    &k.alice,
+                    "export_schedule",
+                    json!({"schedule": s, "format": "json"}),
+                )
+                .await;
+            let exported = export.structured.to_string() + &export.text;
+            assert!(exported.contains("\"locks\"") && exported.contains("Revue en cours"));
+            assert!(
+                summary.text.contains("le bloc 14, par Bob"),
+                "{}",
+                summary.text
+            );
+            assert!(
+                summary.text.contains("« Revue en cours »"),
+                "{}",
+                summary.text
+            );
+            let rank = k.rank().await;
+            let move14 = json!([{"op": "move_periods", "bars": [14], "by": 1}]);
+            let r = k
+                .refused(
+                    &k.alice,
+                    "move_periods",
+                    json!({"schedule": s, "bars": [14], "by": 1}),
+                    "locked",
+                )
+                .await;
+            assert!(r.text.contains("verrouillé par Bob"), "{}", r.text);
+            assert_eq!(r.structured["lock"]["by_name"], "Bob");
+            k.refused(
+                &k.alice,
+                "apply_patch",
+                json!({"schedule": s, "commands": move14, "expected_rank": rank}),
+                "locked",
+            )
+            .await;
+            k.refused(
+                &k.alice,
+                "what_if",
+                json!({"schedule": s, "commands": move14}),
+                "locked",
+            )
+            .await;
+            // A cascade reaching it: deleting its row.
+            k.refused(
+                &k.bob,
+                "delete_row",
+                json!({"schedule": s, "row": 7}),
+                "locked",
+            )
+            .await;
+            assert_eq!(k.rank().await, rank, "refused writes change nothing");
+
+            // Undo of an earlier edit of an item locked since.
+            k.ok(
+                &k.bob,
+                "move_periods",
+                json!({"schedule": s, "bars": [16], "by": 1}),
+            )
+            .await;
+            k.ok(&k.alice, "lock", json!({"schedule": s, "row": 10}))
+                .await;
+            k.refused(&k.bob, "undo", json!({"schedule": s}), "locked")
+                .await;
+            // Someone else's lock: only an owner removes it.
+            let r = k
+                .refused(
+                    &k.bob,
+                    "unlock",
+                    json!({"schedule": s, "row": 10}),
+                    "forbidden",
+                )
+                .await;
+            assert_eq!(r.structured["needed"], "owner");
+            k.ok(&k.alice, "unlock", json!({"schedule": s, "row": 10}))
+                .await;
+            k.ok(&k.bob, "unlock", json!({"schedule": s, "bar": 14}))
+                .await;
+
+            // A lock sent through apply_patch in another name is signed as the caller.
+            let rank = k.rank().await;
+            let forged = json!([{"op": "lock", "target": "schedule", "by": 999, "by_name": "Mallory", "since_ms": 1}]);
+            k.ok(
+                &k.bob,
+                "apply_patch",
+                json!({"schedule": s, "commands": forged, "expected_rank": rank}),
+            )
+            .await;
+            let state = k.state().await;
+            let lock = state.lock(palmaplan_model::LockTarget::Schedule).unwrap();
+            assert_eq!(
+                (lock.by_name.as_str(), lock.by),
+                ("Bob", k.bob.user_id as u64)
+            );
+            assert!(lock.since_ms > 1);
+            k.refused(
+                &k.alice,
+                "rename_schedule",
+                json!({"schedule": s, "name": "X"}),
+                "locked",
+            )
+            .await;
         }
     }
 }

@@ -141,6 +141,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         .into_iter()
         .map(|c| parse_command(&ctx, c))
         .collect::<Result<Vec<_>, _>>()?;
+    let commands = ctx.signed(commands).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let before = &stored.state;
     let (after, applied) = command::apply(before, &commands).map_err(|e| {

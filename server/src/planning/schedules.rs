@@ -1,5 +1,6 @@
 //! Tools on whole schedules: list, read, create, rename, duplicate, delete.
 
+use palmaplan_model::command;
 use palmaplan_model::{Schedule, demo, risk, text};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -112,10 +113,31 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
             ));
         }
     }
-    Ok(Reply::ok(
-        text,
-        summary_json(id, stored.rank, role, s, &risks),
-    ))
+    if !s.locks.is_empty() {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            format!(
+                "Verrous ({}) — ce qu'ils tiennent refuse toute écriture :",
+                s.locks.len()
+            ),
+            format!(
+                "Locks ({}) — what they hold refuses every write:",
+                s.locks.len()
+            ),
+        ));
+        for l in &s.locks {
+            text.push_str("\n- ");
+            text.push_str(&command::lock_summary(l, ctx.lang()));
+        }
+    }
+    let mut structured = summary_json(id, stored.rank, role, s, &risks);
+    structured["locks"] = json!(
+        s.locks
+            .iter()
+            .map(|l| json!({"target": l.target, "by_name": l.by_name, "since_ms": l.since_ms, "reason": l.reason}))
+            .collect::<Vec<_>>()
+    );
+    Ok(Reply::ok(text, structured))
 }
 
 /// The compact structured summary of a schedule (counts, never the items).

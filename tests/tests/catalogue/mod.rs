@@ -109,6 +109,7 @@ pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
         "redo" => vec![write(), (Actor::Author, "undo", json!({}))],
         "restore_version" | "diff_versions" => vec![baseline(), write()],
         "delete_version" | "list_versions" => vec![baseline()],
+        "unlock" => vec![(Actor::Author, "lock", json!({"bar": 14}))],
         "unshare_schedule" => vec![(
             Actor::Owner,
             "share_schedule",

@@ -285,7 +285,7 @@ mod tests {
     #[tokio::test]
     async fn every_tool_is_described_with_a_closed_object_schema() {
         let names: Vec<&str> = super::tools().iter().map(|t| t.name).collect();
-        assert_eq!(names.len(), 30, "{names:?}");
+        assert_eq!(names.len(), 32, "{names:?}");
         let k = kit().await;
         for t in k.planning.tools().filter(|t| names.contains(&t.name)) {
             assert!(t.description.len() > 10, "{}", t.name);
