@@ -3,16 +3,26 @@
 //! `Any` driver so that every query is written once and both backends run the same
 //! storage test suite.
 //!
-//! Writes use optimistic concurrency decided inside the writing transaction: the new
-//! state is computed from a read of (state, rank), then one transaction does
-//! `UPDATE schedules ... WHERE id = ? AND rank = ?` and appends the journal entry at
-//! rank + 1. If another writer got there first, the update touches no row, nothing is
-//! written, and the write is retried from a fresh read (or, for `apply_patch` with an
-//! expected rank, refused as out of date). The journal's primary key (schedule, rank)
-//! makes a gap or a duplicate rank impossible on both backends. Starting the transaction
-//! with the UPDATE (not a read) matters on SQLite: a transaction that reads first and
-//! writes later fails with SQLITE_BUSY_SNAPSHOT under WAL when another writer commits
-//! in between; one that writes first simply waits for the lock (busy_timeout).
+//! **The journal is the truth.** A schedule's state is its latest snapshot (the
+//! `state` column, the state at `snapshot_rank`) plus the journal entries after it,
+//! replayed through the model's `apply`. A write applies its commands to the state kept
+//! in memory, in place (O(change)), then one transaction does `UPDATE schedules SET
+//! rank = rank + 1 ... WHERE id = ? AND rank = ?` and appends the journal entry at
+//! rank + 1: it stores the entry and nothing in proportion to the schedule. The store
+//! applies the commands itself, so what the journal holds is exactly what changed the
+//! state. If another writer got there first, the update touches no row, nothing is
+//! written, the state kept in memory (already changed) is dropped, and the write is
+//! retried from a fresh read (or, for `apply_patch` with an expected rank, refused as
+//! out of date). The journal's primary key (schedule, rank) makes a gap or a duplicate
+//! rank impossible on both backends. Starting the transaction with the UPDATE (not a
+//! read) matters on SQLite: a transaction that reads first and writes later fails with
+//! SQLITE_BUSY_SNAPSHOT under WAL when another writer commits in between; one that
+//! writes first simply waits for the lock (busy_timeout).
+//!
+//! Snapshots are written off the request path: the write that takes a schedule
+//! [`SNAPSHOT_EVERY`] entries past its snapshot starts a task that serialises the
+//! state at that rank and stores it (`WHERE snapshot_rank < ?`, so an older snapshot
+//! never replaces a newer one). Old entries stay: history, undo and diffs read them.
 //!
 //! Writers of one schedule in one process take turns (`WriteTurns`) before that
 //! optimistic write: a writer that loses the race redoes all its work (read and parse
@@ -21,12 +31,13 @@
 //! almost stop. Waiting in line does the work once. The rank check in the transaction
 //! is unchanged: it still decides between processes sharing a database.
 //!
-//! Parsed states are kept in memory (`StateCache`), keyed by schedule, creation time and
-//! rank: a state at a rank never changes, since every write bumps the rank. `load`
-//! still asks the database for the current rank first (one small indexed read), so a
-//! write by another process is seen at once; only the parse of the whole state (and
-//! the transfer of its JSON) is saved. The creation time tells apart a schedule whose
-//! id SQLite gave again after a delete.
+//! Current states are kept in memory (`StateCache`), keyed by schedule and creation
+//! time, with their rank, within a byte budget (the least recently used go first).
+//! `load` still asks the database for the current rank first (one small indexed read),
+//! so a write by another process is seen at once: a kept state behind it catches up by
+//! applying the entries after its rank ([`CATCH_UP`] at most; further behind, it is
+//! read again from the snapshot). The creation time tells apart a schedule whose id
+//! SQLite gave again after a delete.
 //!
 //! The model stays out of here: states and journal commands arrive as the model's JSON
 //! and a closure turns the current state into the next one.
@@ -36,6 +47,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use palmaplan_model::Schedule;
+use palmaplan_model::command::{self, Command};
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
@@ -62,13 +74,27 @@ pub struct Store {
     states: Arc<StateCache>,
 }
 
-/// How many schedules' parsed states a store keeps.
-const CACHED_STATES: usize = 16;
+/// How far behind the database a kept state catches up by replaying entries; beyond
+/// this it is read again from the snapshot.
+pub const CATCH_UP: i64 = 2_000;
 
-/// The parsed states of the schedules read last, at most `CACHED_STATES` of them.
-#[derive(Debug, Default)]
+/// How many entries past its snapshot a schedule gets before a new snapshot is taken.
+pub const SNAPSHOT_EVERY: i64 = 1_000;
+
+/// The default byte budget of the kept states: ten 100,000-bar schedules.
+pub const DEFAULT_STATE_CACHE_BYTES: usize = 1 << 30;
+
+/// The current states of the schedules read or written last, within a byte budget.
+#[derive(Debug)]
 struct StateCache {
     inner: Mutex<CacheInner>,
+    budget: usize,
+}
+
+impl Default for StateCache {
+    fn default() -> StateCache {
+        StateCache::with_budget(DEFAULT_STATE_CACHE_BYTES)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -76,71 +102,185 @@ struct CacheInner {
     by_id: HashMap<i64, CachedState>,
     /// Counts uses, to find the least recently used entry.
     tick: u64,
+    bytes: usize,
 }
 
 #[derive(Debug)]
 struct CachedState {
     created_at: i64,
     rank: i64,
+    /// The rank of the latest snapshot stored (as far as this process knows).
+    snapshot_rank: i64,
+    /// A snapshot task is under way.
+    snapshotting: bool,
     state: Arc<Schedule>,
+    /// An estimate of the state's size in memory.
+    bytes: usize,
     used: u64,
 }
 
+/// A state taken out of the cache to be written.
+#[derive(Debug)]
+struct Taken {
+    created_at: i64,
+    rank: i64,
+    snapshot_rank: i64,
+    state: Arc<Schedule>,
+    bytes: usize,
+}
+
 impl StateCache {
+    fn with_budget(budget: usize) -> StateCache {
+        StateCache {
+            inner: Mutex::default(),
+            budget,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, CacheInner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The state of schedule `id` at `rank`, if kept.
-    fn get(&self, id: i64, created_at: i64, rank: i64) -> Option<Arc<Schedule>> {
+    /// The kept state of schedule `id` (of this creation time): its rank and state.
+    fn get(&self, id: i64, created_at: i64) -> Option<(i64, Arc<Schedule>)> {
         let mut c = self.lock();
         c.tick += 1;
         let tick = c.tick;
         let e = c.by_id.get_mut(&id)?;
-        if e.created_at != created_at || e.rank != rank {
+        if e.created_at != created_at {
             return None;
         }
         e.used = tick;
-        Some(Arc::clone(&e.state))
+        Some((e.rank, Arc::clone(&e.state)))
     }
 
-    /// Keeps a state, unless a newer one of the same schedule is already kept.
-    fn put(&self, id: i64, created_at: i64, rank: i64, state: Arc<Schedule>) {
+    /// Takes the kept state out (a write changes it in place, then puts it back).
+    fn take(&self, id: i64, created_at: i64) -> Option<Taken> {
         let mut c = self.lock();
-        if c.by_id
-            .get(&id)
-            .is_some_and(|e| e.created_at == created_at && e.rank > rank)
+        if c.by_id.get(&id)?.created_at != created_at {
+            return None;
+        }
+        let e = c.by_id.remove(&id)?;
+        c.bytes = c.bytes.saturating_sub(e.bytes);
+        Some(Taken {
+            created_at: e.created_at,
+            rank: e.rank,
+            snapshot_rank: e.snapshot_rank,
+            state: e.state,
+            bytes: e.bytes,
+        })
+    }
+
+    /// Keeps a state, unless a newer one of the same schedule is already kept; then
+    /// evicts the least recently used others while over the budget.
+    fn put(&self, id: i64, t: Taken) {
+        let mut c = self.lock();
+        if let Some(e) = c.by_id.get(&id)
+            && e.created_at == t.created_at
+            && e.rank > t.rank
         {
             return;
         }
         c.tick += 1;
         let used = c.tick;
-        c.by_id.insert(
+        if let Some(old) = c.by_id.insert(
             id,
             CachedState {
-                created_at,
-                rank,
-                state,
+                created_at: t.created_at,
+                rank: t.rank,
+                snapshot_rank: t.snapshot_rank,
+                snapshotting: false,
+                state: t.state,
+                bytes: t.bytes,
                 used,
             },
-        );
-        while c.by_id.len() > CACHED_STATES {
-            let oldest = c.by_id.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| *k);
-            match oldest {
-                Some(k) => c.by_id.remove(&k),
-                None => break,
-            };
+        ) {
+            c.bytes = c.bytes.saturating_sub(old.bytes);
+        }
+        c.bytes += t.bytes;
+        while c.bytes > self.budget && c.by_id.len() > 1 {
+            let oldest = c
+                .by_id
+                .iter()
+                .filter(|(k, _)| **k != id)
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| *k);
+            let Some(k) = oldest else { break };
+            if let Some(e) = c.by_id.remove(&k) {
+                c.bytes = c.bytes.saturating_sub(e.bytes);
+            }
+        }
+    }
+
+    /// Marks a snapshot task as started for the kept state at `rank`; false when one
+    /// is already under way (or the state moved on).
+    fn start_snapshot(&self, id: i64, rank: i64) -> bool {
+        let mut c = self.lock();
+        match c.by_id.get_mut(&id) {
+            Some(e) if !e.snapshotting && e.rank >= rank => {
+                e.snapshotting = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn snapshot_done(&self, id: i64, created_at: i64, rank: Option<i64>) {
+        let mut c = self.lock();
+        if let Some(e) = c.by_id.get_mut(&id)
+            && e.created_at == created_at
+        {
+            e.snapshotting = false;
+            if let Some(r) = rank {
+                e.snapshot_rank = e.snapshot_rank.max(r);
+            }
         }
     }
 
     fn forget(&self, id: i64) {
-        self.lock().by_id.remove(&id);
+        let mut c = self.lock();
+        if let Some(e) = c.by_id.remove(&id) {
+            c.bytes = c.bytes.saturating_sub(e.bytes);
+        }
     }
 
     #[cfg(test)]
     fn len(&self) -> usize {
         self.lock().by_id.len()
     }
+
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+}
+
+/// An estimate of a schedule's size in memory, in bytes: its items and their texts.
+/// Computed once when a state is read from its snapshot (writes change it by little).
+fn approx_bytes(s: &Schedule) -> usize {
+    use std::mem::size_of;
+    let texts = s
+        .bars
+        .iter()
+        .map(|b| b.label.len() + b.notes.len())
+        .sum::<usize>()
+        + s.milestones
+            .iter()
+            .map(|m| m.label.len() + m.notes.len())
+            .sum::<usize>()
+        + s.actions.iter().map(|a| a.label.len()).sum::<usize>()
+        + s.rows.iter().map(|r| r.name.len()).sum::<usize>()
+        + s.notes.len();
+    size_of::<Schedule>()
+        + texts
+        + s.bars.len() * size_of::<palmaplan_model::Bar>()
+        + s.milestones.len() * size_of::<palmaplan_model::Milestone>()
+        + s.links.len() * size_of::<palmaplan_model::Link>()
+        + s.actions.len() * size_of::<palmaplan_model::Action>()
+        + s.rows.len() * size_of::<palmaplan_model::Row>()
+        + s.groups.len() * size_of::<palmaplan_model::Group>()
+        + s.members.len() * size_of::<palmaplan_model::Member>()
+        + s.absences.len() * size_of::<palmaplan_model::Absence>()
 }
 
 /// The writers of this process waiting for their turn, one line per schedule (fair:
@@ -261,17 +401,6 @@ impl EntryKind {
     }
 }
 
-/// A journal entry about to be written.
-#[derive(Clone, Debug)]
-pub struct NewEntry {
-    pub kind: EntryKind,
-    pub target_rank: Option<i64>,
-    /// The commands as applied (JSON array of the model's commands).
-    pub commands: String,
-    /// Their inverse (JSON array).
-    pub inverse: String,
-}
-
 /// A journal entry as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JournalEntry {
@@ -288,14 +417,47 @@ pub struct JournalEntry {
 /// The outcome of a write.
 #[derive(Debug)]
 pub enum Written<R> {
-    /// Stored at this rank: the new state, and what the closure returned beside it.
+    /// Stored at this rank: the new state (shared with the store's), the commands as
+    /// applied and their inverse, and what the closure returned beside them.
     Done {
         rank: i64,
-        state: Box<Schedule>,
+        state: Arc<Schedule>,
+        applied: Vec<Command>,
+        inverse: Vec<Command>,
         result: R,
     },
     /// `expected_rank` was given and the schedule has moved on: nothing was written.
     OutOfDate { current: i64 },
+}
+
+/// What a write asks the store to do: the commands it applies (in place, then
+/// journals), what kind of entry that is, and a value for the caller.
+#[derive(Clone, Debug)]
+pub struct Change<R> {
+    pub commands: Vec<Command>,
+    pub kind: EntryKind,
+    /// The entry an undo or a redo answers.
+    pub target_rank: Option<i64>,
+    pub result: R,
+}
+
+/// How a store is opened.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreOptions {
+    /// The byte budget of the states kept in memory.
+    pub state_cache_bytes: usize,
+    /// SQLite only: `synchronous = FULL` (a commit survives a power cut) rather than
+    /// `NORMAL` (it survives a crash of the process, not of the machine).
+    pub sqlite_full_sync: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            state_cache_bytes: DEFAULT_STATE_CACHE_BYTES,
+            sqlite_full_sync: false,
+        }
+    }
 }
 
 /// A schedule's current state and rank.
@@ -317,6 +479,11 @@ impl Store {
     /// Opens (creating if needed) the database at `url` and brings its schema up to date.
     /// `sqlite://path` (created, WAL) or `postgres://...`.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::open_with(url, StoreOptions::default()).await
+    }
+
+    /// [`Store::open`] with options.
+    pub async fn open_with(url: &str, opts: StoreOptions) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
@@ -336,13 +503,18 @@ impl Store {
         };
         let mut options = AnyPoolOptions::new().max_connections(16);
         if backend == Backend::Sqlite {
-            options = options.after_connect(|conn, _| {
+            let sync = if opts.sqlite_full_sync {
+                "PRAGMA synchronous = FULL"
+            } else {
+                "PRAGMA synchronous = NORMAL"
+            };
+            options = options.after_connect(move |conn, _| {
                 Box::pin(async move {
                     // Each connection waits for the write lock instead of failing, and
                     // enforces the schema's foreign keys.
                     conn.execute("PRAGMA busy_timeout = 10000").await?;
                     conn.execute("PRAGMA foreign_keys = ON").await?;
-                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    conn.execute(sync).await?;
                     Ok(())
                 })
             });
@@ -358,7 +530,7 @@ impl Store {
             pool,
             backend,
             turns: Arc::default(),
-            states: Arc::default(),
+            states: Arc::new(StateCache::with_budget(opts.state_cache_bytes)),
         };
         store.migrate().await?;
         Ok(store)
@@ -374,16 +546,30 @@ impl Store {
         // The migration files are embedded in the binary (versioned, append-only); one
         // folder per backend because DDL differs (row ids), the queries do not.
         let files: &[(i64, &str, &'static str)] = match self.backend {
-            Backend::Sqlite => &[(
-                1,
-                "init",
-                include_str!("../migrations/sqlite/0001_init.sql"),
-            )],
-            Backend::Postgres => &[(
-                1,
-                "init",
-                include_str!("../migrations/postgres/0001_init.sql"),
-            )],
+            Backend::Sqlite => &[
+                (
+                    1,
+                    "init",
+                    include_str!("../migrations/sqlite/0001_init.sql"),
+                ),
+                (
+                    2,
+                    "snapshots",
+                    include_str!("../migrations/sqlite/0002_snapshots.sql"),
+                ),
+            ],
+            Backend::Postgres => &[
+                (
+                    1,
+                    "init",
+                    include_str!("../migrations/postgres/0001_init.sql"),
+                ),
+                (
+                    2,
+                    "snapshots",
+                    include_str!("../migrations/postgres/0002_snapshots.sql"),
+                ),
+            ],
         };
         let migrations = files
             .iter()
@@ -413,8 +599,8 @@ impl Store {
         let json = to_json(state)?;
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
-            "INSERT INTO schedules (name, state, rank, created_at, updated_at) \
-             VALUES ($1, $2, 0, $3, $3) RETURNING id",
+            "INSERT INTO schedules (name, state, rank, snapshot_rank, created_at, updated_at) \
+             VALUES ($1, $2, 0, 0, $3, $3) RETURNING id",
         )
         .bind(&state.name)
         .bind(json)
@@ -456,87 +642,152 @@ impl Store {
         Ok((row.try_get(0)?, row.try_get(1)?))
     }
 
-    /// The current state and rank of a schedule.
+    /// The current state and rank of a schedule (a copy: for readers that change it,
+    /// such as a redaction; [`Store::load_shared`] lends it without copying).
     pub async fn load(&self, id: i64) -> Result<Stored, StoreError> {
-        Ok(self.load_with_birth(id).await?.0)
+        let (rank, state) = self.load_shared(id).await?;
+        Ok(Stored {
+            id,
+            rank,
+            state: Schedule::clone(&state),
+        })
     }
 
-    /// The current rank and state of a schedule, shared with the cache of parsed states:
-    /// for readers that only look (a live update's delta), so a large schedule is not
-    /// copied for each of them.
+    /// The current rank and state of a schedule, shared with the store's kept state: no
+    /// copy, no parse at the current rank.
     pub async fn load_shared(&self, id: i64) -> Result<(i64, Arc<Schedule>), StoreError> {
         let (rank, created_at) = self.stamp(id).await?;
-        if let Some(state) = self.states.get(id, created_at, rank) {
+        if let Some((kept, state)) = self.states.get(id, created_at)
+            && kept == rank
+        {
             return Ok((rank, state));
         }
-        let (stored, _) = self.load_with_birth(id).await?;
-        Ok((stored.rank, Arc::new(stored.state)))
-    }
-
-    /// The current state and rank of a schedule, and its creation time (which, with its
-    /// id, names it in the cache of parsed states). The rank is always read from the
-    /// database; the state is parsed only when the cache has not got it at that rank.
-    async fn load_with_birth(&self, id: i64) -> Result<(Stored, i64), StoreError> {
+        // A writer of this process may have the state out, changing it: wait for it
+        // rather than read the whole state again.
+        let _turn = self.turns.take(id).await;
         let (rank, created_at) = self.stamp(id).await?;
-        if let Some(state) = self.states.get(id, created_at, rank) {
-            let state = Schedule::clone(&state);
-            return Ok((Stored { id, rank, state }, created_at));
+        if let Some((kept, state)) = self.states.get(id, created_at)
+            && kept == rank
+        {
+            return Ok((rank, state));
         }
-        let row = sqlx::query("SELECT state, rank, created_at FROM schedules WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let json: String = row.try_get(0)?;
-        let (rank, created_at): (i64, i64) = (row.try_get(1)?, row.try_get(2)?);
-        let state = from_json(&json)?;
-        self.states
-            .put(id, created_at, rank, Arc::new(state.clone()));
-        Ok((Stored { id, rank, state }, created_at))
+        let t = self.current(id, created_at, rank).await?;
+        let out = (t.rank, Arc::clone(&t.state));
+        self.states.put(id, t);
+        Ok(out)
     }
 
-    /// Applies `change` to the current state and stores the result with its journal
-    /// entry, as one transaction at the next rank. With `expected_rank`, writes only if
-    /// the schedule is still at that rank. `change` may run more than once (after a race
-    /// lost to another process it sees the newer state); an `Err` from it is returned as
-    /// is, nothing written. Writers of this process take turns on a schedule.
-    pub async fn write<R, E>(
+    /// The state of schedule `id` at `rank` (at least), taken out of the kept states
+    /// (or read): the kept one as is or caught up by replaying the entries after it,
+    /// else the snapshot and the entries after it.
+    async fn current(&self, id: i64, created_at: i64, rank: i64) -> Result<Taken, StoreError> {
+        if let Some(mut t) = self.states.take(id, created_at) {
+            if t.rank >= rank {
+                return Ok(t);
+            }
+            if t.rank < rank && rank - t.rank <= CATCH_UP {
+                let to = t.rank;
+                match self.replay(id, Arc::make_mut(&mut t.state), to, rank).await {
+                    Ok(reached) => {
+                        t.rank = reached;
+                        return Ok(t);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, schedule = id, "catching up failed; reading the snapshot")
+                    }
+                }
+            }
+        }
+        let row = sqlx::query(
+            "SELECT state, snapshot_rank, rank, created_at FROM schedules WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        let json: String = row.try_get(0)?;
+        let (snapshot_rank, now_rank, created_at): (i64, i64, i64) =
+            (row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
+        let mut state = from_json(&json)?;
+        let bytes = json.len().max(approx_bytes(&state));
+        let reached = self
+            .replay(id, &mut state, snapshot_rank, now_rank.max(rank))
+            .await?;
+        Ok(Taken {
+            created_at,
+            rank: reached,
+            snapshot_rank,
+            state: Arc::new(state),
+            bytes,
+        })
+    }
+
+    /// Applies to `state` (at rank `from`) the journal entries after it, up to `to` or
+    /// as far as the journal goes; returns the rank reached.
+    async fn replay(
+        &self,
+        id: i64,
+        state: &mut Schedule,
+        from: i64,
+        to: i64,
+    ) -> Result<i64, StoreError> {
+        let mut at = from;
+        while at < to {
+            let batch = self.changes_since(id, at, (to - at).min(500)).await?;
+            if batch.is_empty() {
+                break;
+            }
+            for e in batch {
+                if e.rank != at + 1 {
+                    return Err(StoreError::Corrupt(format!(
+                        "schedule {id}: journal entry {} follows {at}",
+                        e.rank
+                    )));
+                }
+                let cmds: Vec<Command> = serde_json::from_str(&e.commands)
+                    .map_err(|err| StoreError::Corrupt(format!("entry {}: {err}", e.rank)))?;
+                command::apply_in_place(state, &cmds).map_err(|err| {
+                    StoreError::Corrupt(format!(
+                        "schedule {id}: entry {} does not replay: {}",
+                        e.rank,
+                        err.message(palmaplan_model::Lang::En)
+                    ))
+                })?;
+                at = e.rank;
+            }
+        }
+        Ok(at)
+    }
+
+    /// Applies a change to the current state and stores its journal entry, as one
+    /// transaction at the next rank. `plan` looks at the current state and says which
+    /// commands to apply (it may refuse); the store applies them in place, in memory,
+    /// and journals them as applied: the entry and nothing in proportion to the
+    /// schedule is written. With `expected_rank`, writes only if the schedule is still
+    /// at that rank. `plan` may run more than once (after a race lost to another
+    /// process it sees the newer state); an `Err` from it, or from applying, is
+    /// returned as is, nothing written. Writers of this process take turns on a
+    /// schedule.
+    pub async fn write<R, E: From<command::ApplyError>>(
         &self,
         id: i64,
         author: i64,
         now_ms: i64,
         expected_rank: Option<i64>,
-        mut change: impl FnMut(&Stored) -> Result<(Schedule, NewEntry, R), E>,
+        mut plan: impl FnMut(&Schedule) -> Result<Change<R>, E>,
     ) -> Result<Result<Written<R>, E>, StoreError> {
         let _turn = self.turns.take(id).await;
         for _ in 0..MAX_RETRIES {
-            let (current, created_at) = self.load_with_birth(id).await?;
+            let (rank, created_at) = self.stamp(id).await?;
             if let Some(expected) = expected_rank
-                && current.rank != expected
+                && rank != expected
             {
-                return Ok(Ok(Written::OutOfDate {
-                    current: current.rank,
-                }));
+                return Ok(Ok(Written::OutOfDate { current: rank }));
             }
-            let (next, entry, result) = match change(&current) {
-                Ok(x) => x,
-                Err(e) => return Ok(Err(e)),
-            };
-            let json = to_json(&next)?;
-            let mut tx = self.pool.begin().await?;
-            let updated = sqlx::query(
-                "UPDATE schedules SET state = $1, name = $2, rank = rank + 1, updated_at = $3 \
-                 WHERE id = $4 AND rank = $5",
-            )
-            .bind(json)
-            .bind(&next.name)
-            .bind(now_ms)
-            .bind(id)
-            .bind(current.rank)
-            .execute(&mut *tx)
-            .await?;
-            if updated.rows_affected() != 1 {
-                tx.rollback().await?;
+            let mut t = self.current(id, created_at, rank).await?;
+            if t.rank != rank {
+                // Another process wrote in between: decide on the newer state.
+                self.states.put(id, t);
                 if expected_rank.is_some() {
                     return Ok(Ok(Written::OutOfDate {
                         current: self.rank(id).await?,
@@ -544,31 +795,176 @@ impl Store {
                 }
                 continue;
             }
-            let rank = current.rank + 1;
-            sqlx::query(
-                "INSERT INTO journal (schedule_id, rank, author, at, kind, target_rank, commands, inverse) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )
-            .bind(id)
-            .bind(rank)
-            .bind(author)
-            .bind(now_ms)
-            .bind(entry.kind.as_str())
-            .bind(entry.target_rank)
-            .bind(entry.commands)
-            .bind(entry.inverse)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            self.states
-                .put(id, created_at, rank, Arc::new(next.clone()));
+            let change = match plan(&t.state) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.states.put(id, t);
+                    return Ok(Err(e));
+                }
+            };
+            // In place: a copy only if a reader still holds this state.
+            let state = Arc::make_mut(&mut t.state);
+            let applied = match command::apply_in_place(state, &change.commands) {
+                Ok(a) => a,
+                Err(e) => {
+                    // A failed apply leaves the state exactly as it was.
+                    self.states.put(id, t);
+                    return Ok(Err(E::from(e)));
+                }
+            };
+            let name = state.name.clone();
+            let stored = self
+                .append(id, rank, &name, author, now_ms, &change, &applied)
+                .await;
+            match stored {
+                Ok(true) => {}
+                Ok(false) => {
+                    // Lost to another process: this state is dropped (it holds a change
+                    // that was not written), the next round reads the newer one.
+                    if expected_rank.is_some() {
+                        return Ok(Ok(Written::OutOfDate {
+                            current: self.rank(id).await?,
+                        }));
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+            t.rank = rank + 1;
+            let shared = Arc::clone(&t.state);
+            let snapshot_due = t.rank - t.snapshot_rank >= SNAPSHOT_EVERY;
+            self.states.put(id, t);
+            if snapshot_due {
+                self.snapshot_later(id, created_at, rank + 1);
+            }
             return Ok(Ok(Written::Done {
-                rank,
-                state: Box::new(next),
-                result,
+                rank: rank + 1,
+                state: shared,
+                applied: applied.applied,
+                inverse: applied.inverse,
+                result: change.result,
             }));
         }
         Err(StoreError::Db(sqlx::Error::PoolTimedOut))
+    }
+
+    /// The writing transaction: the rank moves from `rank` to `rank + 1` and the entry is
+    /// appended, or (false) another writer moved it first and nothing is written.
+    #[allow(clippy::too_many_arguments)]
+    async fn append<R>(
+        &self,
+        id: i64,
+        rank: i64,
+        name: &str,
+        author: i64,
+        now_ms: i64,
+        change: &Change<R>,
+        applied: &command::Applied,
+    ) -> Result<bool, StoreError> {
+        // The entry that cannot be written whole is not written at all: its undo would
+        // do nothing.
+        let commands = serde_json::to_string(&applied.applied)
+            .map_err(|e| StoreError::Corrupt(format!("a journal entry: {e}")))?;
+        let inverse = serde_json::to_string(&applied.inverse)
+            .map_err(|e| StoreError::Corrupt(format!("a journal entry: {e}")))?;
+        let mut tx = self.pool.begin().await?;
+        let updated = sqlx::query(
+            "UPDATE schedules SET name = $1, rank = rank + 1, updated_at = $2 \
+             WHERE id = $3 AND rank = $4",
+        )
+        .bind(name)
+        .bind(now_ms)
+        .bind(id)
+        .bind(rank)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO journal (schedule_id, rank, author, at, kind, target_rank, commands, inverse) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(id)
+        .bind(rank + 1)
+        .bind(author)
+        .bind(now_ms)
+        .bind(change.kind.as_str())
+        .bind(change.target_rank)
+        .bind(commands)
+        .bind(inverse)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Stores a snapshot of the kept state at `rank` in a task of its own (off the
+    /// request path). A newer snapshot is never replaced by an older one.
+    fn snapshot_later(&self, id: i64, created_at: i64, rank: i64) {
+        if !self.states.start_snapshot(id, rank) {
+            return;
+        }
+        let Some((kept, state)) = self.states.get(id, created_at) else {
+            return;
+        };
+        let store = self.clone();
+        tokio::spawn(async move {
+            let done = store.store_snapshot(id, created_at, kept, state).await;
+            match done {
+                Ok(()) => store.states.snapshot_done(id, created_at, Some(kept)),
+                Err(e) => {
+                    tracing::warn!(error = %e, schedule = id, "a snapshot could not be stored; the next write tries again");
+                    store.states.snapshot_done(id, created_at, None);
+                }
+            }
+        });
+    }
+
+    /// Writes `state` (at `rank`) as the snapshot of schedule `id`.
+    async fn store_snapshot(
+        &self,
+        id: i64,
+        created_at: i64,
+        rank: i64,
+        state: Arc<Schedule>,
+    ) -> Result<(), StoreError> {
+        let json = tokio::task::spawn_blocking(move || to_json(&state))
+            .await
+            .map_err(|e| StoreError::Corrupt(e.to_string()))??;
+        sqlx::query(
+            "UPDATE schedules SET state = $1, snapshot_rank = $2 \
+             WHERE id = $3 AND created_at = $4 AND snapshot_rank < $2",
+        )
+        .bind(json)
+        .bind(rank)
+        .bind(id)
+        .bind(created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Takes a snapshot of schedule `id` now (tests and maintenance): the state at its
+    /// current rank becomes the stored one.
+    pub async fn snapshot_now(&self, id: i64) -> Result<i64, StoreError> {
+        let (rank, created_at) = self.stamp(id).await?;
+        let (rank2, state) = self.load_shared(id).await?;
+        self.store_snapshot(id, created_at, rank2.max(rank), state)
+            .await?;
+        self.states.snapshot_done(id, created_at, Some(rank2));
+        Ok(rank2)
+    }
+
+    /// The rank of a schedule's stored snapshot.
+    pub async fn snapshot_rank(&self, id: i64) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT snapshot_rank FROM schedules WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok(row.try_get(0)?)
     }
 
     /// Journal entries after `rank`, oldest first, at most `limit`. One indexed range
@@ -1095,6 +1491,7 @@ fn from_json(s: &str) -> Result<Schedule, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use palmaplan_model::command::ApplyError;
 
     /// The URL of a fresh SQLite database in a temporary folder of its own.
     fn sqlite_url(name: &str) -> String {
@@ -1114,6 +1511,23 @@ mod tests {
     /// PALMAPLAN_TEST_POSTGRES names). Missing, the test fails: both backends must pass
     /// the same suite, so a silent skip would hide a broken one.
     async fn postgres_store(name: &str) -> Store {
+        Store::open(&postgres_url(name).await).await.unwrap()
+    }
+
+    /// Two stores on one fresh database, standing for two server processes.
+    async fn pair(backend: Backend, name: &str) -> (Store, Store) {
+        let url = match backend {
+            Backend::Sqlite => sqlite_url(name),
+            Backend::Postgres => postgres_url(name).await,
+        };
+        (
+            Store::open(&url).await.unwrap(),
+            Store::open(&url).await.unwrap(),
+        )
+    }
+
+    /// The URL of a fresh database on the test PostgreSQL server.
+    async fn postgres_url(name: &str) -> String {
         let admin = std::env::var("PALMAPLAN_TEST_POSTGRES").expect(
             "PALMAPLAN_TEST_POSTGRES is not set: run the tests with `bash .ci/test.sh`, which starts \
              a PostgreSQL server, or set it to an admin URL such as postgres://user@127.0.0.1:5432/postgres",
@@ -1132,7 +1546,7 @@ mod tests {
             .await
             .unwrap();
         let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-        Store::open(&format!("{base}/{db}")).await.unwrap()
+        format!("{base}/{db}")
     }
 
     /// Runs one storage test on both backends.
@@ -1155,12 +1569,248 @@ mod tests {
     on_both_backends!(expected_rank, expected_rank_is_decided_at_write_time);
     on_both_backends!(people, users_tokens_roles_versions);
 
-    fn entry(tag: &str) -> NewEntry {
-        NewEntry {
+    /// Runs a two-process storage test on both backends.
+    macro_rules! on_both_backends_twice {
+        ($name:ident, $body:ident) => {
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn sqlite() {
+                    let (a, b) = super::pair(super::Backend::Sqlite, stringify!($name)).await;
+                    super::$body(a, b).await;
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn postgres() {
+                    let (a, b) = super::pair(super::Backend::Postgres, stringify!($name)).await;
+                    super::$body(a, b).await;
+                }
+            }
+        };
+    }
+
+    on_both_backends_twice!(journal_truth, the_journal_is_the_truth);
+    on_both_backends_twice!(two_processes, two_processes_stay_consistent);
+
+    /// A move of bar 14 of the demo by `by` working days.
+    fn move14(by: i32) -> Change<()> {
+        Change {
+            commands: vec![Command::MovePeriods {
+                bars: vec![palmaplan_model::BarId(14)],
+                milestones: vec![],
+                by,
+            }],
             kind: EntryKind::Write,
             target_rank: None,
-            commands: format!("[\"{tag}\"]"),
-            inverse: "[]".into(),
+            result: (),
+        }
+    }
+
+    /// A write stores its entry and nothing in proportion to the schedule; any process
+    /// finds the same state from the snapshot and the entries after it; snapshots come
+    /// later, off the request path, and change nothing of what is read.
+    async fn the_journal_is_the_truth(a: Store, b: Store) {
+        let owner = a.add_user("O", "o@example.org", 0).await.unwrap();
+        let start = palmaplan_model::demo::s4hana_migration();
+        let id = a.create_schedule(&start, owner, 0).await.unwrap();
+        for k in 0..5 {
+            let by = if k % 2 == 0 { 2 } else { -1 };
+            a.write(id, owner, 1, None, |_| Ok::<_, ApplyError>(move14(by)))
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        assert_eq!(
+            a.snapshot_rank(id).await.unwrap(),
+            0,
+            "no state stored by a write"
+        );
+        let mine = a.load(id).await.unwrap();
+        let theirs = b.load(id).await.unwrap();
+        assert_eq!(
+            (theirs.rank, &theirs.state),
+            (5, &mine.state),
+            "replayed elsewhere"
+        );
+        let (mut replayed, entries) = (start.clone(), a.changes_since(id, 0, 100).await.unwrap());
+        for e in entries {
+            let cmds: Vec<Command> = serde_json::from_str(&e.commands).unwrap();
+            command::apply_in_place(&mut replayed, &cmds).unwrap();
+        }
+        assert_eq!(replayed, mine.state, "the journal alone gives the state");
+        assert_eq!(a.snapshot_now(id).await.unwrap(), 5);
+        assert_eq!(b.snapshot_rank(id).await.unwrap(), 5);
+        let third = pair_again(&b).await;
+        assert_eq!(third.load(id).await.unwrap().state, mine.state);
+
+        // SNAPSHOT_EVERY entries past the snapshot, a write starts one in the background.
+        for k in 0..SNAPSHOT_EVERY {
+            let by = if k % 2 == 0 { 1 } else { -1 };
+            b.write(id, owner, 2, None, |_| Ok::<_, ApplyError>(move14(by)))
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        // (b counts from the snapshot it knew of, so it is due a little earlier.)
+        let mut waited = 0;
+        while b.snapshot_rank(id).await.unwrap() < SNAPSHOT_EVERY && waited < 100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            waited += 1;
+        }
+        let taken = b.snapshot_rank(id).await.unwrap();
+        assert!(
+            taken >= SNAPSHOT_EVERY,
+            "a snapshot was taken in the background: {taken}"
+        );
+        let (x, y) = (a.load(id).await.unwrap(), b.load(id).await.unwrap());
+        assert_eq!((x.rank, &x.state), (5 + SNAPSHOT_EVERY, &y.state));
+        assert_eq!(pair_again(&a).await.load(id).await.unwrap().state, x.state);
+    }
+
+    /// A third store on the database of `s` (a restart).
+    async fn pair_again(s: &Store) -> Store {
+        Store {
+            pool: s.pool.clone(),
+            backend: s.backend,
+            turns: Arc::default(),
+            states: Arc::default(),
+        }
+    }
+
+    /// Two processes writing in turn and at once: gapless ranks, one state, and an
+    /// expected rank decided in the writing transaction whoever wrote last.
+    async fn two_processes_stay_consistent(a: Store, b: Store) {
+        let owner = a.add_user("O", "o@example.org", 0).await.unwrap();
+        let id = a
+            .create_schedule(&palmaplan_model::demo::s4hana_migration(), owner, 0)
+            .await
+            .unwrap();
+        for k in 0..20 {
+            let s = if k % 2 == 0 { &a } else { &b };
+            s.write(id, owner, 1, None, |_| Ok::<_, ApplyError>(move14(1)))
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        let mut tasks = Vec::new();
+        for w in 0..8 {
+            let s = if w % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.push(tokio::spawn(async move {
+                for _ in 0..10 {
+                    s.write(id, owner, 1, None, |_| Ok::<_, ApplyError>(move14(-1)))
+                        .await
+                        .unwrap()
+                        .unwrap();
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let (x, y) = (a.load(id).await.unwrap(), b.load(id).await.unwrap());
+        assert_eq!((x.rank, y.rank), (100, 100));
+        assert_eq!(x.state, y.state);
+        let ranks: Vec<i64> = a
+            .changes_since(id, 0, 1_000)
+            .await
+            .unwrap()
+            .iter()
+            .map(|e| e.rank)
+            .collect();
+        assert_eq!(ranks, (1..=100).collect::<Vec<_>>());
+        // +20 then -80 working days: bar 14 is 60 working days earlier than it began.
+        let demo = palmaplan_model::demo::s4hana_migration();
+        let cal = palmaplan_model::calendar::Calendar::for_schedule(&demo);
+        let b14 = demo.bar(palmaplan_model::BarId(14)).unwrap();
+        let moved = x.state.bar(palmaplan_model::BarId(14)).unwrap();
+        assert_eq!(cal.diff(moved.start, b14.start), 60);
+        // b is at rank 100 too: a write expecting 99 is refused, by either.
+        let late = a
+            .write(id, owner, 1, Some(99), |_| Ok::<_, ApplyError>(move14(1)))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(matches!(late, Written::OutOfDate { current: 100 }));
+    }
+
+    /// A database made by the first schema (no snapshot rank) opens with its schedules
+    /// and their journals as they were.
+    #[tokio::test]
+    async fn a_database_of_the_first_schema_is_migrated_with_everything() {
+        use sqlx::SqlSafeStr;
+        use sqlx::migrate::{Migration, MigrationType, Migrator};
+        let url = sqlite_url("migrate_v1");
+        sqlx::any::install_default_drivers();
+        let pool = AnyPoolOptions::new()
+            .connect(&format!("{url}?mode=rwc"))
+            .await
+            .unwrap();
+        Migrator::with_migrations(vec![Migration::new(
+            1,
+            "init".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0001_init.sql").into_sql_str(),
+            false,
+        )])
+        .run(&pool)
+        .await
+        .unwrap();
+        // What the first schema's writes left: the state at rank 2, two entries.
+        let start = palmaplan_model::demo::s4hana_migration();
+        let (after, done) = command::apply(&start, &move14(3).commands).unwrap();
+        let (after, done2) = command::apply(&after, &move14(1).commands).unwrap();
+        sqlx::query(
+            "INSERT INTO users (id, name, email, created_at) VALUES (1, 'O', 'o@example.org', 0)",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO schedules (id, name, state, rank, created_at, updated_at) VALUES (1, $1, $2, 2, 5, 6)")
+            .bind(&after.name)
+            .bind(serde_json::to_string(&after).unwrap())
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES (1, 1, 'owner')")
+            .execute(&pool)
+            .await
+            .unwrap();
+        for (rank, d) in [(1, &done), (2, &done2)] {
+            sqlx::query("INSERT INTO journal (schedule_id, rank, author, at, kind, target_rank, commands, inverse) VALUES (1, $1, 1, 6, 'write', NULL, $2, $3)")
+                .bind(rank)
+                .bind(serde_json::to_string(&d.applied).unwrap())
+                .bind(serde_json::to_string(&d.inverse).unwrap())
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        pool.close().await;
+        let store = Store::open(&url).await.unwrap();
+        let s = store.load(1).await.unwrap();
+        assert_eq!((s.rank, &s.state), (2, &after));
+        assert_eq!(store.snapshot_rank(1).await.unwrap(), 2);
+        assert_eq!(store.changes_since(1, 0, 10).await.unwrap().len(), 2);
+        // And it goes on from there.
+        store
+            .write(1, 1, 7, Some(2), |_| Ok::<_, ApplyError>(move14(-4)))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(store.load(1).await.unwrap().state, start);
+    }
+
+    /// A change that appends `more` to the schedule's notes.
+    fn notes(cur: &Schedule, more: &str) -> Change<()> {
+        set_notes(&format!("{}{more}", cur.notes))
+    }
+
+    /// A change that sets the schedule's notes.
+    fn set_notes(notes: &str) -> Change<()> {
+        Change {
+            commands: vec![Command::SetScheduleNotes {
+                notes: notes.to_owned(),
+            }],
+            kind: EntryKind::Write,
+            target_rank: None,
+            result: (),
         }
     }
 
@@ -1180,9 +1830,7 @@ mod tests {
                     let out = store
                         .write(id, w, 1, None, |cur| {
                             calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let mut next = cur.state.clone();
-                            next.notes.push_str(&format!("{w}.{k};"));
-                            Ok::<_, ()>((next, entry(&format!("{w}.{k}")), ()))
+                            Ok::<_, ApplyError>(notes(cur, &format!("{w}.{k};")))
                         })
                         .await
                         .unwrap()
@@ -1234,9 +1882,7 @@ mod tests {
                 for k in 0..10 {
                     store
                         .write(id, w, 1, None, |cur| {
-                            let mut next = cur.state.clone();
-                            next.notes.push_str(&format!("{w}.{k};"));
-                            Ok::<_, ()>((next, entry("x"), ()))
+                            Ok::<_, ApplyError>(notes(cur, &format!("{w}.{k};")))
                         })
                         .await
                         .unwrap()
@@ -1273,11 +1919,9 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(a.load(id).await.unwrap().state.name, "X");
-        assert!(a.states.get(id, 1, 0).is_some(), "a read keeps the state");
-        b.write(id, owner, 2, None, |cur| {
-            let mut next = cur.state.clone();
-            next.notes = "from b".into();
-            Ok::<_, ()>((next, entry("b"), ()))
+        assert!(a.states.get(id, 1).is_some(), "a read keeps the state");
+        b.write(id, owner, 2, None, |_| {
+            Ok::<_, ApplyError>(set_notes("from b"))
         })
         .await
         .unwrap()
@@ -1285,15 +1929,14 @@ mod tests {
         let seen = a.load(id).await.unwrap();
         assert_eq!((seen.rank, seen.state.notes.as_str()), (1, "from b"));
         // A write keeps the state it wrote: the next read parses nothing.
-        a.write(id, owner, 3, None, |cur| {
-            let mut next = cur.state.clone();
-            next.notes = "from a".into();
-            Ok::<_, ()>((next, entry("a"), ()))
+        a.write(id, owner, 3, None, |_| {
+            Ok::<_, ApplyError>(set_notes("from a"))
         })
         .await
         .unwrap()
         .unwrap();
-        assert_eq!(a.states.get(id, 1, 2).unwrap().notes, "from a");
+        let (kept, state) = a.states.get(id, 1).unwrap();
+        assert_eq!((kept, state.notes.as_str()), (2, "from a"));
 
         // SQLite gives the id of the last schedule again once it is deleted: the creation
         // time tells the new one apart, at the same rank.
@@ -1315,22 +1958,39 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_kept_states_are_bounded() {
-        let store = sqlite_store("kept_bounded").await;
+    async fn the_kept_states_are_bounded_in_bytes() {
+        let probe = sqlite_store("kept_probe").await;
+        let owner = probe.add_user("O", "o@example.org", 0).await.unwrap();
+        let big = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(1_000));
+        let one = probe.create_schedule(&big, owner, 0).await.unwrap();
+        probe.load(one).await.unwrap();
+        let size = probe.states.bytes();
+        assert!(
+            size > 100_000,
+            "a 1,000-bar state is estimated at {size} bytes"
+        );
+        // A budget of three such states keeps three, the most recently read.
+        let url = sqlite_url("kept_bounded");
+        let store = Store::open_with(
+            &url,
+            StoreOptions {
+                state_cache_bytes: size * 3 + size / 2,
+                ..StoreOptions::default()
+            },
+        )
+        .await
+        .unwrap();
         let owner = store.add_user("O", "o@example.org", 0).await.unwrap();
         let mut ids = Vec::new();
-        for n in 0..CACHED_STATES + 4 {
-            let id = store
-                .create_schedule(&Schedule::new(format!("S{n}")), owner, 0)
-                .await
-                .unwrap();
+        for _ in 0..6 {
+            let id = store.create_schedule(&big, owner, 0).await.unwrap();
             store.load(id).await.unwrap();
             ids.push(id);
         }
-        assert_eq!(store.states.len(), CACHED_STATES);
-        // The least recently read went first.
-        assert!(store.states.get(ids[0], 0, 0).is_none());
-        assert!(store.states.get(ids[CACHED_STATES + 3], 0, 0).is_some());
+        assert_eq!(store.states.len(), 3);
+        assert!(store.states.bytes() <= size * 3 + size / 2);
+        assert!(store.states.get(ids[0], 0).is_none());
+        assert!(store.states.get(ids[5], 0).is_some());
     }
 
     async fn expected_rank_is_decided_at_write_time(store: Store) {
@@ -1339,7 +1999,7 @@ mod tests {
             .create_schedule(&Schedule::new("E"), owner, 0)
             .await
             .unwrap();
-        let step = |cur: &Stored| Ok::<_, ()>((cur.state.clone(), entry("x"), ()));
+        let step = |_: &Schedule| Ok::<_, ApplyError>(set_notes("x"));
         let first = store.write(id, 1, 1, Some(0), step).await.unwrap().unwrap();
         assert!(matches!(first, Written::Done { rank: 1, .. }));
         let second = store.write(id, 1, 1, Some(0), step).await.unwrap().unwrap();

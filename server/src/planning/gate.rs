@@ -26,13 +26,13 @@
 
 use std::borrow::Cow;
 
-use palmaplan_model::command::{self, ApplyError, Clearance, Command, Subject, lock_summary};
+use palmaplan_model::command::{ApplyError, Clearance, Command, Subject, lock_summary};
 use palmaplan_model::{Lang, Schedule};
 use serde_json::json;
 
 use super::privacy::same_email;
 use super::{Ctx, Refusal, Wrote, role_name};
-use crate::storage::{EntryKind, NewEntry, Role, Written};
+use crate::storage::{Change, EntryKind, Role, Written};
 
 /// Where a write's commands come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,12 @@ pub(crate) enum Failed {
     Invalid(ApplyError),
     /// The schedule is no longer at the expected rank.
     OutOfDate(i64),
+}
+
+impl From<ApplyError> for Failed {
+    fn from(e: ApplyError) -> Failed {
+        Failed::Invalid(e)
+    }
 }
 
 impl From<Refusal> for Failed {
@@ -352,7 +358,6 @@ impl Ctx {
     pub(crate) async fn write(&self, id: i64, w: Write<'_>) -> Result<Wrote, Failed> {
         let writer = self.writer(id, w.commands).await?;
         writer.check_clearance(w.commands)?;
-        let lang = self.lang();
         let now = self.now_ms();
         let commands = match w.origin {
             Origin::Caller => writer.sign(w.commands, now),
@@ -360,21 +365,26 @@ impl Ctx {
         };
         let out = self
             .store()
-            .write(id, self.caller.user_id, now, w.expected_rank, |cur| {
-                writer.check_unlocks(&commands, &cur.state)?;
-                let (next, applied) =
-                    command::apply(&cur.state, &commands).map_err(Failed::Invalid)?;
-                if w.origin == Origin::Caller {
-                    writer.check_personal(&applied.applied, &cur.state, &next)?;
-                }
-                let entry = NewEntry {
-                    kind: w.kind,
-                    target_rank: w.target_rank,
-                    commands: entry_json(&applied.applied, lang)?,
-                    inverse: entry_json(&applied.inverse, lang)?,
-                };
-                Ok::<_, Failed>((next, entry, (applied.applied, applied.inverse)))
-            })
+            .write(
+                id,
+                self.caller.user_id,
+                now,
+                w.expected_rank,
+                |cur: &Schedule| {
+                    // Decided on the state the commands will apply to, before they change it:
+                    // the store applies them in place.
+                    writer.check_unlocks(&commands, cur)?;
+                    if w.origin == Origin::Caller {
+                        writer.check_personal(&commands, cur, cur)?;
+                    }
+                    Ok::<_, Failed>(Change {
+                        commands: commands.to_vec(),
+                        kind: w.kind,
+                        target_rank: w.target_rank,
+                        result: (),
+                    })
+                },
+            )
             .await
             .map_err(|e| Failed::Refused(self.db_error(e)))??;
         match out {
@@ -382,10 +392,12 @@ impl Ctx {
             Written::Done {
                 rank,
                 state,
-                result: (applied, inverse),
+                applied,
+                inverse,
+                ..
             } => Ok(Wrote {
                 rank,
-                state: *state,
+                state,
                 applied,
                 inverse,
             }),
@@ -402,22 +414,6 @@ impl Ctx {
             ),
         )
     }
-}
-
-/// A journal entry's commands as JSON; a failure refuses the write (it cannot happen
-/// for the model's types, and if it ever did the entry would undo nothing).
-fn entry_json(cmds: &[Command], lang: Lang) -> Result<String, Failed> {
-    serde_json::to_string(cmds).map_err(|e| {
-        tracing::error!(error = %e, "a journal entry could not be serialised");
-        Failed::Refused(Refusal::new(
-            "storage",
-            super::tr(
-                lang,
-                "Le serveur n'a pas pu enregistrer cette modification dans le journal ; rien n'a été écrit.",
-                "The server could not record this change in the journal; nothing was written.",
-            ),
-        ))
-    })
 }
 
 #[cfg(test)]

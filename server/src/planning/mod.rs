@@ -404,7 +404,8 @@ pub struct Ctx {
 #[derive(Clone, Debug)]
 pub struct Wrote {
     pub rank: i64,
-    pub state: Schedule,
+    /// The state after the write, shared with the store's (no copy).
+    pub state: Arc<Schedule>,
     pub applied: Vec<Command>,
     /// The inverse stored in the journal entry: the old values, for replies that say
     /// what changed from what (no need to read the entry back).
