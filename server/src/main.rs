@@ -9,12 +9,13 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use palmaplan_model::Lang;
+use palmaplan_server::auth;
 use palmaplan_server::bootstrap::{self, SetupError, StdioLaunch};
 use palmaplan_server::embed::Embed;
 use palmaplan_server::http::{self, AppState};
 use palmaplan_server::mcp::McpServer;
 use palmaplan_server::planning::{Caller, Clock, Planning, SystemClock, tr};
-use palmaplan_server::{auth, storage::Store};
+use palmaplan_server::storage::{Store, StoreOptions};
 use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
 
@@ -52,6 +53,25 @@ struct DataArgs {
     /// the other one with the argument "lang".
     #[arg(long, env = "PALMAPLAN_LANG", value_enum, default_value_t = LangArg::Fr, global = true)]
     lang: LangArg,
+    /// Memory for the schedules' current states kept by this process, in MB (the least
+    /// recently used are dropped beyond it and read again when needed).
+    #[arg(
+        long,
+        env = "PALMAPLAN_STATE_CACHE_MB",
+        default_value_t = 1024,
+        global = true
+    )]
+    state_cache_mb: usize,
+    /// SQLite durability: "normal" (a write survives a crash of the process; a power
+    /// cut may lose the last ones) or "full" (it survives a power cut; slower writes).
+    #[arg(long, env = "PALMAPLAN_SQLITE_SYNC", value_enum, default_value_t = SyncArg::Normal, global = true)]
+    sqlite_sync: SyncArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SyncArg {
+    Normal,
+    Full,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -399,12 +419,15 @@ fn database_url(data: &DataArgs) -> Result<String, SetupError> {
 
 async fn open_store(data: &DataArgs) -> Result<Store, SetupError> {
     let url = database_url(data)?;
-    let store = Store::open(&url).await?;
+    let options = StoreOptions {
+        state_cache_bytes: data.state_cache_mb.saturating_mul(1 << 20),
+        sqlite_full_sync: data.sqlite_sync == SyncArg::Full,
+    };
+    let store = Store::open_with(&url, options).await?;
     tracing::debug!(backend = ?store.backend(), "database open");
     Ok(store)
 }
 
-/// How a client would start this same server over stdio on the same data.
 /// The address `serve` listens at by default.
 const DEFAULT_ADDR: &str = "127.0.0.1:4785";
 
