@@ -174,7 +174,16 @@ pub fn app(state: AppState) -> Router {
 /// Serves `app(state)` on a bound listener until `state.shutdown` is cancelled, then
 /// closes the MCP sessions and waits for the requests in flight.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
     let shutdown = state.shutdown.clone();
+    // No Nagle: an answer is written in several small pieces (headers, then each server-
+    // sent event), and on a kept-alive connection the client's delayed acknowledgement
+    // would hold each next piece back by up to 40 ms.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set on a connection");
+        }
+    });
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await

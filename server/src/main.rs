@@ -422,6 +422,7 @@ async fn open_store(data: &DataArgs) -> Result<Store, SetupError> {
     let options = StoreOptions {
         state_cache_bytes: data.state_cache_mb.saturating_mul(1 << 20),
         sqlite_full_sync: data.sqlite_sync == SyncArg::Full,
+        ..StoreOptions::default()
     };
     let store = Store::open_with(&url, options).await?;
     tracing::debug!(backend = ?store.backend(), "database open");

@@ -4,7 +4,7 @@
 //! storage test suite.
 //!
 //! **The journal is the truth.** A schedule's state is its latest snapshot (the
-//! `state` column, the state at `snapshot_rank`) plus the journal entries after it,
+//! `snapshots` row: a state and its rank) plus the journal entries after it,
 //! replayed through the model's `apply`. A write applies its commands to the state kept
 //! in memory, in place (O(change)), then one transaction does `UPDATE schedules SET
 //! rank = rank + 1 ... WHERE id = ? AND rank = ?` and appends the journal entry at
@@ -19,9 +19,10 @@
 //! SQLITE_BUSY_SNAPSHOT under WAL when another writer commits in between; one that
 //! writes first simply waits for the lock (busy_timeout).
 //!
-//! Snapshots are written off the request path: the write that takes a schedule
+//! Snapshots live in a table of their own (the `schedules` row, read at every request,
+//! stays small). They are written off the request path: the write that takes a schedule
 //! [`SNAPSHOT_EVERY`] entries past its snapshot starts a task that serialises the
-//! state at that rank and stores it (`WHERE snapshot_rank < ?`, so an older snapshot
+//! state at that rank and stores it (`WHERE rank < ?`, so an older snapshot
 //! never replaces a newer one). Old entries stay: history, undo and diffs read them.
 //!
 //! Writers of one schedule in one process take turns (`WriteTurns`) before that
@@ -70,6 +71,7 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    snapshot_every: i64,
     turns: Arc<WriteTurns>,
     states: Arc<StateCache>,
 }
@@ -449,6 +451,8 @@ pub struct StoreOptions {
     /// SQLite only: `synchronous = FULL` (a commit survives a power cut) rather than
     /// `NORMAL` (it survives a crash of the process, not of the machine).
     pub sqlite_full_sync: bool,
+    /// Entries past its snapshot after which a schedule gets a new one.
+    pub snapshot_every: i64,
 }
 
 impl Default for StoreOptions {
@@ -456,6 +460,7 @@ impl Default for StoreOptions {
         StoreOptions {
             state_cache_bytes: DEFAULT_STATE_CACHE_BYTES,
             sqlite_full_sync: false,
+            snapshot_every: SNAPSHOT_EVERY,
         }
     }
 }
@@ -529,6 +534,7 @@ impl Store {
         let store = Store {
             pool,
             backend,
+            snapshot_every: opts.snapshot_every.max(1),
             turns: Arc::default(),
             states: Arc::new(StateCache::with_budget(opts.state_cache_bytes)),
         };
@@ -599,15 +605,19 @@ impl Store {
         let json = to_json(state)?;
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
-            "INSERT INTO schedules (name, state, rank, snapshot_rank, created_at, updated_at) \
-             VALUES ($1, $2, 0, 0, $3, $3) RETURNING id",
+            "INSERT INTO schedules (name, rank, created_at, updated_at) \
+             VALUES ($1, 0, $2, $2) RETURNING id",
         )
         .bind(&state.name)
-        .bind(json)
         .bind(now_ms)
         .fetch_one(&mut *tx)
         .await?;
         let id: i64 = row.try_get(0)?;
+        sqlx::query("INSERT INTO snapshots (schedule_id, rank, state) VALUES ($1, 0, $2)")
+            .bind(id)
+            .bind(json)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
             .bind(id)
             .bind(owner)
@@ -622,7 +632,13 @@ impl Store {
 
     /// The current rank of a schedule: the cheap check a poll makes first.
     pub async fn rank(&self, id: i64) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT rank FROM schedules WHERE id = $1")
+        self.number_of(id, "SELECT rank FROM schedules WHERE id = $1")
+            .await
+    }
+
+    /// One number of one schedule's row.
+    async fn number_of(&self, id: i64, sql: &'static str) -> Result<i64, StoreError> {
+        let row = sqlx::query(sql)
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
@@ -699,7 +715,8 @@ impl Store {
             }
         }
         let row = sqlx::query(
-            "SELECT state, snapshot_rank, rank, created_at FROM schedules WHERE id = $1",
+            "SELECT sn.state, sn.rank, s.rank, s.created_at FROM schedules s \
+             JOIN snapshots sn ON sn.schedule_id = s.id WHERE s.id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -832,7 +849,7 @@ impl Store {
             }
             t.rank = rank + 1;
             let shared = Arc::clone(&t.state);
-            let snapshot_due = t.rank - t.snapshot_rank >= SNAPSHOT_EVERY;
+            let snapshot_due = t.rank - t.snapshot_rank >= self.snapshot_every;
             self.states.put(id, t);
             if snapshot_due {
                 self.snapshot_later(id, created_at, rank + 1);
@@ -934,8 +951,8 @@ impl Store {
             .await
             .map_err(|e| StoreError::Corrupt(e.to_string()))??;
         sqlx::query(
-            "UPDATE schedules SET state = $1, snapshot_rank = $2 \
-             WHERE id = $3 AND created_at = $4 AND snapshot_rank < $2",
+            "UPDATE snapshots SET state = $1, rank = $2 WHERE schedule_id = $3 AND rank < $2 \
+             AND EXISTS (SELECT 1 FROM schedules WHERE id = $3 AND created_at = $4)",
         )
         .bind(json)
         .bind(rank)
@@ -959,12 +976,8 @@ impl Store {
 
     /// The rank of a schedule's stored snapshot.
     pub async fn snapshot_rank(&self, id: i64) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT snapshot_rank FROM schedules WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        Ok(row.try_get(0)?)
+        self.number_of(id, "SELECT rank FROM snapshots WHERE schedule_id = $1")
+            .await
     }
 
     /// Journal entries after `rank`, oldest first, at most `limit`. One indexed range
@@ -1357,6 +1370,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         for sql in [
             "DELETE FROM journal WHERE schedule_id = $1",
+            "DELETE FROM snapshots WHERE schedule_id = $1",
             "DELETE FROM roles WHERE schedule_id = $1",
             "DELETE FROM versions WHERE schedule_id = $1",
         ] {
@@ -1588,7 +1602,7 @@ mod tests {
     }
 
     on_both_backends_twice!(journal_truth, the_journal_is_the_truth);
-    on_both_backends_twice!(two_processes, two_processes_stay_consistent);
+    on_both_backends_twice!(interleaved, two_processes_stay_consistent);
 
     /// A move of bar 14 of the demo by `by` working days.
     fn move14(by: i32) -> Change<()> {
@@ -1670,6 +1684,7 @@ mod tests {
         Store {
             pool: s.pool.clone(),
             backend: s.backend,
+            snapshot_every: s.snapshot_every,
             turns: Arc::default(),
             states: Arc::default(),
         }

@@ -1,5 +1,12 @@
--- The journal is the truth: `state` is the snapshot at `snapshot_rank`; the current
--- state is that snapshot plus the journal entries after it. Existing states are the
--- current ones, so their snapshot rank is their rank.
-ALTER TABLE schedules ADD COLUMN snapshot_rank BIGINT NOT NULL DEFAULT 0;
-UPDATE schedules SET snapshot_rank = rank;
+-- The journal is the truth: a schedule's state is its latest snapshot plus the journal
+-- entries after it. Snapshots get a table of their own, so that the schedules rows stay
+-- small (a poll reads a rank there; on SQLite a large state in the same row is walked
+-- through before the columns after it). Existing states are the current ones, so each
+-- becomes a snapshot at its schedule's rank.
+CREATE TABLE snapshots (
+    schedule_id BIGINT PRIMARY KEY REFERENCES schedules(id) ON DELETE CASCADE,
+    rank BIGINT NOT NULL,
+    state TEXT NOT NULL
+);
+INSERT INTO snapshots (schedule_id, rank, state) SELECT id, rank, state FROM schedules;
+ALTER TABLE schedules DROP COLUMN state;
