@@ -98,6 +98,18 @@ pub const DEFAULT_STATE_CACHE_BYTES: usize = 1 << 30;
 struct StateCache {
     inner: Mutex<CacheInner>,
     budget: usize,
+    /// What this process knows of each schedule's stored snapshot, apart from the kept
+    /// states (a writer takes those out and puts them back; this stays put).
+    snapshots: Mutex<HashMap<i64, SnapshotMeta>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SnapshotMeta {
+    created_at: i64,
+    /// The rank of the latest snapshot stored (as far as this process knows).
+    rank: i64,
+    /// A snapshot task is under way.
+    running: bool,
 }
 
 impl Default for StateCache {
@@ -118,10 +130,6 @@ struct CacheInner {
 struct CachedState {
     created_at: i64,
     rank: i64,
-    /// The rank of the latest snapshot stored (as far as this process knows).
-    snapshot_rank: i64,
-    /// A snapshot task is under way.
-    snapshotting: bool,
     state: Arc<Schedule>,
     /// An estimate of the state's size in memory.
     bytes: usize,
@@ -133,7 +141,6 @@ struct CachedState {
 struct Taken {
     created_at: i64,
     rank: i64,
-    snapshot_rank: i64,
     state: Arc<Schedule>,
     bytes: usize,
 }
@@ -143,6 +150,7 @@ impl StateCache {
         StateCache {
             inner: Mutex::default(),
             budget,
+            snapshots: Mutex::default(),
         }
     }
 
@@ -174,7 +182,6 @@ impl StateCache {
         Some(Taken {
             created_at: e.created_at,
             rank: e.rank,
-            snapshot_rank: e.snapshot_rank,
             state: e.state,
             bytes: e.bytes,
         })
@@ -197,8 +204,6 @@ impl StateCache {
             CachedState {
                 created_at: t.created_at,
                 rank: t.rank,
-                snapshot_rank: t.snapshot_rank,
-                snapshotting: false,
                 state: t.state,
                 bytes: t.bytes,
                 used,
@@ -221,13 +226,37 @@ impl StateCache {
         }
     }
 
-    /// Marks a snapshot task as started for the kept state at `rank`; false when one
-    /// is already under way (or the state moved on).
-    fn start_snapshot(&self, id: i64, rank: i64) -> bool {
-        let mut c = self.lock();
-        match c.by_id.get_mut(&id) {
-            Some(e) if !e.snapshotting && e.rank >= rank => {
-                e.snapshotting = true;
+    fn snaps(&self) -> std::sync::MutexGuard<'_, HashMap<i64, SnapshotMeta>> {
+        self.snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records that schedule `id` (of this creation time) has a snapshot at `rank`.
+    fn note_snapshot(&self, id: i64, created_at: i64, rank: i64) {
+        let mut s = self.snaps();
+        let m = s.entry(id).or_insert(SnapshotMeta {
+            created_at,
+            rank,
+            running: false,
+        });
+        if m.created_at != created_at {
+            *m = SnapshotMeta {
+                created_at,
+                rank,
+                running: false,
+            };
+        }
+        m.rank = m.rank.max(rank);
+    }
+
+    /// Starts a snapshot of schedule `id` at `rank` if it is `every` entries or more past
+    /// the last one and none is under way; false otherwise.
+    fn claim_snapshot(&self, id: i64, created_at: i64, rank: i64, every: i64) -> bool {
+        let mut s = self.snaps();
+        match s.get_mut(&id) {
+            Some(m) if m.created_at == created_at && !m.running && rank - m.rank >= every => {
+                m.running = true;
                 true
             }
             _ => false,
@@ -235,13 +264,13 @@ impl StateCache {
     }
 
     fn snapshot_done(&self, id: i64, created_at: i64, rank: Option<i64>) {
-        let mut c = self.lock();
-        if let Some(e) = c.by_id.get_mut(&id)
-            && e.created_at == created_at
+        let mut s = self.snaps();
+        if let Some(m) = s.get_mut(&id)
+            && m.created_at == created_at
         {
-            e.snapshotting = false;
+            m.running = false;
             if let Some(r) = rank {
-                e.snapshot_rank = e.snapshot_rank.max(r);
+                m.rank = m.rank.max(r);
             }
         }
     }
@@ -251,6 +280,8 @@ impl StateCache {
         if let Some(e) = c.by_id.remove(&id) {
             c.bytes = c.bytes.saturating_sub(e.bytes);
         }
+        drop(c);
+        self.snaps().remove(&id);
     }
 
     #[cfg(test)]
@@ -737,10 +768,10 @@ impl Store {
         let reached = self
             .replay(id, &mut state, snapshot_rank, now_rank.max(rank))
             .await?;
+        self.states.note_snapshot(id, created_at, snapshot_rank);
         Ok(Taken {
             created_at,
             rank: reached,
-            snapshot_rank,
             state: Arc::new(state),
             bytes,
         })
@@ -841,8 +872,19 @@ impl Store {
                 .append(id, rank, &name, author, now_ms, &change, &applied)
                 .await;
             match stored {
-                Ok(true) => {}
-                Ok(false) => {
+                Ok(Some(written)) => {
+                    // The kept state's size follows what the writes add to it.
+                    t.bytes = if change
+                        .commands
+                        .iter()
+                        .any(|c| matches!(c, Command::ReplaceSchedule { .. }))
+                    {
+                        approx_bytes(&t.state)
+                    } else {
+                        t.bytes + written
+                    };
+                }
+                Ok(None) => {
                     // Lost to another process: this state is dropped (it holds a change
                     // that was not written), the next round reads the newer one.
                     if expected_rank.is_some() {
@@ -859,9 +901,8 @@ impl Store {
             let every = self
                 .snapshot_every
                 .max(i64::try_from(t.bytes / SNAPSHOT_BYTES_PER_ENTRY).unwrap_or(i64::MAX));
-            let snapshot_due = t.rank - t.snapshot_rank >= every;
             self.states.put(id, t);
-            if snapshot_due {
+            if self.states.claim_snapshot(id, created_at, rank + 1, every) {
                 self.snapshot_later(id, created_at, rank + 1);
             }
             return Ok(Ok(Written::Done {
@@ -887,7 +928,7 @@ impl Store {
         now_ms: i64,
         change: &Change<R>,
         applied: &command::Applied,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<usize>, StoreError> {
         // The entry that cannot be written whole is not written at all: its undo would
         // do nothing.
         let commands = serde_json::to_string(&applied.applied)
@@ -907,8 +948,9 @@ impl Store {
         .await?;
         if updated.rows_affected() != 1 {
             tx.rollback().await?;
-            return Ok(false);
+            return Ok(None);
         }
+        let written = commands.len() + inverse.len();
         sqlx::query(
             "INSERT INTO journal (schedule_id, rank, author, at, kind, target_rank, commands, inverse) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -924,18 +966,17 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(Some(written))
     }
 
     /// Stores a snapshot of the kept state at `rank` in a task of its own (off the
     /// request path). A newer snapshot is never replaced by an older one.
     fn snapshot_later(&self, id: i64, created_at: i64, rank: i64) {
-        if !self.states.start_snapshot(id, rank) {
-            return;
-        }
         let Some((kept, state)) = self.states.get(id, created_at) else {
+            self.states.snapshot_done(id, created_at, None);
             return;
         };
+        debug_assert!(kept >= rank);
         let store = self.clone();
         tokio::spawn(async move {
             let done = store.store_snapshot(id, created_at, kept, state).await;

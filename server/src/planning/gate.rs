@@ -348,7 +348,9 @@ impl Ctx {
         let writer = self.writer(id, cmds).await?;
         writer.check_clearance(cmds)?;
         writer.check_unlocks(cmds, before)?;
-        writer.check_personal(cmds, before, after)
+        // As the write decides it: on the state the commands start from.
+        let _ = after;
+        writer.check_personal(cmds, before, before)
     }
 
     /// THE write: the gate, then the model's `apply` inside the storage's optimistic
@@ -1111,6 +1113,21 @@ mod tests {
                 "locked",
             )
             .await;
+            // Imported elsewhere, a schedule starts unlocked (its locks named people of
+            // the schedule it came from).
+            let mut exported = serde_json::to_value(k.state().await).unwrap();
+            assert!(exported["locks"].is_array());
+            exported["name"] = json!("Copie");
+            let imported = k
+                .ok(
+                    &k.bob,
+                    "import_schedule",
+                    json!({"name": "Copie", "json": exported}),
+                )
+                .await;
+            let copy = imported.structured["schedule_id"].as_i64().unwrap();
+            let state = k.planning.store().load(copy).await.unwrap().state;
+            assert!(state.locks.is_empty());
         }
     }
 }

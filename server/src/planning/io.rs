@@ -387,6 +387,9 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         )
         .with(json!({ "path": e.path }))
     })?;
+    // Locks name people of the schedule they came from: an imported schedule starts
+    // unlocked, its importer its only owner.
+    state.locks.clear();
     let id = ctx
         .store()
         .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())

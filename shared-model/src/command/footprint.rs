@@ -122,9 +122,14 @@ impl Command {
         let f = self.footprint();
         let mut all = f.read;
         all.extend(f.changed);
-        if let Command::ReplaceSchedule { schedule } = self {
-            all.push(SCHEDULE_FIELDS);
-            all.extend(all_ids(schedule));
+        match self {
+            Command::ReplaceSchedule { schedule } => {
+                all.push(SCHEDULE_FIELDS);
+                all.extend(all_ids(schedule));
+            }
+            // The locks travel in the header record.
+            Command::Lock { .. } | Command::Unlock { .. } => all.push(SCHEDULE_FIELDS),
+            _ => {}
         }
         all.sort_unstable();
         all.dedup();
@@ -199,10 +204,10 @@ impl Command {
             C::RenameSchedule { .. } | C::SetScheduleNotes { .. } | C::SetSettings { .. } => {
                 fp(&[SCHEDULE_FIELDS], &[], None)
             }
-            // A lock is the schedule's (its header carries them, so a live update
-            // re-sends it) and refers to its target.
+            // A lock refers to its target and changes no item: an undo is not held up
+            // by someone's lock elsewhere (its header record is re-sent: see `touched`).
             C::Lock { target, .. } | C::Unlock { target } => fp(
-                &[SCHEDULE_FIELDS],
+                &[],
                 &[Some(target.id()).filter(|&id| id != SCHEDULE_FIELDS)],
                 None,
             ),

@@ -35,7 +35,8 @@ pub(super) fn lock(
     reason: Option<&str>,
 ) -> Res<Command> {
     target_exists(cx, target)?;
-    let reason = reason.unwrap_or("").trim();
+    // Taken as given (the tool trims it): an undo must bring back exactly what was set.
+    let reason = reason.unwrap_or("");
     check::text(reason).at("reason")?;
     // A reason is a line of a refusal, and locks travel whole in the view's header.
     let len = reason.chars().count();
@@ -98,6 +99,18 @@ fn target_exists(cx: &Ctx<'_>, target: LockTarget) -> Res<()> {
         LockTarget::Row(r) => cx.row_pos("target", r).map(|_| ()),
         LockTarget::Bar(b) => cx.bar_pos("target", b).map(|_| ()),
     }
+}
+
+/// A lock whose target a list of commands deleted (a lock set and its item deleted in
+/// one list, which the guard, built before the list, does not see): the list is
+/// refused, and no lock is ever left pointing at nothing.
+pub(super) fn dangling(s: &Schedule) -> Option<&Lock> {
+    s.locks.iter().find(|l| match l.target {
+        LockTarget::Schedule => false,
+        LockTarget::Group(g) => s.group(g).is_none(),
+        LockTarget::Row(r) => s.row(r).is_none(),
+        LockTarget::Bar(b) => s.bar(b).is_none(),
+    })
 }
 
 /// The ids the locks of a schedule hold, each with the lock that holds it.
@@ -381,6 +394,68 @@ mod tests {
         )
         .unwrap();
         assert_eq!(free, s);
+    }
+
+    #[test]
+    fn no_lock_outlives_its_item_nor_comes_back_with_a_restore() {
+        let s = demo::s4hana_migration();
+        // Set and deleted in one list: refused, nothing changed.
+        for cmds in [
+            vec![
+                lock(LockTarget::Row(RowId(7))),
+                Command::DeleteRow { row: RowId(7) },
+            ],
+            vec![
+                lock(LockTarget::Bar(BarId(14))),
+                Command::DeletePeriods {
+                    bars: vec![BarId(14)],
+                },
+            ],
+            vec![
+                lock(LockTarget::Bar(BarId(14))),
+                Command::ReplaceSchedule {
+                    schedule: Box::new(Schedule::new("Vide")),
+                },
+            ],
+        ] {
+            assert!(
+                matches!(refused(&s, &cmds), Problem::Locked { .. }),
+                "{cmds:?}"
+            );
+        }
+        // A replace keeps the locks as they are: none revived, none set in a name.
+        let mut forged = s.clone();
+        forged.locks = vec![Lock {
+            target: LockTarget::Schedule,
+            by: 1,
+            by_name: "Alice".into(),
+            since_ms: 0,
+            reason: String::new(),
+        }];
+        let (after, _) = apply(
+            &s,
+            &[Command::ReplaceSchedule {
+                schedule: Box::new(forged),
+            }],
+        )
+        .unwrap();
+        assert!(after.locks.is_empty());
+        // A lock's reason comes back exactly on undo, spaces and all.
+        let spaced = Command::Lock {
+            target: LockTarget::Bar(BarId(14)),
+            by: 7,
+            by_name: "Alice".into(),
+            since_ms: 0,
+            reason: Some(" revue ".into()),
+        };
+        let (locked, done) = apply(&s, &[spaced]).unwrap();
+        let (unlocked, undo) = apply(&locked, &done.inverse).unwrap();
+        assert_eq!(unlocked, s);
+        assert_eq!(apply(&unlocked, &undo.inverse).unwrap().0, locked);
+        // The invariants hold the reason to the lock's own limit.
+        let mut long = locked.clone();
+        long.locks[0].reason = "x".repeat(MAX_REASON + 1);
+        assert!(validate_schedule(&long).is_err());
     }
 
     #[test]

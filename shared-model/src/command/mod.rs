@@ -591,6 +591,30 @@ fn run(s: &mut Schedule, cmds: &[Command], mode: Mode) -> Result<Applied, Failur
     if failure.is_none() && cx.graph_changed() && !graph::links_sound(cx.s) {
         failure = Some(Failure::Graph);
     }
+    if failure.is_none()
+        && let Some(lock) = locks::dangling(cx.s)
+    {
+        // Blame the first command that touched the locked item.
+        let id = lock.target.id();
+        let at = applied
+            .iter()
+            .zip(&inverses)
+            .position(|(c, inv)| {
+                let mut f = c.footprint();
+                f.extend(Footprint::of(inv.iter()));
+                f.changed.contains(&id) || f.whole
+            })
+            .unwrap_or(cmds.len().saturating_sub(1));
+        failure = Some(Failure::Command(ApplyError {
+            command: at,
+            op: cmds.get(at).map_or("", Command::op),
+            field: String::new(),
+            problem: Problem::Locked {
+                item: id,
+                lock: Box::new(lock.clone()),
+            },
+        }));
+    }
     if let Some(failure) = failure {
         rollback(&mut cx, &inverses);
         cx.s.next_id = next_id;

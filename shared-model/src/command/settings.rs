@@ -85,6 +85,21 @@ pub(super) fn set_settings(
 }
 
 pub(super) fn replace_schedule(cx: &mut Ctx<'_>, new: &Schedule) -> Res<Command> {
+    // Locks are not part of what a replace brings: they stay as they are (a restore
+    // neither revives a lock removed since nor sets one in someone's name). What a lock
+    // holds refuses a replace anyway (see `locks`).
+    let mut kept = new.clone();
+    kept.locks = cx.s.locks.clone();
+    if let Some(lock) = super::locks::dangling(&kept) {
+        return fault(
+            "schedule",
+            Problem::Locked {
+                item: lock.target.id(),
+                lock: Box::new(lock.clone()),
+            },
+        );
+    }
+    let new = &kept;
     validate_schedule(new).map_err(|e| Fault {
         field: "schedule",
         problem: Problem::InvalidSchedule {

@@ -288,7 +288,16 @@ fn people(s: &Schedule) -> Checked {
             return missing(s, format!("locks[{i}].target"), kind, id);
         }
         at!(check::name(&l.by_name), "locks[{i}].by_name")?;
-        at!(check::text(&l.reason), "locks[{i}].reason")?;
+        let len = l.reason.chars().count();
+        if len > super::MAX_REASON {
+            return fail(
+                format!("locks[{i}].reason"),
+                Problem::TooLong {
+                    len,
+                    max: super::MAX_REASON,
+                },
+            );
+        }
     }
     Ok(())
 }

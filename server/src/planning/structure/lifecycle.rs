@@ -116,6 +116,8 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     // A copy made by a non-owner must not hand them an owner's view of the data.
     let viewer = ctx.viewer_as(role).await?;
     let redacted = crate::planning::privacy::redact_in_place(&mut state, &viewer);
+    // A copy starts unlocked: its locks would hold its new owner to other people's.
+    state.locks.clear();
     let id = ctx
         .store()
         .create_schedule(&state, ctx.caller.user_id, ctx.now_ms())

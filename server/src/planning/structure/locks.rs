@@ -84,7 +84,12 @@ async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         by: 0,
         by_name: String::new(),
         since_ms: 0,
-        reason: p.reason.clone(),
+        reason: p
+            .reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let lang = ctx.lang();
