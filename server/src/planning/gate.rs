@@ -172,12 +172,12 @@ impl Writer {
     }
 
     /// Refuses the first command that sets someone else's personal data, unless the
-    /// writer is an owner. `before` and `after` are the states around the write.
+    /// writer is an owner, judged on `before`, the state the commands apply to (a member
+    /// the same list adds is nobody's own yet: an owner's to give personal data to).
     pub(crate) fn check_personal(
         &self,
         cmds: &[Command],
         before: &Schedule,
-        after: &Schedule,
     ) -> Result<(), Refusal> {
         if self.role == Role::Owner {
             return Ok(());
@@ -185,14 +185,13 @@ impl Writer {
         let mine = |subject: &Subject| match (subject, self.email.as_deref()) {
             (Subject::Member(m), Some(me)) => before
                 .member(*m)
-                .or_else(|| after.member(*m))
                 .and_then(|m| m.email.as_deref())
                 .is_some_and(|theirs| same_email(me, theirs)),
             (Subject::NewEmail(e), Some(me)) => same_email(me, e),
             _ => false,
         };
         for (i, c) in cmds.iter().enumerate() {
-            if c.personal(before, after).iter().all(mine) {
+            if c.personal(before, before).iter().all(mine) {
                 continue;
             }
             let role = self.role;
@@ -336,21 +335,18 @@ impl Ctx {
         Ok(writer.sign(&cmds, self.now_ms()).into_owned())
     }
 
-    /// Whether the caller could write `cmds` from `before` to `after` (what `what_if`
-    /// shows): the same verdict as [`Ctx::write`], nothing written.
+    /// Whether the caller could write `cmds` on `before` (what `what_if` shows): the
+    /// same verdict as [`Ctx::write`], decided on the same state, nothing written.
     pub(crate) async fn may_write(
         &self,
         id: i64,
         cmds: &[Command],
         before: &Schedule,
-        after: &Schedule,
     ) -> Result<(), Refusal> {
         let writer = self.writer(id, cmds).await?;
         writer.check_clearance(cmds)?;
         writer.check_unlocks(cmds, before)?;
-        // As the write decides it: on the state the commands start from.
-        let _ = after;
-        writer.check_personal(cmds, before, before)
+        writer.check_personal(cmds, before)
     }
 
     /// THE write: the gate, then the model's `apply` inside the storage's optimistic
@@ -377,7 +373,7 @@ impl Ctx {
                     // the store applies them in place.
                     writer.check_unlocks(&commands, cur)?;
                     if w.origin == Origin::Caller {
-                        writer.check_personal(&commands, cur, cur)?;
+                        writer.check_personal(&commands, cur)?;
                     }
                     Ok::<_, Failed>(Change {
                         commands: commands.to_vec(),
@@ -443,19 +439,15 @@ mod tests {
             name: None,
             email: Some(Some("other@example.net".into())),
         }];
-        assert!(
-            writer(Role::Owner, None)
-                .check_personal(&set, &s, &s)
-                .is_ok()
-        );
+        assert!(writer(Role::Owner, None).check_personal(&set, &s).is_ok());
         let e = writer(Role::Editor, Some("eve@example.net"))
-            .check_personal(&set, &s, &s)
+            .check_personal(&set, &s)
             .unwrap_err();
         assert_eq!(e.code, "forbidden");
         assert!(e.text.contains("Command 0 (update_member)"), "{}", e.text);
         assert!(
             writer(Role::Editor, Some(" Camille@Example.net "))
-                .check_personal(&set, &s, &s)
+                .check_personal(&set, &s)
                 .is_ok(),
             "the member themself"
         );
@@ -466,7 +458,7 @@ mod tests {
         }];
         assert!(
             writer(Role::Editor, None)
-                .check_personal(&rename, &s, &s)
+                .check_personal(&rename, &s)
                 .is_ok()
         );
     }

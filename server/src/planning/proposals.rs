@@ -154,7 +154,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     // The verdict the write would get, decided by the same gate: anyone who may read
     // the schedule may simulate, but a proposal the caller could not write says why
     // and is not offered for acceptance.
-    let refused = match ctx.may_write(id, &applied.applied, before, &after).await {
+    let refused = match ctx.may_write(id, &applied.applied, before).await {
         Ok(()) => None,
         Err(r) if r.code == "storage" => return Err(r),
         Err(r) => Some(r),
