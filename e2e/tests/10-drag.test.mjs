@@ -13,6 +13,9 @@ const dates = async (f, id) => (await f.locator(`[data-bar="${id}"]`).getAttribu
 // Presses the mouse at `at(width)` on the bar, moves it by `dx` in steps, and returns
 // the text of the tip and where the mouse was pressed (the caller releases it).
 async function drag(host, f, id, at, dx) {
+  // A bar moved and widened by earlier drags may have gone past the frame's edge: a
+  // press there would land outside the view.
+  await f.locator(`[data-bar="${id}"]`).scrollIntoViewIfNeeded();
   const box = await f.locator(`[data-bar="${id}"]`).boundingBox();
   const x = box.x + at(box.width);
   const y = box.y + box.height / 2;
@@ -68,8 +71,11 @@ for (const profile of PROFILES) {
     assert.ok(resized.arguments.by > 0, JSON.stringify(resized.arguments));
     await waitFor(async () => JSON.stringify(await dates(f, id)) === JSON.stringify([rs, re]), { ms: 20000, what: `the bar at ${rs} → ${re}` });
 
-    // A drag brought back to where it began writes nothing.
-    const back = await drag(host, f, id, (w) => w / 2, 120);
+    // A drag brought back to where it began writes nothing. Towards the middle of the
+    // frame, so that the pointer stays over the view.
+    const box = await f.locator(`[data-bar="${id}"]`).boundingBox();
+    const frameWidth = await f.evaluate(() => window.innerWidth);
+    const back = await drag(host, f, id, (w) => w / 2, box.x + box.width / 2 > frameWidth / 2 ? -120 : 120);
     await host.page.mouse.move(back.x, back.y, { steps: 4 });
     await host.page.mouse.up();
     await new Promise((r) => setTimeout(r, 500));
