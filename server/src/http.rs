@@ -288,15 +288,19 @@ async fn authenticate(
                 lang: state.lang,
                 apps: false,
             });
-            let response = next.run(request).await;
+            let mut response = next.run(request).await;
             let opened = response
                 .headers()
                 .get(protocol::SESSION_HEADER)
-                .and_then(|v| v.to_str().ok());
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             match (&session, opened) {
-                (None, Some(new)) => state.sessions.opened(token.id, new).await,
+                (None, Some(new)) => state.sessions.opened(token.id, &new).await,
                 (Some(id), _) if method == Method::DELETE && response.status().is_success() => {
                     state.sessions.closed(token.id, id);
+                    // The session is closed, not about to be: 204, which clients expect
+                    // (the Python SDK warns on rmcp's 202).
+                    *response.status_mut() = StatusCode::NO_CONTENT;
                 }
                 _ => {}
             }

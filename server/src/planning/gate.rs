@@ -143,13 +143,15 @@ impl Writer {
                 continue;
             }
             let op = c.op();
+            // Texts count from 1, as the model's errors do; `command` stays the index.
+            let n = i + 1;
             let held = lock_summary(lock, self.lang);
             return Err(Refusal::new(
                 "forbidden",
                 super::tr(
                     self.lang,
-                    format!("La commande {i} ({op}) retirerait le verrou de quelqu'un d'autre ({held}) : c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle : {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
-                    format!("Command {i} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
+                    format!("La commande {n} ({op}) retirerait le verrou de quelqu'un d'autre ({held}) : c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle : {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
+                    format!("Command {n} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
                 ),
             )
             .with(json!({ "role": self.role.as_str(), "needed": "owner", "command": i, "op": op })));
@@ -196,16 +198,17 @@ impl Writer {
             }
             let role = self.role;
             let op = c.op();
+            let n = i + 1;
             return Err(Refusal::new(
                 "forbidden",
                 super::tr(
                     self.lang,
                     format!(
-                        "La commande {i} ({op}) change l'e-mail d'un membre ou le motif d'une absence : c'est au propriétaire du planning ou au membre lui-même de le faire (votre rôle : {}). Un e-mail décide qui voit les données privées d'un membre. Retirez « email » ou « reason » de la commande, ou demandez-le à un propriétaire. Rien n'a été écrit.",
+                        "La commande {n} ({op}) change l'e-mail d'un membre ou le motif d'une absence : c'est au propriétaire du planning ou au membre lui-même de le faire (votre rôle : {}). Un e-mail décide qui voit les données privées d'un membre. Retirez « email » ou « reason » de la commande, ou demandez-le à un propriétaire. Rien n'a été écrit.",
                         role_name(role, Lang::Fr)
                     ),
                     format!(
-                        "Command {i} ({op}) sets a member's e-mail or an absence's reason: only the schedule's owners or the member themself may (your role: {}). An e-mail decides who sees a member's private data. Leave “email” or “reason” out, or ask an owner. Nothing was written.",
+                        "Command {n} ({op}) sets a member's e-mail or an absence's reason: only the schedule's owners or the member themself may (your role: {}). An e-mail decides who sees a member's private data. Leave “email” or “reason” out, or ask an owner. Nothing was written.",
                         role_name(role, Lang::En)
                     ),
                 ),
@@ -218,17 +221,18 @@ impl Writer {
 
 /// A command above the caller's role.
 fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusal {
+    let n = i + 1;
     Refusal::new(
         "forbidden",
         super::tr(
             lang,
             format!(
-                "La commande {i} ({op}) demande le rôle {} ; le vôtre est {}. Demandez-le à un propriétaire du planning. Rien n'a été écrit.",
+                "La commande {n} ({op}) demande le rôle {} ; le vôtre est {}. Demandez-le à un propriétaire du planning. Rien n'a été écrit.",
                 role_name(needed, Lang::Fr),
                 role_name(role, Lang::Fr)
             ),
             format!(
-                "Command {i} ({op}) needs the {} role; yours is {}. Ask an owner of the schedule for it. Nothing was written.",
+                "Command {n} ({op}) needs the {} role; yours is {}. Ask an owner of the schedule for it. Nothing was written.",
                 role_name(needed, Lang::En),
                 role_name(role, Lang::En)
             ),
@@ -444,7 +448,7 @@ mod tests {
             .check_personal(&set, &s)
             .unwrap_err();
         assert_eq!(e.code, "forbidden");
-        assert!(e.text.contains("Command 0 (update_member)"), "{}", e.text);
+        assert!(e.text.contains("Command 1 (update_member)"), "{}", e.text);
         assert!(
             writer(Role::Editor, Some(" Camille@Example.net "))
                 .check_personal(&set, &s)

@@ -501,9 +501,12 @@ impl ApplyError {
     pub fn message(&self, lang: Lang) -> String {
         let n = self.command + 1;
         let (op, field, problem) = (self.op, &self.field, self.problem.message(lang));
-        match lang {
-            Lang::Fr => format!("Commande {n} ({op}), champ {field} : {problem}"),
-            Lang::En => format!("Command {n} ({op}), field {field}: {problem}"),
+        match (lang, field.is_empty()) {
+            // A problem of the whole command (a lock holds what it touches) has no field.
+            (Lang::Fr, true) => format!("Commande {n} ({op}) : {problem}"),
+            (Lang::En, true) => format!("Command {n} ({op}): {problem}"),
+            (Lang::Fr, false) => format!("Commande {n} ({op}), champ {field} : {problem}"),
+            (Lang::En, false) => format!("Command {n} ({op}), field {field}: {problem}"),
         }
     }
 }
