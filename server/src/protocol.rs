@@ -197,12 +197,6 @@ impl Sessions {
         }
     }
 
-    /// How many sessions `token` holds (for tests and logs).
-    pub fn count(&self, token: i64) -> usize {
-        let table = self.by_token.lock().unwrap_or_else(|e| e.into_inner());
-        table.get(&token).map_or(0, Vec::len)
-    }
-
     /// Forgets a session the client closed.
     pub fn closed(&self, token: i64, session: &str) {
         let mut table = self.by_token.lock().unwrap_or_else(|e| e.into_inner());

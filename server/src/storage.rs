@@ -1017,12 +1017,11 @@ impl Store {
     /// Takes a snapshot of schedule `id` now (tests and maintenance): the state at its
     /// current rank becomes the stored one.
     pub async fn snapshot_now(&self, id: i64) -> Result<i64, StoreError> {
-        let (rank, created_at) = self.stamp(id).await?;
-        let (rank2, state) = self.load_shared(id).await?;
-        self.store_snapshot(id, created_at, rank2.max(rank), state)
-            .await?;
-        self.states.snapshot_done(id, created_at, Some(rank2));
-        Ok(rank2)
+        let (_, created_at) = self.stamp(id).await?;
+        let (rank, state) = self.load_shared(id).await?;
+        self.store_snapshot(id, created_at, rank, state).await?;
+        self.states.snapshot_done(id, created_at, Some(rank));
+        Ok(rank)
     }
 
     /// The rank of a schedule's stored snapshot.
