@@ -246,6 +246,11 @@ pub enum ItemKind {
 /// (sorted by id), edges are the links whose both ends exist, in link id order within
 /// each node. Lags are in working days, times in working-time boundaries of the
 /// calendar it was built with.
+///
+/// The plan is the reference (see `docs/scheduling.md`): each item's planned start is
+/// its earliest start, as a dragged task gets a "start no earlier than" in MS Project,
+/// so the passes move an item only where a link (or a pin) asks for later, and an item
+/// nothing constrains stays where it is planned rather than at the project start.
 #[derive(Clone, Debug, Default)]
 pub struct ItemNetwork {
     pub items: Vec<ItemId>,
@@ -253,20 +258,52 @@ pub struct ItemNetwork {
     /// The earliest planned start among the items (0 for none).
     pub project_start: i64,
     pub durations: Vec<i64>,
-    /// Bars' pins as start boundaries; `i64::MIN` for no pin.
+    /// Where each item is planned to start, as a start boundary (a milestone's point).
+    pub planned_starts: Vec<i64>,
+    /// The planned start, or the bar's pin when that is later: what the forward pass
+    /// starts each node from.
     pub min_starts: Vec<i64>,
     pub offsets: Vec<u32>,
     pub edges: Vec<Edge>,
     /// The link behind each edge.
     pub edge_links: Vec<LinkId>,
+    /// Whether some link leads to the item (which places a milestone at the end of its
+    /// day).
+    pub preceded: Vec<bool>,
+}
+
+/// Where a milestone dated `date` sits in working time: at the start of its day when
+/// no link leads to it (a kickoff: what follows it may start that same day), at the
+/// end of its day when one does (a go-live: it is reached when its predecessors end).
+/// MS Project places milestones the same way, at 8:00 and at 17:00.
+pub fn milestone_boundary(cal: &Calendar, date: Date, has_predecessor: bool) -> i64 {
+    if has_predecessor {
+        cal.finish_boundary(date)
+    } else {
+        cal.start_boundary(date)
+    }
+}
+
+/// The day a milestone at this boundary is shown on, the inverse of
+/// [`milestone_boundary`]: the working day that ends there when a link leads to it,
+/// the one that starts there otherwise. A milestone with a predecessor that lands on
+/// the very first boundary of the project (`floor`) is shown on the day that starts
+/// there, so no date is ever shown before the project.
+pub fn milestone_date(cal: &Calendar, at: i64, has_predecessor: bool, floor: i64) -> Date {
+    if has_predecessor && at > floor {
+        cal.date_of_finish(at)
+    } else {
+        cal.date(at)
+    }
 }
 
 impl ItemNetwork {
     /// The network of a schedule on a calendar (normally `Calendar::for_schedule`).
     ///
     /// A bar lasts its planned working days (a bar whose end comes before its start,
-    /// which commands refuse, lasts 0); a milestone lasts 0 and sits at the end of its
-    /// day. Links to an item that does not exist are left out.
+    /// which commands refuse, lasts 0); a milestone lasts 0 and sits where
+    /// [`milestone_boundary`] puts it. Links to an item that does not exist are left
+    /// out.
     pub fn build(s: &Schedule, cal: &Calendar) -> ItemNetwork {
         let n = s.bars.len() + s.milestones.len();
         assert!(
@@ -278,12 +315,15 @@ impl ItemNetwork {
             kinds: Vec::with_capacity(n),
             project_start: 0,
             durations: Vec::with_capacity(n),
+            planned_starts: Vec::with_capacity(n),
             min_starts: Vec::with_capacity(n),
             offsets: Vec::new(),
             edges: Vec::new(),
             edge_links: Vec::new(),
+            preceded: Vec::new(),
         };
-        let mut project_start = i64::MAX;
+        // Milestones' dates, placed once the links say which have a predecessor.
+        let mut milestone_dates: Vec<(usize, Date)> = Vec::with_capacity(s.milestones.len());
         // Bars and milestones are each sorted by id: one merge gives the items sorted
         // by id, so link endpoints are found by binary search.
         let (mut b, mut m) = (s.bars.iter().peekable(), s.milestones.iter().peekable());
@@ -294,29 +334,32 @@ impl ItemNetwork {
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
-            let (id, kind, start, finish, pin) = if take_bar {
+            if take_bar {
                 let bar = b.next().expect("peeked");
                 let start = cal.start_boundary(bar.start);
                 let finish = cal.finish_boundary(bar.end).max(start);
                 let pin = bar.pin.map_or(i64::MIN, |p| cal.start_boundary(p));
-                (ItemId(bar.id.0), ItemKind::Bar, start, finish, pin)
+                net.items.push(ItemId(bar.id.0));
+                net.kinds.push(ItemKind::Bar);
+                net.durations.push(finish - start);
+                net.planned_starts.push(start);
+                net.min_starts.push(pin.max(start));
             } else {
                 let ms = m.next().expect("peeked");
-                let at = cal.finish_boundary(ms.date);
-                (ItemId(ms.id.0), ItemKind::Milestone, at, at, i64::MIN)
-            };
-            project_start = project_start.min(start);
-            net.items.push(id);
-            net.kinds.push(kind);
-            net.durations.push(finish - start);
-            net.min_starts.push(pin);
+                milestone_dates.push((net.items.len(), ms.date));
+                net.items.push(ItemId(ms.id.0));
+                net.kinds.push(ItemKind::Milestone);
+                net.durations.push(0);
+                net.planned_starts.push(0);
+                net.min_starts.push(0);
+            }
         }
-        net.project_start = if n == 0 { 0 } else { project_start };
 
         // Links with both ends, then a counting sort by origin into compressed rows:
         // one pass resolves the endpoints and counts, a second one places the edges.
         let lookup = NodeLookup::new(&net.items);
         let mut offsets = vec![0u32; n + 1];
+        let mut has_predecessor = vec![false; n];
         let ends: Vec<Option<(u32, u32)>> = s
             .links
             .iter()
@@ -324,9 +367,16 @@ impl ItemNetwork {
                 let from = lookup.find(&net.items, l.from)?;
                 let to = lookup.find(&net.items, l.to)?;
                 offsets[from + 1] += 1;
+                has_predecessor[to] = true;
                 Some((from as u32, to as u32))
             })
             .collect();
+        for (i, date) in milestone_dates {
+            let at = milestone_boundary(cal, date, has_predecessor[i]);
+            net.planned_starts[i] = at;
+            net.min_starts[i] = at;
+        }
+        net.project_start = net.planned_starts.iter().copied().min().unwrap_or(0);
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
@@ -351,6 +401,7 @@ impl ItemNetwork {
             net.edge_links[at] = l.id;
         }
         net.offsets = offsets;
+        net.preceded = has_predecessor;
         net
     }
 
@@ -442,12 +493,13 @@ impl std::error::Error for CycleError {}
 
 /// The dates one item could take.
 ///
-/// An item that lasts some working days starts on `early_start` and finishes at the
-/// end of `early_finish` (both working days). An item that lasts none (a milestone,
-/// or a bar planned on non-working days only) sits at the end of a day, like a
-/// milestone: its start and finish are both that day. Either way, the calendar's
-/// `start_boundary`/`finish_boundary` (or, for a point, `finish_boundary` twice) of
-/// these dates give back the engine's boundaries.
+/// Early dates are where the item is planned as long as its links and pin allow it,
+/// and otherwise the earliest dates that make them hold; an item left where it is
+/// planned reads its planned dates exactly. An item that lasts some working days
+/// starts on its start date and finishes at the end of its finish date. An item that
+/// lasts none (a milestone, or a bar planned on non-working days only) is a point
+/// shown on one day, both dates equal: a milestone per [`milestone_date`], a bar on
+/// the working day that starts there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemTiming {
     pub item: ItemId,
@@ -465,6 +517,9 @@ pub struct ItemTiming {
     pub free_float: i64,
     /// Total float <= 0.
     pub critical: bool,
+    /// Working days its links or pin push it past its planned start (0 when the plan
+    /// already respects them).
+    pub pushed_by: i64,
 }
 
 /// The critical path of a schedule.
@@ -473,11 +528,13 @@ pub struct ItemTiming {
 /// `project_end` are `None`, `length_days` is 0 and the lists are empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CriticalPath {
-    /// The first working day of the project (the earliest planned start). When the
-    /// project lasts no working day at all, the day its items sit at the end of.
+    /// The first day of the project: the earliest early start.
     pub project_start: Option<Date>,
-    /// The last working day of the project (the latest early finish).
+    /// The last day of the project once every link holds: the latest early finish.
+    /// When no link is violated, the plan's own end (`planned_end`).
     pub project_end: Option<Date>,
+    /// The last planned day of any bar or milestone: the end of the plan as drawn.
+    pub planned_end: Option<Date>,
     /// Working days from the project start to its end.
     pub length_days: i64,
     /// One per bar and milestone, sorted by item id.
@@ -537,6 +594,15 @@ pub fn critical_bars(s: &Schedule) -> Result<Vec<BarId>, CycleError> {
         .collect())
 }
 
+/// The planned dates of an item (a milestone's twice), by id.
+fn planned_dates(s: &Schedule, id: ItemId) -> Option<(Date, Date)> {
+    if let Some(b) = s.bar(BarId(id.0)) {
+        return Some((b.start, b.end));
+    }
+    s.milestone(crate::schedule::MilestoneId(id.0))
+        .map(|m| (m.date, m.date))
+}
+
 /// The critical path of a schedule on a calendar already built for it.
 pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, CycleError> {
     let Some((net, times)) = solve(s, cal)? else {
@@ -544,21 +610,31 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
     };
 
     let d = &net.durations;
-    let dates = |start: i64, duration: i64| {
-        if duration == 0 {
-            let day = cal.date_of_finish(start);
+    // An item at its planned start reads its planned dates; one moved reads the
+    // calendar's dates of where it went.
+    let dates = |i: usize, start: i64| {
+        if start == net.planned_starts[i]
+            && let Some(planned) = planned_dates(s, net.items[i])
+        {
+            return planned;
+        }
+        if net.kinds[i] == ItemKind::Milestone {
+            let day = milestone_date(cal, start, net.preceded[i], net.project_start);
+            (day, day)
+        } else if d[i] == 0 {
+            let day = cal.date(start);
             (day, day)
         } else {
-            (cal.date(start), cal.date_of_finish(start + duration))
+            (cal.date(start), cal.date_of_finish(start + d[i]))
         }
     };
     let critical: Vec<bool> = (0..net.items.len())
         .map(|i| times.total_float(i) <= 0)
         .collect();
-    let items = (0..net.items.len())
+    let items: Vec<ItemTiming> = (0..net.items.len())
         .map(|i| {
-            let (early_start, early_finish) = dates(times.early_start[i], d[i]);
-            let (late_start, late_finish) = dates(times.late_start[i], d[i]);
+            let (early_start, early_finish) = dates(i, times.early_start[i]);
+            let (late_start, late_finish) = dates(i, times.late_start[i]);
             ItemTiming {
                 item: net.items[i],
                 kind: net.kinds[i],
@@ -569,6 +645,7 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
                 total_float: times.total_float(i),
                 free_float: times.free_float[i],
                 critical: critical[i],
+                pushed_by: times.early_start[i] - net.planned_starts[i],
             }
         })
         .collect();
@@ -587,20 +664,11 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
     }
     crate::order::sort_by_u64(&mut critical_links, |l| l.0);
 
-    let length_days = times.project_end - net.project_start;
-    let (project_start, project_end) = if length_days == 0 {
-        let day = cal.date_of_finish(net.project_start);
-        (day, day)
-    } else {
-        (
-            cal.date(net.project_start),
-            cal.date_of_finish(times.project_end),
-        )
-    };
     Ok(CriticalPath {
-        project_start: Some(project_start),
-        project_end: Some(project_end),
-        length_days,
+        project_start: items.iter().map(|t| t.early_start).min(),
+        project_end: items.iter().map(|t| t.early_finish).max(),
+        planned_end: s.span().map(|(_, end)| end),
+        length_days: times.project_end - net.project_start,
         items,
         critical_links,
     })
@@ -711,8 +779,9 @@ mod tests {
     #[test]
     fn each_link_kind_with_positive_and_negative_lag() {
         // A: two days pinned on Monday 2026-11-09 (Mon 9, Tue 10); B: three days. The
-        // holiday on Wednesday 11 sits right after A. A is planned on Monday 2 so the
-        // project starts there and leads have room before A.
+        // holiday on Wednesday 11 sits right after A. Both are planned on Monday 2, so
+        // the project starts there, leads have room before A, and B goes wherever
+        // its link puts it.
         let cases = [
             (LinkKind::FS, 0, "2026-11-12", "2026-11-16", true),
             (LinkKind::FS, 1, "2026-11-13", "2026-11-17", true),
@@ -732,7 +801,7 @@ mod tests {
             let mut s = schedule();
             add_bar(&mut s, 1, "2026-11-02", "2026-11-03");
             pin(&mut s, 1, "2026-11-09");
-            add_bar(&mut s, 2, "2026-11-16", "2026-11-18");
+            add_bar(&mut s, 2, "2026-11-02", "2026-11-04");
             add_link(&mut s, 3, 1, 2, kind, lag);
             let cp = critical_path(&s).unwrap();
             let (a, b) = (cp.timing(ItemId(1)).unwrap(), cp.timing(ItemId(2)).unwrap());
@@ -766,7 +835,7 @@ mod tests {
         let mut s = schedule();
         s.settings.time_unit = TimeUnit::Week;
         add_bar(&mut s, 1, "2026-11-09", "2026-11-10");
-        add_bar(&mut s, 2, "2026-11-16", "2026-11-16");
+        add_bar(&mut s, 2, "2026-11-09", "2026-11-09");
         add_link(&mut s, 3, 1, 2, LinkKind::FS, 1);
         let cp = critical_path(&s).unwrap();
         // Five working days after the end of Tuesday 10, the holiday skipped.
@@ -778,15 +847,16 @@ mod tests {
         // A(3) -> B(2) -> D(1) -> M, A -> C(4) -> D, F(1) -> B, E(2) alone; all FS.
         // Working days from Monday 2: 0 Mon 2 .. 4 Fri 6, 5 Mon 9, 6 Tue 10, 7 Thu 12.
         // Early: A [0,3) B [3,5) C [3,7) D [7,8) M 8 E [0,2) F [0,1); end 8.
-        // Late: D [7,8) C [3,7) B [5,7) A [0,3) F [4,5) E [6,8).
+        // Late: D [7,8) C [3,7) B [5,7) A [0,3) F [4,5) E [6,8). Each is planned on
+        // its early dates, so the plan respects every link.
         let mut s = schedule();
         add_bar(&mut s, 1, "2026-11-02", "2026-11-04");
-        add_bar(&mut s, 2, "2026-11-16", "2026-11-17");
+        add_bar(&mut s, 2, "2026-11-05", "2026-11-06");
         add_bar(&mut s, 3, "2026-11-05", "2026-11-10");
-        add_bar(&mut s, 4, "2026-11-20", "2026-11-20");
-        add_milestone(&mut s, 5, "2026-11-30");
-        add_bar(&mut s, 6, "2026-11-23", "2026-11-24");
-        add_bar(&mut s, 7, "2026-11-25", "2026-11-25");
+        add_bar(&mut s, 4, "2026-11-12", "2026-11-12");
+        add_milestone(&mut s, 5, "2026-11-12");
+        add_bar(&mut s, 6, "2026-11-02", "2026-11-03");
+        add_bar(&mut s, 7, "2026-11-02", "2026-11-02");
         for (id, from, to) in [(10, 1, 2), (11, 1, 3), (12, 2, 4), (13, 3, 4), (14, 4, 5)] {
             add_link(&mut s, id, from, to, LinkKind::FS, 0);
         }
@@ -840,13 +910,14 @@ mod tests {
     #[test]
     fn milestones_in_the_chain() {
         // A(2) -FS-> M -FS+1-> B(1) -FF-> M2, and M -SS-> C(1). M sits at the end of
-        // Tuesday 3; the holiday is out of reach.
+        // Tuesday 3; the holiday is out of reach. Everything after A is planned on
+        // Monday 2, too early, so the links place it.
         let mut s = schedule();
         add_bar(&mut s, 1, "2026-11-02", "2026-11-03");
-        add_milestone(&mut s, 2, "2026-11-20");
-        add_bar(&mut s, 3, "2026-11-23", "2026-11-23");
-        add_bar(&mut s, 4, "2026-11-24", "2026-11-24");
-        add_milestone(&mut s, 5, "2026-11-30");
+        add_milestone(&mut s, 2, "2026-11-02");
+        add_bar(&mut s, 3, "2026-11-02", "2026-11-02");
+        add_bar(&mut s, 4, "2026-11-02", "2026-11-02");
+        add_milestone(&mut s, 5, "2026-11-02");
         add_link(&mut s, 10, 1, 2, LinkKind::FS, 0);
         add_link(&mut s, 11, 2, 3, LinkKind::FS, 1);
         add_link(&mut s, 12, 2, 4, LinkKind::SS, 0);
@@ -868,14 +939,15 @@ mod tests {
     fn pins_hold_bars_back_but_never_pull_them_earlier() {
         let mut s = schedule();
         add_bar(&mut s, 1, "2026-11-02", "2026-11-02");
-        // Pinned on a Saturday: starts the next working day, later than its link asks.
-        add_bar(&mut s, 2, "2026-11-16", "2026-11-17");
+        // Planned on Monday 2, pinned on a Saturday: starts the next working day, later
+        // than its link asks.
+        add_bar(&mut s, 2, "2026-11-02", "2026-11-03");
         pin(&mut s, 2, "2026-11-07");
         // Pinned before its link's bound: the link wins.
-        add_bar(&mut s, 3, "2026-11-30", "2026-11-30");
+        add_bar(&mut s, 3, "2026-11-02", "2026-11-02");
         pin(&mut s, 3, "2026-11-03");
-        // Pinned before the project start: the project start wins.
-        add_bar(&mut s, 4, "2026-11-04", "2026-11-04");
+        // Pinned before its planned start: the plan wins.
+        add_bar(&mut s, 4, "2026-11-02", "2026-11-02");
         pin(&mut s, 4, "2026-10-26");
         add_link(&mut s, 10, 1, 2, LinkKind::FS, 0);
         add_link(&mut s, 11, 2, 3, LinkKind::FS, 0);
@@ -907,21 +979,33 @@ mod tests {
 
     #[test]
     fn a_bar_on_days_off_only_is_a_point() {
+        // A weekend bar planned before its link's bound is pushed to the working day
+        // the bound starts (never the Friday before); one planned after it keeps its
+        // planned days.
         let mut s = schedule();
         add_bar(&mut s, 1, "2026-11-02", "2026-11-03");
-        add_bar(&mut s, 2, "2026-11-07", "2026-11-08");
-        add_bar(&mut s, 3, "2026-11-16", "2026-11-16");
+        add_bar(&mut s, 2, "2026-10-31", "2026-11-01");
+        add_bar(&mut s, 3, "2026-11-02", "2026-11-02");
+        add_bar(&mut s, 4, "2026-11-07", "2026-11-08");
         add_link(&mut s, 10, 1, 2, LinkKind::FS, 0);
         add_link(&mut s, 11, 2, 3, LinkKind::FS, 0);
+        add_link(&mut s, 12, 1, 4, LinkKind::FS, 0);
         let cp = critical_path(&s).unwrap();
-        let weekend = cp.timing(ItemId(2)).unwrap();
+        let pushed = cp.timing(ItemId(2)).unwrap();
         assert_eq!(
-            (weekend.kind, weekend.early_start),
-            (ItemKind::Bar, d("2026-11-03"))
+            (pushed.kind, pushed.early_start, pushed.early_finish),
+            (ItemKind::Bar, d("2026-11-04"), d("2026-11-04"))
         );
-        assert_eq!(weekend.early_finish, d("2026-11-03"));
         assert_eq!(cp.timing(ItemId(3)).unwrap().early_start, d("2026-11-04"));
-        assert_eq!(cp.length_days, 3);
+        let kept = cp.timing(ItemId(4)).unwrap();
+        assert_eq!(
+            (kept.early_start, kept.early_finish, kept.pushed_by),
+            (d("2026-11-07"), d("2026-11-08"), 0)
+        );
+        assert_eq!(cp.project_start, Some(d("2026-11-02")));
+        // The weekend bar ends the plan: Monday 2 to Friday 6 in working time.
+        assert_eq!(cp.project_end, Some(d("2026-11-08")));
+        assert_eq!(cp.length_days, 5);
     }
 
     #[test]
@@ -937,9 +1021,9 @@ mod tests {
         check(
             &s,
             expect![[r#"
-                start Some(2026-11-02) end Some(2026-11-02) length 0 critical links []
-                i1 milestone early 2026-11-02..2026-11-02 late 2026-11-02..2026-11-02 tf 0 ff 0 critical
-                i2 milestone early 2026-11-02..2026-11-02 late 2026-11-02..2026-11-02 tf 0 ff 0 critical
+                start Some(2026-11-02) end Some(2026-11-04) length 2 critical links []
+                i1 milestone early 2026-11-02..2026-11-02 late 2026-11-04..2026-11-04 tf 2 ff 2
+                i2 milestone early 2026-11-04..2026-11-04 late 2026-11-04..2026-11-04 tf 0 ff 0 critical
             "#]],
         );
     }

@@ -24,6 +24,7 @@ pub mod idset;
 pub mod layout;
 pub mod order;
 pub mod paging;
+pub mod push;
 pub mod readback;
 pub mod risk;
 pub mod schedule;

@@ -238,6 +238,7 @@ fn counts(r: &mut Reader<'_>) -> Res<Counts> {
 fn settings(r: &mut Reader<'_>) -> Res<Settings> {
     let at = r.here();
     let (mut zone, mut weekdays, mut holidays, mut unit) = (None, None, None, None);
+    let mut scheduling = Scheduling::Manual;
     r.object(&mut |r, k| {
         match k {
             "time_zone" => zone = Some(r.string()?),
@@ -263,6 +264,12 @@ fn settings(r: &mut Reader<'_>) -> Res<Settings> {
                     "a time unit (\"day\" or \"week\")",
                 )?)
             }
+            "scheduling" => {
+                scheduling = r.pick(
+                    &[("auto", Scheduling::Auto), ("manual", Scheduling::Manual)],
+                    "a scheduling mode (\"auto\" or \"manual\")",
+                )?
+            }
             _ => r.skip()?,
         }
         Ok(())
@@ -273,6 +280,7 @@ fn settings(r: &mut Reader<'_>) -> Res<Settings> {
         working_weekdays: need(weekdays, w, "working_weekdays", at)?,
         holidays: need(holidays, w, "holidays", at)?,
         time_unit: need(unit, w, "time_unit", at)?,
+        scheduling,
     })
 }
 

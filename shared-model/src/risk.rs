@@ -142,19 +142,39 @@ pub struct ItemBounds {
 
 impl ItemBounds {
     pub fn new(s: &Schedule, cal: &Calendar) -> ItemBounds {
+        let milestone_ids: Vec<MilestoneId> = s.milestones.iter().map(|m| m.id).collect();
+        let bar_ids: Vec<BarId> = s.bars.iter().map(|b| b.id).collect();
+        // A milestone sits at the start or the end of its day depending on whether a
+        // link leads to it (`cpm::milestone_boundary`), as in the critical path.
+        let mut preceded = vec![false; milestone_ids.len()];
+        if !milestone_ids.is_empty() {
+            let exists = |i: ItemId| {
+                bar_ids.binary_search(&BarId(i.0)).is_ok()
+                    || milestone_ids.binary_search(&MilestoneId(i.0)).is_ok()
+            };
+            for l in &s.links {
+                if let Ok(k) = milestone_ids.binary_search(&MilestoneId(l.to.0))
+                    && !preceded[k]
+                    && exists(l.from)
+                {
+                    preceded[k] = true;
+                }
+            }
+        }
         ItemBounds {
-            bar_ids: s.bars.iter().map(|b| b.id).collect(),
             bar_bounds: s
                 .bars
                 .iter()
                 .map(|b| (cal.start_boundary(b.start), cal.finish_boundary(b.end)))
                 .collect(),
-            milestone_ids: s.milestones.iter().map(|m| m.id).collect(),
+            bar_ids,
             milestone_bounds: s
                 .milestones
                 .iter()
-                .map(|m| cal.finish_boundary(m.date))
+                .zip(&preceded)
+                .map(|(m, &p)| crate::cpm::milestone_boundary(cal, m.date, p))
                 .collect(),
+            milestone_ids,
         }
     }
 

@@ -111,6 +111,25 @@ pub enum TimeUnit {
     Week,
 }
 
+/// Whether a write that changes dates or links moves the successors (see
+/// `docs/scheduling.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduling {
+    /// Every such write pushes what is downstream so that every link holds.
+    Auto,
+    /// Dates stay where they are put; broken links are reported. A schedule stored
+    /// before the setting existed reads as manual, as it always behaved.
+    #[default]
+    Manual,
+}
+
+impl Scheduling {
+    fn is_manual(&self) -> bool {
+        *self == Scheduling::Manual
+    }
+}
+
 /// A schedule's calendar and conventions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
@@ -122,6 +141,8 @@ pub struct Settings {
     /// Non-working dates, sorted, no duplicates.
     pub holidays: Vec<Date>,
     pub time_unit: TimeUnit,
+    #[serde(default, skip_serializing_if = "Scheduling::is_manual")]
+    pub scheduling: Scheduling,
 }
 
 impl Default for Settings {
@@ -137,6 +158,7 @@ impl Default for Settings {
             ],
             holidays: Vec::new(),
             time_unit: TimeUnit::Day,
+            scheduling: Scheduling::Manual,
         }
     }
 }

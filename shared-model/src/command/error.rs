@@ -180,6 +180,12 @@ pub enum Problem {
     NotLocked {
         target: LockTarget,
     },
+    /// The cascade that follows the commands cannot move `item` (a lock holds it, or
+    /// its new dates leave the supported years).
+    Cascade {
+        item: ItemId,
+        inner: Box<Problem>,
+    },
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
@@ -292,6 +298,10 @@ impl Problem {
                 "{} n'a pas de verrou. Les verrous du planning sont listés par get_schedule.",
                 capitalise(&target_fr(*target))
             ),
+            Problem::Cascade { item, inner } => format!(
+                "le décalage en cascade des successeurs doit déplacer l'élément {item}, mais {} Rien n'a été écrit ; pour écrire ces changements sans décaler les successeurs, passez cascade: false.",
+                inner.fr()
+            ),
         }
     }
 
@@ -390,6 +400,10 @@ impl Problem {
             Problem::NotLocked { target } => format!(
                 "{} has no lock. get_schedule lists the schedule's locks.",
                 capitalise(&target_en(*target))
+            ),
+            Problem::Cascade { item, inner } => format!(
+                "the cascade that moves the successors must move item {item}, but {} Nothing was written; to write these changes without moving the successors, pass cascade: false.",
+                inner.en()
             ),
         }
     }

@@ -400,6 +400,7 @@ mod tests {
                 working_weekdays: None,
                 holidays: None,
                 time_unit: None,
+                scheduling: None,
             }],
         );
         assert_eq!(notes.clash(&zone), Some(Some(SCHEDULE_FIELDS)));

@@ -351,6 +351,9 @@ pub enum Command {
         holidays: Option<Vec<Date>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         time_unit: Option<TimeUnit>,
+        /// "auto" pushes successors on every write that changes dates or links.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scheduling: Option<Scheduling>,
     },
     // Locks.
     /// Locks a bar, a row, a group or the whole schedule: no write may change what it
@@ -496,6 +499,9 @@ pub struct Applied {
     /// The commands as applied, every generated id (and resolved position) filled in:
     /// the journal stores these, so a replay elsewhere hands out the same ids.
     pub applied: Vec<Command>,
+    /// What a cascade moved after the commands (`apply_cascading`), by id; its
+    /// commands are at the end of `applied`.
+    pub cascade: Vec<crate::push::Moved>,
 }
 
 /// Applies `cmds` to a copy of `s`: the new schedule and what was done, or the first
@@ -531,6 +537,97 @@ pub fn apply_in_place(s: &mut Schedule, cmds: &[Command]) -> Result<Applied, App
         Err(Failure::Command(e)) => Err(e),
         Err(Failure::Graph) => unreachable!("the immediate mode checks links one by one"),
     }
+}
+
+/// Applies `cmds` like [`apply_in_place`], then, with a cascade, moves what is
+/// downstream of what they changed so that every link downstream holds (see `push`):
+/// the moves are applied in the same call, added to `applied` (so the journal holds
+/// them as explicit dates) and to `inverse` (so one undo takes everything back), and
+/// listed in `cascade`. All or nothing: when a move cannot be applied (a lock holds
+/// the item, a date leaves the supported years), nothing is.
+pub fn apply_cascading(
+    s: &mut Schedule,
+    cmds: &[Command],
+    cascade: Option<crate::push::Cascade>,
+) -> Result<Applied, ApplyError> {
+    let next_id = s.next_id;
+    let mut done = apply_in_place(s, cmds)?;
+    let Some(mode) = cascade else {
+        return Ok(done);
+    };
+    let seeds = cascade_seeds(&done.applied, s);
+    if seeds.is_empty() {
+        return Ok(done);
+    }
+    let index = crate::push::LinkIndex::new(s);
+    let cal = crate::calendar::Calendar::for_schedule(s);
+    let moved = crate::push::push(s, &index, &cal, crate::push::Seeds::Items(&seeds), mode)
+        .expect("commands keep the links free of cycles");
+    if moved.is_empty() {
+        return Ok(done);
+    }
+    let moves = crate::push::commands(&moved);
+    match apply_in_place(s, &moves) {
+        Ok(more) => {
+            done.applied.extend(more.applied);
+            let mut inverse = more.inverse;
+            inverse.append(&mut done.inverse);
+            done.inverse = inverse;
+            done.cascade = moved;
+            Ok(done)
+        }
+        Err(e) => {
+            let back = apply_in_place(s, &done.inverse);
+            debug_assert!(
+                back.is_ok(),
+                "an inverse applies to the state it was made on"
+            );
+            s.next_id = next_id;
+            let item = moved[e.command.min(moved.len() - 1)].item;
+            Err(ApplyError {
+                command: cmds.len().saturating_sub(1),
+                op: "cascade",
+                field: String::new(),
+                problem: Problem::Cascade {
+                    item,
+                    inner: Box::new(e.problem),
+                },
+            })
+        }
+    }
+}
+
+/// The items whose dates or incoming links the applied commands changed: where a
+/// cascade starts.
+pub fn cascade_seeds(applied: &[Command], after: &Schedule) -> Vec<ItemId> {
+    let mut seeds = Vec::new();
+    for c in applied {
+        match c {
+            Command::MovePeriods {
+                bars, milestones, ..
+            } => {
+                seeds.extend(bars.iter().map(|&b| ItemId::from(b)));
+                seeds.extend(milestones.iter().map(|&m| ItemId::from(m)));
+            }
+            Command::ResizePeriod { bar, .. } | Command::SetPeriodDates { bar, .. } => {
+                seeds.push(ItemId::from(*bar));
+            }
+            Command::UpdatePeriod {
+                bar, pin: Some(_), ..
+            } => seeds.push(ItemId::from(*bar)),
+            Command::MoveMilestone { milestone, .. } => seeds.push(ItemId::from(*milestone)),
+            Command::AddLink { to, .. } => seeds.push(*to),
+            Command::UpdateLink { link, .. } => {
+                if let Some(l) = after.link(*link) {
+                    seeds.push(l.to);
+                }
+            }
+            _ => {}
+        }
+    }
+    crate::order::sort_by_u64(&mut seeds, |i| i.0);
+    seeds.dedup();
+    seeds
 }
 
 /// Beyond this many link additions in one list, checking the whole graph once is
@@ -621,7 +718,11 @@ fn run(s: &mut Schedule, cmds: &[Command], mode: Mode) -> Result<Applied, Failur
         return Err(failure);
     }
     let inverse = inverses.into_iter().rev().flatten().collect();
-    Ok(Applied { inverse, applied })
+    Ok(Applied {
+        inverse,
+        applied,
+        cascade: Vec::new(),
+    })
 }
 
 /// Undoes the commands whose inverses are given (in the order they were applied).
@@ -790,12 +891,14 @@ fn exec(cx: &mut Ctx<'_>, cmd: &Command) -> Result<Command, Fault> {
             working_weekdays,
             holidays,
             time_unit,
+            scheduling,
         } => settings::set_settings(
             cx,
             time_zone.as_deref(),
             working_weekdays.as_deref(),
             holidays.as_deref(),
             *time_unit,
+            *scheduling,
         ),
         C::ReplaceSchedule { schedule } => settings::replace_schedule(cx, schedule),
         C::Lock {
@@ -996,6 +1099,7 @@ mod tests {
                     working_weekdays: Some(vec![Weekday::Mon]),
                     holidays: None,
                     time_unit: None,
+                    scheduling: None,
                 },
                 Command::AddPeriod {
                     id: None,

@@ -503,6 +503,7 @@ mod tests {
                     working_weekdays: None,
                     holidays: None,
                     time_unit: Some(TimeUnit::Week),
+                    scheduling: None,
                 },
                 move_by(&[10], &[], 100_000),
             ],

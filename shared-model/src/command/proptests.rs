@@ -320,6 +320,11 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
             } else {
                 TimeUnit::Day
             }),
+            scheduling: maybe(7).then_some(if maybe(1) {
+                Scheduling::Auto
+            } else {
+                Scheduling::Manual
+            }),
         },
         _ => match f % 2 {
             0 => Command::RenameSchedule { name: text },

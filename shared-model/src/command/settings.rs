@@ -42,6 +42,7 @@ pub(super) fn set_settings(
     working_weekdays: Option<&[Weekday]>,
     holidays: Option<&[Date]>,
     time_unit: Option<TimeUnit>,
+    scheduling: Option<Scheduling>,
 ) -> Res<Command> {
     if let Some(tz) = time_zone {
         check::time_zone(tz).at("time_zone")?;
@@ -74,6 +75,7 @@ pub(super) fn set_settings(
             .clone()
             .map(|h| std::mem::replace(&mut st.holidays, h)),
         time_unit: time_unit.map(|u| std::mem::replace(&mut st.time_unit, u)),
+        scheduling: scheduling.map(|m| std::mem::replace(&mut st.scheduling, m)),
     };
     cx.undo_with(undo);
     Ok(Command::SetSettings {
@@ -81,6 +83,7 @@ pub(super) fn set_settings(
         working_weekdays,
         holidays,
         time_unit,
+        scheduling,
     })
 }
 
@@ -135,6 +138,7 @@ mod tests {
             working_weekdays: weekdays,
             holidays,
             time_unit: None,
+            scheduling: None,
         }
     }
 
