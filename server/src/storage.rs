@@ -464,6 +464,8 @@ pub enum Written<R> {
         state: Arc<Schedule>,
         applied: Vec<Command>,
         inverse: Vec<Command>,
+        /// What the cascade moved, by id (empty without one).
+        cascade: Vec<palmaplan_model::push::Moved>,
         result: R,
     },
     /// `expected_rank` was given and the schedule has moved on: nothing was written.
@@ -478,6 +480,9 @@ pub struct Change<R> {
     pub kind: EntryKind,
     /// The entry an undo or a redo answers.
     pub target_rank: Option<i64>,
+    /// Move what is downstream of the commands so that every link holds (see
+    /// `command::apply_cascading`); the moves are journalled with the commands.
+    pub cascade: Option<palmaplan_model::push::Cascade>,
     pub result: R,
 }
 
@@ -859,7 +864,7 @@ impl Store {
             };
             // In place: a copy only if a reader still holds this state.
             let state = Arc::make_mut(&mut t.state);
-            let applied = match command::apply_in_place(state, &change.commands) {
+            let applied = match command::apply_cascading(state, &change.commands, change.cascade) {
                 Ok(a) => a,
                 Err(e) => {
                     // A failed apply leaves the state exactly as it was.
@@ -910,6 +915,7 @@ impl Store {
                 state: shared,
                 applied: applied.applied,
                 inverse: applied.inverse,
+                cascade: applied.cascade,
                 result: change.result,
             }));
         }
@@ -1664,6 +1670,7 @@ mod tests {
             }],
             kind: EntryKind::Write,
             target_rank: None,
+            cascade: None,
             result: (),
         }
     }
@@ -1875,6 +1882,7 @@ mod tests {
             }],
             kind: EntryKind::Write,
             target_rank: None,
+            cascade: None,
             result: (),
         }
     }

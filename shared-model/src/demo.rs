@@ -147,7 +147,9 @@ pub fn s4hana_migration() -> Schedule {
     });
 
     // The clean-up may start one week into the audit (SS with a lag of five working
-    // days); everything else waits for its predecessor to finish. Every link is met.
+    // days); the go-live comes the working day after the cutover (FS with a lag of
+    // one); everything else waits for its predecessor to finish. Every link is met,
+    // with no slack along the chain: it is the critical path.
     let links = [
         (20, 13, 14, LinkKind::SS, 5),
         (21, 13, 15, LinkKind::FS, 0),
@@ -155,7 +157,7 @@ pub fn s4hana_migration() -> Schedule {
         (23, 15, 17, LinkKind::FS, 0),
         (24, 16, 17, LinkKind::FS, 0),
         (25, 17, 18, LinkKind::FS, 0),
-        (26, 18, 19, LinkKind::FS, 0),
+        (26, 18, 19, LinkKind::FS, 1),
     ];
     for (id, from, to, kind, lag) in links {
         s.links.push(Link {

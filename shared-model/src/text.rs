@@ -121,6 +121,63 @@ pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
     out.join("\n")
 }
 
+/// How many items a cascade summary names before "… and N more".
+const CASCADE_NAMED: usize = 20;
+
+/// One sentence on what a cascade moved, e.g. « 3 blocs et 1 jalon décalés en
+/// cascade, en jours ouvrés : Migration à blanc +5 j, … ; fin du projet 2026-12-18 →
+/// 2026-12-25. », or `None` when it moved nothing. `after` is the state after the
+/// write (it names the items); the shifts are in working days.
+pub fn cascade_summary(
+    after: &Schedule,
+    moved: &[crate::push::Moved],
+    end_before: Option<Date>,
+    lang: Lang,
+) -> Option<String> {
+    use crate::cpm::ItemKind;
+    if moved.is_empty() {
+        return None;
+    }
+    let w = Words::new(lang);
+    let bars = moved.iter().filter(|m| m.kind == ItemKind::Bar).count() as i64;
+    let milestones = moved.len() as i64 - bars;
+    let counts = match (bars, milestones) {
+        (0, m) => w.count(m, Msg::Milestones),
+        (b, 0) => w.count(b, Msg::Bars),
+        (b, m) => w.say(
+            Msg::And,
+            &[&w.count(b, Msg::Bars), &w.count(m, Msg::Milestones)],
+        ),
+    };
+    let verb = w.count(moved.len() as i64, Msg::CascadeMoved);
+    let verb = verb.split_once(' ').map_or("", |(_, v)| v).to_owned();
+    let mut items: Vec<String> = moved
+        .iter()
+        .take(CASCADE_NAMED)
+        .map(|m| {
+            let label = match m.kind {
+                ItemKind::Bar => after.bar(BarId(m.item.0)).map(|b| b.label.as_str()),
+                ItemKind::Milestone => after
+                    .milestone(MilestoneId(m.item.0))
+                    .map(|x| x.label.as_str()),
+            };
+            let shift = format!("{}{}", sign(m.by_days), m.by_days.abs());
+            w.say(Msg::ItemShift, &[&label.unwrap_or("?"), &shift])
+        })
+        .collect();
+    if moved.len() > CASCADE_NAMED {
+        let rest = w.count((moved.len() - CASCADE_NAMED) as i64, Msg::Others);
+        items.push(w.say(Msg::More, &[&rest]));
+    }
+    let end_after = after.span().map(|(_, end)| end);
+    let end = match (end_before, end_after) {
+        (Some(b), Some(a)) if a != b => w.say(Msg::CascadeEndMoved, &[&b, &a]),
+        (_, Some(a)) => w.say(Msg::CascadeEndSame, &[&a]),
+        _ => String::new(),
+    };
+    Some(w.say(Msg::CascadeDone, &[&counts, &verb, &items.join(", "), &end]))
+}
+
 /// Appends the first `LIST_CAP` of `total` lines as a bulleted list, and how many were
 /// left out. Lines past the cap are never written, so a diff of 100,000 bars costs 50.
 fn push_capped(
@@ -908,7 +965,8 @@ messages! {
     ActionAdded, ActionRemoved, ActionRenamed, ActionStatusChanged, ActionAssigneeChanged,
     ActionBarChanged, Todo, InProgress, Done, MemberAdded, MemberRemoved, MemberRenamed,
     MemberEmailChanged, AbsenceAdded, AbsenceRemoved, AbsenceChanged, AbsenceMoved,
-    LockSet, LockRemoved,
+    LockSet, LockRemoved, CascadeDone, CascadeMoved, CascadeEndSame, CascadeEndMoved, And,
+    ItemShift,
 }
 
 /// The French table.
@@ -1006,6 +1064,16 @@ fn fr(m: Msg) -> &'static str {
         Msg::AbsenceMoved => "Absence de {0} : {1} devient {2}",
         Msg::LockSet => "Verrou sur {0} posé par {1}",
         Msg::LockRemoved => "Verrou sur {0} (posé par {1}) retiré",
+        // Narrow no-break spaces before « : » and « ; », a no-break space inside
+        // « +5 j », as French typography wants.
+        Msg::CascadeDone => {
+            "{0} {1} en cascade, en jours ouvrés\u{202f}: {2}\u{202f}; fin du projet {3}."
+        }
+        Msg::CascadeMoved => "décalé|décalés",
+        Msg::CascadeEndSame => "inchangée ({0})",
+        Msg::CascadeEndMoved => "{0} → {1}",
+        Msg::And => "{0} et {1}",
+        Msg::ItemShift => "{0} {1}\u{a0}j",
     }
 }
 
@@ -1104,6 +1172,12 @@ fn en(m: Msg) -> &'static str {
         Msg::AbsenceMoved => "Absence of {0}: {1} becomes {2}",
         Msg::LockSet => "Lock on {0} set by {1}",
         Msg::LockRemoved => "Lock on {0} (set by {1}) removed",
+        Msg::CascadeDone => "{0} {1} by the cascade, in working days: {2}; project end {3}.",
+        Msg::CascadeMoved => "moved|moved",
+        Msg::CascadeEndSame => "unchanged ({0})",
+        Msg::CascadeEndMoved => "{0} → {1}",
+        Msg::And => "{0} and {1}",
+        Msg::ItemShift => "{0} {1}\u{a0}d",
     }
 }
 
@@ -1671,7 +1745,7 @@ mod tests {
                 - Lien 23 supprimé : « Adaptation du code ABAP » (bloc 15) → « Recette utilisateurs » (bloc 17), FS
                 - Lien 24 supprimé : « Migration à blanc » (bloc 16) → « Recette utilisateurs » (bloc 17), FS
                 - Lien 25 supprimé : « Recette utilisateurs » (bloc 17) → « Bascule en production » (bloc 18), FS
-                - Lien 26 supprimé : « Bascule en production » (bloc 18) → « Go-live S/4HANA » (jalon 19), FS
+                - Lien 26 supprimé : « Bascule en production » (bloc 18) → « Go-live S/4HANA » (jalon 19), FS +1 j
                 Fin du projet : 2026-12-18 → 2026-12-04 (-14 jours).
                 Aucun nouveau risque.
                 Changements non affichés :
@@ -1695,7 +1769,7 @@ mod tests {
                 - Link 23 removed: “Adaptation du code ABAP” (bar 15) → “Recette utilisateurs” (bar 17), FS
                 - Link 24 removed: “Migration à blanc” (bar 16) → “Recette utilisateurs” (bar 17), FS
                 - Link 25 removed: “Recette utilisateurs” (bar 17) → “Bascule en production” (bar 18), FS
-                - Link 26 removed: “Bascule en production” (bar 18) → “Go-live S/4HANA” (milestone 19), FS
+                - Link 26 removed: “Bascule en production” (bar 18) → “Go-live S/4HANA” (milestone 19), FS +1 d
                 Project end: 2026-12-18 → 2026-12-04 (-14 days).
                 No new risk.
                 Changes not shown:
@@ -1761,6 +1835,74 @@ mod tests {
             day_runs(&cal, &days(&["2026-11-26"])),
             expect!["2026-11-26"],
         );
+    }
+
+    #[test]
+    fn a_cascade_names_what_it_moved() {
+        use crate::command::{Command, apply_cascading};
+        use crate::push::Cascade;
+        let before = s4hana_migration();
+        let mut s = before.clone();
+        let moved = apply_cascading(
+            &mut s,
+            &[Command::MovePeriods {
+                bars: vec![BarId(14)],
+                milestones: vec![],
+                by: 5,
+            }],
+            Some(Cascade::Push),
+        )
+        .unwrap()
+        .cascade;
+        let end = before.span().map(|(_, e)| e);
+        // The no-break spaces French typography wants, made visible.
+        let visible = |t: String| t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩");
+        let both = format!(
+            "{}\n{}",
+            visible(cascade_summary(&s, &moved, end, Lang::Fr).unwrap()),
+            visible(cascade_summary(&s, &moved, end, Lang::En).unwrap())
+        );
+        expect![[r#"
+            3 blocs et 1 jalon décalés en cascade, en jours ouvrés⟨nnbsp⟩: Migration à blanc +5⟨nbsp⟩j, Recette utilisateurs +5⟨nbsp⟩j, Bascule en production +5⟨nbsp⟩j, Go-live S/4HANA +5⟨nbsp⟩j⟨nnbsp⟩; fin du projet 2026-12-18 → 2026-12-28.
+            3 bars and 1 milestone moved by the cascade, in working days: Migration à blanc +5⟨nbsp⟩d, Recette utilisateurs +5⟨nbsp⟩d, Bascule en production +5⟨nbsp⟩d, Go-live S/4HANA +5⟨nbsp⟩d; project end 2026-12-18 → 2026-12-28."#]].assert_eq(&both);
+        let dates: Vec<String> = moved
+            .iter()
+            .map(|m| format!("{} {} {}", m.item.0, m.to.0, m.to.1))
+            .collect();
+        assert_eq!(
+            dates,
+            [
+                "16 2026-11-30 2026-12-11",
+                "17 2026-12-14 2026-12-18",
+                "18 2026-12-21 2026-12-24",
+                "19 2026-12-28 2026-12-28"
+            ]
+        );
+        // One moved item in the singular; nothing moved, no sentence.
+        let one = &moved[3..];
+        assert!(
+            cascade_summary(&s, one, end, Lang::Fr)
+                .unwrap()
+                .starts_with("1 jalon décalé en cascade")
+        );
+        assert!(
+            cascade_summary(&s, one, end, Lang::En)
+                .unwrap()
+                .starts_with("1 milestone moved by the cascade")
+        );
+        assert_eq!(cascade_summary(&s, &[], end, Lang::Fr), None);
+    }
+
+    #[test]
+    fn the_demo_gains_float_when_its_go_live_leaves_room() {
+        let mut s = s4hana_migration();
+        s.milestones[0].date = "2026-12-21".parse().unwrap();
+        let cp = crate::cpm::critical_path(&s).unwrap();
+        for t in &cp.items {
+            let expected = if t.item.0 == 19 { 0 } else { 1 };
+            assert_eq!(t.total_float, expected, "{t:?}");
+        }
+        assert_eq!(cp.project_end, cp.planned_end);
     }
 
     #[test]

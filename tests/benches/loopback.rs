@@ -433,6 +433,7 @@ async fn bench(secs: u64) {
                             commands: vec![cmd.clone()],
                             kind: palmaplan_server::storage::EntryKind::Write,
                             target_rank: None,
+                            cascade: None,
                             result: (),
                         },
                     )

@@ -1756,8 +1756,15 @@ mod tests {
             critical_with(&s, first.id, first.start, first.end),
             Some(all.clone())
         );
-        // Finishing the first bar a month early gives its chain float: the path changes.
-        let early = critical_with(&s, first.id, first.start, first.start).unwrap();
+        // The first bar a month earlier leaves its successors where they are planned,
+        // with a month of room after it: the path changes.
+        let early = critical_with(
+            &s,
+            first.id,
+            first.start.add_days(-28),
+            first.end.add_days(-28),
+        )
+        .unwrap();
         assert_ne!(early, all);
         assert!(critical_with(&s, BarId(99_999), first.start, first.end).is_none());
     }

@@ -112,16 +112,21 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         }
     }
     let length = working_days(lang, cp.length_days);
+    // The critical path is that of the plan once its links hold; where some link is
+    // violated that ends later than the plan as drawn, and the text says both.
+    let plan_end = cp.planned_end.filter(|p| *p != end);
     let mut text = ctx.tr(
         format!(
-            "« {} » : du {start} au {end}, {length}. Chemin critique ({} élément(s)) :",
+            "« {} » : du {start} au {end}, {length}. Chemin critique ({} élément{}) :",
             s.name,
-            critical.len()
+            critical.len(),
+            if critical.len() > 1 { "s" } else { "" }
         ),
         format!(
-            "“{}”: from {start} to {end}, {length}. Critical path ({} item(s)):",
+            "“{}”: from {start} to {end}, {length}. Critical path ({} item{}):",
             s.name,
-            critical.len()
+            critical.len(),
+            if critical.len() == 1 { "" } else { "s" }
         ),
     );
     for t in critical.iter().take(LIST_CAP) {
@@ -172,6 +177,13 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         text.push('\n');
         text.push_str(&more_line(&ctx, critical.len() - LIST_CAP));
     }
+    if let Some(plan) = plan_end {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            format!("Ces dates sont celles du plan une fois ses liens respectés : tel que dessiné, il finit le {plan}, mais des liens y sont violés (reschedule le replanifie)."),
+            format!("These are the plan's dates once its links hold: as drawn it ends on {plan}, but some of its links are violated (reschedule replans it)."),
+        ));
+    }
     text.push('\n');
     text.push_str(&ctx.tr(
         "Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.",
@@ -186,7 +198,8 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         text,
         json!({
             "schedule_id": o.id, "rank": o.rank,
-            "project_start": start, "project_end": end, "length_days": cp.length_days,
+            "project_start": start, "project_end": end, "planned_end": cp.planned_end,
+            "length_days": cp.length_days,
             "count": critical.len(), "critical": items,
             "critical_links": cp.critical_links.iter().take(100).collect::<Vec<_>>(),
         }),
@@ -438,17 +451,21 @@ mod tests {
                 json!({ "schedule": k.schedule }),
             )
             .await;
-        let expected = "« S/4HANA Migration » : du 2026-11-02 au 2026-12-17, 33 jours ouvrés. Chemin critique (7 élément(s)) :
+        // The demo's go-live comes the working day after the cutover (FS +1): the
+        // whole chain is critical, each item with the links that drive it.
+        let expected = "« S/4HANA Migration » : du 2026-11-02 au 2026-12-18, 34 jours ouvrés. Chemin critique (7 éléments) :
 - bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13
 - bloc 14 « Nettoyage des données » : 2026-11-09 → 2026-11-20 ← lien 20 SS +5 depuis « Audit du système » (13)
 - bloc 15 « Adaptation du code ABAP » : 2026-11-16 → 2026-12-04 ← lien 21 FS depuis « Audit du système » (13)
 - bloc 16 « Migration à blanc » : 2026-11-23 → 2026-12-04 ← lien 22 FS depuis « Nettoyage des données » (14)
 - bloc 17 « Recette utilisateurs » : 2026-12-07 → 2026-12-11 ← lien 23 FS depuis « Adaptation du code ABAP » (15), lien 24 FS depuis « Migration à blanc » (16)
 - bloc 18 « Bascule en production » : 2026-12-14 → 2026-12-17 ← lien 25 FS depuis « Recette utilisateurs » (17)
-- jalon 19 « Go-live S/4HANA » : 2026-12-17 (prévu 2026-12-18) ← lien 26 FS depuis « Bascule en production » (18)
+- jalon 19 « Go-live S/4HANA » : 2026-12-18 ← lien 26 FS +1 depuis « Bascule en production » (18)
 Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.";
         assert_eq!(r.text, expected);
-        assert_eq!(r.structured["length_days"], 33);
+        assert_eq!(r.structured["length_days"], 34);
+        assert_eq!(r.structured["project_end"], "2026-12-18");
+        assert_eq!(r.structured["planned_end"], "2026-12-18");
         assert_eq!(
             r.structured["critical_links"],
             json!([20, 21, 22, 23, 24, 25, 26])
@@ -462,7 +479,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             .await;
         assert!(
             r.text.starts_with(
-                "“S/4HANA Migration”: from 2026-11-02 to 2026-12-17, 33 working days."
+                "“S/4HANA Migration”: from 2026-11-02 to 2026-12-18, 34 working days."
             ),
             "{}",
             r.text

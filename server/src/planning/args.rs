@@ -337,3 +337,37 @@ mod tests {
         assert_eq!(s["required"], serde_json::json!(["schedule", "name"]));
     }
 }
+
+/// A date-changing tool's `cascade`: whether the write moves what follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum CascadeArg {
+    /// true: push the successors so every link holds; false: leave them where they are.
+    Flag(bool),
+    /// "push" (the same as true) or "pull" (also brings successors back to their bounds
+    /// when a predecessor moves earlier).
+    Mode(CascadeMode),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum CascadeMode {
+    Push,
+    Pull,
+}
+
+impl CascadeArg {
+    /// The write's cascade: the argument when given, the schedule's setting otherwise.
+    pub(crate) fn choice(arg: Option<CascadeArg>) -> super::Cascading {
+        use super::Cascading;
+        use palmaplan_model::push::Cascade;
+        match arg {
+            None => Cascading::BySetting,
+            Some(CascadeArg::Flag(false)) => Cascading::Off,
+            Some(CascadeArg::Flag(true) | CascadeArg::Mode(CascadeMode::Push)) => {
+                Cascading::On(Cascade::Push)
+            }
+            Some(CascadeArg::Mode(CascadeMode::Pull)) => Cascading::On(Cascade::Pull),
+        }
+    }
+}

@@ -11,7 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::date;
+use super::args::{CascadeArg, date};
+use super::scheduling::with_cascade;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
@@ -135,13 +136,24 @@ struct MovePeriods {
     milestones: Vec<u64>,
     /// The offset in working units (days by default); negative moves earlier.
     by: i32,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd =
         json!({ "op": "move_periods", "bars": p.bars, "milestones": p.milestones, "by": p.by });
-    let wrote = ctx.apply(id, &[command(&ctx, cmd)?], None).await?;
+    let wrote = ctx
+        .apply_cascading(
+            id,
+            &[command(&ctx, cmd)?],
+            None,
+            CascadeArg::choice(p.cascade),
+        )
+        .await?;
     let mut text = ctx.tr(
         format!(
             "{} bloc(s) et {} jalon(s) déplacés de {} ; rang {}.",
@@ -178,10 +190,11 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
             format!("\n… and {} more.", p.bars.len() - 20),
         ));
     }
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "moved": p.bars.len() + p.milestones.len() }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -194,6 +207,10 @@ struct ApplyPatch {
     /// The rank the commands were prepared at (what_if's rank): nothing is written if the
     /// schedule has moved on since.
     expected_rank: i64,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
@@ -212,7 +229,14 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         .into_iter()
         .map(|c| command(&ctx, c))
         .collect::<Result<Vec<_>, _>>()?;
-    let wrote = ctx.apply(id, &commands, Some(p.expected_rank)).await?;
+    let wrote = ctx
+        .apply_cascading(
+            id,
+            &commands,
+            Some(p.expected_rank),
+            CascadeArg::choice(p.cascade),
+        )
+        .await?;
     let text = ctx.tr(
         format!(
             "{} commande(s) appliquée(s) ; le planning passe au rang {}.",
@@ -225,8 +249,9 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
             wrote.rank
         ),
     );
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "applied": commands.len() }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }

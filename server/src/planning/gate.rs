@@ -27,7 +27,8 @@
 use std::borrow::Cow;
 
 use palmaplan_model::command::{ApplyError, Clearance, Command, Subject, lock_summary};
-use palmaplan_model::{Lang, Schedule};
+use palmaplan_model::push::Cascade;
+use palmaplan_model::{Lang, Schedule, Scheduling};
 use serde_json::json;
 
 use super::privacy::same_email;
@@ -43,10 +44,37 @@ pub(crate) enum Origin {
     Journal,
 }
 
+/// Whether a write moves what is downstream of it (see `push`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cascading {
+    /// As the schedule's `scheduling` setting says: a push in `auto`, nothing in
+    /// `manual`.
+    BySetting,
+    /// Not this time.
+    Off,
+    /// This way, whatever the setting.
+    On(Cascade),
+}
+
+impl Cascading {
+    /// The cascade for a write on this state.
+    pub(crate) fn on(self, s: &Schedule) -> Option<Cascade> {
+        match self {
+            Cascading::BySetting => {
+                (s.settings.scheduling == Scheduling::Auto).then_some(Cascade::Push)
+            }
+            Cascading::Off => None,
+            Cascading::On(c) => Some(c),
+        }
+    }
+}
+
 /// One write, as the gate takes it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Write<'a> {
     pub(crate) commands: &'a [Command],
+    /// Undo and redo replay the journal exactly: never a cascade.
+    pub(crate) cascade: Cascading,
     /// Write only at this rank (decided in the writing transaction).
     pub(crate) expected_rank: Option<i64>,
     pub(crate) kind: EntryKind,
@@ -60,6 +88,7 @@ impl<'a> Write<'a> {
     pub(crate) fn of(commands: &'a [Command], expected_rank: Option<i64>) -> Write<'a> {
         Write {
             commands,
+            cascade: Cascading::BySetting,
             expected_rank,
             kind: EntryKind::Write,
             target_rank: None,
@@ -379,11 +408,18 @@ impl Ctx {
                     if w.origin == Origin::Caller {
                         writer.check_personal(&commands, cur)?;
                     }
+                    let cascade = match w.origin {
+                        Origin::Caller => w.cascade.on(cur),
+                        Origin::Journal => None,
+                    };
                     Ok::<_, Failed>(Change {
                         commands: commands.to_vec(),
                         kind: w.kind,
                         target_rank: w.target_rank,
-                        result: (),
+                        cascade,
+                        // The project end before, for the text that says what the
+                        // cascade did.
+                        result: cascade.and_then(|_| cur.span().map(|(_, end)| end)),
                     })
                 },
             )
@@ -396,12 +432,15 @@ impl Ctx {
                 state,
                 applied,
                 inverse,
-                ..
+                cascade,
+                result,
             } => Ok(Wrote {
                 rank,
                 state,
                 applied,
                 inverse,
+                cascade,
+                end_before: result,
             }),
         }
     }

@@ -828,6 +828,7 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 id,
                 Write {
                     commands: &plan.apply,
+                    cascade: super::gate::Cascading::Off,
                     expected_rank: Some(cur.rank),
                     kind,
                     target_rank: Some(target_rank),

@@ -19,7 +19,7 @@
 //! and answered as an error: a bug never takes the server down.
 
 mod analysis;
-mod args;
+pub(crate) mod args;
 mod edits;
 #[cfg(test)]
 mod fuzz;
@@ -35,6 +35,7 @@ mod periods;
 pub(crate) mod privacy;
 mod proposals;
 mod schedules;
+pub(crate) mod scheduling;
 mod search;
 mod show;
 mod structure;
@@ -54,7 +55,7 @@ use serde_json::{Value, json};
 use crate::embed::Embed;
 use crate::storage::{Role, Store, StoreError};
 
-pub(crate) use gate::{Failed, Origin, Write};
+pub(crate) use gate::{Cascading, Failed, Origin, Write};
 
 pub use args::ScheduleRef;
 
@@ -310,6 +311,7 @@ fn specs() -> Vec<ToolSpec> {
         .chain(structure::tools())
         .chain(people::tools())
         .chain(analysis::tools())
+        .chain(scheduling::tools())
         .chain(search::tools())
         .chain(io::tools())
         .chain(periods::tools())
@@ -410,6 +412,10 @@ pub struct Wrote {
     /// The inverse stored in the journal entry: the old values, for replies that say
     /// what changed from what (no need to read the entry back).
     pub inverse: Vec<Command>,
+    /// What the cascade moved after the commands, by id (empty without one).
+    pub cascade: Vec<palmaplan_model::push::Moved>,
+    /// The project end before the write, when it cascaded.
+    pub end_before: Option<palmaplan_model::Date>,
 }
 
 impl Planning {
@@ -725,7 +731,21 @@ impl Ctx {
         commands: &[Command],
         expected_rank: Option<i64>,
     ) -> Result<Wrote, Refusal> {
-        match self.write(id, Write::of(commands, expected_rank)).await {
+        self.apply_cascading(id, commands, expected_rank, Cascading::BySetting)
+            .await
+    }
+
+    /// [`Ctx::apply`] with a cascade chosen by the caller (a tool's `cascade`).
+    pub(crate) async fn apply_cascading(
+        &self,
+        id: i64,
+        commands: &[Command],
+        expected_rank: Option<i64>,
+        cascade: Cascading,
+    ) -> Result<Wrote, Refusal> {
+        let mut write = Write::of(commands, expected_rank);
+        write.cascade = cascade;
+        match self.write(id, write).await {
             Ok(wrote) => Ok(wrote),
             Err(Failed::Refused(r)) => Err(r),
             Err(Failed::Invalid(e)) => Err(self.invalid(&e)),
@@ -749,7 +769,14 @@ impl Ctx {
     /// [`Ctx::invalid`] with a text of the caller's.
     pub(crate) fn invalid_with(&self, e: &command::ApplyError, text: String) -> Refusal {
         let mut details = json!({ "command": e.command, "op": e.op, "field": e.field });
-        let code = match &e.problem {
+        let problem = match &e.problem {
+            command::Problem::Cascade { inner, item } => {
+                details["cascade_item"] = json!(item);
+                &**inner
+            }
+            p => p,
+        };
+        let code = match problem {
             command::Problem::Locked { lock, .. } => {
                 details["lock"] = json!({
                     "target": lock.target, "by_name": lock.by_name, "since_ms": lock.since_ms,

@@ -14,7 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::json;
 
-use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
+use super::args::CascadeArg;
+use super::scheduling::with_cascade;
+use super::{Access, Cascading, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -64,6 +66,20 @@ const FRESH_ATTEMPTS: usize = 8;
 pub(super) async fn apply_fresh<T, F>(
     ctx: &Ctx,
     id: i64,
+    build: F,
+) -> Result<(Schedule, Wrote, T), Refusal>
+where
+    F: FnMut(&Schedule) -> Result<(Vec<Command>, T), Refusal> + Send,
+    T: Send,
+{
+    apply_fresh_cascading(ctx, id, Cascading::BySetting, build).await
+}
+
+/// [`apply_fresh`] with the write's cascade chosen by the caller.
+pub(super) async fn apply_fresh_cascading<T, F>(
+    ctx: &Ctx,
+    id: i64,
+    cascade: Cascading,
     mut build: F,
 ) -> Result<(Schedule, Wrote, T), Refusal>
 where
@@ -73,7 +89,10 @@ where
     for _ in 0..FRESH_ATTEMPTS {
         let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
         let (cmds, extra) = build(&cur.state)?;
-        match ctx.apply(id, &cmds, Some(cur.rank)).await {
+        match ctx
+            .apply_cascading(id, &cmds, Some(cur.rank), cascade)
+            .await
+        {
             Ok(wrote) => return Ok((cur.state, wrote, extra)),
             Err(r) if r.code == "out_of_date" => continue,
             Err(r) => return Err(r),
@@ -154,6 +173,10 @@ struct ResizePeriod {
     /// By how many working units (days, or weeks if the schedule counts in weeks);
     /// negative moves the edge earlier.
     by: i32,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
@@ -167,7 +190,9 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
         edge,
         by: p.by,
     };
-    let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
+    let cascade = CascadeArg::choice(p.cascade);
+    let (before, wrote, ()) =
+        apply_fresh_cascading(&ctx, id, cascade, |_| Ok((vec![cmd.clone()], ()))).await?;
     let (start, end) = wrote
         .state
         .bar(BarId(p.bar))
@@ -190,10 +215,11 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
         ),
     };
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -207,6 +233,10 @@ struct SetPeriodDates {
     start: String,
     /// Last day (inclusive), YYYY-MM-DD.
     end: String,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal> {
@@ -218,7 +248,9 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         start,
         end,
     };
-    let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
+    let cascade = CascadeArg::choice(p.cascade);
+    let (before, wrote, ()) =
+        apply_fresh_cascading(&ctx, id, cascade, |_| Ok((vec![cmd.clone()], ()))).await?;
     let name = bar_name(&ctx, &before, p.bar);
     let was = before
         .bar(BarId(p.bar))
@@ -235,10 +267,11 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         ),
     );
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 /// Reads a field that may be absent (unchanged), `null` (cleared) or a value.

@@ -113,8 +113,18 @@ struct WhatIf {
     /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The model's commands, as apply_patch takes them, e.g.
-    /// [{"op":"move_periods","bars":[14],"by":5}].
+    /// [{"op":"move_periods","bars":[14],"by":5}]. May be empty with "reschedule".
+    #[serde(default)]
     commands: Vec<Value>,
+    /// Whether what follows the commands moves so that links hold: true (push), false
+    /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting. The
+    /// answer's commands then include every move, so apply_patch writes exactly them.
+    #[serde(default)]
+    cascade: Option<super::args::CascadeArg>,
+    /// Simulates `reschedule` after the commands: {"bars": [...], "milestones": [...],
+    /// "mode": "push"|"asap"} (all optional; {} reschedules the whole schedule).
+    #[serde(default)]
+    reschedule: Option<super::scheduling::Scope>,
     /// "compact": an MCP Apps host draws a one-line card the person can expand (for a
     /// simulation made on the way to another answer). The text is the same.
     #[serde(default)]
@@ -127,12 +137,12 @@ struct WhatIf {
 
 async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
-    if p.commands.is_empty() {
+    if p.commands.is_empty() && p.reschedule.is_none() {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "« commands » est vide : donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}].",
-                "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}].",
+                "« commands » est vide : donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], ou « reschedule ».",
+                "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], or “reschedule”.",
             ),
         ));
     }
@@ -144,13 +154,25 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let commands = ctx.signed(commands).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let before = &stored.state;
-    let (after, applied) = command::apply(before, &commands).map_err(|e| {
+    let cascade = super::args::CascadeArg::choice(p.cascade).on(before);
+    let not_simulated = |e: command::ApplyError| {
         let text = ctx.tr(
             format!("{} Rien n'a été simulé.", e.message(ctx.lang())),
             format!("{} Nothing was simulated.", e.message(ctx.lang())),
         );
         ctx.invalid_with(&e, text)
-    })?;
+    };
+    let mut after = before.clone();
+    let mut applied =
+        command::apply_cascading(&mut after, &commands, cascade).map_err(not_simulated)?;
+    if let Some(scope) = &p.reschedule {
+        let moves = super::scheduling::reschedule_moves(&ctx, &after, scope)?;
+        let more = command::apply_in_place(&mut after, &palmaplan_model::push::commands(&moves))
+            .map_err(not_simulated)?;
+        applied.applied.extend(more.applied);
+        applied.cascade.extend(moves);
+        palmaplan_model::order::sort_by_u64(&mut applied.cascade, |m| m.item.0);
+    }
     // The verdict the write would get, decided by the same gate: anyone who may read
     // the schedule may simulate, but a proposal the caller could not write says why
     // and is not offered for acceptance.
@@ -172,8 +194,21 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
             before.name
         ),
     );
+    if let Some(sentence) = text::cascade_summary(
+        &after,
+        &applied.cascade,
+        before.span().map(|(_, e)| e),
+        ctx.lang(),
+    ) {
+        text.push_str(&sentence);
+        text.push('\n');
+    }
     text.push_str(&text::change_list(before, &d, ctx.lang()));
     text.push('\n');
+    if let Some(line) = super::scheduling::ends_line(&ctx, &after) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     text.push_str(&if let Some(r) = &refused {
         ctx.tr(
             format!("Vous ne pourriez pas appliquer ces changements : {}", r.text),
@@ -204,6 +239,16 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         "commands": applied.applied,
     });
     merge(&mut structured, diff_json(&d));
+    if !applied.cascade.is_empty() {
+        merge(
+            &mut structured,
+            json!({ "cascade": super::scheduling::cascade_json(
+                &applied.cascade,
+                before.span().map(|(_, e)| e),
+                &after,
+            ) }),
+        );
+    }
     if let Some(r) = refused {
         let mut why = json!({ "error": r.code });
         merge(&mut why, r.details);

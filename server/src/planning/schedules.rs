@@ -96,6 +96,11 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     let s = &stored.state;
     let risks = risk::risks(s);
     let mut text = text::schedule_summary(s, ctx.lang());
+    let held = super::scheduling::end_once_links_hold(s);
+    if let Some(line) = super::scheduling::ends_line(&ctx, s) {
+        text.push('\n');
+        text.push_str(&line);
+    }
     if let Some(line) = text::risks_line(&risks, ctx.lang()) {
         text.push('\n');
         text.push_str(&line);
@@ -131,6 +136,7 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
         }
     }
     let mut structured = summary_json(id, stored.rank, role, s, &risks);
+    structured["end_once_links_hold"] = json!(held);
     structured["locks"] = json!(
         s.locks
             .iter()
@@ -187,9 +193,13 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
         ));
     }
     let mut state = if p.demo {
+        // The demo stays manual: its seeded risks (violated links) stay visible.
         demo::s4hana_migration()
     } else {
-        Schedule::new(name)
+        // New schedules push successors (see docs/scheduling.md for why).
+        let mut s = Schedule::new(name);
+        s.settings.scheduling = palmaplan_model::Scheduling::Auto;
+        s
     };
     state.name = name.to_owned();
     let id = ctx

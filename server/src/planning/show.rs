@@ -290,6 +290,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
 
     // The summary and the risks, as get_schedule words them.
     let mut text = text::schedule_summary(s, lang);
+    if let Some(line) = super::scheduling::ends_line(&ctx, s) {
+        text.push('\n');
+        text.push_str(&line);
+    }
     if let Some(line) = text::risks_line(&risk::risks(s), lang) {
         text.push('\n');
         text.push_str(&line);

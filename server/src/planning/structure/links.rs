@@ -14,6 +14,8 @@ use serde_json::json;
 use super::{
     CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
 };
+use crate::planning::args::CascadeArg;
+use crate::planning::scheduling::with_cascade;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
@@ -131,6 +133,10 @@ struct AddLink {
     /// In the schedule's time unit; 0 by default, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
@@ -142,7 +148,9 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
         kind: p.kind.map(LinkKind::from),
         lag: p.lag,
     };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let wrote = ctx
+        .apply_cascading(id, &[cmd], None, CascadeArg::choice(p.cascade))
+        .await?;
     let l = match wrote.applied.first() {
         Some(Command::AddLink { id: Some(l), .. }) => *l,
         _ => LinkId(0),
@@ -160,10 +168,11 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
         ),
     );
     push_link_check(&ctx, &mut text, &wrote, l);
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -179,6 +188,10 @@ struct UpdateLink {
     /// In the schedule's time unit, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
@@ -192,7 +205,9 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
         kind: p.kind.map(LinkKind::from),
         lag: p.lag,
     };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let wrote = ctx
+        .apply_cascading(id, &[cmd], None, CascadeArg::choice(p.cascade))
+        .await?;
     let mut text = ctx.tr(
         format!(
             "Lien {l} modifié : {} ; {}.",
@@ -206,10 +221,11 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
         ),
     );
     push_link_check(&ctx, &mut text, &wrote, l);
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

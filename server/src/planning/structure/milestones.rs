@@ -12,7 +12,8 @@ use super::{
     Removed, Watch, inverse_of, nothing_to_change, nullable, push_risks, quote, rank, risk_lines,
     touches,
 };
-use crate::planning::args::date;
+use crate::planning::args::{CascadeArg, date};
+use crate::planning::scheduling::with_cascade;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
@@ -125,6 +126,10 @@ struct MoveMilestone {
     milestone: u64,
     /// Its new day, YYYY-MM-DD.
     date: String,
+    /// Whether what follows moves so that links hold: true (push), false (stay),
+    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
@@ -135,10 +140,15 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
         milestone: m,
         date: day,
     };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = inverse_of(&wrote).and_then(|inv| match inv.first() {
-        Some(Command::MoveMilestone { date, .. }) => Some(*date),
-        _ => None,
+    let wrote = ctx
+        .apply_cascading(id, &[cmd], None, CascadeArg::choice(p.cascade))
+        .await?;
+    // The inverse ends with the caller's command's (a cascade's comes first).
+    let old = inverse_of(&wrote).and_then(|inv| {
+        inv.iter().rev().find_map(|c| match c {
+            Command::MoveMilestone { milestone, date } if *milestone == m => Some(*date),
+            _ => None,
+        })
     });
     let was = old.map_or(String::new(), |d| {
         ctx.tr(format!(" (il était au {d})"), format!(" (it was on {d})"))
@@ -156,10 +166,11 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
         ),
     );
     push_link_risks(&ctx, &mut text, &wrote, m);
-    Ok(Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({ "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone, "date": day, "was": old }),
-    ))
+    );
+    Ok(with_cascade(&ctx, &wrote, reply))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -293,7 +304,7 @@ mod tests {
             "{}",
             r.text
         );
-        // Two days earlier than the bar it follows: the answer says the link breaks.
+        // Two days earlier than its link (FS +1) allows: the answer says the link breaks.
         let r = ok(k
             .call(
                 &k.editor,
@@ -303,7 +314,8 @@ mod tests {
             .await);
         assert!(
             r.text.contains("(il était au 2026-12-18)")
-                && r.text.contains("Lien 26 (FS) non respecté de 1 jour ouvré"),
+                && r.text
+                    .contains("Lien 26 (FS) non respecté de 2 jours ouvrés"),
             "{}",
             r.text
         );

@@ -1,10 +1,10 @@
-//! Tools on a schedule's settings: its time zone, working weekdays, holidays and time
-//! unit. All writes are the model's `set_settings`; `add_holidays` and
+//! Tools on a schedule's settings: its time zone, working weekdays, holidays, time
+//! unit and scheduling mode. All writes are the model's `set_settings`; `add_holidays` and
 //! `remove_holidays` compute the new list from the current one and write it at the
 //! rank they read, so two people adding holidays at once both get theirs.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{Date, Lang, Settings, TimeUnit, Weekday};
+use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -17,7 +17,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "get_settings",
-            "Read a schedule's settings: time zone, working weekdays, holidays (days off) and the time unit durations and lags are counted in.",
+            "Read a schedule's settings: time zone, working weekdays, holidays (days off), the time unit durations and lags are counted in, and the scheduling mode (auto: writes push successors so links hold; manual: dates stay).",
             Access::Read,
             get_settings,
         ),
@@ -79,6 +79,37 @@ enum Unit {
     Week,
 }
 
+/// Whether writes push successors.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    /// Every write that changes dates or links moves what follows so that links hold.
+    Auto,
+    /// Dates stay where they are put; broken links are reported.
+    Manual,
+}
+
+impl From<Mode> for Scheduling {
+    fn from(m: Mode) -> Scheduling {
+        match m {
+            Mode::Auto => Scheduling::Auto,
+            Mode::Manual => Scheduling::Manual,
+        }
+    }
+}
+
+/// The scheduling mode in a sentence's words.
+fn mode_words(lang: Lang, m: Scheduling) -> &'static str {
+    match (lang, m) {
+        (Lang::Fr, Scheduling::Auto) => "planification automatique (les successeurs suivent)",
+        (Lang::Fr, Scheduling::Manual) => {
+            "planification manuelle (les dates restent où on les met)"
+        }
+        (Lang::En, Scheduling::Auto) => "automatic scheduling (successors follow)",
+        (Lang::En, Scheduling::Manual) => "manual scheduling (dates stay where they are put)",
+    }
+}
+
 impl From<Unit> for TimeUnit {
     fn from(u: Unit) -> TimeUnit {
         match u {
@@ -135,18 +166,20 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     };
     ctx.tr(
         format!(
-            "fuseau {} ; jours ouvrés : {} ; durées et décalages comptés en {} ; {}",
+            "fuseau {} ; jours ouvrés : {} ; durées et décalages comptés en {} ; {} ; {}",
             st.time_zone,
             days.join(", "),
             unit_word(Lang::Fr, st.time_unit),
-            holidays
+            holidays,
+            mode_words(Lang::Fr, st.scheduling)
         ),
         format!(
-            "time zone {}; working days: {}; durations and lags counted in {}; {}",
+            "time zone {}; working days: {}; durations and lags counted in {}; {}; {}",
             st.time_zone,
             days.join(", "),
             unit_word(Lang::En, st.time_unit),
-            holidays
+            holidays,
+            mode_words(Lang::En, st.scheduling)
         ),
     )
 }
@@ -159,6 +192,7 @@ fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
         "time_zone": st.time_zone,
         "working_weekdays": st.working_weekdays,
         "time_unit": st.time_unit,
+        "scheduling": st.scheduling,
         "holidays": st.holidays.iter().take(CAP).collect::<Vec<_>>(),
         "holiday_count": st.holidays.len(),
     })
@@ -209,6 +243,11 @@ struct Update {
     /// "day" or "week": the unit of durations and lags.
     #[serde(default)]
     time_unit: Option<Unit>,
+    /// "auto": every write that changes dates or links pushes the successors so that
+    /// links hold (one undo takes the push back too); "manual": dates stay, broken
+    /// links are reported.
+    #[serde(default)]
+    scheduling: Option<Mode>,
 }
 
 async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
@@ -217,10 +256,11 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
         && p.working_weekdays.is_none()
         && p.holidays.is_none()
         && p.time_unit.is_none()
+        && p.scheduling.is_none()
     {
         return Err(nothing_to_change(
             &ctx,
-            "time_zone, working_weekdays, holidays, time_unit",
+            "time_zone, working_weekdays, holidays, time_unit, scheduling",
         ));
     }
     let holidays = p
@@ -245,6 +285,9 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     if p.time_unit.is_some() {
         changed.push(ctx.tr("unité", "time unit"));
     }
+    if p.scheduling.is_some() {
+        changed.push(ctx.tr("planification", "scheduling"));
+    }
     let cmd = Command::SetSettings {
         time_zone: p.time_zone,
         working_weekdays: p
@@ -252,6 +295,7 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
             .map(|w| w.into_iter().map(Weekday::from).collect()),
         holidays,
         time_unit: p.time_unit.map(TimeUnit::from),
+        scheduling: p.scheduling.map(Scheduling::from),
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let st = &wrote.state.settings;
@@ -324,6 +368,7 @@ async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
             working_weekdays: None,
             holidays: Some(all),
             time_unit: None,
+            scheduling: None,
         }])
     })
     .await?;
@@ -362,6 +407,7 @@ async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
             working_weekdays: None,
             holidays: Some(all),
             time_unit: None,
+            scheduling: None,
         }])
     })
     .await?;
