@@ -4,13 +4,15 @@
 //!
 //! ```text
 //! member:Alice group:"Finance team" migration status:in_progress from:2026-11-01
-//! (is:critical or is:at-risk) -status:done
+//! (is:critical or is:at-risk) -status:done float<=2
 //! ```
 //!
 //! Terms side by side must all hold (AND); `or` joins alternatives and binds loosest;
 //! `-term` or `not term` negates; parentheses group. A bare word or a quoted phrase
 //! searches bar labels. Text comparisons ignore case and the common Latin accents, so
-//! "equipe" finds "Équipe". `docs/filter.md` is the reference for users.
+//! "equipe" finds "Équipe". `float<=2` (`<`, `<=`, `=`, `>=`, `>`; French `marge`)
+//! compares a bar's total float in working days. `docs/filter.md` is the reference
+//! for users.
 //!
 //! Design choices, and why:
 //! - Lexing, term checking and parsing happen in one left-to-right pass (the parser
@@ -27,13 +29,22 @@
 //!   assistant may write either.
 //! - Curly quotes and « guillemets » quote like `"`: phones and word processors replace
 //!   straight quotes, and a query pasted from them must still parse.
+//! - A comparison is one word, `float<=2`, read only when the text before its operator
+//!   is the key `float` or `marge`: any other word holding `<`, `=` or `>` stays label
+//!   text, as it was before comparisons existed. `float:2` reads as `float=2`, as every
+//!   key takes `key:value`; `float <= 2` is refused with what to write, since read word
+//!   by word it would search labels and silently find nothing.
 //! - Evaluation reads a [`FilterContext`] built once per schedule (folded names, each
-//!   row's group and member, each bar's action statuses and flags), so filtering
-//!   100,000 bars is a linear pass with no allocation per bar.
+//!   row's group and member, each bar's action statuses, flags and total float), so
+//!   filtering 100,000 bars is a linear pass with no allocation per bar.
+//! - Floats are given to the context apart ([`FilterContext::with_floats`]), and
+//!   [`Filter::uses_floats`] tells whether a query needs them: a critical path costs
+//!   ~20 ms for 100,000 bars, which most queries should not pay. A bar whose float is
+//!   unknown (none given, or links in a cycle) matches no float term.
 //!
-//! Left to others: the critical and at-risk sets come from `cpm` and `risk` (the caller
-//! computes them and passes them in); the rows to show for the bars selected are
-//! `layout::RowFilter`'s business.
+//! Left to others: the critical and at-risk sets and the total floats come from `cpm`
+//! and `risk` (the caller computes them and passes them in; [`floats_of`] runs `cpm`
+//! for it); the rows to show for the bars selected are `layout::RowFilter`'s business.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -85,10 +96,12 @@ pub enum Key {
     To,
     Is,
     Id,
+    /// Total float in working days, compared to a number: `float<=2`, `marge>5`.
+    Float,
 }
 
 impl Key {
-    pub const ALL: [Key; 9] = [
+    pub const ALL: [Key; 10] = [
         Key::Member,
         Key::Group,
         Key::Row,
@@ -98,6 +111,7 @@ impl Key {
         Key::To,
         Key::Is,
         Key::Id,
+        Key::Float,
     ];
 
     /// The key's name in a language; both names are accepted whatever the language.
@@ -120,6 +134,8 @@ impl Key {
             (Key::Is, Lang::En) => "is",
             (Key::Is, Lang::Fr) => "est",
             (Key::Id, _) => "id",
+            (Key::Float, Lang::En) => "float",
+            (Key::Float, Lang::Fr) => "marge",
         }
     }
 
@@ -150,6 +166,8 @@ impl Key {
             (Key::Is, Lang::En) => "is:critical",
             (Key::Is, Lang::Fr) => "est:critique",
             (Key::Id, _) => "id:42",
+            (Key::Float, Lang::En) => "float<=2",
+            (Key::Float, Lang::Fr) => "marge<=2",
         }
     }
 }
@@ -163,6 +181,34 @@ pub enum Flag {
     AtRisk,
     /// An end (predecessor or successor) of a link its dates break.
     Violated,
+}
+
+/// How a number term compares the bar's value (left) to the number written (right).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compare {
+    /// `<`
+    Lt,
+    /// `<=` (or `≤`)
+    Le,
+    /// `=` (or `:`, as in `float:0`)
+    Eq,
+    /// `>=` (or `≥`)
+    Ge,
+    /// `>`
+    Gt,
+}
+
+impl Compare {
+    /// Whether `value` (the bar's) compares to `number` (the query's) this way.
+    pub fn holds(self, value: i64, number: i64) -> bool {
+        match self {
+            Compare::Lt => value < number,
+            Compare::Le => value <= number,
+            Compare::Eq => value == number,
+            Compare::Ge => value >= number,
+            Compare::Gt => value > number,
+        }
+    }
 }
 
 /// What one term checks. Texts are stored folded (see [`fold`]).
@@ -184,6 +230,9 @@ pub enum Test {
     To(Date),
     Is(Flag),
     Id(BarId),
+    /// The bar's total float, in working days, compares to the number. A bar whose
+    /// float the context does not know matches no such term.
+    Float(Compare, i64),
 }
 
 /// A parsed query. Each node carries the span of the input it came from.
@@ -202,6 +251,23 @@ impl Expr {
         match self {
             Expr::Or(s, _) | Expr::And(s, _) | Expr::Not(s, _) | Expr::Term(s, _) => *s,
         }
+    }
+
+    /// Whether a term reads total floats, so that the caller computes them (the
+    /// critical path of 100,000 bars costs ~20 ms) only for a query that needs them.
+    pub fn uses_floats(&self) -> bool {
+        // A stack rather than recursion: anyone can build an `Expr`, deeper than
+        // `parse` would allow.
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Or(_, items) | Expr::And(_, items) => stack.extend(items),
+                Expr::Not(_, inner) => stack.push(inner),
+                Expr::Term(_, Test::Float(..)) => return true,
+                Expr::Term(..) => {}
+            }
+        }
+        false
     }
 }
 
@@ -278,6 +344,30 @@ pub enum FilterErrorKind {
     },
     BadId {
         value: String,
+    },
+    /// `float<>2`: after a comparison key, an operator that is none of `<`, `<=`,
+    /// `=`, `>=`, `>`; the span is the operator.
+    BadOperator {
+        key: Key,
+        operator: String,
+    },
+    /// `float<=` or `float:` with no number after it; `operator` is what follows the
+    /// key, as typed (`<=`, `:`).
+    MissingNumber {
+        key: Key,
+        operator: String,
+    },
+    /// `float<=2.5`: the number is not a whole one (or does not fit in 64 bits).
+    BadNumber {
+        key: Key,
+        value: String,
+    },
+    /// `float <= 2`: a comparison key alone, then an operator after a space (which
+    /// would otherwise search labels for "float", "<=" and "2" and find nothing); the
+    /// span runs to the number, and `fix` is the span without its spaces (`float<=2`).
+    SpacedComparison {
+        key: Key,
+        fix: String,
     },
     /// A quote opened and not closed; `close` is the character that closes it.
     UnclosedQuote {
@@ -397,6 +487,47 @@ impl FilterError {
                 "{} is not a bar id. Expected a number, e.g. id:42.",
                 q(value)
             ),
+            (K::BadOperator { key, operator }, _) => bad_operator(*key, operator, lang),
+            (K::MissingNumber { key, operator }, Lang::Fr) => format!(
+                "{k}{operator} attend juste après lui un nombre entier de jours ouvrés, par \
+                 exemple {k}{operator}2.",
+                k = key.name(lang)
+            ),
+            (K::MissingNumber { key, operator }, Lang::En) => format!(
+                "{k}{operator} needs a whole number of working days right after it, e.g. \
+                 {k}{operator}2.",
+                k = key.name(lang)
+            ),
+            (K::BadNumber { key, value }, Lang::Fr) => format!(
+                "{} n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par \
+                 exemple {}.",
+                q(value),
+                key.example(lang)
+            ),
+            (K::BadNumber { key, value }, Lang::En) => format!(
+                "{} is not a number of working days. Expected a whole number, e.g. {}.",
+                q(value),
+                key.example(lang)
+            ),
+            // Without a number after the operator, the fix would be no term either.
+            (K::SpacedComparison { key, fix }, Lang::Fr) if fix.ends_with(is_compare_char) => {
+                format!(
+                    "Une comparaison s'écrit sans espace, par exemple {}.",
+                    key.example(lang)
+                )
+            }
+            (K::SpacedComparison { key, fix }, Lang::En) if fix.ends_with(is_compare_char) => {
+                format!(
+                    "Write a comparison without spaces, e.g. {}.",
+                    key.example(lang)
+                )
+            }
+            (K::SpacedComparison { fix, .. }, Lang::Fr) => {
+                format!("Une comparaison s'écrit sans espace : {}.", q(fix))
+            }
+            (K::SpacedComparison { fix, .. }, Lang::En) => {
+                format!("Write a comparison without spaces: {}.", q(fix))
+            }
             (K::UnclosedQuote { close }, Lang::Fr) => format!(
                 "Ces guillemets ne sont jamais fermés : ajoutez {} après le texte.",
                 q(&close.to_string())
@@ -517,6 +648,44 @@ fn valid_values(key: Key, lang: Lang) -> &'static str {
         (Key::Is, Lang::Fr) => "critique, à-risque, violé (ou critical, at-risk, violated)",
         (Key::Is, Lang::En) => "critical, at-risk, violated",
         _ => "",
+    }
+}
+
+/// The message for an unknown comparison operator: the fix when the intent is clear
+/// (`=<` for `<=`, `!=` for a negated `=`), else the operators there are.
+fn bad_operator(key: Key, operator: &str, lang: Lang) -> String {
+    let k = key.name(lang);
+    let fix = match operator {
+        "=<" => Some("<="),
+        "=>" => Some(">="),
+        "==" => Some("="),
+        _ => None,
+    };
+    let not_equal = operator.contains(['!', '≠']) || operator == "<>";
+    match (lang, fix, not_equal) {
+        (Lang::Fr, Some(fix), _) => format!(
+            "« {operator} » n'est pas une comparaison : écrivez « {fix} », par exemple \
+             {k}{fix}2."
+        ),
+        (Lang::En, Some(fix), _) => {
+            format!("\"{operator}\" is not a comparison: write \"{fix}\", e.g. {k}{fix}2.")
+        }
+        (Lang::Fr, None, true) => format!(
+            "« {operator} » n'est pas une comparaison : pour les barres dont la marge n'est \
+             pas 2, niez l'égalité : -{k}=2."
+        ),
+        (Lang::En, None, true) => format!(
+            "\"{operator}\" is not a comparison: for the bars whose float is not 2, negate \
+             the equality: -{k}=2."
+        ),
+        (Lang::Fr, None, false) => format!(
+            "« {operator} » n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre {k} \
+             et le nombre, par exemple {k}<=2."
+        ),
+        (Lang::En, None, false) => format!(
+            "\"{operator}\" is not a comparison. Write <, <=, =, >= or > between {k} and \
+             the number, e.g. {k}<=2."
+        ),
     }
 }
 
@@ -792,7 +961,10 @@ impl<'a> Lexer<'a> {
         } else {
             let end = word_end(input, i);
             let word = &input[i..end];
-            if let Some(colon) = word.find(':') {
+            if let Some(op_at) = compared_key(word) {
+                let test = comparison(input, Key::Float, i, i + op_at, i + op_at, end)?;
+                (Tok::Term(Span::new(i, end), test), end)
+            } else if let Some(colon) = word.find(':') {
                 key_term(input, i, end, colon)?
             } else {
                 let span = Span::new(i, end);
@@ -802,7 +974,10 @@ impl<'a> Lexer<'a> {
                     "or" | "ou" => Tok::Or(span, word.into()),
                     "not" | "non" => Tok::Not(span, word.into()),
                     "and" | "et" => Tok::And(span, word.into()),
-                    _ => Tok::Term(span, Test::Label(fold(word))),
+                    _ => {
+                        self.spaced_comparison(span)?;
+                        Tok::Term(span, Test::Label(fold(word)))
+                    }
                 };
                 (tok, end)
             }
@@ -813,6 +988,122 @@ impl<'a> Lexer<'a> {
         }
         self.at = end;
         Ok(Some(tok))
+    }
+}
+
+impl Lexer<'_> {
+    /// Refuses `float <= 2` at the bare word `word`: read as it is written, it would
+    /// search labels for "float", "<=" and "2" and quietly find nothing. A comparison
+    /// key followed by a space and no operator (`marge brute`) stays label text.
+    fn spaced_comparison(&self, word: Span) -> Result<(), FilterError> {
+        let input = self.input;
+        let Some(key) =
+            Key::parse(&fold(&input[word.start..word.end()])).filter(|k| *k == Key::Float)
+        else {
+            return Ok(());
+        };
+        let rest = &input[word.end()..];
+        let next = rest.trim_start();
+        if next.len() == rest.len() || !next.starts_with(is_compare_char) {
+            return Ok(());
+        }
+        let op_at = input.len() - next.len();
+        let mut end = word_end(input, op_at);
+        // `float <= 2`: the number is the next word (`float <=2` holds it already).
+        if input[op_at..end].chars().all(is_compare_char) {
+            let rest = &input[end..];
+            let number_at = input.len() - rest.trim_start().len();
+            end = end.max(word_end(input, number_at));
+        }
+        // What lies past the length limit is not read: the limit's error comes first,
+        // when the lexer gets there.
+        if self.cut.is_some_and(|cut| end > cut) {
+            return Ok(());
+        }
+        let fix = input[word.start..end]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        Err(FilterError::at(
+            Span::new(word.start, end),
+            FilterErrorKind::SpacedComparison { key, fix },
+        ))
+    }
+}
+
+/// The characters an operator of a comparison term is made of, the unknown ones
+/// (`!`, `≠`) included so that `float!=2` is told what to write rather than read as
+/// a number `!=2`.
+fn is_compare_char(c: char) -> bool {
+    matches!(c, '<' | '>' | '=' | '!' | '≤' | '≥' | '≠')
+}
+
+/// Where the operator starts, if a bare word is a comparison term (`float<=2`): the
+/// text before its first operator character names a comparison key. Any other word
+/// with `<`, `=` or `>` stays label text (or a `key:value` term) as it always was,
+/// so that searches for "a=b" keep working.
+fn compared_key(word: &str) -> Option<usize> {
+    let at = word.find(|c| c == ':' || is_compare_char(c))?;
+    if word[at..].starts_with(':') {
+        return None;
+    }
+    (Key::parse(&fold(&word[..at])) == Some(Key::Float)).then_some(at)
+}
+
+/// The comparison term spanning [start, end): the key ends at `key_end`, its operator
+/// and number start at `rest_at` (after the colon of `float:2` or `float:<=2`, else
+/// at `key_end`).
+fn comparison(
+    input: &str,
+    key: Key,
+    start: usize,
+    key_end: usize,
+    rest_at: usize,
+    end: usize,
+) -> Result<Test, FilterError> {
+    let rest = &input[rest_at..end];
+    let op_end = rest_at + rest.find(|c| !is_compare_char(c)).unwrap_or(rest.len());
+    let op = match &input[rest_at..op_end] {
+        // Only after a colon (a bare word gets here at an operator character):
+        // `float:0` reads as `=`, as every other key reads its value.
+        "" => Compare::Eq,
+        "<" => Compare::Lt,
+        // `≤` and `≥`: phones, word processors and assistants write them.
+        "<=" | "≤" => Compare::Le,
+        "=" => Compare::Eq,
+        ">=" | "≥" => Compare::Ge,
+        ">" => Compare::Gt,
+        other => {
+            return Err(FilterError::at(
+                Span::new(rest_at, op_end),
+                FilterErrorKind::BadOperator {
+                    key,
+                    operator: other.to_owned(),
+                },
+            ));
+        }
+    };
+    let number = &input[op_end..end];
+    if number.is_empty() {
+        return Err(FilterError::at(
+            Span::new(start, end),
+            FilterErrorKind::MissingNumber {
+                key,
+                operator: input[key_end..op_end].to_owned(),
+            },
+        ));
+    }
+    // `i64`'s parser takes ASCII digits only, with an optional sign: floats are never
+    // negative (see `cpm`), but `float>-1` has a meaning and no reason to be refused.
+    match number.parse::<i64>() {
+        Ok(n) => Ok(Test::Float(op, n)),
+        Err(_) => Err(FilterError::at(
+            Span::new(op_end, end),
+            FilterErrorKind::BadNumber {
+                key,
+                value: number.to_owned(),
+            },
+        )),
     }
 }
 
@@ -840,6 +1131,12 @@ fn key_term(
             },
         ));
     };
+    if key == Key::Float {
+        // No quoted value here: a number needs no quotes, and `float:"2"` gets the
+        // missing number's message, which says what to write.
+        let test = comparison(input, key, start, colon_at, colon_at + 1, end)?;
+        return Ok((Tok::Term(Span::new(start, end), test), end));
+    }
     let value_at = colon_at + 1;
     let quoted = value_at == end
         && input[end..]
@@ -902,6 +1199,18 @@ fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
             Some(d) => Test::To(d),
             None => {
                 return Err(bad(FilterErrorKind::BadDate {
+                    key,
+                    value: value.to_owned(),
+                }));
+            }
+        },
+        // `key_term` hands float terms to `comparison` instead, which knows where the
+        // operator is; this arm reads `float:2` the same way, rather than panic, should
+        // a new caller reach it.
+        Key::Float => match value.parse::<i64>() {
+            Ok(n) => Test::Float(Compare::Eq, n),
+            Err(_) => {
+                return Err(bad(FilterErrorKind::BadNumber {
                     key,
                     value: value.to_owned(),
                 }));
@@ -1171,7 +1480,8 @@ fn flag_bit(f: Flag) -> u8 {
 }
 
 /// What a filter needs to know about a schedule, computed once: folded labels and
-/// names, each row's group and member, each bar's action statuses and flags. Rebuild
+/// names, each row's group and member, each bar's action statuses and flags, and its
+/// total float when the caller gives them ([`FilterContext::with_floats`]). Rebuild
 /// it when the schedule changes: a stale context is never unsafe, only out of date
 /// (a bar's dates, row and id are always read from the bar itself).
 #[derive(Clone, Debug)]
@@ -1180,6 +1490,10 @@ pub struct FilterContext {
     bars: Vec<BarId>,
     labels: Vec<String>,
     flags: Vec<u8>,
+    /// Each bar's total float in working days, None where unknown; empty when the
+    /// caller gave none, so that a context for a query without float terms costs
+    /// nothing more.
+    floats: Vec<Option<i64>>,
     /// (row id, row position), sorted by id.
     row_ids: Vec<(RowId, u32)>,
     /// By row position.
@@ -1239,6 +1553,7 @@ impl FilterContext {
             bars,
             labels,
             flags,
+            floats: Vec::new(),
             row_ids,
             row_names: s.rows.iter().map(|r| fold(&r.name)).collect(),
             row_groups: s
@@ -1264,6 +1579,23 @@ impl FilterContext {
         }
     }
 
+    /// The context with the bars' total floats, in working days, for `float<=2`
+    /// terms: what [`floats_of`] returns, or floats the caller already has from
+    /// `cpm::critical_path`. Ids of no bar of the schedule are ignored; a bar left
+    /// out (or every bar, when the links form a cycle and `floats` is empty) matches
+    /// no float term. Replaces floats given before.
+    #[must_use]
+    pub fn with_floats(mut self, floats: &[(BarId, i64)]) -> FilterContext {
+        let mut known = vec![None; self.bars.len()];
+        for &(id, float) in floats {
+            if let Ok(i) = self.bars.binary_search(&id) {
+                known[i] = Some(float);
+            }
+        }
+        self.floats = known;
+        self
+    }
+
     fn row_pos(&self, row: RowId) -> Option<usize> {
         self.row_ids
             .binary_search_by(|(r, _)| r.cmp(&row))
@@ -1285,6 +1617,7 @@ impl FilterContext {
         Facts {
             label,
             flags,
+            float: at.and_then(|i| self.floats.get(i).copied().flatten()),
             row: self.row_pos(bar.row),
         }
     }
@@ -1301,9 +1634,26 @@ fn violated_bars(s: &Schedule, bars: &[BarId]) -> Vec<usize> {
         .collect()
 }
 
+/// Each bar's total float in working days, from `cpm::critical_path` (bars only, not
+/// milestones), for [`FilterContext::with_floats`]; empty when the links form a cycle,
+/// which leaves no critical path, so float terms then match no bar. Costs a critical
+/// path (~20 ms for 100,000 bars): call it when [`Filter::uses_floats`] says so.
+pub fn floats_of(s: &Schedule) -> Vec<(BarId, i64)> {
+    match crate::cpm::critical_path(s) {
+        Ok(cp) => cp
+            .items
+            .iter()
+            .filter(|t| t.kind == crate::cpm::ItemKind::Bar)
+            .map(|t| (BarId(t.item.0), t.total_float))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 struct Facts<'a> {
     label: Cow<'a, str>,
     flags: u8,
+    float: Option<i64>,
     row: Option<usize>,
 }
 
@@ -1321,6 +1671,12 @@ impl Filter {
     /// Whether this is the empty query, which matches every bar.
     pub fn is_all(&self) -> bool {
         self.expr.is_none()
+    }
+
+    /// Whether a term reads total floats ([`Expr::uses_floats`]): only then need the
+    /// caller compute them for [`FilterContext::with_floats`].
+    pub fn uses_floats(&self) -> bool {
+        self.expr.as_ref().is_some_and(Expr::uses_floats)
     }
 
     /// Whether a bar matches. The bar's dates, row and id are read from `bar` itself,
@@ -1378,6 +1734,7 @@ fn eval<'a>(e: &Expr, ctx: &'a FilterContext, bar: &Bar, f: &Facts<'_>) -> bool 
                 Test::To(d) => bar.start <= *d,
                 Test::Is(flag) => f.flags & flag_bit(*flag) != 0,
                 Test::Id(id) => bar.id == *id,
+                Test::Float(op, n) => f.float.is_some_and(|x| op.holds(x, *n)),
             }
         }
     }
@@ -1568,17 +1925,271 @@ mod tests {
     }
 
     #[test]
+    fn float_terms_every_operator_and_the_french_key() {
+        check_ast(
+            "float<=2 float<3 float=0 float>=5 float>1",
+            expect![
+                "(and@0..41 Float(Le, 2)@0..8 Float(Lt, 3)@9..16 Float(Eq, 0)@17..24 Float(Ge, 5)@25..33 Float(Gt, 1)@34..41)"
+            ],
+        );
+        check_ast(
+            "marge<=2 MARGE>-1 Float:2 float:<=3 marge≥4 float≤1 float=+0",
+            expect![
+                "(and@0..64 Float(Le, 2)@0..8 Float(Gt, -1)@9..17 Float(Eq, 2)@18..25 Float(Le, 3)@26..35 Float(Ge, 4)@36..45 Float(Le, 1)@46..55 Float(Eq, 0)@56..64)"
+            ],
+        );
+    }
+
+    #[test]
+    fn float_terms_combine_with_the_rest() {
+        check_ast(
+            "float<=2 member:Alice",
+            expect![[r#"(and@0..21 Float(Le, 2)@0..8 Member("alice")@9..21)"#]],
+        );
+        check_ast("-float>10", expect!["(not@0..9 Float(Gt, 10)@1..9)"]);
+        check_ast(
+            "(is:critical or float<=1)",
+            expect!["(or@1..24 Is(Critical)@1..12 Float(Le, 1)@16..24)"],
+        );
+        check_ast(
+            "not marge=0 ou (float<5 -status:done)",
+            expect![
+                "(or@0..36 (not@0..11 Float(Eq, 0)@4..11) (and@16..36 Float(Lt, 5)@16..23 (not@24..36 Status(Done)@25..36)))"
+            ],
+        );
+    }
+
+    /// Only a comparison key before the operator makes a comparison: other words with
+    /// `<`, `=` or `>` search labels as they did, and quoting searches for the text.
+    #[test]
+    fn other_words_with_operators_stay_label_text() {
+        check_ast(
+            "a=b x<y id>5 label:float<=2 \"float<=2\" floating float marge brute",
+            expect![[
+                r#"(and@0..65 Label("a=b")@0..3 Label("x<y")@4..7 Label("id>5")@8..12 Label("float<=2")@13..27 Label("float<=2")@28..38 Label("floating")@39..47 Label("float")@48..53 Label("marge")@54..59 Label("brute")@60..65)"#
+            ]],
+        );
+    }
+
+    #[test]
+    fn uses_floats_finds_a_float_term_anywhere() {
+        assert!(!parse("").unwrap().uses_floats());
+        assert!(!parse("a is:critical -(b or float)").unwrap().uses_floats());
+        assert!(parse("float<=2").unwrap().uses_floats());
+        assert!(parse("a -(b or (c not marge>3))").unwrap().uses_floats());
+        // An `Expr` built by hand may be deeper than `parse` allows.
+        let mut deep = Expr::Term(Span::new(0, 1), Test::Float(Compare::Eq, 0));
+        for _ in 0..100_000 {
+            deep = Expr::Not(Span::new(0, 1), Box::new(deep));
+        }
+        assert!(deep.uses_floats());
+        // Dropped without recursing: the derived `Drop` would overflow the stack.
+        let mut next = Some(deep);
+        while let Some(Expr::Not(_, inner)) = next.take() {
+            next = Some(*inner);
+        }
+    }
+
+    #[test]
+    fn error_float_operator() {
+        check_error(
+            "float<>2",
+            expect![[r#"
+            float<>2
+                 ^^
+            "<>" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
+            --
+            float<>2
+                 ^^
+            « <> » n'est pas une comparaison : pour les barres dont la marge n'est pas 2, niez l'égalité : -marge=2."#]],
+        );
+        check_error(
+            "marge=<2",
+            expect![[r#"
+            marge=<2
+                 ^^
+            "=<" is not a comparison: write "<=", e.g. float<=2.
+            --
+            marge=<2
+                 ^^
+            « =< » n'est pas une comparaison : écrivez « <= », par exemple marge<=2."#]],
+        );
+        check_error(
+            "float!=2",
+            expect![[r#"
+            float!=2
+                 ^^
+            "!=" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
+            --
+            float!=2
+                 ^^
+            « != » n'est pas une comparaison : pour les barres dont la marge n'est pas 2, niez l'égalité : -marge=2."#]],
+        );
+        check_error(
+            "float<<2",
+            expect![[r#"
+            float<<2
+                 ^^
+            "<<" is not a comparison. Write <, <=, =, >= or > between float and the number, e.g. float<=2.
+            --
+            float<<2
+                 ^^
+            « << » n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre marge et le nombre, par exemple marge<=2."#]],
+        );
+        let bad = |operator: &str| FilterErrorKind::BadOperator {
+            key: Key::Float,
+            operator: operator.into(),
+        };
+        assert_eq!(refusal("float=>2"), (bad("=>"), 5, 2));
+        assert_eq!(refusal("x marge≠2"), (bad("≠"), 7, 3), "bytes, not chars");
+        assert_eq!(refusal("float:==2"), (bad("=="), 6, 2));
+    }
+
+    #[test]
+    fn error_float_number() {
+        check_error(
+            "float<=",
+            expect![[r#"
+            float<=
+            ^^^^^^^
+            float<= needs a whole number of working days right after it, e.g. float<=2.
+            --
+            float<=
+            ^^^^^^^
+            marge<= attend juste après lui un nombre entier de jours ouvrés, par exemple marge<=2."#]],
+        );
+        check_error(
+            "marge: x",
+            expect![[r#"
+            marge: x
+            ^^^^^^
+            float: needs a whole number of working days right after it, e.g. float:2.
+            --
+            marge: x
+            ^^^^^^
+            marge: attend juste après lui un nombre entier de jours ouvrés, par exemple marge:2."#]],
+        );
+        check_error(
+            "float:\"2\"",
+            expect![[r#"
+            float:"2"
+            ^^^^^^
+            float: needs a whole number of working days right after it, e.g. float:2.
+            --
+            float:"2"
+            ^^^^^^
+            marge: attend juste après lui un nombre entier de jours ouvrés, par exemple marge:2."#]],
+        );
+        check_error(
+            "float<=2.5",
+            expect![[r#"
+                float<=2.5
+                       ^^^
+                "2.5" is not a number of working days. Expected a whole number, e.g. float<=2.
+                --
+                float<=2.5
+                       ^^^
+                « 2.5 » n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par exemple marge<=2."#]],
+        );
+        check_error(
+            "marge>deux",
+            expect![[r#"
+                marge>deux
+                      ^^^^
+                "deux" is not a number of working days. Expected a whole number, e.g. float<=2.
+                --
+                marge>deux
+                      ^^^^
+                « deux » n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par exemple marge<=2."#]],
+        );
+        assert!(matches!(
+            refusal("float<99999999999999999999").0,
+            FilterErrorKind::BadNumber { .. }
+        ));
+        assert!(matches!(
+            refusal("float<=2d").0,
+            FilterErrorKind::BadNumber { .. }
+        ));
+    }
+
+    #[test]
+    fn error_float_with_spaces() {
+        check_error(
+            "member:bob float <= 2",
+            expect![[r#"
+            member:bob float <= 2
+                       ^^^^^^^^^^
+            Write a comparison without spaces: "float<=2".
+            --
+            member:bob float <= 2
+                       ^^^^^^^^^^
+            Une comparaison s'écrit sans espace : « float<=2 »."#]],
+        );
+        check_error(
+            "marge < 3",
+            expect![[r#"
+            marge < 3
+            ^^^^^^^^^
+            Write a comparison without spaces: "marge<3".
+            --
+            marge < 3
+            ^^^^^^^^^
+            Une comparaison s'écrit sans espace : « marge<3 »."#]],
+        );
+        let spaced = |fix: &str| FilterErrorKind::SpacedComparison {
+            key: Key::Float,
+            fix: fix.into(),
+        };
+        assert_eq!(refusal("float <=2 x"), (spaced("float<=2"), 0, 9));
+        assert_eq!(refusal("FLOAT\u{a0}≥ 3)"), (spaced("FLOAT≥3"), 0, 12));
+        check_error(
+            "(float <=",
+            expect![[r#"
+            (float <=
+             ^^^^^^^^
+            Write a comparison without spaces, e.g. float<=2.
+            --
+            (float <=
+             ^^^^^^^^
+            Une comparaison s'écrit sans espace, par exemple marge<=2."#]],
+        );
+        let e = parse("float<= 2").unwrap_err();
+        assert!(
+            matches!(e.kind, FilterErrorKind::MissingNumber { .. }),
+            "{e:?}"
+        );
+        // What lies past the length limit is not read, so the limit is what is told
+        // when the operator or the number is past it, and the spaces when neither is.
+        let ending = |tail: &str| "x".repeat(MAX_LEN - tail.len()) + tail;
+        let too_long = |chars| FilterErrorKind::TooLong {
+            chars,
+            max: MAX_LEN,
+        };
+        assert_eq!(refusal(&ending(" float <= 2")).0, spaced("float<=2"));
+        assert_eq!(
+            refusal(&(ending(" float <= ") + "2")).0,
+            too_long(MAX_LEN + 1),
+            "the number is past the limit"
+        );
+        assert_eq!(
+            refusal(&(ending(" float ") + "<=2")).0,
+            too_long(MAX_LEN + 3),
+            "the operator is past the limit"
+        );
+    }
+
+    #[test]
     fn error_unknown_key() {
         check_error(
             "member:Alice grup:Finance",
             expect![[r#"
                 member:Alice grup:Finance
                              ^^^^
-                "grup" is not a filter key. Valid keys: member, group, row, label, status, from, to, is, id. To search for text that contains ":", put it in quotes.
+                "grup" is not a filter key. Valid keys: member, group, row, label, status, from, to, is, id, float. To search for text that contains ":", put it in quotes.
                 --
                 member:Alice grup:Finance
                              ^^^^
-                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id (ou en anglais : member, group, row, label, status, from, to, is, id). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
+                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge (ou en anglais : member, group, row, label, status, from, to, is, id, float). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
         );
     }
 
@@ -1589,11 +2200,11 @@ mod tests {
             expect![[r#"
                 a :b
                   ^
-                ":" must follow a key, as in member:Alice. Valid keys: member, group, row, label, status, from, to, is, id.
+                ":" must follow a key, as in member:Alice. Valid keys: member, group, row, label, status, from, to, is, id, float.
                 --
                 a :b
                   ^
-                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id (ou en anglais : member, group, row, label, status, from, to, is, id)."#]],
+                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge (ou en anglais : member, group, row, label, status, from, to, is, id, float)."#]],
         );
         check_error(
             "groupe: x",
@@ -1929,6 +2540,146 @@ mod tests {
         assert_eq!(select("member:bob (migration or is:critical)"), [13, 14]);
         assert_eq!(select("-(status:todo or status:done)"), [11, 14]);
         assert_eq!(select("not not is:critical"), [12, 14]);
+    }
+
+    /// `sample`'s rows and members, with bars whose total floats are 0, 2 and 5:
+    /// 1 → 2 is the longest chain (Nov 2 to 13, 10 working days), 3 lasts 8 working
+    /// days beside it, and 4 → 5 lasts 5. Milestone 6 has a float too, but is no bar.
+    fn float_sample() -> Schedule {
+        let mut s = sample();
+        let bar = |id, row, label: &str, start: &str, end: &str| Bar {
+            id: BarId(id),
+            row: RowId(row),
+            label: label.into(),
+            start: d(start),
+            end: d(end),
+            color: None,
+            notes: String::new(),
+            pin: None,
+        };
+        s.bars = vec![
+            bar(1, 5, "Spec", "2026-11-02", "2026-11-06"),
+            bar(2, 5, "Build", "2026-11-09", "2026-11-13"),
+            bar(3, 6, "Review", "2026-11-02", "2026-11-11"),
+            bar(4, 7, "Docs", "2026-11-02", "2026-11-03"),
+            bar(5, 7, "Training", "2026-11-04", "2026-11-06"),
+        ];
+        s.milestones = vec![Milestone {
+            id: MilestoneId(6),
+            row: RowId(7),
+            label: "Kick-off".into(),
+            date: d("2026-11-02"),
+            color: None,
+            notes: String::new(),
+        }];
+        let link = |id, from, to| Link {
+            id: LinkId(id),
+            from: ItemId(from),
+            to: ItemId(to),
+            kind: LinkKind::FS,
+            lag: 0,
+        };
+        s.links = vec![link(7, 1, 2), link(8, 4, 5)];
+        s.actions = vec![Action {
+            id: ActionId(9),
+            bar: BarId(2),
+            label: "x".into(),
+            status: ActionStatus::Done,
+            assignee: None,
+        }];
+        s.next_id = 10;
+        s
+    }
+
+    #[test]
+    fn floats_of_gives_the_bars_total_floats() {
+        let s = float_sample();
+        assert_eq!(
+            floats_of(&s),
+            [
+                (BarId(1), 0),
+                (BarId(2), 0),
+                (BarId(3), 2),
+                (BarId(4), 5),
+                (BarId(5), 5)
+            ],
+            "bars only, by id"
+        );
+        let mut cycle = s.clone();
+        cycle.links.push(Link {
+            id: LinkId(10),
+            from: ItemId(2),
+            to: ItemId(1),
+            kind: LinkKind::FS,
+            lag: 0,
+        });
+        assert_eq!(floats_of(&cycle), []);
+    }
+
+    fn select_floats(s: &Schedule, floats: &[(BarId, i64)], query: &str) -> Vec<u64> {
+        let ctx = FilterContext::new(
+            s,
+            &IdSet::from_iter([BarId(1), BarId(2)]),
+            &IdSet::default(),
+        )
+        .with_floats(floats);
+        let f = parse(query).unwrap_or_else(|e| panic!("{}", e.render(query, Lang::En)));
+        f.select(&ctx, s).into_iter().map(|b| b.0).collect()
+    }
+
+    #[test]
+    fn float_terms_select_by_total_float() {
+        let s = float_sample();
+        let floats = floats_of(&s);
+        let select = |query| select_floats(&s, &floats, query);
+        assert_eq!(select("float<=2"), [1, 2, 3]);
+        assert_eq!(select("float<3"), [1, 2, 3]);
+        assert_eq!(select("float<2"), [1, 2]);
+        assert_eq!(select("float=0"), [1, 2]);
+        assert_eq!(select("float:2"), [3], "a colon reads as =");
+        assert_eq!(select("float>=5"), [4, 5]);
+        assert_eq!(select("float>1"), [3, 4, 5]);
+        assert_eq!(select("float>5"), [] as [u64; 0]);
+        assert_eq!(select("float>-1"), [1, 2, 3, 4, 5]);
+        assert_eq!(select("marge<=2"), [1, 2, 3]);
+        assert_eq!(select("float≥2 float≤2"), [3]);
+        assert_eq!(select("float<=2 member:Alice"), [1, 2]);
+        assert_eq!(select("float<=2 -status:done"), [1, 3]);
+        assert_eq!(select("-float>2"), [1, 2, 3]);
+        assert_eq!(select("(is:critical or float<=2)"), [1, 2, 3]);
+        assert_eq!(select("float=5 or review"), [3, 4, 5]);
+        // With the critical set from cpm too, `is:critical` is `float<=0`.
+        let critical: IdSet<BarId> = crate::cpm::critical_path(&s)
+            .unwrap()
+            .critical_bars()
+            .collect();
+        let ctx = FilterContext::new(&s, &critical, &IdSet::default()).with_floats(&floats);
+        assert_eq!(
+            parse("is:critical").unwrap().select(&ctx, &s),
+            parse("float<=0").unwrap().select(&ctx, &s)
+        );
+    }
+
+    #[test]
+    fn a_bar_without_a_known_float_matches_no_float_term() {
+        let s = float_sample();
+        // Built without floats, or with the empty list a cycle gives.
+        let ctx = FilterContext::new(&s, &IdSet::default(), &IdSet::default());
+        for query in ["float>=0", "float<0", "float=0"] {
+            assert_eq!(parse(query).unwrap().select(&ctx, &s), [], "{query}");
+        }
+        assert_eq!(select_floats(&s, &[], "float<=100"), [] as [u64; 0]);
+        assert_eq!(select_floats(&s, &[], "-float>10"), [1, 2, 3, 4, 5]);
+        // Some floats known, an id of no bar ignored, the last float given kept.
+        let some = [(BarId(3), 2), (BarId(99), 0), (BarId(4), 1), (BarId(4), 5)];
+        assert_eq!(select_floats(&s, &some, "float>=0"), [3, 4]);
+        assert_eq!(select_floats(&s, &some, "float=5"), [4]);
+        // A bar the context does not know (a preview's new bar) has no float.
+        let ctx = ctx.with_floats(&floats_of(&s));
+        let mut unknown = s.bars[0].clone();
+        unknown.id = BarId(42);
+        assert!(!parse("float>=0").unwrap().matches(&ctx, &unknown));
+        assert!(parse("float>=0").unwrap().matches(&ctx, &s.bars[0]));
     }
 
     #[test]

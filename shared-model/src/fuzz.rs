@@ -280,6 +280,21 @@ const TERMS: &[&str] = &[
     "ß",
     "a:b:c",
     "é:x",
+    "float<=2",
+    "marge>-1",
+    "float:0",
+    "float:<=3",
+    "marge≥4",
+    "float<>2",
+    "float=<1",
+    "float!=",
+    "float<=",
+    "float<=2.5",
+    "float<99999999999999999999",
+    "float <=",
+    "marge <",
+    "float",
+    "x<y",
 ];
 
 const OPERATORS: &[&str] = &[
@@ -418,6 +433,10 @@ const VALID_TERMS: &[&str] = &[
     "libellé:migration",
     "«\u{a0}Équipe\u{a0}»",
     "\"data migration\"",
+    "float<=2",
+    "marge>-1",
+    "float:0",
+    "float≥3",
 ];
 
 /// A valid term: never an operator word, never empty.
@@ -497,7 +516,7 @@ fn structured() -> impl Strategy<Value = Structured> {
 }
 
 /// A filter case: the query, and a schedule to evaluate it on with some of its bars
-/// (and an unknown one) critical or at risk.
+/// (and an unknown one) critical or at risk, and some with a known float.
 #[derive(Clone, Debug)]
 struct FilterCase {
     input: String,
@@ -609,7 +628,16 @@ fn check_filter(limits: Limits, case: &FilterCase) -> TestCaseResult {
                 ids.insert(BarId(u64::MAX));
                 ids
             };
-            let ctx = FilterContext::new(s, &pick(1), &pick(2));
+            // Floats from -2 to 5 for the bars picked, the others' unknown.
+            let floats: Vec<(BarId, i64)> = s
+                .bars
+                .iter()
+                .zip(&case.picks)
+                .filter(|(_, p)| *p & 4 != 0)
+                .map(|(b, p)| (b.id, i64::from(*p >> 5) - 2))
+                .chain([(BarId(u64::MAX), 0)])
+                .collect();
+            let ctx = FilterContext::new(s, &pick(1), &pick(2)).with_floats(&floats);
             let selected = f.select(&ctx, s);
             let one_by_one: Vec<BarId> = s
                 .bars
