@@ -250,7 +250,12 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         Err(_) => (IdSet::default(), true),
     };
     let at_risk = risk::risks(s).bars_at_risk();
-    let fc = FilterContext::new(s, &critical, &at_risk);
+    let mut fc = FilterContext::new(s, &critical, &at_risk);
+    // Floats cost a critical path of their own: computed only for a query that
+    // compares them (`float<=2`), and none on a cycle, so float terms match nothing.
+    if f.uses_floats() {
+        fc = fc.with_floats(&filter::floats_of(s));
+    }
     let selected = f.select(&fc, s);
     let q = quoted(lang, p.filter.trim());
     let mut text = if selected.is_empty() {

@@ -217,9 +217,13 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             .map(|cp| cp.critical_bars().collect())
             .unwrap_or_default();
         let at_risk = risk::risks(s).bars_at_risk();
-        let matching = parsed
-            .select(&FilterContext::new(s, &critical, &at_risk), s)
-            .len();
+        let mut fc = FilterContext::new(s, &critical, &at_risk);
+        // Floats cost a critical path of their own: computed only for a query that
+        // compares them (`float<=2`).
+        if parsed.uses_floats() {
+            fc = fc.with_floats(&filter::floats_of(s));
+        }
+        let matching = parsed.select(&fc, s).len();
         let q = quoted(lang, query);
         options.push(
             "filter",
