@@ -5,7 +5,8 @@
 // get_schedule_page to that paint, and the frames while scrolling the chart: their
 // intervals (with the share missed), their main-thread work (from the frame's start to
 // the end of its rendering), and the view's own part of it (from its trace); then the
-// frames while dragging a bar, which the model previews at each move; and a live update
+// frames while dragging a bar, which the model previews at each move (with the cascade
+// of its successors: the schedules have links and automatic scheduling); and a live update
 // (a bar moved through the model side) from the poll's answer to the redrawn chart.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
@@ -33,6 +34,23 @@ function schedule(n) {
       s.bars.push({ id: id++, row: rid, label: `Task ${made + 1}`, start: iso(start), end: iso(start + 3) });
     }
   }
+  // Links, and automatic scheduling, so that a drag previews a cascade: each bar
+  // finishes before the next of its row starts (FS), and starts no earlier than the bar
+  // above it in its group of 100 rows (SS), so the first bar of a group has about 1,000
+  // items downstream (issue 16: frame work while dragging such a bar).
+  s.links = [];
+  const byRow = new Map();
+  for (const b of s.bars) (byRow.get(b.row) ?? byRow.set(b.row, []).get(b.row)).push(b);
+  const rowList = s.rows.map((r) => byRow.get(r.id) ?? []);
+  for (let r = 0; r < rowList.length; r++) {
+    const row = rowList[r];
+    for (let b = 0; b + 1 < row.length; b++) s.links.push({ id: id++, from: row[b].id, to: row[b + 1].id, kind: 'FS', lag: 0 });
+    const next = rowList[r + 1];
+    if (next && Math.floor((r + 1) / 100) === Math.floor(r / 100) && (r + 1) % 30 !== 0) {
+      for (let b = 0; b < Math.min(row.length, next.length); b++) s.links.push({ id: id++, from: row[b].id, to: next[b].id, kind: 'SS', lag: 0 });
+    }
+  }
+  s.settings = { time_zone: 'Europe/Paris', working_weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: [], time_unit: 'day', scheduling: 'auto' };
   s.next_id = id;
   return s;
 }
@@ -238,12 +256,16 @@ try {
           const ev = (type, x) => new PointerEvent(type, { bubbles: true, clientX: x, clientY: y, button: 0, buttons: type === 'pointerup' ? 0 : 1, pointerId: 1, isPrimary: true });
           bar.dispatchEvent(ev('pointerdown', x0));
           let previews = 0;
+          let cascaded = 0;
           window.__benchFrames((i) => {
             window.dispatchEvent(ev('pointermove', x0 + 4 * (i < 60 ? i + 1 : 119 - i)));
-            if (document.querySelector('.pp-tip')) previews++;
+            const tip = document.querySelector('.pp-tip');
+            if (tip) previews++;
+            // Frames whose preview moved successors (the cascade ran).
+            if (tip && /successeur|successor/.test(tip.textContent)) cascaded++;
           }).then((f) => {
             window.dispatchEvent(ev('pointerup', x0));
-            res({ ...f, previews });
+            res({ ...f, previews, cascaded });
           });
         }));
       }));
@@ -279,7 +301,7 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -289,7 +311,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed  live update: answer→drawn, longest step (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed (with a cascade)  live update: answer→drawn, longest step (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119    ${r.liveMs}, ${r.liveLongestMs}`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119 (${r.dragCascaded})    ${r.liveMs}, ${r.liveLongestMs}`);
 }

@@ -2,14 +2,19 @@
 //! paging on generated schedules of 1,000, 10,000 and 100,000 bars with two links per
 //! bar, and plain serde_json serialisation of the same data as paging's yardstick.
 //! Targets (issue 2): the 100,000-bar critical path under 100 ms; paging at no less than
-//! half the speed of serde_json. Figures are recorded in docs/benchmarks.md.
+//! half the speed of serde_json. Cascades (issue 16): in a 100,000-bar schedule with
+//! 200,000 links, a push of everything under 50 ms and a push touching about 1,000
+//! items under 5 ms (proportional to what is downstream, not to the schedule), the
+//! link index a drag builds once apart. Figures are recorded in docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use palmaplan_model::calendar::Calendar;
+use palmaplan_model::push::{self, Cascade, LinkIndex, Seeds};
 use palmaplan_model::synth::{Spec, generate};
-use palmaplan_model::{cpm, paging, risk};
+use palmaplan_model::{ItemId, Schedule, cpm, paging, risk};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
@@ -41,6 +46,65 @@ fn benches(c: &mut Criterion) {
             b.iter(|| serde_json::to_string(black_box(s)).expect("serialisable"))
         });
     }
+    g.finish();
+
+    let (_, big) = schedules.last().expect("three sizes");
+    pushes(c, big);
+}
+
+/// How many items are downstream of `id` (itself included).
+fn downstream(s: &Schedule, index: &LinkIndex, id: ItemId) -> usize {
+    let cal = Calendar::for_schedule(s);
+    // A push of everything downstream: each item moved by a large shift of the seed.
+    let bar = s.bar(palmaplan_model::BarId(id.0)).expect("a bar");
+    let far = (cal.add(bar.start, 400), cal.add(bar.end, 400));
+    push::preview(s, index, &cal, id, far, Cascade::Push)
+        .expect("acyclic")
+        .len()
+        + 1
+}
+
+fn pushes(c: &mut Criterion, s: &Schedule) {
+    let cal = Calendar::for_schedule(s);
+    let index = LinkIndex::new(s);
+    // The seed whose downstream is closest to 1,000 items, among a spread of bars.
+    let step = (s.bars.len() / 400).max(1);
+    let (seed, reach) = s
+        .bars
+        .iter()
+        .step_by(step)
+        .map(|b| (ItemId(b.id.0), downstream(s, &index, ItemId(b.id.0))))
+        .min_by_key(|(_, n)| n.abs_diff(1_000))
+        .expect("bars");
+    let bar = s.bar(palmaplan_model::BarId(seed.0)).expect("a bar");
+    let shifted = (cal.add(bar.start, 400), cal.add(bar.end, 400));
+    println!(
+        "push: {} bars, {} links; seed {} has {reach} items downstream",
+        s.bars.len(),
+        s.links.len(),
+        seed.0
+    );
+    let mut g = c.benchmark_group("push");
+    g.bench_function("link_index/100000", |b| {
+        b.iter(|| LinkIndex::new(black_box(s)))
+    });
+    g.bench_function("everything/100000", |b| {
+        b.iter(|| {
+            push::push(black_box(s), &index, &cal, Seeds::All, Cascade::Push).expect("acyclic")
+        })
+    });
+    g.bench_function("index_and_everything/100000", |b| {
+        b.iter(|| {
+            let index = LinkIndex::new(black_box(s));
+            push::push(s, &index, &cal, Seeds::All, Cascade::Pull).expect("acyclic")
+        })
+    });
+    g.bench_function(format!("downstream_{reach}/100000"), |b| {
+        b.iter(|| {
+            push::preview(black_box(s), &index, &cal, seed, shifted, Cascade::Push)
+                .expect("acyclic")
+        })
+    });
     g.finish();
 }
 

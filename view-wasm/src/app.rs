@@ -411,7 +411,12 @@ impl St {
             .filter(|q| !q.trim().is_empty())
             && let Ok(f) = filter::parse(q)
         {
-            let ctx = filter::FilterContext::new(s, &doc.critical, &doc.at_risk);
+            let mut ctx = filter::FilterContext::new(s, &doc.critical, &doc.at_risk);
+            // Floats cost a critical path of the whole schedule: only for a query that
+            // compares them (`float<=2`), as on the server.
+            if f.uses_floats() {
+                ctx = ctx.with_floats(&filter::floats_of(s));
+            }
             let bars: Vec<BarId> = s
                 .bars
                 .iter()
@@ -1245,7 +1250,14 @@ fn bar_mut(s: &mut Schedule, id: u64) -> Option<&mut Bar> {
 
 /// Calls a writing tool for a gesture, then catches up with the journal. A refusal
 /// shows in the status line; the drawing stays what the server says.
-pub fn write(st: St, tool: &'static str, mut args: Value) {
+pub fn write(st: St, tool: &'static str, args: Value) {
+    write_expecting(st, tool, args, None);
+}
+
+/// [`write`] of a gesture whose cascade was previewed: `cascade` lists the ids the
+/// preview moved, and an answer whose cascade moved others says so (someone may have
+/// written in between), rather than letting the chart change unannounced.
+pub fn write_expecting(st: St, tool: &'static str, mut args: Value, cascade: Option<Vec<u64>>) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
     };
@@ -1254,9 +1266,24 @@ pub fn write(st: St, tool: &'static str, mut args: Value) {
         .set(Notice::Busy(st.tr("Enregistrement…", "Saving…").into()));
     st.call(tool, args, move |r| match r {
         Ok(reply) if !reply.is_error => {
-            st.notice.set(Notice::Ok(
-                reply.text.lines().next().unwrap_or_default().to_owned(),
-            ));
+            let mut line = reply.text.lines().next().unwrap_or_default().to_owned();
+            if let Some(want) = cascade {
+                let c = &reply.structured["cascade"];
+                let mut got: Vec<u64> = ["bars", "milestones"]
+                    .iter()
+                    .filter_map(|k| c.get(*k).and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(Value::as_u64)
+                    .collect();
+                got.sort_unstable();
+                if got != want {
+                    line.push_str(st.tr(
+                        " (la cascade a décalé d'autres éléments que l'aperçu : le planning avait changé entre-temps)",
+                        " (the cascade moved other items than the preview: the schedule had changed in between)",
+                    ));
+                }
+            }
+            st.notice.set(Notice::Ok(line));
             poll_now(st);
         }
         Ok(reply) => {

@@ -7,13 +7,15 @@
 //! Gestures (when the role allows): select (click, ↑/↓), move (←/→ one unit,
 //! Shift+←/→ a working week, drag), resize (pull an edge), delete (after a confirmation
 //! drawn here), Undo/Redo (Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z). Each calls the tool the model
-//! would call. While dragging, the model previews the new dates and the links the move
-//! would break on a scratch copy, in O(change).
+//! would call. While dragging, the model previews the new dates and, with automatic
+//! scheduling, the successors its cascade moves and the project end it makes (the
+//! model's `push::preview`, the function the server's write runs, in the size of what
+//! is downstream); with manual scheduling, the links the move would break.
 
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::{self, Edge};
 use palmaplan_model::layout::{self, LINE_HEIGHT, LineKind, Timeline, VisibleItem, Zoom};
-use palmaplan_model::{BarId, Date, ItemId, Lang, Schedule, TimeUnit, risk};
+use palmaplan_model::{BarId, Date, ItemId, Lang, Schedule, Scheduling, TimeUnit, push, risk};
 use serde_json::{Value, json};
 
 use crate::app::{self, Doc, Notice, Shown, St};
@@ -77,6 +79,102 @@ pub struct Preview {
     /// The critical path with the bar at its new dates (None when not computed: the
     /// schedule is too large to recompute it at pointer speed).
     pub critical: Option<palmaplan_model::idset::IdSet<BarId>>,
+    /// With automatic scheduling, what the write's cascade will move (by id), as the
+    /// model's `push` computes it: the same function the server runs on the write.
+    pub cascade: Vec<push::Moved>,
+    /// The project end before the gesture and after it, once the gesture is previewed
+    /// with its cascade.
+    pub ends: Option<(Date, Date)>,
+    /// A link into the dragged bar holds it back: it is drawn (and will be written)
+    /// at its bound rather than under the pointer.
+    pub held: bool,
+}
+
+impl Preview {
+    /// Where the preview puts an item the cascade moves, if it does.
+    pub fn pushed(&self, id: u64) -> Option<(Date, Date)> {
+        self.cascade
+            .binary_search_by_key(&id, |m| m.item.0)
+            .ok()
+            .map(|k| self.cascade[k].to)
+    }
+
+    /// The ids the write's cascade should move: what the preview drew moving, the
+    /// dragged bar too when a link holds it back.
+    pub fn expected_cascade(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.cascade.iter().map(|m| m.item.0).collect();
+        if self.held {
+            ids.push(self.bar.0);
+            ids.sort_unstable();
+        }
+        ids
+    }
+}
+
+/// What a drag's preview reads many times and builds once per drag: the schedule's
+/// links by item (for the cascade) and the project end without the dragged bar.
+#[derive(Debug)]
+pub struct DragBasis {
+    rank: i64,
+    bar: BarId,
+    index: push::LinkIndex,
+    /// The last planned day of every item but the dragged bar.
+    end_without: Option<Date>,
+}
+
+impl DragBasis {
+    pub fn new(s: &Schedule, rank: i64, bar: BarId) -> DragBasis {
+        let end_without = s
+            .bars
+            .iter()
+            .filter(|b| b.id != bar)
+            .map(|b| b.end)
+            .chain(s.milestones.iter().map(|m| m.date))
+            .max();
+        DragBasis {
+            rank,
+            bar,
+            index: push::LinkIndex::new(s),
+            end_without,
+        }
+    }
+}
+
+thread_local! {
+    /// The basis of the drag in progress, kept across pointer moves (and rebuilt when
+    /// the schedule changes under the drag).
+    static BASIS: std::cell::RefCell<Option<DragBasis>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Adds to a preview what the cascade would move (automatic scheduling), through the
+/// model's `push::preview`, and the project end before and after. The dragged bar
+/// itself can be held back by a link into it, as the write will hold it.
+pub fn with_cascade(s: &Schedule, cal: &Calendar, basis: &DragBasis, p: &mut Preview) {
+    let Ok(mut moved) = push::preview(
+        s,
+        &basis.index,
+        cal,
+        ItemId(p.bar.0),
+        (p.start, p.end),
+        push::Cascade::Push,
+    ) else {
+        return;
+    };
+    if let Some(k) = moved.iter().position(|m| m.item.0 == p.bar.0) {
+        let held = moved.remove(k);
+        (p.start, p.end) = held.to;
+        p.held = true;
+    }
+    p.broken = 0;
+    let before = s.span().map(|(_, e)| e);
+    let after = moved
+        .iter()
+        .map(|m| m.to.1)
+        .chain(basis.end_without)
+        .chain([p.end])
+        .max();
+    p.ends = before.zip(after);
+    p.cascade = moved;
 }
 
 /// Up to this many bars, a drag also previews the critical path (the model's `cpm` on
@@ -89,6 +187,7 @@ pub fn critical_with(
     bar: BarId,
     start: Date,
     end: Date,
+    cascade: &[push::Moved],
 ) -> Option<palmaplan_model::idset::IdSet<BarId>> {
     if s.bars.len() > PREVIEW_CRITICAL_MAX_BARS {
         return None;
@@ -96,6 +195,13 @@ pub fn critical_with(
     let mut copy = s.clone();
     let k = copy.bars.binary_search_by_key(&bar, |b| b.id).ok()?;
     (copy.bars[k].start, copy.bars[k].end) = (start, end);
+    for m in cascade {
+        if let Ok(k) = copy.bars.binary_search_by_key(&m.item.0, |b| b.id.0) {
+            (copy.bars[k].start, copy.bars[k].end) = m.to;
+        } else if let Ok(k) = copy.milestones.binary_search_by_key(&m.item.0, |x| x.id.0) {
+            copy.milestones[k].date = m.to.0;
+        }
+    }
     palmaplan_model::cpm::critical_bars(&copy)
         .ok()
         .map(|c| c.into_iter().collect())
@@ -123,6 +229,11 @@ pub fn preview(
     let bounds = |id: ItemId| {
         if id == item {
             Some((cal.start_boundary(start), cal.finish_boundary(end)))
+        } else if let Some(m) = s.milestone(palmaplan_model::MilestoneId(id.0)) {
+            // A milestone sits at the start or the end of its day (see `cpm`).
+            let preceded = s.links.iter().any(|l| l.to == id);
+            let at = palmaplan_model::cpm::milestone_boundary(cal, m.date, preceded);
+            Some((at, at))
         } else {
             s.item_dates(id)
                 .map(|(a, z)| (cal.start_boundary(a), cal.finish_boundary(z)))
@@ -143,6 +254,9 @@ pub fn preview(
         end,
         broken,
         critical: None,
+        cascade: Vec::new(),
+        ends: None,
+        held: false,
         tool: if edge.is_none() {
             "move_periods"
         } else {
@@ -374,11 +488,27 @@ pub fn mount(st: St) -> Option<()> {
         };
         let by = drag_units(cal, doc.s.settings.time_unit, from, days);
         let p = preview(&doc.s, &doc.cal, d.bar, edge, by).map(|mut p| {
+            // Automatic scheduling: the successors move with the bar, as the write's
+            // cascade will move them. Manual: the links it would break are counted.
+            if doc.s.settings.scheduling == Scheduling::Auto && by != 0 {
+                BASIS.with(|b| {
+                    let mut b = b.borrow_mut();
+                    if !b
+                        .as_ref()
+                        .is_some_and(|b| b.rank == doc.rank && b.bar == d.bar)
+                    {
+                        *b = Some(DragBasis::new(&doc.s, doc.rank, d.bar));
+                    }
+                    if let Some(basis) = b.as_ref() {
+                        with_cascade(&doc.s, &doc.cal, basis, &mut p);
+                    }
+                });
+            }
             if st
                 .options
                 .with_untracked(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true))
             {
-                p.critical = critical_with(&doc.s, p.bar, p.start, p.end);
+                p.critical = critical_with(&doc.s, p.bar, p.start, p.end, &p.cascade);
             }
             p
         });
@@ -394,15 +524,28 @@ pub fn mount(st: St) -> Option<()> {
         if !d.moved {
             return;
         }
-        if let Some(p) = p.filter(|p| p.by != 0) {
-            match p.edge {
-                None => app::write(st, "move_periods", json!({ "bars": [p.bar.0], "by": p.by })),
-                Some(edge) => app::write(
-                    st,
-                    "resize_period",
-                    json!({ "bar": p.bar.0, "edge": edge, "by": p.by }),
-                ),
-            }
+        BASIS.with(|b| b.borrow_mut().take());
+        // Held back to where it is by a link, a bar dragged earlier sends nothing.
+        let unchanged = |p: &Preview| {
+            st.doc.with_untracked(|d| {
+                d.as_ref()
+                    .and_then(|d| d.s.bar(p.bar))
+                    .is_some_and(|b| (b.start, b.end) == (p.start, p.end))
+            })
+        };
+        if let Some(p) = p.filter(|p| p.by != 0 && !(p.held && unchanged(p))) {
+            // The write asks for the cascade the preview drew (none in manual mode),
+            // and the answer is checked against it.
+            let auto = st
+                .doc
+                .with_untracked(|d| d.as_ref().map(|d| d.s.settings.scheduling))
+                == Some(Scheduling::Auto);
+            let expected = p.expected_cascade();
+            let args = match p.edge {
+                None => json!({ "bars": [p.bar.0], "by": p.by, "cascade": auto }),
+                Some(edge) => json!({ "bar": p.bar.0, "edge": edge, "by": p.by, "cascade": auto }),
+            };
+            app::write_expecting(st, p.tool, args, auto.then_some(expected));
         }
     });
 
@@ -797,12 +940,112 @@ fn top_html(st: St) -> String {
                 match st.doc.get() {
                     None if st.load_error.get().is_none() => skeleton_html(&mut h, lang),
                     None => {}
-                    Some(doc) => toolbar_html(st, &mut h, &doc),
+                    Some(doc) => {
+                        toolbar_html(st, &mut h, &doc);
+                        if matches!(st.shown.get(), Some(Shown::Gantt) | None) {
+                            details_html(st, &mut h, &doc);
+                        }
+                    }
                 }
             }
         }
     }
     h
+}
+
+/// Up to this many bars, selecting a bar shows its floats (one critical path of the
+/// schedule per state, kept until the state changes); above, the line says which tool
+/// gives them.
+pub const DETAILS_FLOATS_MAX_BARS: usize = 20_000;
+
+thread_local! {
+    /// The critical path of the state the details line last read, by rank.
+    static TIMINGS: std::cell::RefCell<Option<(i64, Option<palmaplan_model::cpm::CriticalPath>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The selected bar's timing (early and late dates, floats), from the critical path of
+/// this state, computed once per rank.
+fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> {
+    if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS {
+        return None;
+    }
+    TIMINGS.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.as_ref().is_none_or(|(rank, _)| *rank != doc.rank) {
+            *t = Some((doc.rank, palmaplan_model::cpm::critical_path(&doc.s).ok()));
+        }
+        t.as_ref()?.1.as_ref()?.timing(ItemId(bar.0)).cloned()
+    })
+}
+
+/// The selected bar in one line: its dates and working days, its late dates and total
+/// and free float (critical or not), its pin: what a planner reads before moving it.
+pub fn details_text(doc: &Doc, bar: BarId, lang: Lang) -> Option<String> {
+    let b = doc.s.bar(bar)?;
+    let work = doc.cal.working_days_in(b.start, b.end);
+    let days = |n: i64| match (lang, n.abs() <= 1) {
+        (Lang::Fr, true) => format!("{n}\u{a0}jour ouvré"),
+        (Lang::Fr, false) => format!("{n}\u{a0}jours ouvrés"),
+        (Lang::En, _) if n == 1 => "1 working day".to_owned(),
+        (Lang::En, _) => format!("{n} working days"),
+    };
+    let mut parts = vec![format!(
+        "{} · {} → {} ({})",
+        b.label,
+        b.start,
+        b.end,
+        days(work)
+    )];
+    match timing_of(doc, bar) {
+        Some(t) => {
+            parts.push(match lang {
+                Lang::Fr => format!("au plus tard {} → {}", t.late_start, t.late_finish),
+                Lang::En => format!("late {} → {}", t.late_start, t.late_finish),
+            });
+            parts.push(match lang {
+                Lang::Fr => format!(
+                    "marge totale {}, libre {}{}",
+                    days(t.total_float),
+                    days(t.free_float),
+                    if t.critical { " · critique" } else { "" }
+                ),
+                Lang::En => format!(
+                    "total float {}, free {}{}",
+                    days(t.total_float),
+                    days(t.free_float),
+                    if t.critical { " · critical" } else { "" }
+                ),
+            });
+        }
+        None if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS => {
+            parts.push(tr(lang, "marges : schedule_floats", "floats: schedule_floats").to_owned())
+        }
+        None => {}
+    }
+    if let Some(pin) = b.pin {
+        parts.push(match lang {
+            Lang::Fr => format!("début au plus tôt le {pin}"),
+            Lang::En => format!("starts no earlier than {pin}"),
+        });
+    }
+    Some(parts.join(" · "))
+}
+
+fn details_html(st: St, h: &mut String, doc: &Doc) {
+    use std::fmt::Write as _;
+    let Some(text) = st
+        .selected
+        .get()
+        .and_then(|b| details_text(doc, b, st.lang.get()))
+    else {
+        return;
+    };
+    let _ = write!(
+        h,
+        "<p class=\"pp-details\" role=\"status\">{}</p>",
+        esc(&text)
+    );
 }
 
 fn skeleton_html(h: &mut String, lang: Lang) {
@@ -1447,8 +1690,11 @@ fn chart_html(
                     end,
                 } => {
                     let Some(bar) = doc.s.bar(id) else { continue };
-                    let (start, end) = match &preview {
-                        Some(p) if p.bar == id => (p.start, p.end),
+                    let planned = (start, end);
+                    let pushed = preview.as_ref().and_then(|p| p.pushed(id.0));
+                    let (start, end) = match (&preview, pushed) {
+                        (Some(p), _) if p.bar == id => (p.start, p.end),
+                        (_, Some(to)) => to,
                         _ => (start, end),
                     };
                     let y = lay.lines[line].y;
@@ -1457,10 +1703,15 @@ fn chart_html(
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x + w, y + LINE_HEIGHT / 2.0, block_of(line)));
                     // The shadow: where the bar is in the other state (before/after, reference).
-                    let other = before
-                        .as_ref()
-                        .and_then(|b| b.s.bar(id))
-                        .map(|b| (b.start, b.end));
+                    // A bar the drag's cascade pushes leaves its shadow where it is now.
+                    let other = if pushed.is_some() {
+                        Some(planned)
+                    } else {
+                        before
+                            .as_ref()
+                            .and_then(|b| b.s.bar(id))
+                            .map(|b| (b.start, b.end))
+                    };
                     if let Some((a, z)) = other.filter(|o| *o != (start, end)) {
                         let _ = write!(
                             bars,
@@ -1476,6 +1727,7 @@ fn chart_html(
                         (doc.at_risk.contains(&id), " risk"),
                         (selected == Some(id), " sel"),
                         (dragged == Some(id), " drag"),
+                        (pushed.is_some(), " pushed"),
                     ] {
                         if on {
                             class.push_str(name);
@@ -1511,6 +1763,8 @@ fn chart_html(
                     let Some(m) = doc.s.milestone(id) else {
                         continue;
                     };
+                    let pushed = preview.as_ref().and_then(|p| p.pushed(id.0));
+                    let date = pushed.map_or(date, |(d, _)| d);
                     let y = lay.lines[line].y;
                     let x = tl.x_of(date) + ppd;
                     let bars = &mut blocks[block_of(line)];
@@ -1518,7 +1772,8 @@ fn chart_html(
                     let label = esc(&m.label);
                     let _ = write!(
                         bars,
-                        "<div class=\"pp-ms\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"><span class=\"pp-ml\">{label}</span></div>",
+                        "<div class=\"pp-ms{}\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"><span class=\"pp-ml\">{label}</span></div>",
+                        if pushed.is_some() { " pushed" } else { "" },
                         id.0,
                         px(x - 7.0),
                         px(y + 7.0)
@@ -1582,11 +1837,27 @@ fn chart_html(
         }
         if let Some(p) = &preview {
             open_block(&mut h, usize::MAX);
-            let broken = match (lang, p.broken) {
+            let mut broken = match (lang, p.broken) {
                 (_, 0) => String::new(),
-                (Lang::Fr, n) => format!(" · {n} lien(s) non respecté(s)"),
-                (Lang::En, n) => format!(" · {n} link(s) broken"),
+                (Lang::Fr, 1) => " · 1 lien non respecté".to_owned(),
+                (Lang::Fr, n) => format!(" · {n} liens non respectés"),
+                (Lang::En, 1) => " · 1 link broken".to_owned(),
+                (Lang::En, n) => format!(" · {n} links broken"),
             };
+            // What the cascade moves with it, and the project end it makes.
+            broken.push_str(&match (lang, p.cascade.len()) {
+                (_, 0) => String::new(),
+                (Lang::Fr, 1) => " · 1 successeur décalé".to_owned(),
+                (Lang::Fr, n) => format!(" · {n} successeurs décalés"),
+                (Lang::En, 1) => " · 1 successor moved".to_owned(),
+                (Lang::En, n) => format!(" · {n} successors moved"),
+            });
+            if let Some((was, now)) = p.ends.filter(|(a, b)| a != b) {
+                broken.push_str(&match lang {
+                    Lang::Fr => format!(" · fin du projet {was} → {now}"),
+                    Lang::En => format!(" · project end {was} → {now}"),
+                });
+            }
             let _ = write!(
                 h,
                 "<div class=\"pp-tip\" role=\"status\" style=\"left:{}px;top:{}px\">{} → {}{broken}</div>",
@@ -1753,7 +2024,7 @@ mod tests {
         let first = &s.bars[0];
         // Unchanged dates: the same path.
         assert_eq!(
-            critical_with(&s, first.id, first.start, first.end),
+            critical_with(&s, first.id, first.start, first.end, &[]),
             Some(all.clone())
         );
         // The first bar a month earlier leaves its successors where they are planned,
@@ -1763,10 +2034,67 @@ mod tests {
             first.id,
             first.start.add_days(-28),
             first.end.add_days(-28),
+            &[],
         )
         .unwrap();
         assert_ne!(early, all);
-        assert!(critical_with(&s, BarId(99_999), first.start, first.end).is_none());
+        assert!(critical_with(&s, BarId(99_999), first.start, first.end, &[]).is_none());
+    }
+
+    #[test]
+    fn a_drag_with_automatic_scheduling_previews_the_cascade_the_write_makes() {
+        let mut s = s4hana_migration();
+        s.settings.scheduling = Scheduling::Auto;
+        let cal = Calendar::for_schedule(&s);
+        let basis = DragBasis::new(&s, 0, BarId(14));
+        let mut p = preview(&s, &cal, BarId(14), None, 5).unwrap();
+        with_cascade(&s, &cal, &basis, &mut p);
+        // What the server's cascade does on the same move (the model's own write).
+        let mut after = s.clone();
+        let done = command::apply_cascading(
+            &mut after,
+            &[command::Command::MovePeriods {
+                bars: vec![BarId(14)],
+                milestones: vec![],
+                by: 5,
+            }],
+            Some(push::Cascade::Push),
+        )
+        .unwrap();
+        assert_eq!(p.cascade, done.cascade);
+        assert_eq!(p.expected_cascade(), [16, 17, 18, 19]);
+        assert_eq!(
+            p.pushed(19).map(|d| d.0.to_string()),
+            Some("2026-12-28".into())
+        );
+        assert_eq!(
+            p.ends.map(|(a, b)| (a.to_string(), b.to_string())),
+            Some(("2026-12-18".into(), "2026-12-28".into()))
+        );
+        assert_eq!((p.broken, p.held), (0, false));
+        // Dragged before what its link allows, the bar is held at its bound.
+        let mut back = preview(&s, &cal, BarId(16), None, -3).unwrap();
+        with_cascade(&s, &cal, &DragBasis::new(&s, 0, BarId(16)), &mut back);
+        assert!(back.held);
+        assert_eq!(back.start.to_string(), "2026-11-23");
+        assert_eq!(back.expected_cascade(), [16]);
+    }
+
+    #[test]
+    fn the_selected_bar_reads_with_its_dates_and_floats() {
+        let s = s4hana_migration();
+        let doc = Doc::new(1, 0, s, true, (1, 1), 0);
+        let text = details_text(&doc, BarId(15), Lang::Fr).unwrap();
+        assert_eq!(
+            text,
+            "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique"
+        );
+        let en = details_text(&doc, BarId(15), Lang::En).unwrap();
+        assert!(
+            en.ends_with("total float 0 working days, free 0 working days · critical"),
+            "{en}"
+        );
+        assert!(details_text(&doc, BarId(99), Lang::En).is_none());
     }
 
     #[test]

@@ -1,0 +1,99 @@
+// Issue 16 §5 in a real browser: with automatic scheduling, dragging a bar that has
+// successors shows them moving during the drag (the model's push, run in the view) with
+// the new project end, and the write the drop makes gives exactly the previewed dates;
+// what_if with a push shows every moved bar, and Accept writes exactly them. Real mouse
+// events through the host page and the sandbox proxy into the view's frame.
+import { test } from 'node:test';
+import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
+
+const ctx = setup();
+const DATES = /(\d{4}-\d{2}-\d{2})(?: → (\d{4}-\d{2}-\d{2}))?/;
+// The dates an item's aria-label gives: a bar's two, a milestone's one (twice).
+const dates = async (f, sel) => {
+  const m = (await f.locator(sel).getAttribute('aria-label')).match(DATES);
+  return [m[1], m[2] ?? m[1]];
+};
+// The demo's chain after « Nettoyage des données » (14): three bars and the go-live.
+const CHAIN = ['[data-bar="16"]', '[data-bar="17"]', '[data-bar="18"]', '[data-milestone="19"]'];
+
+async function autoDemo(name) {
+  const made = await call(ctx.owner, 'create_schedule', { name, demo: true, lang: 'en' });
+  const sid = made.structured.schedule_id;
+  assert.ok(sid, made.text);
+  await call(ctx.owner, 'update_settings', { schedule: sid, scheduling: 'auto' });
+  return sid;
+}
+
+async function stored(sid) {
+  const page = await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 });
+  const at = (id) => {
+    const r = page.structured.records.find((x) => x.bar?.id === id || x.milestone?.id === id);
+    return r.bar ? [r.bar.start, r.bar.end] : [r.milestone.date, r.milestone.date];
+  };
+  return [16, 17, 18, 19].map(at);
+}
+
+for (const profile of PROFILES) {
+  test(`(cascade) ${profile}: a drag previews the successors' push and the write gives exactly those dates`, async () => {
+    const sid = await autoDemo(`Cascade ${profile}`);
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
+    await waitBars(view);
+    const f = view.frame();
+    const before = await Promise.all(CHAIN.map((s) => dates(f, s)));
+
+    const bar = f.locator('[data-bar="14"]');
+    await bar.scrollIntoViewIfNeeded();
+    const box = await bar.boundingBox();
+    const x = box.x + box.width / 2;
+    const y = box.y + box.height / 2;
+    await host.page.mouse.move(x, y);
+    await host.page.mouse.down();
+    for (let i = 1; i <= 8; i++) await host.page.mouse.move(x + (100 * i) / 8, y);
+    const tip = await waitFor(async () => {
+      const t = (await f.locator('.pp-tip[role=status]').count()) > 0 && (await f.locator('.pp-tip[role=status]').textContent());
+      return t && /successors? moved/.test(t) && t;
+    }, { what: 'the cascade in the drag preview' });
+    assert.match(tip, /project end \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}/, tip);
+    // While the pointer is down, the successors are drawn where the push puts them.
+    const previewed = await Promise.all(CHAIN.map((s) => dates(f, s)));
+    for (let k = 0; k < CHAIN.length; k++) {
+      assert.ok(previewed[k][0] > before[k][0], `${CHAIN[k]} moves later in the preview: ${before[k]} → ${previewed[k]}`);
+      assert.equal(await f.locator(`${CHAIN[k]}.pushed`).count(), 1, `${CHAIN[k]} is marked as pushed`);
+    }
+    assert.ok((await f.locator('.pp-shadow').count()) >= 3, 'the pushed bars leave a shadow where they are now');
+    const writes = async () => (await host.state()).appCalls.filter((c) => c.name === 'move_periods');
+    assert.equal((await writes()).length, 0, 'nothing written while dragging');
+
+    await host.page.mouse.up();
+    const moved = await waitFor(async () => (await writes())[0], { what: 'move_periods called' });
+    assert.equal(moved.arguments.cascade, true, JSON.stringify(moved.arguments));
+    // The server's write, run by the same model function, gives the previewed dates.
+    await waitFor(async () => JSON.stringify(await stored(sid)) === JSON.stringify(previewed), { ms: 20000, what: `the stored chain at ${JSON.stringify(previewed)}` });
+    await waitFor(async () => (await f.locator('.pushed').count()) === 0, { what: 'the preview gone' });
+    await waitFor(async () => JSON.stringify(await Promise.all(CHAIN.map((s) => dates(f, s)))) === JSON.stringify(previewed), { ms: 20000, what: 'the chart at the written dates' });
+    assert.doesNotMatch(await f.evaluate(() => document.body.innerText), /other items than the preview/);
+    assertClean(host);
+  });
+
+  test(`(cascade) ${profile}: what_if with a push shows every moved bar and Accept writes exactly them`, async () => {
+    const sid = await autoDemo(`Cascade proposal ${profile}`);
+    const host = await ctx.host();
+    const args = { schedule: sid, cascade: true, commands: [{ op: 'move_periods', bars: [14], by: 5 }] };
+    const simulated = await call(ctx.owner, 'what_if', args);
+    const view = await host.mount({ tool: 'what_if', args, profile });
+    await view.waitMounted();
+    await view.waitFor('.pp-changes li');
+    const listed = await view.frame().evaluate(() => document.querySelector('.pp-changes').innerText);
+    for (const label of ['Nettoyage des données', 'Migration à blanc', 'Recette utilisateurs', 'Bascule en production', 'Go-live S/4HANA']) {
+      assert.ok(listed.includes(label), `${label} in the change list: ${listed}`);
+    }
+    await view.locator('[data-act=accept]').click();
+    const c = await waitFor(async () => (await host.state()).appCalls.find((x) => x.view === view.id && x.name === 'apply_patch'), { what: 'apply_patch' });
+    assert.deepEqual(c.arguments.commands, simulated.structured.commands, 'Accept sends the simulated commands, cascade included');
+    await waitFor(async () => JSON.stringify(await stored(sid)) === JSON.stringify([
+      ['2026-11-30', '2026-12-11'], ['2026-12-14', '2026-12-18'], ['2026-12-21', '2026-12-24'], ['2026-12-28', '2026-12-28'],
+    ]), { ms: 20000, what: 'the accepted cascade stored' });
+    assertClean(host);
+  });
+}
