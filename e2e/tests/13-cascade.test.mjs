@@ -76,6 +76,27 @@ for (const profile of PROFILES) {
     assertClean(host);
   });
 
+  test(`(cascade) ${profile}: with the critical path shown, a bar with float shows it; a selected bar reads its floats`, async () => {
+    const sid = await autoDemo(`Floats ${profile}`);
+    // The clean-up five days later (no cascade): the ABAP adaptation gains five days of
+    // float, the audit six (the clean-up now starts later than its SS link asks).
+    await call(ctx.owner, 'move_periods', { schedule: sid, bars: [14], by: 5, cascade: false });
+    await call(ctx.owner, 'reschedule', { schedule: sid });
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid, critical_path: true }, profile });
+    await waitBars(view);
+    const f = view.frame();
+    await waitFor(async () => (await f.locator('.pp-float').count()) >= 1, { what: 'a float strip' });
+    const titles = await f.locator('.pp-float').evaluateAll((els) => els.map((e) => e.getAttribute('title')));
+    assert.ok(titles.some((t) => /total float: 5 working days, until 2026-12-11/.test(t)), titles.join(' | '));
+    // No strip for a critical bar.
+    assert.equal(await f.locator('[data-bar="16"].crit').count(), 1);
+    await f.locator('[data-bar="15"]').click();
+    const details = await waitFor(async () => (await f.locator('.pp-details').count()) && f.locator('.pp-details').textContent(), { what: 'the details line' });
+    assert.match(details, /Adaptation du code ABAP · 2026-11-16 → 2026-12-04 \(15 working days\) · late 2026-11-23 → 2026-12-11 · total float 5 working days, free 5 working days/, details);
+    assertClean(host);
+  });
+
   test(`(cascade) ${profile}: what_if with a push shows every moved bar and Accept writes exactly them`, async () => {
     const sid = await autoDemo(`Cascade proposal ${profile}`);
     const host = await ctx.host();

@@ -1721,6 +1721,39 @@ fn chart_html(
                             px(y + 5.0)
                         );
                     }
+                    // With the critical path shown, each bar's total float as a pale
+                    // strip from its end to its late finish (not while it is dragged:
+                    // the floats are those of the state, not of the preview).
+                    if show_crit
+                        && dragged.is_none()
+                        && let Some(t) = timing_of(&doc, id).filter(|t| t.total_float > 0)
+                        && t.late_finish > end
+                    {
+                        let from = end.add_days(1);
+                        let _ = write!(
+                            bars,
+                            "<div class=\"pp-float\" title=\"{}\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
+                            esc(&match (lang, t.total_float) {
+                                (Lang::Fr, 1) => format!(
+                                    "marge totale : 1 jour ouvré, jusqu'au {}",
+                                    t.late_finish
+                                ),
+                                (Lang::Fr, n) => format!(
+                                    "marge totale : {n} jours ouvrés, jusqu'au {}",
+                                    t.late_finish
+                                ),
+                                (Lang::En, 1) =>
+                                    format!("total float: 1 working day, until {}", t.late_finish),
+                                (Lang::En, n) => format!(
+                                    "total float: {n} working days, until {}",
+                                    t.late_finish
+                                ),
+                            }),
+                            px(tl.x_of(from)),
+                            px(tl.width_of(from, t.late_finish)),
+                            px(y + 9.0)
+                        );
+                    }
                     let mut class = String::from("pp-b");
                     for (on, name) in [
                         (show_crit && critical.contains(&id), " crit"),
