@@ -263,6 +263,8 @@ pub enum SettingField {
     WorkingWeekdays,
     Holidays,
     TimeUnit,
+    /// Automatic or manual scheduling.
+    Scheduling,
 }
 
 /// A change a Gantt chart cannot show. Private data is never carried: an e-mail or an
@@ -637,6 +639,7 @@ fn diff_schedule(before: &Schedule, after: &Schedule, not_shown: &mut Vec<NotSho
         ),
         (o.holidays != n.holidays, SettingField::Holidays),
         (o.time_unit != n.time_unit, SettingField::TimeUnit),
+        (o.scheduling != n.scheduling, SettingField::Scheduling),
     ];
     for (changed, field) in fields {
         if changed {
@@ -1616,6 +1619,7 @@ mod tests {
             s.settings.working_weekdays.pop();
             s.settings.holidays.push(d("2026-12-31"));
             s.settings.time_unit = TimeUnit::Week;
+            s.settings.scheduling = Scheduling::Auto;
         });
         assert!(out.changes.is_empty());
         assert_eq!(
@@ -1637,6 +1641,9 @@ mod tests {
                 },
                 NotShown::SettingChanged {
                     field: SettingField::TimeUnit
+                },
+                NotShown::SettingChanged {
+                    field: SettingField::Scheduling
                 },
             ]
         );

@@ -647,6 +647,7 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
                 SettingField::WorkingWeekdays => Msg::WorkingWeekdays,
                 SettingField::Holidays => Msg::Holidays,
                 SettingField::TimeUnit => Msg::TimeUnit,
+                SettingField::Scheduling => Msg::SchedulingMode,
             };
             w.say(Msg::SettingChanged, &[&w.say(field, &[])])
         }
@@ -966,7 +967,7 @@ messages! {
     ActionBarChanged, Todo, InProgress, Done, MemberAdded, MemberRemoved, MemberRenamed,
     MemberEmailChanged, AbsenceAdded, AbsenceRemoved, AbsenceChanged, AbsenceMoved,
     LockSet, LockRemoved, CascadeDone, CascadeMoved, CascadeEndSame, CascadeEndMoved, And,
-    ItemShift,
+    ItemShift, SchedulingMode,
 }
 
 /// The French table.
@@ -1042,6 +1043,7 @@ fn fr(m: Msg) -> &'static str {
         Msg::WorkingWeekdays => "jours ouvrés de la semaine",
         Msg::Holidays => "jours fériés",
         Msg::TimeUnit => "unité de temps",
+        Msg::SchedulingMode => "planification (automatique ou manuelle)",
         Msg::RowMemberChanged => "Membre de {0} : {1} → {2}",
         Msg::NotesChanged => "Notes de {0} modifiées",
         Msg::PinChanged => "Début au plus tôt de {0} : {1} → {2}",
@@ -1150,6 +1152,7 @@ fn en(m: Msg) -> &'static str {
         Msg::WorkingWeekdays => "working weekdays",
         Msg::Holidays => "holidays",
         Msg::TimeUnit => "time unit",
+        Msg::SchedulingMode => "scheduling (automatic or manual)",
         Msg::RowMemberChanged => "Member of {0}: {1} → {2}",
         Msg::NotesChanged => "Notes of {0} changed",
         Msg::PinChanged => "“Start no earlier than” date of {0}: {1} → {2}",

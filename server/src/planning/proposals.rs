@@ -377,6 +377,12 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         ),
     );
     text.push_str(&text::change_list(&from.state, &d, ctx.lang()));
+    // The project end above is the plan's; where the compared state breaks links, the
+    // end once they hold is said too.
+    if let Some(line) = super::scheduling::ends_line(&ctx, &to.state) {
+        text.push('\n');
+        text.push_str(&line);
+    }
     let current = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
     let mut structured = json!({
         "schedule_id": id,
