@@ -57,6 +57,10 @@ pub struct Doc {
     pub critical: IdSet<BarId>,
     pub at_risk: IdSet<BarId>,
     pub violated: IdSet<u64>,
+    /// This state's number among the states made in this view, never reused: what is
+    /// computed from a state (a drag's link index, the floats) is kept by it, as a
+    /// state is replaced whole, at the same rank too (pages arriving, a proposal shown).
+    pub stamp: u64,
 }
 
 impl Doc {
@@ -105,7 +109,15 @@ impl Doc {
             at_risk,
             violated,
         } = analysis.unwrap_or_default();
+        thread_local! {
+            static STAMPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        }
+        let stamp = STAMPS.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
         Doc {
+            stamp,
             id,
             rank,
             s,
@@ -1312,7 +1324,9 @@ pub fn accept(st: St) {
     }
     st.notice
         .set(Notice::Busy(st.tr("Application…", "Applying…").into()));
-    let args = json!({ "schedule": doc.id, "commands": commands, "expected_rank": rank });
+    // The proposal's commands are final: a cascade simulated is in them, and one
+    // declined must not be added by the schedule's setting.
+    let args = json!({ "schedule": doc.id, "commands": commands, "expected_rank": rank, "cascade": false });
     st.call("apply_patch", args, move |r| match r {
         Ok(reply) if !reply.is_error => {
             st.notice.set(Notice::None);

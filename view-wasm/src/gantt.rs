@@ -115,15 +115,18 @@ impl Preview {
 /// links by item (for the cascade) and the project end without the dragged bar.
 #[derive(Debug)]
 pub struct DragBasis {
-    rank: i64,
+    /// The state it was built on (`Doc::stamp`).
+    doc: u64,
     bar: BarId,
     index: push::LinkIndex,
     /// The last planned day of every item but the dragged bar.
     end_without: Option<Date>,
+    /// The project end before the drag.
+    end_before: Option<Date>,
 }
 
 impl DragBasis {
-    pub fn new(s: &Schedule, rank: i64, bar: BarId) -> DragBasis {
+    pub fn new(s: &Schedule, doc: u64, bar: BarId) -> DragBasis {
         let end_without = s
             .bars
             .iter()
@@ -132,10 +135,11 @@ impl DragBasis {
             .chain(s.milestones.iter().map(|m| m.date))
             .max();
         DragBasis {
-            rank,
+            doc,
             bar,
             index: push::LinkIndex::new(s),
             end_without,
+            end_before: s.span().map(|(_, e)| e),
         }
     }
 }
@@ -166,7 +170,7 @@ pub fn with_cascade(s: &Schedule, cal: &Calendar, basis: &DragBasis, p: &mut Pre
         p.held = true;
     }
     p.broken = 0;
-    let before = s.span().map(|(_, e)| e);
+    let before = basis.end_before;
     let after = moved
         .iter()
         .map(|m| m.to.1)
@@ -208,7 +212,8 @@ pub fn critical_with(
 }
 
 /// The preview of moving (`edge` None) or resizing a bar by `by` units: new dates and
-/// the bar's links that would break. Costs the bar's links, whatever the schedule's size.
+/// the bar's links that would break. Costs one pass over the links (and one more per
+/// milestone the bar is linked to, to place it on its day).
 pub fn preview(
     s: &Schedule,
     cal: &Calendar,
@@ -491,13 +496,11 @@ pub fn mount(st: St) -> Option<()> {
             // Automatic scheduling: the successors move with the bar, as the write's
             // cascade will move them. Manual: the links it would break are counted.
             if doc.s.settings.scheduling == Scheduling::Auto && by != 0 {
+                let at = doc.stamp;
                 BASIS.with(|b| {
                     let mut b = b.borrow_mut();
-                    if !b
-                        .as_ref()
-                        .is_some_and(|b| b.rank == doc.rank && b.bar == d.bar)
-                    {
-                        *b = Some(DragBasis::new(&doc.s, doc.rank, d.bar));
+                    if !b.as_ref().is_some_and(|b| b.doc == at && b.bar == d.bar) {
+                        *b = Some(DragBasis::new(&doc.s, at, d.bar));
                     }
                     if let Some(basis) = b.as_ref() {
                         with_cascade(&doc.s, &doc.cal, basis, &mut p);
@@ -959,21 +962,22 @@ fn top_html(st: St) -> String {
 pub const DETAILS_FLOATS_MAX_BARS: usize = 20_000;
 
 thread_local! {
-    /// The critical path of the state the details line last read, by rank.
-    static TIMINGS: std::cell::RefCell<Option<(i64, Option<palmaplan_model::cpm::CriticalPath>)>> =
+    /// The critical path of the state the details line last read (`Doc::stamp`).
+    static TIMINGS: std::cell::RefCell<Option<(u64, Option<palmaplan_model::cpm::CriticalPath>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
 /// The selected bar's timing (early and late dates, floats), from the critical path of
-/// this state, computed once per rank.
+/// this state, computed once per state.
 fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> {
     if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS {
         return None;
     }
+    let at = doc.stamp;
     TIMINGS.with(|t| {
         let mut t = t.borrow_mut();
-        if t.as_ref().is_none_or(|(rank, _)| *rank != doc.rank) {
-            *t = Some((doc.rank, palmaplan_model::cpm::critical_path(&doc.s).ok()));
+        if t.as_ref().is_none_or(|(seen, _)| *seen != at) {
+            *t = Some((at, palmaplan_model::cpm::critical_path(&doc.s).ok()));
         }
         t.as_ref()?.1.as_ref()?.timing(ItemId(bar.0)).cloned()
     })
@@ -2079,7 +2083,7 @@ mod tests {
         let mut s = s4hana_migration();
         s.settings.scheduling = Scheduling::Auto;
         let cal = Calendar::for_schedule(&s);
-        let basis = DragBasis::new(&s, 0, BarId(14));
+        let basis = DragBasis::new(&s, 1, BarId(14));
         let mut p = preview(&s, &cal, BarId(14), None, 5).unwrap();
         with_cascade(&s, &cal, &basis, &mut p);
         // What the server's cascade does on the same move (the model's own write).
@@ -2107,7 +2111,7 @@ mod tests {
         assert_eq!((p.broken, p.held), (0, false));
         // Dragged before what its link allows, the bar is held at its bound.
         let mut back = preview(&s, &cal, BarId(16), None, -3).unwrap();
-        with_cascade(&s, &cal, &DragBasis::new(&s, 0, BarId(16)), &mut back);
+        with_cascade(&s, &cal, &DragBasis::new(&s, 2, BarId(16)), &mut back);
         assert!(back.held);
         assert_eq!(back.start.to_string(), "2026-11-23");
         assert_eq!(back.expected_cascade(), [16]);

@@ -256,6 +256,11 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         .bar(BarId(p.bar))
         .map(|b| (b.start.to_string(), b.end.to_string()))
         .unwrap_or_default();
+    // The dates written: a cascade holds the bar back when a link into it asks for later.
+    let (start, end) = wrote
+        .state
+        .bar(BarId(p.bar))
+        .map_or((start, end), |b| (b.start, b.end));
     let head = ctx.tr(
         format!(
             "{name} va maintenant du {start} au {end} (avant : du {} au {}) ; rang {}.",

@@ -170,7 +170,18 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         let more = command::apply_in_place(&mut after, &palmaplan_model::push::commands(&moves))
             .map_err(not_simulated)?;
         applied.applied.extend(more.applied);
-        applied.cascade.extend(moves);
+        // An item both the cascade and the reschedule moved is listed once: from where
+        // it was to where it ends.
+        for m in moves {
+            match applied.cascade.iter_mut().find(|c| c.item == m.item) {
+                Some(c) => {
+                    c.to = m.to;
+                    c.by_days += m.by_days;
+                }
+                None => applied.cascade.push(m),
+            }
+        }
+        applied.cascade.retain(|m| m.from != m.to);
         palmaplan_model::order::sort_by_u64(&mut applied.cascade, |m| m.item.0);
     }
     // The verdict the write would get, decided by the same gate: anyone who may read
@@ -221,8 +232,8 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         )
     } else if acceptable {
         ctx.tr(
-            format!("Pour appliquer exactement ces changements : apply_patch avec les commandes de cette réponse (structuredContent.commands) et expected_rank = {rank} ; si le planning a changé entre-temps, rien ne sera écrit."),
-            format!("To apply exactly these changes: apply_patch with this answer's commands (structuredContent.commands) and expected_rank = {rank}; if the schedule has changed in between, nothing will be written."),
+            format!("Pour appliquer exactement ces changements : apply_patch avec les commandes de cette réponse (structuredContent.commands), cascade: false (elles contiennent déjà ce que la cascade décale) et expected_rank = {rank} ; si le planning a changé entre-temps, rien ne sera écrit."),
+            format!("To apply exactly these changes: apply_patch with this answer's commands (structuredContent.commands), cascade: false (they already hold what the cascade moves) and expected_rank = {rank}; if the schedule has changed in between, nothing will be written."),
         )
     } else {
         let n = d.not_shown.len();
@@ -237,6 +248,8 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         "rank": rank,
         "acceptable": acceptable,
         "commands": applied.applied,
+        // The commands are final (any cascade is in them): apply_patch them without one.
+        "apply_with": { "cascade": false, "expected_rank": rank },
     });
     merge(&mut structured, diff_json(&d));
     if !applied.cascade.is_empty() {

@@ -97,7 +97,7 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     let risks = risk::risks(s);
     let mut text = text::schedule_summary(s, ctx.lang());
     let held = super::scheduling::end_once_links_hold(s);
-    if let Some(line) = super::scheduling::ends_line(&ctx, s) {
+    if let Some(line) = super::scheduling::ends_line_with(&ctx, s, held) {
         text.push('\n');
         text.push_str(&line);
     }

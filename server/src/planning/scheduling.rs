@@ -89,7 +89,12 @@ pub(super) fn end_once_links_hold(s: &Schedule) -> Option<Date> {
 /// The sentence giving both ends of a plan whose links are not all respected: the
 /// plan's own end and the end once its links hold. `None` when they agree.
 pub(super) fn ends_line(ctx: &Ctx, s: &Schedule) -> Option<String> {
-    let held = end_once_links_hold(s)?;
+    ends_line_with(ctx, s, end_once_links_hold(s))
+}
+
+/// [`ends_line`] with the end once links hold already computed.
+pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Option<String> {
+    let held = held?;
     let plan = s.span()?.1;
     Some(ctx.tr(
         format!("Le plan finit le {plan} ; une fois tous ses liens respectés, il finirait le {held} (reschedule le replanifie)."),
@@ -325,11 +330,15 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
     let s = &o.state;
     let lang = ctx.lang();
     let cp = cpm::critical_path(s).map_err(|e| cycle_refusal(&ctx, s, &e))?;
+    // Sorted once: any number of ids costs a binary search per item.
+    let mut wanted = p.items.clone();
+    wanted.sort_unstable();
+    wanted.dedup();
     let mut rows: Vec<&cpm::ItemTiming> = cp
         .items
         .iter()
         .filter(|t| !p.critical_only || t.critical)
-        .filter(|t| p.items.is_empty() || p.items.contains(&t.item.0))
+        .filter(|t| wanted.is_empty() || wanted.binary_search(&t.item.0).is_ok())
         .collect();
     rows.sort_by_key(|t| (t.total_float, t.early_start, t.item));
     let total = rows.len();

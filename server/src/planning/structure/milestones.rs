@@ -153,6 +153,9 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
     let was = old.map_or(String::new(), |d| {
         ctx.tr(format!(" (il était au {d})"), format!(" (it was on {d})"))
     });
+    // The date written: a cascade holds the milestone back when a link into it asks
+    // for later.
+    let day = wrote.state.milestone(m).map_or(day, |x| x.date);
     let mut text = ctx.tr(
         format!(
             "Jalon {} déplacé au {day}{was} ; {}.",
