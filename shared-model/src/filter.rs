@@ -1847,6 +1847,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         };
         s.bars = vec![
             bar(10, 5, "Budget 2027", "2026-10-05", "2026-10-30"),
