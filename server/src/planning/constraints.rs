@@ -423,7 +423,25 @@ mod tests {
         );
         assert_eq!(r.structured["total_float"], -2);
         assert_eq!(r.structured["risks"]["broken_constraints"], 1);
-        // get_schedule and schedule_risks list it.
+        // list_periods shows it; get_schedule and schedule_risks list the risk.
+        let l = k
+            .ok(
+                &k.viewer,
+                "list_periods",
+                json!({ "schedule": k.schedule, "row": 11 }),
+            )
+            .await;
+        assert!(
+            visible(&l.text).ends_with(
+                "(ligne « Recette utilisateurs », 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
+            ),
+            "{}",
+            l.text
+        );
+        assert_eq!(
+            l.structured["items"][0]["constraints"],
+            json!([{"kind": "finish_no_later_than", "date": "2026-12-09"}])
+        );
         let g = k
             .ok(&k.viewer, "get_schedule", json!({ "schedule": k.schedule }))
             .await;
