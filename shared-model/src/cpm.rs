@@ -1035,7 +1035,9 @@ mod tests {
         // bar (Mon 2 to Fri 13, nine working days: the 11th is off) that ends the
         // project. Without a constraint B could slip 5 working days (to Thu 12).
         use ConstraintKind as K;
-        let cases: [(Option<(K, &str)>, Option<&str>, &str, i64, bool); 11] = [
+        /// (constraint on B, deadline of B, B's early start, its total float, critical)
+        type Case<'a> = (Option<(K, &'a str)>, Option<&'a str>, &'a str, i64, bool);
+        let cases: [Case<'_>; 11] = [
             (None, None, "2026-11-04", 5, false),
             // Lower bounds raise B's early start (and leave less float).
             (
@@ -1484,15 +1486,15 @@ mod tests {
                 }
             }
             prop_assert_eq!(&times.late_start, &ls);
-            for i in 0..n {
+            for (i, &cap) in max_starts.iter().enumerate() {
                 prop_assert!(times.late_start[i] <= free.late_start[i]);
                 let total = times.total_float(i);
                 prop_assert!(0 <= times.free_float[i] && times.free_float[i] <= total.max(0), "node {}", i);
                 prop_assert_eq!(times.free_float[i], free.free_float[i].min(total.max(0)));
                 // A node whose cap is below its early start has negative float by as
                 // much.
-                if max_starts[i] < times.early_start[i] {
-                    prop_assert!(total <= max_starts[i] - times.early_start[i]);
+                if cap < times.early_start[i] {
+                    prop_assert!(total <= cap - times.early_start[i]);
                 }
             }
         }

@@ -2101,11 +2101,11 @@ mod tests {
                 inject(&mut s, i);
             }
             // Constraints and deadlines travel in the bar and milestone records.
-            for (k, b) in s.bars.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed) % 7 == 0) {
+            for (k, b) in s.bars.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(7)) {
                 b.constraint = Some(Constraint { kind: ConstraintKind::ALL[1 + k % 4], date: b.end });
                 b.deadline = (k % 2 == 0).then_some(b.end.add_days(2));
             }
-            for (k, m) in s.milestones.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed) % 2 == 0) {
+            for (k, m) in s.milestones.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(2)) {
                 m.constraint = Some(Constraint { kind: ConstraintKind::ALL[k % 5], date: m.date });
                 m.deadline = Some(m.date);
             }

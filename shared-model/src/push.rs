@@ -298,15 +298,13 @@ fn placed(cal: &Calendar, it: &Item, start: i64) -> (Date, Date) {
     }
 }
 
-/// Puts an item at start boundary `at`: what moved and the (start, finish) it then
-/// has, or None when it stays (at its start, or on the same days). Refuses a position
-/// that breaks its upper-bound constraint, or breaks it more than it already did.
-fn place(
-    cal: &Calendar,
-    id: ItemId,
-    it: &Item,
-    at: i64,
-) -> Result<Option<(Moved, (i64, i64))>, PushError> {
+/// An item a push moved, and the (start, finish) boundaries it then has.
+type Placed = (Moved, (i64, i64));
+
+/// Puts an item at start boundary `at`: what moved and where it then is, or None when
+/// it stays (at its start, or on the same days). Refuses a position that breaks its
+/// upper-bound constraint, or breaks it more than it already did.
+fn place(cal: &Calendar, id: ItemId, it: &Item, at: i64) -> Result<Option<Placed>, PushError> {
     let to = placed(cal, it, at);
     if at == it.start || to == it.dates {
         return Ok(None);
