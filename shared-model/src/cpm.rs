@@ -12,11 +12,21 @@
 //! - [`critical_path`] turns a `Schedule` into that network (through [`ItemNetwork`])
 //!   and the engine's boundaries back into dates ([`CriticalPath`]).
 //!
-//! The planned dates of the items only give their durations, their pins and the
-//! project start: the passes compute where each item could go at the earliest and the
-//! latest, not whether the plan respects the links (that is `risk`'s job, with the
-//! same boundary convention and the same `risk::link_shortfall`, so a link this module
-//! calls tight is one `risk` calls satisfied with no margin).
+//! The planned dates of the items only give their durations, their earliest starts
+//! and the project start: the passes compute where each item could go at the earliest
+//! and the latest, not whether the plan respects the links (that is `risk`'s job, with
+//! the same boundary convention and the same `risk::link_shortfall`, so a link this
+//! module calls tight is one `risk` calls satisfied with no margin).
+//!
+//! Date constraints (see `constraint`) enter as bounds on each node's start: "start no
+//! earlier than" (a bar's pin), "finish no earlier than" and "must start on" raise the
+//! early start (`min_starts`); "start no later than", "finish no later than", "must
+//! start on" and a deadline cap the late start (`max_starts`), as MS Project's
+//! deadlines do. Links win over an upper bound in the forward pass, as in MS Project
+//! when tasks do not "always honour their constraint dates": an item its links push
+//! past its bound keeps the early dates the links give, and its late start falls
+//! before its early start, so its total float is negative (by as many working days as
+//! the bound is broken) and it is critical, as is every item that drives it there.
 //!
 //! Cost: linear in items plus links, besides one binary search over the holidays per
 //! date turned into a boundary or back. Link endpoints are found through a direct
@@ -53,6 +63,10 @@ pub struct Network<'a> {
     pub durations: &'a [i64],
     /// "Start no earlier than" per node, as a start boundary (`i64::MIN` for none).
     pub min_starts: &'a [i64],
+    /// "Start no later than" per node, as a start boundary (`i64::MAX` for none): it
+    /// caps the node's late start, which may then fall before its early start (a
+    /// negative total float).
+    pub max_starts: &'a [i64],
     /// `durations.len() + 1` offsets into `edges`, non-decreasing, the last one
     /// `edges.len()`.
     pub offsets: &'a [u32],
@@ -71,7 +85,7 @@ pub struct NetworkTimes {
     pub early_start: Vec<i64>,
     pub late_start: Vec<i64>,
     /// The smallest slack of the node's out-edges and of the project end (`project_end`
-    /// minus the node's early finish).
+    /// minus the node's early finish), never more than the total float nor below 0.
     pub free_float: Vec<i64>,
     /// The largest early finish, and never before `project_start`.
     pub project_end: i64,
@@ -97,8 +111,10 @@ pub struct NetworkCycle {
 /// `min_starts` entry and what each in-edge requires; finish-type edges (FF, SF)
 /// bound the finish, so they bound the start at that bound minus the node's
 /// duration. Backward from the project end: a node's late finish is the smallest of
-/// the project end and what each out-edge allows given the successor's late dates.
-/// The early and late dates respect every edge, so floats are never negative.
+/// the project end and what each out-edge allows given the successor's late dates,
+/// and its late start no later than its `max_starts` entry. The early and late dates
+/// respect every edge, so floats are never negative unless a `max_starts` entry falls
+/// before what the links and `min_starts` allow; the free float is then 0.
 ///
 /// Topological order comes from Kahn's algorithm, merged with the forward pass: a
 /// node is popped once all its predecessors are final. When some nodes are never
@@ -114,6 +130,7 @@ pub fn schedule_network(net: &Network<'_>) -> Result<NetworkTimes, NetworkCycle>
         "a network holds at most u32::MAX nodes"
     );
     assert_eq!(net.min_starts.len(), n, "one min start per node");
+    assert_eq!(net.max_starts.len(), n, "one max start per node");
     assert_eq!(
         net.offsets.len(),
         n + 1,
@@ -185,8 +202,12 @@ pub fn schedule_network(net: &Network<'_>) -> Result<NetworkTimes, NetworkCycle>
             let slack = -link_shortfall(e.kind, e.lag, from, (early[j], early[j] + d[j]));
             free_float = free_float.min(slack);
         }
-        late[i] = late_finish - d[i];
-        free[i] = free_float;
+        late[i] = (late_finish - d[i]).min(net.max_starts[i]);
+        // Without upper bounds the free float never exceeds the total float; with one,
+        // an item that may slip before any successor moves may still not slip past
+        // the bound (MS Project's free slack too is at most the total slack, and 0 when
+        // that is negative).
+        free[i] = free_float.min((late[i] - early[i]).max(0));
     }
     Ok(NetworkTimes {
         early_start: early,
@@ -249,8 +270,9 @@ pub enum ItemKind {
 ///
 /// The plan is the reference (see `docs/scheduling.md`): each item's planned start is
 /// its earliest start, as a dragged task gets a "start no earlier than" in MS Project,
-/// so the passes move an item only where a link (or a pin) asks for later, and an item
-/// nothing constrains stays where it is planned rather than at the project start.
+/// so the passes move an item only where a link (or a lower-bound constraint) asks for
+/// later, and an item nothing constrains stays where it is planned rather than at the
+/// project start.
 #[derive(Clone, Debug, Default)]
 pub struct ItemNetwork {
     pub items: Vec<ItemId>,
@@ -260,9 +282,14 @@ pub struct ItemNetwork {
     pub durations: Vec<i64>,
     /// Where each item is planned to start, as a start boundary (a milestone's point).
     pub planned_starts: Vec<i64>,
-    /// The planned start, or the bar's pin when that is later: what the forward pass
-    /// starts each node from.
+    /// The planned start, or the latest start its lower-bound constraints (a bar's
+    /// pin, "finish no earlier than", "must start on") ask for when that is later: what
+    /// the forward pass starts each node from.
     pub min_starts: Vec<i64>,
+    /// The latest start its upper-bound constraints ("start no later than", "finish no
+    /// later than", "must start on") and its deadline allow (`i64::MAX` for none): what
+    /// caps its late start.
+    pub max_starts: Vec<i64>,
     pub offsets: Vec<u32>,
     pub edges: Vec<Edge>,
     /// The link behind each edge.
@@ -317,13 +344,15 @@ impl ItemNetwork {
             durations: Vec::with_capacity(n),
             planned_starts: Vec::with_capacity(n),
             min_starts: Vec::with_capacity(n),
+            max_starts: Vec::with_capacity(n),
             offsets: Vec::new(),
             edges: Vec::new(),
             edge_links: Vec::new(),
             preceded: Vec::new(),
         };
         // Milestones' dates, placed once the links say which have a predecessor.
-        let mut milestone_dates: Vec<(usize, Date)> = Vec::with_capacity(s.milestones.len());
+        let mut milestone_dates: Vec<(usize, &crate::schedule::Milestone)> =
+            Vec::with_capacity(s.milestones.len());
         // Bars and milestones are each sorted by id: one merge gives the items sorted
         // by id, so link endpoints are found by binary search.
         let (mut b, mut m) = (s.bars.iter().peekable(), s.milestones.iter().peekable());
@@ -338,20 +367,27 @@ impl ItemNetwork {
                 let bar = b.next().expect("peeked");
                 let start = cal.start_boundary(bar.start);
                 let finish = cal.finish_boundary(bar.end).max(start);
-                let pin = bar.pin.map_or(i64::MIN, |p| cal.start_boundary(p));
+                let duration = finish - start;
+                let mut bounds = crate::constraint::bar_bounds(cal, bar, duration);
+                if let Some(due) = bar.deadline {
+                    let at = crate::constraint::deadline_boundary(cal, due, None);
+                    bounds.add_deadline(at, duration);
+                }
                 net.items.push(ItemId(bar.id.0));
                 net.kinds.push(ItemKind::Bar);
-                net.durations.push(finish - start);
+                net.durations.push(duration);
                 net.planned_starts.push(start);
-                net.min_starts.push(pin.max(start));
+                net.min_starts.push(bounds.earliest.max(start));
+                net.max_starts.push(bounds.latest);
             } else {
                 let ms = m.next().expect("peeked");
-                milestone_dates.push((net.items.len(), ms.date));
+                milestone_dates.push((net.items.len(), ms));
                 net.items.push(ItemId(ms.id.0));
                 net.kinds.push(ItemKind::Milestone);
                 net.durations.push(0);
                 net.planned_starts.push(0);
                 net.min_starts.push(0);
+                net.max_starts.push(i64::MAX);
             }
         }
 
@@ -371,10 +407,17 @@ impl ItemNetwork {
                 Some((from as u32, to as u32))
             })
             .collect();
-        for (i, date) in milestone_dates {
-            let at = milestone_boundary(cal, date, has_predecessor[i]);
+        for (i, ms) in milestone_dates {
+            let preceded = has_predecessor[i];
+            let at = milestone_boundary(cal, ms.date, preceded);
+            let mut bounds = crate::constraint::milestone_bounds(cal, ms, preceded);
+            if let Some(due) = ms.deadline {
+                let due = crate::constraint::deadline_boundary(cal, due, Some(preceded));
+                bounds.add_deadline(due, 0);
+            }
             net.planned_starts[i] = at;
-            net.min_starts[i] = at;
+            net.min_starts[i] = bounds.earliest.max(at);
+            net.max_starts[i] = bounds.latest;
         }
         net.project_start = net.planned_starts.iter().copied().min().unwrap_or(0);
         for i in 0..n {
@@ -411,6 +454,7 @@ impl ItemNetwork {
             project_start: self.project_start,
             durations: &self.durations,
             min_starts: &self.min_starts,
+            max_starts: &self.max_starts,
             offsets: &self.offsets,
             edges: &self.edges,
         }
@@ -493,9 +537,11 @@ impl std::error::Error for CycleError {}
 
 /// The dates one item could take.
 ///
-/// Early dates are where the item is planned as long as its links and pin allow it,
-/// and otherwise the earliest dates that make them hold; an item left where it is
-/// planned reads its planned dates exactly. An item that lasts some working days
+/// Early dates are where the item is planned as long as its links and lower-bound
+/// constraints allow it, and otherwise the earliest dates that make them hold; an item
+/// left where it is planned reads its planned dates exactly. Late dates are the latest
+/// that keep the project end and every upper-bound constraint and deadline, before the
+/// early dates when one cannot be kept. An item that lasts some working days
 /// starts on its start date and finishes at the end of its finish date. An item that
 /// lasts none (a milestone, or a bar planned on non-working days only) is a point
 /// shown on one day, both dates equal: a milestone per [`milestone_date`], a bar on
@@ -510,15 +556,18 @@ pub struct ItemTiming {
     pub late_start: Date,
     /// Last day, inclusive.
     pub late_finish: Date,
-    /// Working days the item can slip without moving the project end.
+    /// Working days the item can slip without moving the project end nor breaking an
+    /// upper-bound constraint or a deadline (its own or a successor's); negative when
+    /// one cannot be met, by as many working days.
     pub total_float: i64,
     /// Working days the item can slip without moving any successor's early dates nor
     /// the project end (never more than the total float).
     pub free_float: i64,
     /// Total float <= 0.
     pub critical: bool,
-    /// Working days its links or pin push it past its planned start (0 when the plan
-    /// already respects them).
+    /// Working days its links or lower-bound constraints (a pin, "finish no earlier
+    /// than", "must start on") push it past its planned start (0 when the plan already
+    /// respects them).
     pub pushed_by: i64,
 }
 
@@ -610,6 +659,14 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
     };
 
     let d = &net.durations;
+    // The project's first boundary: the earliest early start (the earliest planned
+    // start may be pushed later by a link).
+    let first = times
+        .early_start
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(net.project_start);
     // An item at its planned start reads its planned dates; one moved reads the
     // calendar's dates of where it went.
     let dates = |i: usize, start: i64| {
@@ -619,7 +676,7 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
             return planned;
         }
         if net.kinds[i] == ItemKind::Milestone {
-            let day = milestone_date(cal, start, net.preceded[i], net.project_start);
+            let day = milestone_date(cal, start, net.preceded[i], first);
             (day, day)
         } else if d[i] == 0 {
             let day = cal.date(start);
@@ -668,7 +725,7 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
         project_start: items.iter().map(|t| t.early_start).min(),
         project_end: items.iter().map(|t| t.early_finish).max(),
         planned_end: s.span().map(|(_, end)| end),
-        length_days: times.project_end - net.project_start,
+        length_days: times.project_end - first,
         items,
         critical_links,
     })
@@ -714,6 +771,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         });
         s.bars.sort_by_key(|b| b.id);
     }
@@ -726,6 +785,8 @@ mod tests {
             date: d(date),
             color: None,
             notes: String::new(),
+            constraint: None,
+            deadline: None,
         });
         s.milestones.sort_by_key(|m| m.id);
     }
@@ -962,6 +1023,161 @@ mod tests {
         assert_eq!(cp.critical_links, [LinkId(11)]);
     }
 
+    fn constrain(s: &mut Schedule, id: u64, kind: ConstraintKind, on: &str) {
+        let c = Constraint { kind, date: d(on) };
+        if let Some(b) = s.bars.iter_mut().find(|b| b.id == BarId(id)) {
+            if kind == ConstraintKind::StartNoEarlierThan {
+                b.pin = Some(c.date);
+            } else {
+                b.constraint = Some(c);
+            }
+        } else {
+            let m = s.milestones.iter_mut().find(|m| m.id == MilestoneId(id));
+            m.unwrap().constraint = Some(c);
+        }
+    }
+
+    #[test]
+    fn each_constraint_kind_and_a_deadline_bound_early_or_late_dates() {
+        // A (Mon 2, Tue 3) -FS-> B (two days, planned Wed 4, Thu 5), beside C, a long
+        // bar (Mon 2 to Fri 13, nine working days: the 11th is off) that ends the
+        // project. Without a constraint B could slip 5 working days (to Thu 12).
+        use ConstraintKind as K;
+        /// (constraint on B, deadline of B, B's early start, its total float, critical)
+        type Case<'a> = (Option<(K, &'a str)>, Option<&'a str>, &'a str, i64, bool);
+        let cases: [Case<'_>; 11] = [
+            (None, None, "2026-11-04", 5, false),
+            // Lower bounds raise B's early start (and leave less float).
+            (
+                Some((K::StartNoEarlierThan, "2026-11-06")),
+                None,
+                "2026-11-06",
+                3,
+                false,
+            ),
+            (
+                Some((K::FinishNoEarlierThan, "2026-11-10")),
+                None,
+                "2026-11-09",
+                2,
+                false,
+            ),
+            (
+                Some((K::MustStartOn, "2026-11-06")),
+                None,
+                "2026-11-06",
+                0,
+                true,
+            ),
+            // Upper bounds cap its late start: no float left, or negative float when
+            // the link already takes B past them (the link wins the early dates).
+            (
+                Some((K::StartNoLaterThan, "2026-11-04")),
+                None,
+                "2026-11-04",
+                0,
+                true,
+            ),
+            (
+                Some((K::StartNoLaterThan, "2026-11-03")),
+                None,
+                "2026-11-04",
+                -1,
+                true,
+            ),
+            (
+                Some((K::FinishNoLaterThan, "2026-11-05")),
+                None,
+                "2026-11-04",
+                0,
+                true,
+            ),
+            (
+                Some((K::FinishNoLaterThan, "2026-11-04")),
+                None,
+                "2026-11-04",
+                -1,
+                true,
+            ),
+            (
+                Some((K::MustStartOn, "2026-11-03")),
+                None,
+                "2026-11-04",
+                -1,
+                true,
+            ),
+            // A deadline never moves B, but it is a late finish, as in MS Project.
+            (None, Some("2026-11-06"), "2026-11-04", 1, false),
+            (None, Some("2026-11-04"), "2026-11-04", -1, true),
+        ];
+        for (constraint, deadline, early, float, critical) in cases {
+            let mut s = schedule();
+            add_bar(&mut s, 1, "2026-11-02", "2026-11-03");
+            add_bar(&mut s, 2, "2026-11-04", "2026-11-05");
+            add_bar(&mut s, 3, "2026-11-02", "2026-11-13");
+            add_link(&mut s, 10, 1, 2, LinkKind::FS, 0);
+            if let Some((kind, on)) = constraint {
+                constrain(&mut s, 2, kind, on);
+            }
+            s.bars[1].deadline = deadline.map(d);
+            let case = format!("{constraint:?} {deadline:?}");
+            let cp = critical_path(&s).unwrap();
+            let (a, b) = (cp.timing(ItemId(1)).unwrap(), cp.timing(ItemId(2)).unwrap());
+            assert_eq!(b.early_start, d(early), "{case}");
+            assert_eq!((b.total_float, b.critical), (float, critical), "{case}");
+            // The free float is never more than the total float, nor negative.
+            assert_eq!(b.free_float, b.total_float.clamp(0, 5), "{case}");
+            // Where A drives B (B at its link's bound), with no room on B, A has none
+            // either; where a lower bound holds B later, A has that gap as float.
+            if b.pushed_by == 0 {
+                assert_eq!((a.critical, a.total_float), (float <= 0, float), "{case}");
+            } else {
+                assert!(a.total_float > b.total_float, "{case}");
+            }
+            assert_eq!(cp.project_end, Some(d("2026-11-13")), "{case}");
+        }
+    }
+
+    #[test]
+    fn a_milestone_constraint_sits_where_the_milestone_does() {
+        // A (Mon 2, Tue 3) -FS-> M: the go-live sits at the end of its day, so "start
+        // no earlier than Thursday 5" puts it at the end of Thursday 5, and "finish no
+        // later than Tuesday 3" is met exactly.
+        let mut s = schedule();
+        add_bar(&mut s, 1, "2026-11-02", "2026-11-03");
+        add_milestone(&mut s, 2, "2026-11-03");
+        add_bar(&mut s, 3, "2026-11-02", "2026-11-06");
+        add_link(&mut s, 10, 1, 2, LinkKind::FS, 0);
+        let timing = |s: &Schedule| critical_path(s).unwrap().timing(ItemId(2)).unwrap().clone();
+        let mut snet = s.clone();
+        constrain(
+            &mut snet,
+            2,
+            ConstraintKind::StartNoEarlierThan,
+            "2026-11-05",
+        );
+        let m = timing(&snet);
+        assert_eq!(
+            (m.early_start, m.pushed_by, m.total_float),
+            (d("2026-11-05"), 2, 1)
+        );
+        let mut fnlt = s.clone();
+        constrain(
+            &mut fnlt,
+            2,
+            ConstraintKind::FinishNoLaterThan,
+            "2026-11-03",
+        );
+        let m = timing(&fnlt);
+        assert_eq!(
+            (m.early_start, m.total_float, m.critical),
+            (d("2026-11-03"), 0, true)
+        );
+        let mut late = s.clone();
+        late.milestones[0].deadline = Some(d("2026-11-02"));
+        assert_eq!(timing(&late).total_float, -1);
+    }
+
     #[test]
     fn free_float_stops_at_the_project_end() {
         // A (Mon 2, Tue 3) -SS-> B pinned on Tue 3: the link leaves A a day of slack,
@@ -1006,6 +1222,20 @@ mod tests {
         // The weekend bar ends the plan: Monday 2 to Friday 6 in working time.
         assert_eq!(cp.project_end, Some(d("2026-11-08")));
         assert_eq!(cp.length_days, 5);
+    }
+
+    #[test]
+    fn the_length_counts_from_the_first_early_start() {
+        // The clean-up planned before the audit starts, but held by its SS +5 link:
+        // the project still starts with the audit, and lasts what the plan lasts.
+        let mut s = crate::demo::s4hana_migration();
+        let cal = Calendar::for_schedule(&s);
+        let b = s.bars.iter_mut().find(|b| b.id == BarId(14)).unwrap();
+        (b.start, b.end) = crate::command::shifted_bar(&cal, b.start, b.end, -10);
+        let cp = critical_path(&s).unwrap();
+        assert_eq!(cp.project_start, Some(d("2026-11-02")));
+        assert_eq!(cp.length_days, 34);
+        assert_eq!(cp.timing(ItemId(14)).unwrap().early_start, d("2026-11-09"));
     }
 
     #[test]
@@ -1194,7 +1424,8 @@ mod tests {
         ) {
             let n = durations.len();
             let (offsets, edges) = compress(n, &pairs);
-            let net = Network { project_start: 0, durations: &durations, min_starts: &min_starts, offsets: &offsets, edges: &edges };
+            let none = vec![i64::MAX; n];
+            let net = Network { project_start: 0, durations: &durations, min_starts: &min_starts, max_starts: &none, offsets: &offsets, edges: &edges };
             let times = schedule_network(&net).unwrap();
             let d = &durations;
             // Relax every edge until nothing moves, with each kind written out by hand.
@@ -1246,12 +1477,58 @@ mod tests {
         }
 
         #[test]
+        fn upper_bounds_match_a_naive_fixed_point(
+            (durations, min_starts, pairs) in network_strategy(true),
+            caps in proptest::collection::vec(prop_oneof![Just(i64::MAX), -2i64..14], 12),
+        ) {
+            let n = durations.len();
+            let (offsets, edges) = compress(n, &pairs);
+            let max_starts = &caps[..n];
+            let net = Network { project_start: 0, durations: &durations, min_starts: &min_starts, max_starts, offsets: &offsets, edges: &edges };
+            let times = schedule_network(&net).unwrap();
+            let unbounded = vec![i64::MAX; n];
+            let free = schedule_network(&Network { max_starts: &unbounded, ..net }).unwrap();
+            // The caps change no early date and no project end...
+            prop_assert_eq!(&times.early_start, &free.early_start);
+            prop_assert_eq!(times.project_end, free.project_end);
+            // ... and the late starts are the naive fixed point from the capped ones.
+            let d = &durations;
+            let end = times.project_end;
+            let mut ls: Vec<i64> = (0..n).map(|i| (end - d[i]).min(max_starts[i])).collect();
+            for _ in 0..=n {
+                for (i, e) in &pairs {
+                    let (i, j) = (*i as usize, e.to as usize);
+                    let bound = match e.kind {
+                        LinkKind::FS => ls[j] - e.lag - d[i],
+                        LinkKind::SS => ls[j] - e.lag,
+                        LinkKind::FF => ls[j] + d[j] - e.lag - d[i],
+                        LinkKind::SF => ls[j] + d[j] - e.lag,
+                    };
+                    ls[i] = ls[i].min(bound);
+                }
+            }
+            prop_assert_eq!(&times.late_start, &ls);
+            for (i, &cap) in max_starts.iter().enumerate() {
+                prop_assert!(times.late_start[i] <= free.late_start[i]);
+                let total = times.total_float(i);
+                prop_assert!(0 <= times.free_float[i] && times.free_float[i] <= total.max(0), "node {}", i);
+                prop_assert_eq!(times.free_float[i], free.free_float[i].min(total.max(0)));
+                // A node whose cap is below its early start has negative float by as
+                // much.
+                if cap < times.early_start[i] {
+                    prop_assert!(total <= cap - times.early_start[i]);
+                }
+            }
+        }
+
+        #[test]
         fn a_refused_network_holds_the_cycle_it_names(
             (durations, min_starts, pairs) in network_strategy(false),
         ) {
             let n = durations.len();
             let (offsets, edges) = compress(n, &pairs);
-            let net = Network { project_start: 0, durations: &durations, min_starts: &min_starts, offsets: &offsets, edges: &edges };
+            let none = vec![i64::MAX; n];
+            let net = Network { project_start: 0, durations: &durations, min_starts: &min_starts, max_starts: &none, offsets: &offsets, edges: &edges };
             let has_edge = |a: u32, b: u32| pairs.iter().any(|(f, e)| *f == a && e.to == b);
             // Whether any cycle exists, by depth-first search with three colours.
             fn cyclic(v: usize, adj: &[Vec<usize>], colour: &mut [u8]) -> bool {

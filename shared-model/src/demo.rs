@@ -132,6 +132,8 @@ pub fn s4hana_migration() -> Schedule {
             color: Some(color.to_owned()),
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         });
     }
     s.bars[0].notes = "Rapport de simplification SAP et inventaire des programmes \
@@ -144,6 +146,8 @@ pub fn s4hana_migration() -> Schedule {
         date: day("2026-12-18"),
         color: None,
         notes: String::new(),
+        constraint: None,
+        deadline: None,
     });
 
     // The clean-up may start one week into the audit (SS with a lag of five working

@@ -304,6 +304,23 @@ pub enum NotShown {
         old_pin: Option<Date>,
         new_pin: Option<Date>,
     },
+    /// A bar's or a milestone's date constraint (a bar's other than its pin, which is
+    /// `PinChanged`): the chart does not draw constraints yet.
+    ConstraintChanged {
+        item: ItemId,
+        label: String,
+        is_milestone: bool,
+        old: Option<Constraint>,
+        new: Option<Constraint>,
+    },
+    /// A bar's or a milestone's deadline.
+    DeadlineChanged {
+        item: ItemId,
+        label: String,
+        is_milestone: bool,
+        old: Option<Date>,
+        new: Option<Date>,
+    },
     ActionAdded {
         action: ActionId,
         label: String,
@@ -406,6 +423,9 @@ impl NotShown {
             NotShown::RowMemberChanged { row, .. } => Some(row.0),
             NotShown::BarNotesChanged { bar, .. } | NotShown::PinChanged { bar, .. } => Some(bar.0),
             NotShown::MilestoneNotesChanged { milestone, .. } => Some(milestone.0),
+            NotShown::ConstraintChanged { item, .. } | NotShown::DeadlineChanged { item, .. } => {
+                Some(item.0)
+            }
             NotShown::ActionAdded { action, .. }
             | NotShown::ActionRemoved { action, .. }
             | NotShown::ActionRenamed { action, .. }
@@ -853,6 +873,12 @@ fn diff_bars(old: &Side, new: &Side, changes: &mut Vec<Change>, not_shown: &mut 
                         new_pin: n.pin,
                     });
                 }
+                constraints_and_deadline(
+                    not_shown,
+                    (n.id.into(), &n.label, false),
+                    (o.constraint, n.constraint),
+                    (o.deadline, n.deadline),
+                );
             }
         },
     );
@@ -924,9 +950,43 @@ fn diff_milestones(
                         label: n.label.clone(),
                     });
                 }
+                constraints_and_deadline(
+                    not_shown,
+                    (n.id.into(), &n.label, true),
+                    (o.constraint, n.constraint),
+                    (o.deadline, n.deadline),
+                );
             }
         },
     );
+}
+
+/// A bar's or a milestone's changed constraint and deadline, which the chart does not
+/// draw yet. `item`: (id, label, is a milestone); the pairs are (old, new).
+fn constraints_and_deadline(
+    not_shown: &mut Vec<NotShown>,
+    (item, label, is_milestone): (ItemId, &str, bool),
+    constraint: (Option<Constraint>, Option<Constraint>),
+    deadline: (Option<Date>, Option<Date>),
+) {
+    if constraint.0 != constraint.1 {
+        not_shown.push(NotShown::ConstraintChanged {
+            item,
+            label: label.to_owned(),
+            is_milestone,
+            old: constraint.0,
+            new: constraint.1,
+        });
+    }
+    if deadline.0 != deadline.1 {
+        not_shown.push(NotShown::DeadlineChanged {
+            item,
+            label: label.to_owned(),
+            is_milestone,
+            old: deadline.0,
+            new: deadline.1,
+        });
+    }
 }
 
 fn diff_links(old: &Side, new: &Side, changes: &mut Vec<Change>) {
@@ -1167,6 +1227,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         }
     }
 
@@ -1319,6 +1381,8 @@ mod tests {
                 date: d("2026-11-13"),
                 color: None,
                 notes: String::new(),
+                constraint: None,
+                deadline: None,
             });
             s.next_id = 33;
         });

@@ -2458,6 +2458,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         };
         s.bars = vec![
             bar(10, 5, "Budget 2027", "2026-10-05", "2026-10-30"),
@@ -2556,6 +2558,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         };
         s.bars = vec![
             bar(1, 5, "Spec", "2026-11-02", "2026-11-06"),
@@ -2571,6 +2575,8 @@ mod tests {
             date: d("2026-11-02"),
             color: None,
             notes: String::new(),
+            constraint: None,
+            deadline: None,
         }];
         let link = |id, from, to| Link {
             id: LinkId(id),

@@ -968,6 +968,8 @@ fn junk_value() -> impl Strategy<Value = Value> {
             json!([1, 2]),
             json!(["mon", "sun", "xyz"]),
             json!("a".repeat(5_000)),
+            json!({"kind": "must_start_on", "date": "2026-02-30"}),
+            json!({"kind": "start_no_earlier_than", "date": "2999-12-31", "x": 1}),
         ]),
         any::<i64>().prop_map(Value::from),
         any::<i32>().prop_map(Value::from),
@@ -980,7 +982,18 @@ fn junk() -> impl Strategy<Value = Junk> {
     let field = prop_oneof![
         Just("zzz".to_owned()),
         select(vec![
-            "id", "bars", "by", "index", "start", "end", "label", "name", "row"
+            "id",
+            "bars",
+            "by",
+            "index",
+            "start",
+            "end",
+            "label",
+            "name",
+            "row",
+            "item",
+            "constraint",
+            "deadline",
         ])
         .prop_map(str::to_owned),
     ];

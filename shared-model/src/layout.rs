@@ -906,6 +906,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         }
     }
 
@@ -948,6 +950,8 @@ mod tests {
             date: d("2026-12-01"),
             color: None,
             notes: String::new(),
+            constraint: None,
+            deadline: None,
         }];
         s.next_id = 60;
         s

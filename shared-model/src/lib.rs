@@ -5,7 +5,8 @@
 //! in the view and previews a drag at pointer speed, so both sides always agree.
 //!
 //! Map: `date` and `calendar` (time), `schedule` (the types), `command` (the patch
-//! language and `apply`), `cpm` (critical path), `risk`, `idset` (id sets and the
+//! language and `apply`), `constraint` (date constraints and deadlines in working
+//! time), `cpm` (critical path), `push` (cascades), `risk`, `idset` (id sets and the
 //! highlights' wire form), `diff`, `delta` (live updates in the size of the change),
 //! `layout` (Gantt, kanban and agenda math), `filter` (the Filter panel language),
 //! `order` (sorting with one copy of the sort's code), `paging`, `text`
@@ -14,6 +15,7 @@
 
 pub mod calendar;
 pub mod command;
+pub mod constraint;
 pub mod cpm;
 pub mod date;
 pub mod delta;

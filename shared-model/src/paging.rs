@@ -1526,6 +1526,8 @@ mod tests {
                 color: None,
                 notes: String::new(),
                 pin: None,
+                constraint: None,
+                deadline: None,
             });
         }
         s.milestones.push(Milestone {
@@ -1535,6 +1537,8 @@ mod tests {
             date: d("2026-03-06"),
             color: None,
             notes: String::new(),
+            constraint: None,
+            deadline: None,
         });
         for (id, from, to) in [(8, 4, 5), (9, 5, 6)] {
             s.links.push(Link {
@@ -2095,6 +2099,15 @@ mod tests {
             let mut s = generate(Spec { bars, links_per_bar, seed, ..Spec::new(bars) });
             for i in injections {
                 inject(&mut s, i);
+            }
+            // Constraints and deadlines travel in the bar and milestone records.
+            for (k, b) in s.bars.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(7)) {
+                b.constraint = Some(Constraint { kind: ConstraintKind::ALL[1 + k % 4], date: b.end });
+                b.deadline = (k % 2 == 0).then_some(b.end.add_days(2));
+            }
+            for (k, m) in s.milestones.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(2)) {
+                m.constraint = Some(Constraint { kind: ConstraintKind::ALL[k % 5], date: m.date });
+                m.deadline = Some(m.date);
             }
             let priority = window.map(|(picks, from, len)| Priority {
                 rows: picks.iter().filter(|_| !s.rows.is_empty()).map(|p| s.rows[p % s.rows.len()].id).collect(),

@@ -5,8 +5,17 @@
 //! later to exactly the bound its predecessors give (its working duration kept on the
 //! calendar, lags counted in working time), never earlier, and nothing that is not
 //! downstream moves. `Cascade::Pull` also brings an item downstream back to its bound
-//! (or its pin) when its predecessors leave it room. The items that changed (the
-//! seeds) keep the dates the change gave them unless a link into them asks for later.
+//! when its predecessors leave it room. The items that changed (the seeds) keep the
+//! dates the change gave them unless a link into them asks for later.
+//!
+//! Date constraints (see `constraint`): an item's lower bounds (a bar's pin, "finish
+//! no earlier than", "must start on") are part of its floor in both modes, so no push
+//! or pull ever leaves an item it visits before them, and a seed with no link at all
+//! still comes to them. Its upper bounds ("start no later than", "must start on",
+//! "finish no later than") are never pushed past: a push that would is refused with
+//! [`PushError::Constraint`], naming the item, the constraint and by how many working
+//! days, and `command::apply_cascading` then writes nothing. Deadlines never move
+//! anything (they are risks).
 //!
 //! Cost: the push visits only what is downstream of the seeds and the links into it.
 //! It reads the links through a [`LinkIndex`] (built once per schedule in O(items +
@@ -20,10 +29,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::calendar::Calendar;
+use crate::constraint;
 use crate::cpm::{ItemKind, milestone_date};
 use crate::date::Date;
 use crate::risk::{lag_days, link_shortfall};
-use crate::schedule::{BarId, ItemId, MilestoneId, Schedule};
+use crate::schedule::{BarId, Constraint, ConstraintKind, ItemId, MilestoneId, Schedule};
 
 /// How a cascade moves what is downstream of a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -188,11 +198,22 @@ pub enum Seeds<'a> {
     All,
 }
 
-/// Why a push found no dates: the links loop through these items (sorted by id).
-/// Commands refuse cycles, so only a schedule imported with one gets here.
+/// Why a push found no dates.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PushCycle {
-    pub items: Vec<ItemId>,
+pub enum PushError {
+    /// The links loop through these items (sorted by id). Commands refuse cycles, so
+    /// only a schedule imported with one gets here.
+    Cycle { items: Vec<ItemId> },
+    /// The push would move `item` past one of its upper bounds ("start no later
+    /// than", "must start on", "finish no later than" on `date`) by `by_days` working
+    /// days, or further past it than it already was: nothing moves then (the first
+    /// such item met, in link order from the change).
+    Constraint {
+        item: ItemId,
+        kind: ConstraintKind,
+        date: Date,
+        by_days: i64,
+    },
 }
 
 /// One item as the push sees it: where it is now, in working time.
@@ -201,8 +222,12 @@ struct Item {
     kind: ItemKind,
     start: i64,
     duration: i64,
-    /// The pin as a start boundary (`i64::MIN` for none).
-    pin: i64,
+    /// The earliest start its lower-bound constraints allow (`i64::MIN` for none).
+    earliest: i64,
+    /// Its upper-bound constraint, with the boundary its date stands for.
+    upper: Option<(Constraint, i64)>,
+    /// A milestone: whether a link leads to it (where it sits in its day).
+    preceded: bool,
     dates: (Date, Date),
 }
 
@@ -225,36 +250,51 @@ fn item(
         let dates = dated((b.start, b.end));
         let start = cal.start_boundary(dates.0);
         let finish = cal.finish_boundary(dates.1).max(start);
+        let duration = finish - start;
+        let upper = b
+            .constraint
+            .filter(|c| c.kind.is_upper())
+            .map(|c| (c, constraint::boundary(cal, c, None)));
         return Some(Item {
             kind: ItemKind::Bar,
             start,
-            duration: finish - start,
-            pin: b.pin.map_or(i64::MIN, |p| cal.start_boundary(p)),
+            duration,
+            earliest: constraint::bar_bounds(cal, b, duration).earliest,
+            upper,
+            preceded: false,
             dates,
         });
     }
     let m = s.milestone(MilestoneId(id.0))?;
     let dates = dated((m.date, m.date));
+    let preceded = index.preceded(id);
+    let upper = m
+        .constraint
+        .filter(|c| c.kind.is_upper())
+        .map(|c| (c, constraint::boundary(cal, c, Some(preceded))));
     Some(Item {
         kind: ItemKind::Milestone,
-        start: crate::cpm::milestone_boundary(cal, dates.0, index.preceded(id)),
+        start: crate::cpm::milestone_boundary(cal, dates.0, preceded),
         duration: 0,
-        pin: i64::MIN,
+        earliest: constraint::milestone_bounds(cal, m, preceded).earliest,
+        upper,
+        preceded,
         dates,
     })
 }
 
 /// Where an item that lasts `duration` and starts at `start` goes on the calendar.
-/// A bar with working days keeps them; a milestone a link leads to sits at the end of
-/// its day. A bar on days off only (it lasts no working time) goes onto the days off
-/// just before the working day that starts there, as many as it covered or as many as
-/// there are; when no day off precedes that working day, it takes that day, and so
-/// lasts one working day from then on (the push reads where each item really went,
-/// so its successors follow that).
+/// A bar with working days keeps them; a milestone sits where `cpm::milestone_date`
+/// shows one (at the end of its day when a link leads to it). A bar on days off only
+/// (it lasts no working time) goes onto the days off just before the working day that
+/// starts there, as many as it covered or as many as there are; when no day off
+/// precedes that working day, it takes that day, and so lasts one working day from
+/// then on (the push reads where each item really went, so its successors follow
+/// that).
 fn placed(cal: &Calendar, it: &Item, start: i64) -> (Date, Date) {
     match it.kind {
         ItemKind::Milestone => {
-            let day = milestone_date(cal, start, true, i64::MIN);
+            let day = milestone_date(cal, start, it.preceded, i64::MIN);
             (day, day)
         }
         ItemKind::Bar if it.duration > 0 => {
@@ -274,27 +314,73 @@ fn placed(cal: &Calendar, it: &Item, start: i64) -> (Date, Date) {
     }
 }
 
+/// An item a push moved, and the (start, finish) boundaries it then has.
+type Placed = (Moved, (i64, i64));
+
+/// Puts an item at start boundary `at`: what moved and where it then is, or None when
+/// it stays (at its start, or on the same days). Refuses a position that breaks its
+/// upper-bound constraint, or breaks it more than it already did.
+fn place(cal: &Calendar, id: ItemId, it: &Item, at: i64) -> Result<Option<Placed>, PushError> {
+    let to = placed(cal, it, at);
+    if at == it.start || to == it.dates {
+        return Ok(None);
+    }
+    let went = match it.kind {
+        ItemKind::Bar => (
+            cal.start_boundary(to.0),
+            cal.finish_boundary(to.1).max(cal.start_boundary(to.0)),
+        ),
+        ItemKind::Milestone => (at, at),
+    };
+    if let Some((c, on)) = it.upper {
+        let now = constraint::upper_shortfall(c.kind, on, went);
+        let was = constraint::upper_shortfall(c.kind, on, (it.start, it.start + it.duration));
+        if now > 0 && now > was {
+            return Err(PushError::Constraint {
+                item: id,
+                kind: c.kind,
+                date: c.date,
+                by_days: now,
+            });
+        }
+    }
+    let moved = Moved {
+        item: id,
+        kind: it.kind,
+        from: it.dates,
+        to,
+        by_days: went.0 - it.start,
+    };
+    Ok(Some((moved, went)))
+}
+
 /// The items a push moves, sorted by id, with their new dates.
 ///
 /// With `Seeds::Items`, the seeds and everything downstream of them are considered;
 /// each takes the largest of its bounds (from every link into it, moved predecessors
-/// at their new dates) and, for a seed or with `Cascade::Push`, its current start;
-/// with `Cascade::Pull`, an item downstream that is not a seed takes its bound and
-/// its pin only.
+/// at their new dates), of the earliest start its own lower-bound constraints allow
+/// (a pin, "finish no earlier than", "must start on") and, for a seed or with
+/// `Cascade::Push`, of its current start; with `Cascade::Pull`, an item downstream
+/// that is not a seed takes its links' bound and its lower bounds only. A seed no link
+/// touches moves only to its lower bounds. No item moves past its upper-bound
+/// constraint ("start no later than", "must start on", "finish no later than"): the
+/// push fails instead, naming the first such item. A deadline never moves nor stops
+/// anything.
 pub fn push(
     s: &Schedule,
     index: &LinkIndex,
     cal: &Calendar,
     seeds: Seeds<'_>,
     mode: Cascade,
-) -> Result<Vec<Moved>, PushCycle> {
+) -> Result<Vec<Moved>, PushError> {
     run(s, index, cal, seeds, mode, None)
 }
 
 /// What the push would move if `item` had these dates (a milestone's date twice),
 /// without changing the schedule: the preview of a drag, computed by the same code as
 /// the write that follows it, in the size of what is downstream. The item itself is
-/// in the list when a link into it holds it back (its `from` then being `dates`).
+/// in the list when a link or a constraint holds it back (its `from` then being
+/// `dates`).
 pub fn preview(
     s: &Schedule,
     index: &LinkIndex,
@@ -302,7 +388,7 @@ pub fn preview(
     item: ItemId,
     dates: (Date, Date),
     mode: Cascade,
-) -> Result<Vec<Moved>, PushCycle> {
+) -> Result<Vec<Moved>, PushError> {
     run(
         s,
         index,
@@ -320,18 +406,30 @@ fn run(
     seeds: Seeds<'_>,
     mode: Cascade,
     over: Override,
-) -> Result<Vec<Moved>, PushCycle> {
+) -> Result<Vec<Moved>, PushError> {
     let n = index.ids.len();
     let mut seed = vec![false; n];
     let mut stack: Vec<u32> = Vec::new();
+    let mut moved = Vec::new();
+    // Seeds no link touches: only their own lower bounds can move them.
+    let mut alone = |id: ItemId| -> Result<(), PushError> {
+        if let Some(it) = item(s, cal, index, id, over)
+            && let Some((m, _)) = place(cal, id, &it, it.start.max(it.earliest))?
+        {
+            moved.push(m);
+        }
+        Ok(())
+    };
     match seeds {
         Seeds::Items(items) => {
             for &id in items {
-                if let Some(slot) = index.slot(id)
-                    && !seed[slot as usize]
-                {
-                    seed[slot as usize] = true;
-                    stack.push(slot);
+                match index.slot(id) {
+                    Some(slot) if !seed[slot as usize] => {
+                        seed[slot as usize] = true;
+                        stack.push(slot);
+                    }
+                    Some(_) => {}
+                    None => alone(id)?,
                 }
             }
         }
@@ -341,6 +439,17 @@ fn run(
                     seed[slot as usize] = true;
                     stack.push(slot);
                 }
+            }
+            let bars = s
+                .bars
+                .iter()
+                .filter(|b| b.pin.is_some() || b.constraint.is_some());
+            let milestones = s.milestones.iter().filter(|m| m.constraint.is_some());
+            let ids = bars
+                .map(|b| ItemId::from(b.id))
+                .chain(milestones.map(|m| ItemId::from(m.id)));
+            for id in ids.filter(|&id| index.slot(id).is_none()) {
+                alone(id)?;
             }
         }
     }
@@ -375,7 +484,6 @@ fn run(
     // Where each inside item starts and finishes after the push, once settled.
     let mut at_after: Vec<Option<(i64, i64)>> = vec![None; n];
     let mut settled = 0usize;
-    let mut moved = Vec::new();
     let position = |slot: u32, at_after: &[Option<(i64, i64)>]| -> Option<(i64, i64)> {
         if let Some(at) = at_after[slot as usize] {
             return Some(at);
@@ -398,34 +506,21 @@ fn run(
                 bound = bound.max(need);
             }
             let floor = if seed[slot as usize] || mode == Cascade::Push {
-                it.start
+                it.start.max(it.earliest)
             } else {
-                it.pin
+                it.earliest
             };
             let at = if bound == i64::MIN {
-                it.start
+                it.start.max(it.earliest)
             } else {
                 bound.max(floor)
             };
-            let to = placed(cal, &it, at);
-            if at != it.start && to != it.dates {
-                let went = match it.kind {
-                    ItemKind::Bar => (
-                        cal.start_boundary(to.0),
-                        cal.finish_boundary(to.1).max(cal.start_boundary(to.0)),
-                    ),
-                    ItemKind::Milestone => (at, at),
-                };
-                at_after[slot as usize] = Some(went);
-                moved.push(Moved {
-                    item: id,
-                    kind: it.kind,
-                    from: it.dates,
-                    to,
-                    by_days: went.0 - it.start,
-                });
-            } else {
-                at_after[slot as usize] = Some((it.start, it.start + it.duration));
+            match place(cal, id, &it, at)? {
+                Some((m, went)) => {
+                    at_after[slot as usize] = Some(went);
+                    moved.push(m);
+                }
+                None => at_after[slot as usize] = Some((it.start, it.start + it.duration)),
             }
         }
         for &k in index.outgoing(slot) {
@@ -443,9 +538,11 @@ fn run(
             .map(|&slot| index.ids[slot as usize])
             .collect();
         crate::order::sort_by_u64(&mut items, |i| i.0);
-        return Err(PushCycle { items });
+        return Err(PushError::Cycle { items });
     }
     crate::order::sort_by_u64(&mut moved, |m| m.item.0);
+    // A seed no link touches, named twice, was placed twice, the same way.
+    moved.dedup_by_key(|m| m.item);
     Ok(moved)
 }
 
@@ -509,6 +606,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         });
         s.bars.sort_by_key(|b| b.id);
     }
@@ -521,6 +620,8 @@ mod tests {
             date: d(date),
             color: None,
             notes: String::new(),
+            constraint: None,
+            deadline: None,
         });
         s.milestones.sort_by_key(|m| m.id);
     }
@@ -687,6 +788,190 @@ mod tests {
         assert_eq!(s.bar(BarId(11)).unwrap().start, d("2026-11-04"));
     }
 
+    /// Gives an item a constraint the way `set_constraint` does: a bar's "start no
+    /// earlier than" is its pin.
+    fn constrain(s: &mut Schedule, id: u64, kind: ConstraintKind, date: &str) {
+        let c = Constraint {
+            kind,
+            date: d(date),
+        };
+        if let Some(b) = s.bars.iter_mut().find(|b| b.id == BarId(id)) {
+            if kind == ConstraintKind::StartNoEarlierThan {
+                b.pin = Some(c.date);
+            } else {
+                b.constraint = Some(c);
+            }
+        } else {
+            let m = s.milestones.iter_mut().find(|m| m.id == MilestoneId(id));
+            m.unwrap().constraint = Some(c);
+        }
+    }
+
+    #[test]
+    fn a_push_that_would_break_a_finish_no_later_than_fails_naming_it() {
+        // A Mon 2..Wed 4 -FS-> B Thu 5..Fri 6, which must finish by Friday 6: met with
+        // no day to spare.
+        let mut s = schedule();
+        bar(&mut s, 10, "2026-11-02", "2026-11-04");
+        bar(&mut s, 11, "2026-11-05", "2026-11-06");
+        link(&mut s, 20, 10, 11, LinkKind::FS, 0);
+        constrain(&mut s, 11, ConstraintKind::FinishNoLaterThan, "2026-11-06");
+        let before = s.clone();
+        let err = apply_cascading(&mut s, &[move_bar(10, 2)], Some(Cascade::Push)).unwrap_err();
+        assert_eq!(s, before, "nothing is written");
+        assert_eq!((err.command, err.op), (0, "cascade"));
+        assert_eq!(
+            err.problem,
+            crate::command::Problem::CascadeConstraint {
+                item: ItemId(11),
+                label: "B11".into(),
+                kind: ConstraintKind::FinishNoLaterThan,
+                date: d("2026-11-06"),
+                by_days: 2,
+            }
+        );
+        let visible = |t: String| t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩");
+        expect_test::expect![[r#"Commande 1 (cascade) : le décalage en cascade des successeurs ferait finir l'élément 11 «⟨nbsp⟩B11⟨nbsp⟩» 2 jours ouvrés trop tard pour sa contrainte «⟨nbsp⟩fin au plus tard le 2026-11-06⟨nbsp⟩». Rien n'a été écrit⟨nnbsp⟩; déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou passez cascade: false pour écrire ces changements sans décaler les successeurs."#]]
+            .assert_eq(&visible(err.message(crate::Lang::Fr)));
+        // One day late is one working day, in both languages.
+        let err = apply_cascading(&mut s, &[move_bar(10, 1)], Some(Cascade::Push)).unwrap_err();
+        expect_test::expect![[r#"Command 1 (cascade): the cascade that moves the successors would make item 11 “B11” finish 1 working day too late for its constraint “finish no later than 2026-11-06”. Nothing was written; move or remove that constraint (set_constraint, clear_constraint), or pass cascade: false to write these changes without moving the successors."#]]
+            .assert_eq(&err.message(crate::Lang::En));
+        assert!(
+            err.message(crate::Lang::Fr)
+                .contains("1 jour ouvré trop tard"),
+            "{}",
+            err.message(crate::Lang::Fr)
+        );
+        // Without the cascade the move is written, and the broken constraint is a risk.
+        apply_cascading(&mut s, &[move_bar(10, 2)], None).unwrap();
+        let r = crate::risk::risks(&s);
+        assert_eq!(r.violated_links.len(), 1);
+        assert_eq!(r.broken_constraints, [] as [crate::risk::ConstraintRisk; 0]);
+        // A deadline never stops a push: it only becomes a risk.
+        let mut s = before.clone();
+        s.bars[1].constraint = None;
+        s.bars[1].deadline = Some(d("2026-11-06"));
+        let out = cascade(&mut s, &[move_bar(10, 2)], Cascade::Push);
+        assert_eq!(out, moved(&[(11, "2026-11-09", "2026-11-10")]));
+        let r = crate::risk::risks(&s);
+        assert_eq!(r.missed_deadlines.len(), 1);
+        assert_eq!(r.missed_deadlines[0].by_days, 2);
+    }
+
+    #[test]
+    fn start_no_later_than_and_must_start_on_stop_a_push_too() {
+        // A Mon 2..Tue 3 -FS-> B Wed 4..Thu 5 -FS-> M, a milestone on Thursday 5.
+        let mut s = schedule();
+        bar(&mut s, 10, "2026-11-02", "2026-11-03");
+        bar(&mut s, 11, "2026-11-04", "2026-11-05");
+        milestone(&mut s, 12, "2026-11-05");
+        link(&mut s, 20, 10, 11, LinkKind::FS, 0);
+        link(&mut s, 21, 11, 12, LinkKind::FS, 0);
+        let problem = |s: &mut Schedule, by: i32| {
+            let before = s.clone();
+            let e = apply_cascading(s, &[move_bar(10, by)], Some(Cascade::Push)).unwrap_err();
+            assert_eq!(*s, before);
+            match e.problem {
+                crate::command::Problem::CascadeConstraint {
+                    item,
+                    kind,
+                    by_days,
+                    ..
+                } => (item.0, kind, by_days),
+                p => panic!("{p:?}"),
+            }
+        };
+        // B may start on Thursday 5 at the latest: one day later is fine, two are not.
+        let mut b = s.clone();
+        constrain(&mut b, 11, ConstraintKind::StartNoLaterThan, "2026-11-05");
+        assert_eq!(
+            problem(&mut b, 2),
+            (11, ConstraintKind::StartNoLaterThan, 1)
+        );
+        assert_eq!(cascade(&mut b, &[move_bar(10, 1)], Cascade::Push).len(), 2);
+        // B must start on Wednesday 4: any push of it breaks it.
+        let mut b = s.clone();
+        constrain(&mut b, 11, ConstraintKind::MustStartOn, "2026-11-04");
+        assert_eq!(problem(&mut b, 1), (11, ConstraintKind::MustStartOn, 1));
+        // The go-live must be reached by Friday 6 (the end of its day).
+        let mut m = s.clone();
+        constrain(&mut m, 12, ConstraintKind::FinishNoLaterThan, "2026-11-06");
+        assert_eq!(
+            problem(&mut m, 3),
+            (12, ConstraintKind::FinishNoLaterThan, 2)
+        );
+        let out = cascade(&mut m, &[move_bar(10, 1)], Cascade::Push);
+        assert_eq!(
+            out.last(),
+            Some(&(12, "2026-11-06".into(), "2026-11-06".into()))
+        );
+    }
+
+    #[test]
+    fn lower_bounds_are_floors_in_push_and_pull() {
+        // A Mon 2..Tue 3 -FS-> B Thu 5..Fri 6 (a day of slack).
+        let mut s = schedule();
+        bar(&mut s, 10, "2026-11-02", "2026-11-03");
+        bar(&mut s, 11, "2026-11-05", "2026-11-06");
+        link(&mut s, 20, 10, 11, LinkKind::FS, 0);
+        // Pulled, B comes back to its link's bound...
+        let out = cascade(&mut s.clone(), &[move_bar(10, -1)], Cascade::Pull);
+        assert_eq!(out, moved(&[(11, "2026-11-03", "2026-11-04")]));
+        // ... but no earlier than it may finish (Friday 6) or must start (Thursday 5).
+        for kind in [
+            ConstraintKind::FinishNoEarlierThan,
+            ConstraintKind::MustStartOn,
+            ConstraintKind::StartNoEarlierThan,
+        ] {
+            let mut c = s.clone();
+            let date = if kind.on_finish() {
+                "2026-11-06"
+            } else {
+                "2026-11-05"
+            };
+            constrain(&mut c, 11, kind, date);
+            assert_eq!(
+                cascade(&mut c, &[move_bar(10, -1)], Cascade::Pull),
+                [],
+                "{kind:?}"
+            );
+            // Moved before it by the write itself, B comes back to it (as to a link's
+            // bound), in either mode.
+            for mode in [Cascade::Push, Cascade::Pull] {
+                let out = cascade(&mut c.clone(), &[move_bar(11, -1)], mode);
+                assert_eq!(out, moved(&[(11, "2026-11-05", "2026-11-06")]), "{kind:?}");
+            }
+        }
+        // An item no link touches comes to a lower bound given to it, and a milestone
+        // no link leads to sits at the start of its day.
+        bar(&mut s, 12, "2026-11-02", "2026-11-02");
+        milestone(&mut s, 13, "2026-11-02");
+        let set = |item: u64, kind, date: &str| Command::SetConstraint {
+            item: ItemId(item),
+            constraint: Some(Constraint {
+                kind,
+                date: d(date),
+            }),
+        };
+        let out = cascade(
+            &mut s,
+            &[
+                set(12, ConstraintKind::FinishNoEarlierThan, "2026-11-04"),
+                set(13, ConstraintKind::MustStartOn, "2026-11-03"),
+            ],
+            Cascade::Push,
+        );
+        assert_eq!(
+            out,
+            moved(&[
+                (12, "2026-11-04", "2026-11-04"),
+                (13, "2026-11-03", "2026-11-03")
+            ])
+        );
+        assert_eq!(crate::risk::risks(&s).broken_constraints, []);
+    }
+
     #[test]
     fn a_locked_successor_fails_the_whole_write() {
         let mut s = schedule();
@@ -764,6 +1049,44 @@ mod tests {
                 s
             })
         })
+    }
+
+    /// `arb_schedule` with date constraints of every kind on some of its items (a
+    /// bar's "start no earlier than" as its pin), around their planned dates, so that
+    /// some hold with room, some are tight and some are already broken.
+    fn arb_constrained() -> impl Strategy<Value = Schedule> {
+        let constraints = proptest::collection::vec(
+            (any::<proptest::sample::Index>(), 0usize..5, -6i32..8),
+            0..6,
+        );
+        (arb_schedule(), constraints).prop_map(|(mut s, cs)| {
+            let ids: Vec<u64> = s
+                .bars
+                .iter()
+                .map(|b| b.id.0)
+                .chain(s.milestones.iter().map(|m| m.id.0))
+                .collect();
+            for (pick, kind, shift) in cs {
+                let id = ids[pick.index(ids.len())];
+                let (start, end) = s.item_dates(ItemId(id)).unwrap();
+                let kind = ConstraintKind::ALL[kind];
+                let base = if kind.on_finish() { end } else { start };
+                constrain(&mut s, id, kind, &base.add_days(shift).to_string());
+            }
+            s
+        })
+    }
+
+    /// An item's position after a write (boundaries), its earliest start and its
+    /// upper-bound constraint's breach (`i64::MIN` for none), as the push reads them.
+    fn bounds_of(s: &Schedule, cal: &Calendar, id: ItemId) -> ((i64, i64), i64, i64) {
+        let index = LinkIndex::new(s);
+        let it = item(s, cal, &index, id, None).unwrap();
+        let at = (it.start, it.start + it.duration);
+        let breach = it.upper.map_or(i64::MIN, |(c, on)| {
+            constraint::upper_shortfall(c.kind, on, at)
+        });
+        (at, it.earliest, breach)
     }
 
     /// Every item downstream of `seeds` (the seeds included).
@@ -859,7 +1182,7 @@ mod tests {
 
         #[test]
         fn a_drag_preview_is_the_write_that_follows(
-            s in arb_schedule(),
+            s in arb_constrained(),
             pick in any::<proptest::sample::Index>(),
             by in -5i32..8,
             resize in any::<bool>(),
@@ -879,14 +1202,31 @@ mod tests {
             };
             // A gesture by nothing sends nothing; the commands leave the dates alone.
             let dates = if by == 0 { (bar.start, bar.end) } else { dates };
-            let index = LinkIndex::new(&s);
-            let preview = preview(&s, &index, &cal, ItemId::from(bar.id), dates, Cascade::Push).unwrap();
-            let mut after = s.clone();
-            let Ok(done) = apply_cascading(&mut after, &[cmd], Some(Cascade::Push)) else {
-                // A resize to an empty span is refused; the view draws no preview then.
-                prop_assert!(dates.1 < dates.0 || dates.0.days_until(dates.1) > 3000);
+            // A resize to an empty span: the view draws no preview and sends nothing.
+            if dates.1 < dates.0 {
                 return Ok(());
+            }
+            let index = LinkIndex::new(&s);
+            let preview = preview(&s, &index, &cal, ItemId::from(bar.id), dates, Cascade::Push);
+            let mut after = s.clone();
+            let done = match (apply_cascading(&mut after, &[cmd], Some(Cascade::Push)), &preview) {
+                (Ok(done), Ok(_)) => done,
+                // A push past an upper bound: the preview and the write both refuse it.
+                (Err(e), Err(PushError::Constraint { item, .. })) => {
+                    prop_assert!(matches!(e.problem, crate::command::Problem::CascadeConstraint { item: i, .. } if i == *item), "{e:?}");
+                    return Ok(());
+                }
+                // A resize to an empty span is refused; the view draws no preview then.
+                (Err(_), Ok(_)) => {
+                    prop_assert!(dates.1 < dates.0 || dates.0.days_until(dates.1) > 3000);
+                    return Ok(());
+                }
+                (Ok(_), Err(e)) | (Err(_), Err(e)) => {
+                    prop_assert!(false, "the preview and the write disagree: {e:?}");
+                    return Ok(());
+                }
             };
+            let preview = preview.unwrap();
             prop_assert_eq!(&preview, &done.cascade);
             let moved_bar = after.bar(bar.id).unwrap();
             let expected = preview
@@ -897,10 +1237,78 @@ mod tests {
         }
 
         #[test]
-        fn pushing_everything_gives_the_critical_paths_early_dates(s in arb_schedule()) {
+        fn a_push_never_takes_an_item_past_its_upper_bounds(
+            s in arb_constrained(),
+            pick in proptest::collection::vec(any::<proptest::sample::Index>(), 1..3),
+            by in -4i32..6,
+            pull in any::<bool>(),
+        ) {
+            let mode = if pull { Cascade::Pull } else { Cascade::Push };
+            let ids: Vec<BarId> = s.bars.iter().map(|b| b.id).collect();
+            prop_assume!(!ids.is_empty());
+            let mut chosen: Vec<BarId> = pick.iter().map(|i| ids[i.index(ids.len())]).collect();
+            chosen.sort();
+            chosen.dedup();
+            let cmd = Command::MovePeriods { bars: chosen.clone(), milestones: vec![], by };
+            let seeds: Vec<ItemId> = chosen.iter().map(|&b| ItemId::from(b)).collect();
+            let down = downstream(&s, &seeds);
+            let mut moved_only = s.clone();
+            apply_in_place(&mut moved_only, std::slice::from_ref(&cmd)).unwrap();
+            let mut after = s.clone();
+            match apply_cascading(&mut after, std::slice::from_ref(&cmd), Some(mode)) {
+                Err(e) => {
+                    // Refused: nothing written, and the item named is downstream and
+                    // has that upper bound.
+                    prop_assert_eq!(&after, &s);
+                    if let crate::command::Problem::CascadeConstraint { item, kind, by_days, .. } = e.problem {
+                        prop_assert!(down.contains(&item));
+                        prop_assert!(kind.is_upper() && by_days > 0);
+                        let has = s.item_constraints(item).unwrap().iter().any(|c| c.kind == kind);
+                        prop_assert!(has);
+                    }
+                }
+                Ok(done) => {
+                    let cal = Calendar::for_schedule(&after);
+                    let bounds = ItemBounds::new(&after, &cal);
+                    for l in after.links.iter().filter(|l| down.contains(&l.to)) {
+                        let (from, to) = (bounds.get(l.from).unwrap(), bounds.get(l.to).unwrap());
+                        prop_assert!(link_shortfall(l.kind, lag_days(&cal, &after, l), from, to) <= 0, "{l:?}");
+                    }
+                    for &id in &down {
+                        let (at, earliest, breach) = bounds_of(&after, &cal, id);
+                        let (_, _, was) = bounds_of(&moved_only, &cal, id);
+                        // No item downstream is left before its lower bounds...
+                        prop_assert!(at.0 >= earliest, "{id:?} before its lower bound");
+                        // ... nor further past an upper bound than the write left it
+                        // (the write itself may move a seed past its own).
+                        prop_assert!(breach <= was.max(0), "{id:?} pushed past its upper bound");
+                    }
+                    // Pushing again changes nothing.
+                    let index = LinkIndex::new(&after);
+                    let again = push(&after, &index, &cal, Seeds::Items(&seeds), mode).unwrap();
+                    prop_assert_eq!(again, vec![]);
+                    let mut undone = after.clone();
+                    apply_in_place(&mut undone, &done.inverse).unwrap();
+                    prop_assert_eq!(undone, s);
+                }
+            }
+        }
+
+        #[test]
+        fn pushing_everything_gives_the_critical_paths_early_dates(s in arb_constrained()) {
             let cal = Calendar::for_schedule(&s);
             let index = LinkIndex::new(&s);
-            let moved = push(&s, &index, &cal, Seeds::All, Cascade::Push).unwrap();
+            let moved = match push(&s, &index, &cal, Seeds::All, Cascade::Push) {
+                Ok(moved) => moved,
+                // The early dates would break an upper bound: the critical path gives
+                // them (with negative float), the push refuses to write them.
+                Err(PushError::Constraint { item, .. }) => {
+                    let cp = crate::cpm::critical_path(&s).unwrap();
+                    prop_assert!(cp.timing(item).unwrap().total_float < 0);
+                    return Ok(());
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{e:?}"))),
+            };
             let cp = crate::cpm::critical_path(&s).unwrap();
             for t in &cp.items {
                 let m = moved.iter().find(|m| m.item == t.item);
@@ -912,6 +1320,10 @@ mod tests {
             let mut after = s.clone();
             apply_in_place(&mut after, &commands(&moved)).unwrap();
             prop_assert_eq!(crate::risk::violated_links(&after, &Calendar::for_schedule(&after)), vec![]);
+            // Nor is any lower bound broken any more.
+            for r in crate::risk::risks(&after).broken_constraints {
+                prop_assert!(!matches!(r.constraint.kind, ConstraintKind::StartNoEarlierThan | ConstraintKind::FinishNoEarlierThan), "{r:?}");
+            }
         }
     }
 }

@@ -346,6 +346,7 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
     let at = r.here();
     let (mut id, mut row, mut label, mut start, mut end) = (None, None, None, None, None);
     let (mut color, mut notes, mut pin) = (None, String::new(), None);
+    let (mut constraint, mut deadline) = (None, None);
     r.object(&mut |r, k| {
         match k {
             "id" => id = Some(r.u64()?),
@@ -356,6 +357,8 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
             "color" => color = r.or_null(Reader::string)?,
             "notes" => notes = r.string()?,
             "pin" => pin = r.or_null(Reader::date)?,
+            "constraint" => constraint = r.or_null(constraint_of)?,
+            "deadline" => deadline = r.or_null(Reader::date)?,
             _ => r.skip()?,
         }
         Ok(())
@@ -370,6 +373,31 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
         color,
         notes,
         pin,
+        constraint,
+        deadline,
+    })
+}
+
+fn constraint_of(r: &mut Reader<'_>) -> Res<Constraint> {
+    let at = r.here();
+    let (mut kind, mut date) = (None, None);
+    r.object(&mut |r, k| {
+        match k {
+            "kind" => {
+                kind = Some(r.pick(
+                    &ConstraintKind::ALL.map(|c| (c.as_str(), c)),
+                    "a constraint kind (\"start_no_earlier_than\", \"start_no_later_than\", \"must_start_on\", \"finish_no_earlier_than\" or \"finish_no_later_than\")",
+                )?)
+            }
+            "date" => date = Some(r.date()?),
+            _ => r.skip()?,
+        }
+        Ok(())
+    })?;
+    let w = "constraint";
+    Ok(Constraint {
+        kind: need(kind, w, "kind", at)?,
+        date: need(date, w, "date", at)?,
     })
 }
 
@@ -377,6 +405,7 @@ fn milestone(r: &mut Reader<'_>) -> Res<Milestone> {
     let at = r.here();
     let (mut id, mut row, mut label, mut date) = (None, None, None, None);
     let (mut color, mut notes) = (None, String::new());
+    let (mut constraint, mut deadline) = (None, None);
     r.object(&mut |r, k| {
         match k {
             "id" => id = Some(r.u64()?),
@@ -385,6 +414,8 @@ fn milestone(r: &mut Reader<'_>) -> Res<Milestone> {
             "date" => date = Some(r.date()?),
             "color" => color = r.or_null(Reader::string)?,
             "notes" => notes = r.string()?,
+            "constraint" => constraint = r.or_null(constraint_of)?,
+            "deadline" => deadline = r.or_null(Reader::date)?,
             _ => r.skip()?,
         }
         Ok(())
@@ -397,6 +428,8 @@ fn milestone(r: &mut Reader<'_>) -> Res<Milestone> {
         date: need(date, w, "date", at)?,
         color,
         notes,
+        constraint,
+        deadline,
     })
 }
 
@@ -998,6 +1031,26 @@ mod tests {
             b.color = Some("#ff8800".into());
             b.notes = "x".repeat(9_000) + "\u{1F600}é";
             b.pin = Some(b.start);
+            b.constraint = Some(Constraint {
+                kind: ConstraintKind::FinishNoLaterThan,
+                date: b.end,
+            });
+            b.deadline = Some(b.end.add_days(3));
+        }
+        // Every constraint kind, on bars (whose "start no earlier than" is the pin) and
+        // on milestones.
+        for (b, kind) in s.bars.iter_mut().skip(1).zip(&ConstraintKind::ALL[1..]) {
+            b.constraint = Some(Constraint {
+                kind: *kind,
+                date: b.start,
+            });
+        }
+        for (m, kind) in s.milestones.iter_mut().zip(&ConstraintKind::ALL) {
+            m.constraint = Some(Constraint {
+                kind: *kind,
+                date: m.date,
+            });
+            m.deadline = Some(m.date);
         }
         if let Some(m) = s.milestones.first_mut() {
             m.color = Some("red".into());
@@ -1240,7 +1293,7 @@ mod tests {
                                           lag in any::<i32>(), pretty in any::<bool>()) {
             let bar = Bar { id: BarId(id), row: RowId(id / 2), label: label.clone(),
                 start: Date::from_ymd(2026, 1, 1).unwrap(), end: Date::from_ymd(2026, 1, 2).unwrap(),
-                color: None, notes: label, pin: None };
+                color: None, notes: label, pin: None, constraint: None, deadline: None };
             let link = Link { id: LinkId(id), from: ItemId(1), to: ItemId(2), kind: LinkKind::SF, lag };
             let records = vec![Record::Bar(Cow::Owned(bar)), Record::Link(Cow::Owned(link))];
             let text = if pretty {

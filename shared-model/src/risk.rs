@@ -1,9 +1,12 @@
-//! Risks of a schedule as planned: links whose dates break them, and bars whose row's
-//! member is absent on some of the bar's working days; and the risks a change adds.
+//! Risks of a schedule as planned: links whose dates break them, bars whose row's
+//! member is absent on some of the bar's working days, bars and milestones whose dates
+//! break one of their date constraints, and those that finish after their deadline;
+//! and the risks a change adds.
 //!
 //! Links are checked in working time with the same boundary convention as the critical
 //! path (`Calendar::start_boundary` / `finish_boundary`), so "violated by 2 days" here
-//! and "2 days of negative float" there always agree.
+//! and "2 days of negative float" there always agree; constraints and deadlines through
+//! `constraint`, which `cpm` and `push` use too.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +14,8 @@ use crate::calendar::Calendar;
 use crate::date::Date;
 use crate::idset::{IdMap, IdSet};
 use crate::schedule::{
-    AbsenceId, BarId, ItemId, Link, LinkId, LinkKind, MemberId, MilestoneId, Schedule,
+    AbsenceId, BarId, Constraint, ConstraintKind, ItemId, Link, LinkId, LinkKind, MemberId,
+    MilestoneId, Schedule,
 };
 
 /// What a chart highlights: the critical bars, the bars at risk and the violated
@@ -105,6 +109,25 @@ pub struct AbsenceRisk {
     pub days: Vec<Date>,
 }
 
+/// A bar or a milestone whose planned dates break one of its date constraints (a
+/// bar's pin counts as its "start no earlier than").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstraintRisk {
+    pub item: ItemId,
+    pub constraint: Constraint,
+    /// By how many working days the planned dates break it.
+    pub by_days: i64,
+}
+
+/// A bar or a milestone planned to finish (or be reached) after its deadline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineRisk {
+    pub item: ItemId,
+    pub deadline: Date,
+    /// By how many working days it finishes late.
+    pub by_days: i64,
+}
+
 /// Everything at risk in a schedule.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Risks {
@@ -112,19 +135,39 @@ pub struct Risks {
     pub violated_links: Vec<LinkViolation>,
     /// In bar id order.
     pub absence_risks: Vec<AbsenceRisk>,
+    /// In item id order (a bar's pin before its other constraint).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_constraints: Vec<ConstraintRisk>,
+    /// In item id order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missed_deadlines: Vec<DeadlineRisk>,
 }
 
 impl Risks {
     pub fn is_empty(&self) -> bool {
-        self.violated_links.is_empty() && self.absence_risks.is_empty()
+        self.violated_links.is_empty()
+            && self.absence_risks.is_empty()
+            && self.broken_constraints.is_empty()
+            && self.missed_deadlines.is_empty()
     }
 
-    /// The bars at risk of absence, or late because of a violated link (whose successor
-    /// may also be a milestone: its id is then in the set too).
+    /// How many risks there are, of every kind.
+    pub fn len(&self) -> usize {
+        self.violated_links.len()
+            + self.absence_risks.len()
+            + self.broken_constraints.len()
+            + self.missed_deadlines.len()
+    }
+
+    /// The bars at risk of absence, late because of a violated link, breaking one of
+    /// their constraints or missing their deadline (the item may also be a milestone:
+    /// its id is then in the set too).
     pub fn bars_at_risk(&self) -> crate::idset::IdSet<BarId> {
         let absent = self.absence_risks.iter().map(|r| r.bar);
         let late = self.violated_links.iter().map(|v| BarId(v.to.0));
-        absent.chain(late).collect()
+        let broken = self.broken_constraints.iter().map(|r| BarId(r.item.0));
+        let missed = self.missed_deadlines.iter().map(|r| BarId(r.item.0));
+        absent.chain(late).chain(broken).chain(missed).collect()
     }
 }
 
@@ -279,17 +322,129 @@ pub fn absence_risks(s: &Schedule, cal: &Calendar) -> Vec<AbsenceRisk> {
     out
 }
 
+/// Whether some link from an existing item leads to each of these milestones (sorted
+/// ids): where a milestone's constraint and deadline sit (`cpm::milestone_boundary`).
+/// One pass over the links, only when some milestone is asked about.
+fn preceded(s: &Schedule, milestones: &[MilestoneId]) -> Vec<bool> {
+    let mut out = vec![false; milestones.len()];
+    if milestones.is_empty() {
+        return out;
+    }
+    let exists = |i: ItemId| s.bar(BarId(i.0)).is_some() || s.milestone(MilestoneId(i.0)).is_some();
+    for l in &s.links {
+        if let Ok(k) = milestones.binary_search(&MilestoneId(l.to.0))
+            && !out[k]
+            && exists(l.from)
+        {
+            out[k] = true;
+        }
+    }
+    out
+}
+
+/// The planned (start, finish) boundaries of a bar, as the critical path reads them.
+fn bar_at(cal: &Calendar, b: &crate::schedule::Bar) -> (i64, i64) {
+    let start = cal.start_boundary(b.start);
+    (start, cal.finish_boundary(b.end).max(start))
+}
+
+/// Bars and milestones whose planned dates break one of their date constraints. Costs
+/// the bars and milestones, plus a pass over the links when a milestone has one.
+pub fn constraint_risks(s: &Schedule, cal: &Calendar) -> Vec<ConstraintRisk> {
+    let mut out = Vec::new();
+    for b in s
+        .bars
+        .iter()
+        .filter(|b| b.pin.is_some() || b.constraint.is_some())
+    {
+        let at = bar_at(cal, b);
+        for (constraint, on) in crate::constraint::of_bar(cal, b) {
+            let by_days = crate::constraint::shortfall(constraint.kind, on, at);
+            if by_days > 0 {
+                out.push(ConstraintRisk {
+                    item: b.id.into(),
+                    constraint,
+                    by_days,
+                });
+            }
+        }
+    }
+    let ms: Vec<MilestoneId> = s
+        .milestones
+        .iter()
+        .filter(|m| m.constraint.is_some())
+        .map(|m| m.id)
+        .collect();
+    for (id, p) in ms.iter().zip(preceded(s, &ms)) {
+        let Some(m) = s.milestone(*id) else { continue };
+        let at = crate::cpm::milestone_boundary(cal, m.date, p);
+        if let Some((constraint, on)) = crate::constraint::of_milestone(cal, m, p) {
+            let by_days = crate::constraint::shortfall(constraint.kind, on, (at, at));
+            if by_days > 0 {
+                out.push(ConstraintRisk {
+                    item: m.id.into(),
+                    constraint,
+                    by_days,
+                });
+            }
+        }
+    }
+    crate::order::sort_by_u64(&mut out, |r| r.item.0);
+    out
+}
+
+/// Bars and milestones planned to finish after their deadline.
+pub fn deadline_risks(s: &Schedule, cal: &Calendar) -> Vec<DeadlineRisk> {
+    let mut out = Vec::new();
+    for b in &s.bars {
+        let Some(deadline) = b.deadline else { continue };
+        let by_days = bar_at(cal, b).1 - crate::constraint::deadline_boundary(cal, deadline, None);
+        if by_days > 0 {
+            out.push(DeadlineRisk {
+                item: b.id.into(),
+                deadline,
+                by_days,
+            });
+        }
+    }
+    let ms: Vec<MilestoneId> = s
+        .milestones
+        .iter()
+        .filter(|m| m.deadline.is_some())
+        .map(|m| m.id)
+        .collect();
+    for (id, p) in ms.iter().zip(preceded(s, &ms)) {
+        let Some(m) = s.milestone(*id) else { continue };
+        let Some(deadline) = m.deadline else { continue };
+        let at = crate::cpm::milestone_boundary(cal, m.date, p);
+        let by_days = at - crate::constraint::deadline_boundary(cal, deadline, Some(p));
+        if by_days > 0 {
+            out.push(DeadlineRisk {
+                item: m.id.into(),
+                deadline,
+                by_days,
+            });
+        }
+    }
+    crate::order::sort_by_u64(&mut out, |r| r.item.0);
+    out
+}
+
 /// All the risks of a schedule as planned.
 pub fn risks(s: &Schedule) -> Risks {
     let cal = Calendar::for_schedule(s);
     Risks {
         violated_links: violated_links(s, &cal),
         absence_risks: absence_risks(s, &cal),
+        broken_constraints: constraint_risks(s, &cal),
+        missed_deadlines: deadline_risks(s, &cal),
     }
 }
 
 /// The risks of `after` that `before` did not have: a link newly violated or violated
-/// by more, a bar newly at risk or at risk on more days (only its new days are listed).
+/// by more, a bar newly at risk or at risk on more days (only its new days are listed),
+/// a constraint newly broken or broken by more, a deadline newly missed or missed by
+/// more.
 pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
     let old_links: IdMap<LinkId, i64> = before
         .violated_links
@@ -323,9 +478,41 @@ pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
             (!days.is_empty()).then(|| AbsenceRisk { days, ..r.clone() })
         })
         .collect();
+    let old_constraints: IdMap<(ItemId, ConstraintKind), i64> = before
+        .broken_constraints
+        .iter()
+        .map(|r| ((r.item, r.constraint.kind), r.by_days))
+        .collect();
+    let broken_constraints = after
+        .broken_constraints
+        .iter()
+        .filter(|r| {
+            old_constraints
+                .get(&(r.item, r.constraint.kind))
+                .is_none_or(|old| r.by_days > *old)
+        })
+        .cloned()
+        .collect();
+    let old_deadlines: IdMap<ItemId, i64> = before
+        .missed_deadlines
+        .iter()
+        .map(|r| (r.item, r.by_days))
+        .collect();
+    let missed_deadlines = after
+        .missed_deadlines
+        .iter()
+        .filter(|r| {
+            old_deadlines
+                .get(&r.item)
+                .is_none_or(|old| r.by_days > *old)
+        })
+        .cloned()
+        .collect();
     Risks {
         violated_links,
         absence_risks,
+        broken_constraints,
+        missed_deadlines,
     }
 }
 
@@ -364,6 +551,8 @@ mod tests {
             color: None,
             notes: String::new(),
             pin: None,
+            constraint: None,
+            deadline: None,
         };
         s.bars.push(bar(4, "2026-11-02", "2026-11-06"));
         s.bars.push(bar(5, "2026-11-06", "2026-11-13"));
@@ -472,6 +661,99 @@ mod tests {
         assert_eq!(Highlights::from_wire(&w, &other), None);
         v.as_object_mut().unwrap().remove("at_risk");
         assert_eq!(Highlights::from_wire(&v, &s), None);
+    }
+
+    #[test]
+    fn broken_constraints_and_missed_deadlines_as_planned() {
+        // Bar 4 runs Mon 2 to Fri 6, bar 5 Fri 6 to Fri 13; milestone 9 on Tue 10
+        // follows bar 4 (so it sits at the end of its day).
+        let mut s = sample();
+        s.milestones.push(Milestone {
+            id: MilestoneId(9),
+            row: RowId(3),
+            label: "M9".into(),
+            date: d("2026-11-10"),
+            color: None,
+            notes: String::new(),
+            constraint: None,
+            deadline: None,
+        });
+        s.links.push(Link {
+            id: LinkId(10),
+            from: ItemId(4),
+            to: ItemId(9),
+            kind: LinkKind::FS,
+            lag: 0,
+        });
+        s.next_id = 11;
+        let c = |kind, date: &str| Constraint {
+            kind,
+            date: d(date),
+        };
+        s.bars[0].pin = Some(d("2026-11-03"));
+        s.bars[0].constraint = Some(c(ConstraintKind::FinishNoLaterThan, "2026-11-05"));
+        s.bars[1].deadline = Some(d("2026-11-11"));
+        s.milestones[0].constraint = Some(c(ConstraintKind::StartNoLaterThan, "2026-11-09"));
+        s.milestones[0].deadline = Some(d("2026-11-10"));
+        let r = risks(&s);
+        let broken: Vec<(u64, ConstraintKind, i64)> = r
+            .broken_constraints
+            .iter()
+            .map(|r| (r.item.0, r.constraint.kind, r.by_days))
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                (4, ConstraintKind::StartNoEarlierThan, 1),
+                (4, ConstraintKind::FinishNoLaterThan, 1),
+                (9, ConstraintKind::StartNoLaterThan, 1),
+            ]
+        );
+        // Bar 5 ends Friday 13, two working days after Wednesday 11 (nothing is off).
+        let missed: Vec<(u64, i64)> = r
+            .missed_deadlines
+            .iter()
+            .map(|m| (m.item.0, m.by_days))
+            .collect();
+        assert_eq!(missed, [(5, 2)], "the milestone is reached on its deadline");
+        // Bar 4 is now at risk too; a chart marks bars only.
+        assert_eq!(highlights(&s).at_risk, [BarId(4), BarId(5)]);
+        assert_eq!(r.len(), 1 + 1 + 3 + 1);
+        // The same milestone with no link sits at the start of its day: the start of
+        // Tuesday is one working day past "start no later than Monday" too.
+        let mut alone = s.clone();
+        alone.links.retain(|l| l.id != LinkId(10));
+        let r = risks(&alone);
+        assert!(
+            r.broken_constraints
+                .iter()
+                .any(|b| b.item == ItemId(9) && b.by_days == 1)
+        );
+
+        // What a change adds: a constraint broken by more, a deadline newly missed.
+        let mut later = s.clone();
+        later.bars[0].end = d("2026-11-09");
+        later.milestones[0].deadline = Some(d("2026-11-09"));
+        let added = new_risks(&risks(&s), &risks(&later));
+        let broken: Vec<(u64, ConstraintKind, i64)> = added
+            .broken_constraints
+            .iter()
+            .map(|r| (r.item.0, r.constraint.kind, r.by_days))
+            .collect();
+        assert_eq!(broken, [(4, ConstraintKind::FinishNoLaterThan, 2)]);
+        let missed: Vec<u64> = added.missed_deadlines.iter().map(|m| m.item.0).collect();
+        assert_eq!(missed, [9]);
+        assert!(
+            new_risks(&risks(&later), &risks(&s))
+                .broken_constraints
+                .is_empty()
+        );
+        // The wire form of the risks carries them, and older data reads without them.
+        let json = serde_json::to_string(&risks(&s)).unwrap();
+        assert_eq!(serde_json::from_str::<Risks>(&json).unwrap(), risks(&s));
+        let old: Risks =
+            serde_json::from_str(r#"{"violated_links":[],"absence_risks":[]}"#).unwrap();
+        assert!(old.is_empty());
     }
 
     #[test]

@@ -179,6 +179,86 @@ pub struct Row {
     pub member: Option<MemberId>,
 }
 
+/// The five kinds of date constraint an item can have, as in MS Project (whose French
+/// names the texts use: « Début au plus tôt le »...). Each kind bounds the item's start
+/// or finish from below, from above, or both (`must_start_on`); see `constraint` for
+/// what they mean in working time and `docs/scheduling.md` for how scheduling honours
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstraintKind {
+    /// SNET: the item starts on this day or later (a bar's is its `pin`).
+    StartNoEarlierThan,
+    /// SNLT: the item starts on this day or earlier.
+    StartNoLaterThan,
+    /// MSO: the item starts on this day, neither earlier nor later.
+    MustStartOn,
+    /// FNET: the item finishes on this day or later.
+    FinishNoEarlierThan,
+    /// FNLT: the item finishes on this day or earlier.
+    FinishNoLaterThan,
+}
+
+impl ConstraintKind {
+    pub const ALL: [ConstraintKind; 5] = [
+        ConstraintKind::StartNoEarlierThan,
+        ConstraintKind::StartNoLaterThan,
+        ConstraintKind::MustStartOn,
+        ConstraintKind::FinishNoEarlierThan,
+        ConstraintKind::FinishNoLaterThan,
+    ];
+
+    /// The wire name ("start_no_earlier_than"...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConstraintKind::StartNoEarlierThan => "start_no_earlier_than",
+            ConstraintKind::StartNoLaterThan => "start_no_later_than",
+            ConstraintKind::MustStartOn => "must_start_on",
+            ConstraintKind::FinishNoEarlierThan => "finish_no_earlier_than",
+            ConstraintKind::FinishNoLaterThan => "finish_no_later_than",
+        }
+    }
+
+    /// Whether it bounds the finish rather than the start.
+    pub fn on_finish(self) -> bool {
+        matches!(
+            self,
+            ConstraintKind::FinishNoEarlierThan | ConstraintKind::FinishNoLaterThan
+        )
+    }
+
+    /// Whether it keeps the item from going earlier (SNET, MSO, FNET).
+    pub fn is_lower(self) -> bool {
+        !matches!(
+            self,
+            ConstraintKind::StartNoLaterThan | ConstraintKind::FinishNoLaterThan
+        )
+    }
+
+    /// Whether it keeps the item from going later (SNLT, MSO, FNLT).
+    pub fn is_upper(self) -> bool {
+        !matches!(
+            self,
+            ConstraintKind::StartNoEarlierThan | ConstraintKind::FinishNoEarlierThan
+        )
+    }
+}
+
+/// A date constraint: `{"kind": "finish_no_later_than", "date": "2026-12-04"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Constraint {
+    pub kind: ConstraintKind,
+    pub date: Date,
+}
+
+/// A bar. Its constraints: `pin` is its "start no earlier than" (the field journals and
+/// exports have always held), and `constraint` one constraint of another kind, so a bar
+/// may have a pin and, say, a "finish no later than" together (MS Project allows one
+/// constraint per task; a pin beside one other kind is harmless: each bounds the bar
+/// and a contradiction between them is reported as a broken constraint). `constraint`
+/// never holds a "start no earlier than" (`validate_schedule` refuses it): that is the
+/// pin.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bar {
     pub id: BarId,
@@ -196,6 +276,13 @@ pub struct Bar {
     /// "Start no earlier than": the critical path never schedules the bar before this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pin: Option<Date>,
+    /// A constraint of another kind than the pin's (see the type's header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<Constraint>,
+    /// The day the bar should be finished by: it never moves the bar; finishing after
+    /// it is a risk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Date>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +296,13 @@ pub struct Milestone {
     pub color: Option<String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
+    /// A date constraint of any of the five kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<Constraint>,
+    /// The day the milestone should be reached by: it never moves the milestone; a
+    /// milestone after it is a risk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Date>,
 }
 
 /// The four dependency types (MS Project's codes: FF=0, FS=1, SF=2, SS=3).
@@ -482,6 +576,28 @@ impl Schedule {
         self.milestone(MilestoneId(id.0)).map(|m| (m.date, m.date))
     }
 
+    /// The constraints of a bar or a milestone: a bar's pin (as "start no earlier
+    /// than") first, then its other constraint; a milestone's one.
+    pub fn item_constraints(&self, id: ItemId) -> Option<Vec<Constraint>> {
+        if let Some(b) = self.bar(BarId(id.0)) {
+            let pin = b.pin.map(|date| Constraint {
+                kind: ConstraintKind::StartNoEarlierThan,
+                date,
+            });
+            return Some(pin.into_iter().chain(b.constraint).collect());
+        }
+        self.milestone(MilestoneId(id.0))
+            .map(|m| m.constraint.into_iter().collect())
+    }
+
+    /// The deadline of a bar or a milestone (None for an item without one, or no item).
+    pub fn item_deadline(&self, id: ItemId) -> Option<Date> {
+        if let Some(b) = self.bar(BarId(id.0)) {
+            return b.deadline;
+        }
+        self.milestone(MilestoneId(id.0)).and_then(|m| m.deadline)
+    }
+
     /// The label of a bar or a milestone.
     pub fn item_label(&self, id: ItemId) -> Option<&str> {
         if let Some(b) = self.bar(BarId(id.0)) {
@@ -557,6 +673,45 @@ mod tests {
         assert_eq!(BarId(7).to_string(), "7");
         assert_eq!(format!("{:?}", BarId(7)), "b7");
         assert_eq!(serde_json::to_string(&RowId(3)).unwrap(), "3");
+    }
+
+    #[test]
+    fn constraints_and_deadlines_are_optional_on_the_wire() {
+        // Data written before constraints existed reads unchanged, and writes back the
+        // same: the new fields are left out when empty.
+        let old = r#"{"id":14,"row":6,"label":"A","start":"2026-11-02","end":"2026-11-06","pin":"2026-11-03"}"#;
+        let b: Bar = serde_json::from_str(old).unwrap();
+        assert_eq!((b.constraint, b.deadline), (None, None));
+        assert_eq!(serde_json::to_string(&b).unwrap(), old);
+        let m: Milestone =
+            serde_json::from_str(r#"{"id":19,"row":12,"label":"Go","date":"2026-12-18"}"#).unwrap();
+        assert_eq!((m.constraint, m.deadline), (None, None));
+
+        let with = Bar {
+            constraint: Some(Constraint {
+                kind: ConstraintKind::FinishNoLaterThan,
+                date: "2026-12-04".parse().unwrap(),
+            }),
+            deadline: Some("2026-12-11".parse().unwrap()),
+            ..b
+        };
+        let json = serde_json::to_string(&with).unwrap();
+        assert!(
+            json.ends_with(r#""pin":"2026-11-03","constraint":{"kind":"finish_no_later_than","date":"2026-12-04"},"deadline":"2026-12-11"}"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Bar>(&json).unwrap(), with);
+        for k in ConstraintKind::ALL {
+            let wire = serde_json::to_string(&k).unwrap();
+            assert_eq!(wire, format!("\"{}\"", k.as_str()));
+            assert_eq!(serde_json::from_str::<ConstraintKind>(&wire).unwrap(), k);
+            // Every kind bounds the item one way or both.
+            assert!(k.is_lower() || k.is_upper());
+        }
+        let e =
+            serde_json::from_str::<Constraint>(r#"{"kind":"must_finish_on","date":"2026-12-04"}"#)
+                .unwrap_err();
+        assert!(e.to_string().contains("unknown variant"), "{e}");
     }
 
     #[test]

@@ -132,6 +132,8 @@ pub fn generate(spec: Spec) -> Schedule {
                     color: None,
                     notes: String::new(),
                     pin: None,
+                    constraint: None,
+                    deadline: None,
                 });
                 if rng.below(4) == 0 {
                     s.actions.push(Action {
@@ -155,6 +157,8 @@ pub fn generate(spec: Spec) -> Schedule {
                 date: cal.add(spec.start, group_offset + 90),
                 color: None,
                 notes: String::new(),
+                constraint: None,
+                deadline: None,
             });
         }
     }

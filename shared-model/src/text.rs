@@ -64,13 +64,44 @@ pub fn risks_line(risks: &Risks, lang: Lang) -> Option<String> {
     }
     let w = Words::new(lang);
     let mut parts = Vec::new();
-    if !risks.violated_links.is_empty() {
-        parts.push(w.count(risks.violated_links.len() as i64, Msg::ViolatedLinks));
-    }
-    if !risks.absence_risks.is_empty() {
-        parts.push(w.count(risks.absence_risks.len() as i64, Msg::BarsAtRisk));
+    for (n, m) in [
+        (risks.violated_links.len(), Msg::ViolatedLinks),
+        (risks.absence_risks.len(), Msg::BarsAtRisk),
+        (risks.broken_constraints.len(), Msg::BrokenConstraints),
+        (risks.missed_deadlines.len(), Msg::MissedDeadlines),
+    ] {
+        if n > 0 {
+            parts.push(w.count(n as i64, m));
+        }
     }
     Some(w.say(Msg::RisksLine, &[&parts.join(", ")]))
+}
+
+/// "1 jour ouvré", "2 jours ouvrés"; "1 working day", "2 working days".
+pub fn working_days(n: i64, lang: Lang) -> String {
+    Words::new(lang).count(n, Msg::WorkingDays)
+}
+
+/// A constraint kind's name, as a phrase its date follows: « fin au plus tard le »,
+/// "finish no later than" (MS Project's names).
+pub fn constraint_name(kind: ConstraintKind, lang: Lang) -> String {
+    Words::new(lang).say(constraint_msg(kind), &[])
+}
+
+/// A constraint in words: « fin au plus tard le 2026-12-04 », "finish no later than
+/// 2026-12-04".
+pub fn constraint_phrase(c: Constraint, lang: Lang) -> String {
+    format!("{} {}", constraint_name(c.kind, lang), c.date)
+}
+
+fn constraint_msg(kind: ConstraintKind) -> Msg {
+    match kind {
+        ConstraintKind::StartNoEarlierThan => Msg::StartNoEarlierThan,
+        ConstraintKind::StartNoLaterThan => Msg::StartNoLaterThan,
+        ConstraintKind::MustStartOn => Msg::MustStartOn,
+        ConstraintKind::FinishNoEarlierThan => Msg::FinishNoEarlierThan,
+        ConstraintKind::FinishNoLaterThan => Msg::FinishNoLaterThan,
+    }
 }
 
 /// One line per risk of `s`: each violated link with its two items and by how many
@@ -109,8 +140,7 @@ pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
         // have touched the holidays, a run may show split, never a wrong day.
         let cal = Calendar::for_schedule(before);
         let r = &d.new_risks;
-        let total = r.violated_links.len() + r.absence_risks.len();
-        push_capped(&w, &mut out, risk_lines(&w, &names, &cal, r), total);
+        push_capped(&w, &mut out, risk_lines(&w, &names, &cal, r), r.len());
     }
 
     if !d.not_shown.is_empty() {
@@ -247,7 +277,18 @@ fn risk_lines<'a>(
         let days = day_runs(cal, &r.days);
         w.say(Msg::AbsenceRisk, &[&bar, &member, &count, &days])
     });
-    links.chain(absences)
+    let constraints = risks.broken_constraints.iter().map(move |r| {
+        let item = names.item(w, r.item);
+        let what = constraint_phrase(r.constraint, w.lang);
+        let by = w.count(r.by_days, Msg::WorkingDays);
+        w.say(Msg::ConstraintBroken, &[&item, &what, &by])
+    });
+    let deadlines = risks.missed_deadlines.iter().map(move |r| {
+        let item = names.item(w, r.item);
+        let by = w.count(r.by_days, Msg::WorkingDays);
+        w.say(Msg::DeadlineMissed, &[&item, &r.deadline, &by])
+    });
+    links.chain(absences).chain(constraints).chain(deadlines)
 }
 
 /// Sorted working days written as runs: "2026-11-26 → 2026-11-27, 2026-12-03". Days in
@@ -684,6 +725,42 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
                 &w.or_none(new_pin.map(|d| d.to_string()).as_deref()),
             ],
         ),
+        NotShown::ConstraintChanged {
+            item,
+            label,
+            is_milestone,
+            old,
+            new,
+        } => {
+            let phrase = |c: &Option<Constraint>| match c {
+                Some(c) => constraint_phrase(*c, w.lang),
+                None => w.say(Msg::NoneFeminine, &[]),
+            };
+            w.say(
+                Msg::ConstraintChanged,
+                &[
+                    &w.item(label, *item, *is_milestone),
+                    &phrase(old),
+                    &phrase(new),
+                ],
+            )
+        }
+        NotShown::DeadlineChanged {
+            item,
+            label,
+            is_milestone,
+            old,
+            new,
+        } => {
+            let day = |d: &Option<Date>| match d {
+                Some(d) => d.to_string(),
+                None => w.say(Msg::NoneFeminine, &[]),
+            };
+            w.say(
+                Msg::DeadlineChanged,
+                &[&w.item(label, *item, *is_milestone), &day(old), &day(new)],
+            )
+        }
         NotShown::ActionAdded {
             action,
             label,
@@ -967,7 +1044,9 @@ messages! {
     ActionBarChanged, Todo, InProgress, Done, MemberAdded, MemberRemoved, MemberRenamed,
     MemberEmailChanged, AbsenceAdded, AbsenceRemoved, AbsenceChanged, AbsenceMoved,
     LockSet, LockRemoved, CascadeDone, CascadeMoved, CascadeEndSame, CascadeEndMoved, And,
-    ItemShift, SchedulingMode,
+    ItemShift, SchedulingMode, BrokenConstraints, MissedDeadlines, ConstraintBroken,
+    DeadlineMissed, StartNoEarlierThan, StartNoLaterThan, MustStartOn, FinishNoEarlierThan,
+    FinishNoLaterThan, ConstraintChanged, DeadlineChanged, NoneFeminine,
 }
 
 /// The French table.
@@ -1076,6 +1155,19 @@ fn fr(m: Msg) -> &'static str {
         Msg::CascadeEndMoved => "{0} → {1}",
         Msg::And => "{0} et {1}",
         Msg::ItemShift => "{0} {1}\u{a0}j",
+        Msg::BrokenConstraints => "contrainte non respectée|contraintes non respectées",
+        Msg::MissedDeadlines => "échéance dépassée|échéances dépassées",
+        Msg::ConstraintBroken => "{0}\u{202f}: contrainte «\u{a0}{1}\u{a0}» non respectée de {2}.",
+        Msg::DeadlineMissed => "{0}\u{202f}: échéance dépassée de {2} (échéance le {1}).",
+        // MS Project's French names of the constraints.
+        Msg::StartNoEarlierThan => "début au plus tôt le",
+        Msg::StartNoLaterThan => "début au plus tard le",
+        Msg::MustStartOn => "doit commencer le",
+        Msg::FinishNoEarlierThan => "fin au plus tôt le",
+        Msg::FinishNoLaterThan => "fin au plus tard le",
+        Msg::ConstraintChanged => "Contrainte de {0}\u{202f}: {1} → {2}",
+        Msg::DeadlineChanged => "Échéance de {0}\u{202f}: {1} → {2}",
+        Msg::NoneFeminine => "aucune",
     }
 }
 
@@ -1181,6 +1273,18 @@ fn en(m: Msg) -> &'static str {
         Msg::CascadeEndMoved => "{0} → {1}",
         Msg::And => "{0} and {1}",
         Msg::ItemShift => "{0} {1}\u{a0}d",
+        Msg::BrokenConstraints => "broken constraint|broken constraints",
+        Msg::MissedDeadlines => "missed deadline|missed deadlines",
+        Msg::ConstraintBroken => "{0}: constraint “{1}” broken by {2}.",
+        Msg::DeadlineMissed => "{0}: deadline missed by {2} (deadline {1}).",
+        Msg::StartNoEarlierThan => "start no earlier than",
+        Msg::StartNoLaterThan => "start no later than",
+        Msg::MustStartOn => "must start on",
+        Msg::FinishNoEarlierThan => "finish no earlier than",
+        Msg::FinishNoLaterThan => "finish no later than",
+        Msg::ConstraintChanged => "Constraint of {0}: {1} → {2}",
+        Msg::DeadlineChanged => "Deadline of {0}: {1} → {2}",
+        Msg::NoneFeminine => "none",
     }
 }
 
@@ -1314,6 +1418,127 @@ mod tests {
         );
         assert_eq!(risks_line(&Risks::default(), Lang::Fr), None);
         assert!(risk_details(&s, &Risks::default(), Lang::En).is_empty());
+    }
+
+    /// The demo's bars 14 (« Nettoyage des données », Mon 2026-11-09 to Fri 11-20) and
+    /// 17 (« Recette utilisateurs », 12-07 to 12-11) and its go-live (12-18) given
+    /// constraints and deadlines that the plan breaks.
+    fn constrained_demo() -> Schedule {
+        let mut s = s4hana_migration();
+        let c = |kind, date: &str| {
+            Some(Constraint {
+                kind,
+                date: d(date),
+            })
+        };
+        bar_mut(&mut s, 14).pin = Some(d("2026-11-10"));
+        bar_mut(&mut s, 14).constraint = c(ConstraintKind::FinishNoLaterThan, "2026-11-18");
+        bar_mut(&mut s, 17).deadline = Some(d("2026-12-10"));
+        s.milestones[0].constraint = c(ConstraintKind::MustStartOn, "2026-12-16");
+        s.milestones[0].deadline = Some(d("2026-12-15"));
+        s
+    }
+
+    #[test]
+    fn broken_constraints_and_missed_deadlines_in_both_languages() {
+        let s = constrained_demo();
+        let r = risk::risks(&s);
+        let text = [Lang::Fr, Lang::En]
+            .map(|lang| {
+                let mut lines = vec![risks_line(&r, lang).unwrap()];
+                lines.extend(risk_details(&s, &r, lang));
+                lines.join("\n")
+            })
+            .join("\n");
+        let visible = text
+            .replace('\u{202f}', "⟨nnbsp⟩")
+            .replace('\u{a0}', "⟨nbsp⟩");
+        check(
+            &visible,
+            expect![[r#"
+                Risques : 1 bloc à risque d'absence, 3 contraintes non respectées, 2 échéances dépassées.
+                « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+                « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
+                « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
+                « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
+                Risks: 1 bar at risk of absence, 3 broken constraints, 2 missed deadlines.
+                “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27).
+                “Nettoyage des données” (bar 14): constraint “start no earlier than 2026-11-10” broken by 1 working day.
+                “Nettoyage des données” (bar 14): constraint “finish no later than 2026-11-18” broken by 2 working days.
+                “Go-live S/4HANA” (milestone 19): constraint “must start on 2026-12-16” broken by 2 working days.
+                “Recette utilisateurs” (bar 17): deadline missed by 1 working day (deadline 2026-12-10).
+                “Go-live S/4HANA” (milestone 19): deadline missed by 3 working days (deadline 2026-12-15)."#]],
+        );
+        // One of each, in the singular.
+        let one = Risks {
+            broken_constraints: r.broken_constraints[..1].to_vec(),
+            missed_deadlines: r.missed_deadlines[..1].to_vec(),
+            ..Risks::default()
+        };
+        check(
+            risks_line(&one, Lang::Fr).unwrap(),
+            expect!["Risques : 1 contrainte non respectée, 1 échéance dépassée."],
+        );
+        check(
+            risks_line(&one, Lang::En).unwrap(),
+            expect!["Risks: 1 broken constraint, 1 missed deadline."],
+        );
+    }
+
+    #[test]
+    fn a_constraint_or_deadline_change_is_listed_as_not_shown() {
+        let before = s4hana_migration();
+        let after = constrained_demo();
+        let d = diff(&before, &after);
+        let text = [Lang::Fr, Lang::En]
+            .map(|lang| change_list(&before, &d, lang))
+            .join("\n\n");
+        let visible = text
+            .replace('\u{202f}', "⟨nnbsp⟩")
+            .replace('\u{a0}', "⟨nbsp⟩");
+        check(
+            &visible,
+            expect![[r#"
+                Aucun changement visible sur le Gantt.
+                Fin du projet : 2026-12-18 (inchangée).
+                Nouveaux risques :
+                - « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
+                - « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                - « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                - « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
+                - « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
+                Changements non affichés :
+                - Début au plus tôt de « Nettoyage des données » (bloc 14) : aucun → 2026-11-10
+                - Contrainte de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: aucune → fin au plus tard le 2026-11-18
+                - Échéance de « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: aucune → 2026-12-10
+                - Contrainte de « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: aucune → doit commencer le 2026-12-16
+                - Échéance de « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: aucune → 2026-12-15
+
+                No change visible on the Gantt chart.
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - “Nettoyage des données” (bar 14): constraint “start no earlier than 2026-11-10” broken by 1 working day.
+                - “Nettoyage des données” (bar 14): constraint “finish no later than 2026-11-18” broken by 2 working days.
+                - “Go-live S/4HANA” (milestone 19): constraint “must start on 2026-12-16” broken by 2 working days.
+                - “Recette utilisateurs” (bar 17): deadline missed by 1 working day (deadline 2026-12-10).
+                - “Go-live S/4HANA” (milestone 19): deadline missed by 3 working days (deadline 2026-12-15).
+                Changes not shown:
+                - “Start no earlier than” date of “Nettoyage des données” (bar 14): none → 2026-11-10
+                - Constraint of “Nettoyage des données” (bar 14): none → finish no later than 2026-11-18
+                - Deadline of “Recette utilisateurs” (bar 17): none → 2026-12-10
+                - Constraint of “Go-live S/4HANA” (milestone 19): none → must start on 2026-12-16
+                - Deadline of “Go-live S/4HANA” (milestone 19): none → 2026-12-15"#]],
+        );
+        // Back again: the old values are named, and no risk is new.
+        let back = diff(&after, &before);
+        let text = change_list(&after, &back, Lang::En);
+        assert!(
+            text.contains("- Deadline of “Recette utilisateurs” (bar 17): 2026-12-10 → none"),
+            "{text}"
+        );
+        assert!(text.contains("No new risk."), "{text}");
     }
 
     #[test]
@@ -1475,6 +1700,8 @@ mod tests {
                     color: None,
                     notes: String::new(),
                     pin: None,
+                    constraint: None,
+                    deadline: None,
                 });
                 s.links.push(Link {
                     id: LinkId(33),
@@ -1590,6 +1817,8 @@ mod tests {
                     color: None,
                     notes: String::new(),
                     pin: None,
+                    constraint: None,
+                    deadline: None,
                 });
                 let m = &mut s.milestones[0];
                 m.date = d("2026-12-21");

@@ -140,6 +140,8 @@ fn schedule_of(instance: &Instance) -> Schedule {
                 color: None,
                 notes: String::new(),
                 pin: None,
+                constraint: None,
+                deadline: None,
             });
         } else {
             s.milestones.push(Milestone {
@@ -149,6 +151,8 @@ fn schedule_of(instance: &Instance) -> Schedule {
                 date: day,
                 color: None,
                 notes: String::new(),
+                constraint: None,
+                deadline: None,
             });
         }
     }

@@ -33,7 +33,8 @@ const UNBOUNDED: [&str; 2] = ["export_schedule", "get_schedule_page"];
 
 /// Argument fields that hold the id of an item inside a schedule (an unknown one must
 /// be refused, naming it).
-const ITEM_ID_FIELDS: [&str; 13] = [
+const ITEM_ID_FIELDS: [&str; 14] = [
+    "item",
     "row",
     "group",
     "bar",

@@ -1210,6 +1210,8 @@ pub fn draw_change(s: &mut Schedule, c: &Value) {
                     color: None,
                     notes: String::new(),
                     pin: None,
+                    constraint: None,
+                    deadline: None,
                 };
                 if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
                     s.bars.insert(at, bar);
@@ -1237,6 +1239,8 @@ pub fn draw_change(s: &mut Schedule, c: &Value) {
                     date: d,
                     color: None,
                     notes: String::new(),
+                    constraint: None,
+                    deadline: None,
                 };
                 if let Err(at) = s.milestones.binary_search_by_key(&m.id, |m| m.id) {
                     s.milestones.insert(at, m);

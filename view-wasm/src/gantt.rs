@@ -88,6 +88,9 @@ pub struct Preview {
     /// A link into the dragged bar holds it back: it is drawn (and will be written)
     /// at its bound rather than under the pointer.
     pub held: bool,
+    /// The cascade would take this item past one of its upper-bound constraints by
+    /// this many working days: the write will be refused.
+    pub blocked: Option<(u64, i64)>,
 }
 
 impl Preview {
@@ -154,15 +157,21 @@ thread_local! {
 /// model's `push::preview`, and the project end before and after. The dragged bar
 /// itself can be held back by a link into it, as the write will hold it.
 pub fn with_cascade(s: &Schedule, cal: &Calendar, basis: &DragBasis, p: &mut Preview) {
-    let Ok(mut moved) = push::preview(
+    let mut moved = match push::preview(
         s,
         &basis.index,
         cal,
         ItemId(p.bar.0),
         (p.start, p.end),
         push::Cascade::Push,
-    ) else {
-        return;
+    ) {
+        Ok(moved) => moved,
+        // The write will be refused: the tip says which item's constraint stops it.
+        Err(push::PushError::Constraint { item, by_days, .. }) => {
+            p.blocked = Some((item.0, by_days));
+            return;
+        }
+        Err(push::PushError::Cycle { .. }) => return,
     };
     if let Some(k) = moved.iter().position(|m| m.item.0 == p.bar.0) {
         let held = moved.remove(k);
@@ -262,6 +271,7 @@ pub fn preview(
         cascade: Vec::new(),
         ends: None,
         held: false,
+        blocked: None,
         tool: if edge.is_none() {
             "move_periods"
         } else {
@@ -1889,6 +1899,14 @@ fn chart_html(
                 (Lang::En, 1) => " · 1 successor moved".to_owned(),
                 (Lang::En, n) => format!(" · {n} successors moved"),
             });
+            if let Some((item, by)) = p.blocked {
+                broken.push_str(&match (lang, by) {
+                    (Lang::Fr, 1) => format!(" · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément {item} : refusée"),
+                    (Lang::Fr, n) => format!(" · la cascade dépasserait de {n} jours ouvrés une contrainte de l'élément {item} : refusée"),
+                    (Lang::En, 1) => format!(" · the cascade would break a constraint of item {item} by 1 working day: refused"),
+                    (Lang::En, n) => format!(" · the cascade would break a constraint of item {item} by {n} working days: refused"),
+                });
+            }
             if let Some((was, now)) = p.ends.filter(|(a, b)| a != b) {
                 broken.push_str(&match lang {
                     Lang::Fr => format!(" · fin du projet {was} → {now}"),

@@ -30,7 +30,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .used_by_view(),
         tool(
             "schedule_risks",
-            "The risks of a schedule as planned: links whose dates break them (by how many working days) and bars whose row's member is absent on some of their working days.",
+            "The risks of a schedule as planned: links whose dates break them (by how many working days), bars whose row's member is absent on some of their working days, bars and milestones whose dates break one of their date constraints, and those that finish after their deadline (by how many working days).",
             Access::Read,
             schedule_risks,
         ),
@@ -180,8 +180,8 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     if let Some(plan) = plan_end {
         text.push('\n');
         text.push_str(&ctx.tr(
-            format!("Ces dates sont celles du plan une fois ses liens respectés : tel que dessiné, il finit le {plan}, mais des liens y sont violés (reschedule le replanifie)."),
-            format!("These are the plan's dates once its links hold: as drawn it ends on {plan}, but some of its links are violated (reschedule replans it)."),
+            format!("Ces dates sont celles du plan une fois ses liens et contraintes respectés : tel que dessiné, il finit le {plan}, mais des liens ou des contraintes y sont violés (reschedule le replanifie)."),
+            format!("These are the plan's dates once its links and constraints hold: as drawn it ends on {plan}, but some of its links or constraints are violated (reschedule replans it)."),
         ));
     }
     text.push('\n');
@@ -213,8 +213,8 @@ async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let risks = risk::risks(s);
     let text = match text::risks_line(&risks, lang) {
         None => ctx.tr(
-            format!("« {} » n'a aucun risque : aucun lien n'est violé et aucune absence ne touche un bloc.", s.name),
-            format!("“{}” has no risk: no link is broken and no absence touches a bar.", s.name),
+            format!("« {} » n'a aucun risque : aucun lien n'est violé, aucune absence ne touche un bloc, aucune contrainte de date n'est enfreinte et aucune échéance n'est dépassée.", s.name),
+            format!("“{}” has no risk: no link is broken, no absence touches a bar, no date constraint is broken and no deadline is missed.", s.name),
         ),
         Some(line) => {
             let details = text::risk_details(s, &risks, lang);
@@ -245,12 +245,28 @@ async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         .take(LIST_CAP)
         .map(|r| json!({ "bar": r.bar, "member": r.member, "absences": r.absences, "days": r.days.len() }))
         .collect();
+    let constraints: Vec<_> = risks
+        .broken_constraints
+        .iter()
+        .take(LIST_CAP)
+        .map(|r| json!({ "item": r.item, "kind": r.constraint.kind, "date": r.constraint.date, "by_days": r.by_days }))
+        .collect();
+    let deadlines: Vec<_> = risks
+        .missed_deadlines
+        .iter()
+        .take(LIST_CAP)
+        .map(|r| json!({ "item": r.item, "deadline": r.deadline, "by_days": r.by_days }))
+        .collect();
     Ok(Reply::ok(
         text,
         json!({
             "schedule_id": o.id, "rank": o.rank,
-            "counts": { "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len() },
+            "counts": {
+                "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
+                "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
+            },
             "violated_links": links, "absence_risks": absences,
+            "broken_constraints": constraints, "missed_deadlines": deadlines,
         }),
     ))
 }

@@ -829,6 +829,22 @@ mod tests {
                     Some(("delete_milestone", json!({"schedule": s, "milestone": 19}))),
                 ),
                 (
+                    "set_constraint",
+                    json!({"op": "set_constraint", "item": 17, "constraint": {"kind": "finish_no_later_than", "date": "2026-12-11"}}),
+                    Some((
+                        "set_constraint",
+                        json!({"schedule": s, "item": 17, "kind": "finish_no_later_than", "date": "2026-12-11"}),
+                    )),
+                ),
+                (
+                    "set_deadline",
+                    json!({"op": "set_deadline", "item": 19, "deadline": "2026-12-18"}),
+                    Some((
+                        "set_deadline",
+                        json!({"schedule": s, "item": 19, "date": "2026-12-18"}),
+                    )),
+                ),
+                (
                     "add_link",
                     json!({"op": "add_link", "from": 14, "to": 15, "kind": "SS", "lag": 3}),
                     Some((
@@ -1019,7 +1035,7 @@ mod tests {
             // Every op but a whole replace (a restore's, checked through its tool in the
             // versions tests) has a case.
             // (`unlock` is checked with its holder in `locks_hold_by_every_route`.)
-            assert_eq!(ops.len(), 36, "{ops:?}");
+            assert_eq!(ops.len(), 38, "{ops:?}");
         }
 
         /// Locks hold by every route, for everyone, undo included; only the holder or

@@ -20,6 +20,7 @@
 
 mod analysis;
 pub(crate) mod args;
+mod constraints;
 mod edits;
 #[cfg(test)]
 mod fuzz;
@@ -315,6 +316,7 @@ fn specs() -> Vec<ToolSpec> {
         .chain(search::tools())
         .chain(io::tools())
         .chain(periods::tools())
+        .chain(constraints::tools())
         .chain(journal::tools())
         .chain(versions::tools())
         .chain(view::tools())
@@ -761,7 +763,9 @@ impl Ctx {
     }
 
     /// A command that does not apply, as a refusal: `locked` when a lock holds what
-    /// it would touch (with who set it), else `invalid_command`.
+    /// it would touch (with who set it), `constraint_broken` when its cascade would
+    /// push an item past an upper-bound constraint (naming it), else
+    /// `invalid_command`.
     pub(crate) fn invalid(&self, e: &command::ApplyError) -> Refusal {
         self.invalid_with(e, e.message(self.lang()))
     }
@@ -782,6 +786,18 @@ impl Ctx {
                     "target": lock.target, "by_name": lock.by_name, "since_ms": lock.since_ms,
                 });
                 "locked"
+            }
+            command::Problem::CascadeConstraint {
+                item,
+                kind,
+                date,
+                by_days,
+                ..
+            } => {
+                details["cascade_item"] = json!(item);
+                details["constraint"] = json!({ "kind": kind, "date": date });
+                details["by_days"] = json!(by_days);
+                "constraint_broken"
             }
             _ => "invalid_command",
         };

@@ -633,6 +633,15 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
             ),
         )
     };
+    // An item's constraints and deadline, when it has some: « ; fin au plus tard le
+    // 2026-12-11, échéance le 2026-12-18 ».
+    let bounds = |iid: u64| -> (Vec<palmaplan_model::Constraint>, Option<Date>) {
+        let item = palmaplan_model::ItemId(iid);
+        (
+            s.item_constraints(item).unwrap_or_default(),
+            s.item_deadline(item),
+        )
+    };
     for (start, iid, ms, label, end, row) in &page {
         let rn = row_name(*row);
         text.push_str(&if *ms {
@@ -646,6 +655,18 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
                 format!("\n- bar {iid} “{label}”: {start} → {end} (row “{rn}”, {row})"),
             )
         });
+        let (cs, due) = bounds(*iid);
+        let mut parts: Vec<String> = cs
+            .iter()
+            .map(|c| text::constraint_phrase(*c, ctx.lang()))
+            .collect();
+        parts.extend(due.map(|d| ctx.tr(format!("échéance le {d}"), format!("deadline {d}"))));
+        if !parts.is_empty() {
+            text.push_str(&ctx.tr(
+                format!("\u{202f}; {}", parts.join(", ")),
+                format!("; {}", parts.join(", ")),
+            ));
+        }
     }
     let more = p.offset + page.len() < total;
     if more {
@@ -658,11 +679,20 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     let list: Vec<_> = page
         .iter()
         .map(|(start, iid, ms, label, end, row)| {
-            if *ms {
+            let mut v = if *ms {
                 json!({ "id": iid, "milestone": true, "label": label, "date": start, "row": row })
             } else {
                 json!({ "id": iid, "label": label, "start": start, "end": end, "row": row })
+            };
+            // Only when there are some: most items have none, and the list stays compact.
+            let (cs, due) = bounds(*iid);
+            if !cs.is_empty() {
+                v["constraints"] = json!(cs);
             }
+            if let Some(d) = due {
+                v["deadline"] = json!(d);
+            }
+            v
         })
         .collect();
     Ok(Reply::ok(

@@ -100,6 +100,8 @@ fn diff_json(d: &Diff) -> Value {
         "new_risks": {
             "violated_links": d.new_risks.violated_links.len(),
             "absence_risks": d.new_risks.absence_risks.len(),
+            "broken_constraints": d.new_risks.broken_constraints.len(),
+            "missed_deadlines": d.new_risks.missed_deadlines.len(),
             "bars": at_risk,
         },
     })

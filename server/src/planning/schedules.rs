@@ -20,7 +20,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .on_no_schedule(),
         tool(
             "get_schedule",
-            "Summarise one schedule: period, counts of groups, rows, bars (periods) and milestones, risks (violated links, bars at risk of a member's absence), and its rank.",
+            "Summarise one schedule: period, counts of groups, rows, bars (periods) and milestones, risks (violated links, bars at risk of a member's absence, broken date constraints, missed deadlines), and its rank.",
             Access::Read,
             get_schedule,
         )
@@ -167,7 +167,10 @@ pub(super) fn summary_json(
             "milestones": s.milestones.len(), "links": s.links.len(), "actions": s.actions.len(),
             "members": s.members.len(), "absences": s.absences.len(),
         },
-        "risks": { "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len() },
+        "risks": {
+            "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
+            "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
+        },
     })
 }
 

@@ -9,9 +9,9 @@
 
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::cpm::{self, ItemKind};
-use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, Seeds};
+use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, PushError, Seeds};
 use palmaplan_model::text::{self, LIST_CAP};
-use palmaplan_model::{Date, ItemId, Lang, Schedule};
+use palmaplan_model::{Constraint, Date, ItemId, Lang, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -97,8 +97,8 @@ pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Opt
     let held = held?;
     let plan = s.span()?.1;
     Some(ctx.tr(
-        format!("Le plan finit le {plan} ; une fois tous ses liens respectés, il finirait le {held} (reschedule le replanifie)."),
-        format!("The plan ends on {plan}; once all its links hold, it would end on {held} (reschedule replans it)."),
+        format!("Le plan finit le {plan} ; une fois tous ses liens et contraintes respectés, il finirait le {held} (reschedule le replanifie)."),
+        format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held} (reschedule replans it)."),
     ))
 }
 
@@ -158,14 +158,46 @@ pub(super) fn reschedule_moves(
     } else {
         Seeds::Items(&seeds)
     };
-    push::push(s, &index, &cal, which, mode).map_err(|c| {
-        cycle_refusal(
+    push::push(s, &index, &cal, which, mode).map_err(|e| match e {
+        PushError::Cycle { items } => cycle_refusal(
             ctx,
             s,
             &cpm::critical_path(s)
                 .err()
-                .unwrap_or(cpm::CycleError { items: c.items }),
-        )
+                .unwrap_or(cpm::CycleError { items }),
+        ),
+        PushError::Constraint {
+            item,
+            kind,
+            date,
+            by_days,
+        } => {
+            let c = Constraint { kind, date };
+            let label = s.item_label(item).unwrap_or("?");
+            let (fr_verb, en_verb) = if kind.on_finish() {
+                ("finir", "finish")
+            } else {
+                ("commencer", "start")
+            };
+            Refusal::new(
+                "constraint_broken",
+                ctx.tr(
+                    format!(
+                        "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{202f}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
+                        text::working_days(by_days, Lang::Fr),
+                        text::constraint_phrase(c, Lang::Fr)
+                    ),
+                    format!(
+                        "Rescheduling would make item {item} “{label}” {en_verb} {} too late for its constraint “{}”: nothing was written. Move or remove that constraint (set_constraint, clear_constraint), or reschedule another part of the schedule only (bars, milestones).",
+                        text::working_days(by_days, Lang::En),
+                        text::constraint_phrase(c, Lang::En)
+                    ),
+                ),
+            )
+            .with(json!({
+                "item": item, "constraint": c, "by_days": by_days,
+            }))
+        }
     })
 }
 
@@ -484,7 +516,7 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("Le plan finit le 2026-12-18 ; une fois tous ses liens respectés, il finirait le 2026-12-28"),
+            r.text.contains("Le plan finit le 2026-12-18 ; une fois tous ses liens et contraintes respectés, il finirait le 2026-12-28"),
             "{}",
             r.text
         );

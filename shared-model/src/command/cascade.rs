@@ -1,7 +1,8 @@
 //! Deletes that take dependents with them: a row's bars and milestones, the links that
 //! touch a deleted bar or milestone, the actions on a deleted bar. Each cascade records
 //! the commands that put everything back with its own id, in an order that keeps every
-//! re-add valid (items before the links and actions that refer to them).
+//! re-add valid (items, then their constraints and deadlines, before the links and
+//! actions that refer to them).
 
 use crate::schedule::*;
 
@@ -48,6 +49,25 @@ pub(super) fn remove_items(cx: &mut Ctx<'_>, bars: &[BarId], milestones: &[Miles
         .collect();
     let removed_actions: Vec<Action> = s.actions.extract_if(.., |a| gone_bar(a.bar)).collect();
 
+    // Re-adds carry a bar's pin; its other constraint and the deadlines come back
+    // after every re-add, so the run of re-adds stays one deferred merge (see `ctx`).
+    let mut constraints = Vec::new();
+    for (item, constraint, deadline) in removed_bars
+        .iter()
+        .map(|b| (ItemId::from(b.id), b.constraint, b.deadline))
+        .chain(
+            removed_milestones
+                .iter()
+                .map(|m| (ItemId::from(m.id), m.constraint, m.deadline)),
+        )
+    {
+        if constraint.is_some() {
+            constraints.push(Command::SetConstraint { item, constraint });
+        }
+        if deadline.is_some() {
+            constraints.push(Command::SetDeadline { item, deadline });
+        }
+    }
     for b in removed_bars {
         cx.undo_with(Command::AddPeriod {
             id: Some(b.id),
@@ -69,6 +89,9 @@ pub(super) fn remove_items(cx: &mut Ctx<'_>, bars: &[BarId], milestones: &[Miles
             color: m.color,
             notes: Some(m.notes).filter(|n| !n.is_empty()),
         });
+    }
+    for c in constraints {
+        cx.undo_with(c);
     }
     for l in removed_links {
         cx.undo_with(readd_link(l));

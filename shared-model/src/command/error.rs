@@ -7,9 +7,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::Lang;
 use crate::date::{Date, MAX_YEAR, MIN_YEAR};
-use crate::schedule::{GroupId, ItemId, LinkId, Lock, LockTarget};
+use crate::schedule::{Constraint, ConstraintKind, GroupId, ItemId, LinkId, Lock, LockTarget};
+use crate::{Lang, text};
 
 use super::check::MAX_ID;
 
@@ -186,6 +186,18 @@ pub enum Problem {
         item: ItemId,
         inner: Box<Problem>,
     },
+    /// The cascade that follows the commands would move `item` past one of its upper
+    /// bounds (start no later than, must start on, finish no later than) by `by_days`
+    /// working days; `label` is the item's, cut to 60 characters.
+    CascadeConstraint {
+        item: ItemId,
+        label: String,
+        kind: ConstraintKind,
+        date: Date,
+        by_days: i64,
+    },
+    /// A bar's `constraint` holds a "start no earlier than": that is its `pin`.
+    PinAsConstraint,
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
@@ -302,6 +314,19 @@ impl Problem {
                 "le décalage en cascade des successeurs doit déplacer l'élément {item}, mais {} Rien n'a été écrit ; pour écrire ces changements sans décaler les successeurs, passez cascade: false.",
                 inner.fr()
             ),
+            Problem::CascadeConstraint {
+                item,
+                label,
+                kind,
+                date,
+                by_days,
+            } => format!(
+                "le décalage en cascade des successeurs ferait {} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}». Rien n'a été écrit\u{202f}; déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou passez cascade: false pour écrire ces changements sans décaler les successeurs.",
+                if kind.on_finish() { "finir" } else { "commencer" },
+                text::working_days(*by_days, Lang::Fr),
+                text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::Fr)
+            ),
+            Problem::PinAsConstraint => "un bloc garde sa contrainte «\u{a0}début au plus tôt le\u{a0}» dans pin, pas dans constraint. Mettez cette date dans pin, ou donnez à constraint un autre type.".into(),
         }
     }
 
@@ -405,6 +430,19 @@ impl Problem {
                 "the cascade that moves the successors must move item {item}, but {} Nothing was written; to write these changes without moving the successors, pass cascade: false.",
                 inner.en()
             ),
+            Problem::CascadeConstraint {
+                item,
+                label,
+                kind,
+                date,
+                by_days,
+            } => format!(
+                "the cascade that moves the successors would make item {item} “{label}” {} {} too late for its constraint “{}”. Nothing was written; move or remove that constraint (set_constraint, clear_constraint), or pass cascade: false to write these changes without moving the successors.",
+                if kind.on_finish() { "finish" } else { "start" },
+                text::working_days(*by_days, Lang::En),
+                text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::En)
+            ),
+            Problem::PinAsConstraint => "a bar keeps its “start no earlier than” constraint in pin, not in constraint. Put that date in pin, or give constraint another kind.".into(),
         }
     }
 }

@@ -177,6 +177,7 @@ impl Command {
             C::UpdateMilestone { milestone, row, .. } => {
                 fp(&[milestone.0], &[row.map(|r| r.0)], None)
             }
+            C::SetConstraint { item, .. } | C::SetDeadline { item, .. } => fp(&[item.0], &[], None),
             C::AddLink {
                 id: l, from, to, ..
             } => fp(&[], &[Some(from.0), Some(to.0)], l.map(|l| l.0)),

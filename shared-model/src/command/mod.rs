@@ -239,6 +239,26 @@ pub enum Command {
         milestone: MilestoneId,
     },
 
+    // Constraints and deadlines, on bars and milestones.
+    /// Sets a date constraint on a bar or a milestone, or (with `null`) clears all of
+    /// its constraints. A milestone has one constraint, which this replaces. A bar has
+    /// two places (see `schedule::Bar`): "start_no_earlier_than" sets its `pin`, any
+    /// other kind its `constraint`, each leaving the other as it is. E.g.
+    /// `{"op":"set_constraint","item":14,"constraint":{"kind":"finish_no_later_than",
+    /// "date":"2026-12-04"}}`; `"constraint": null` is required to clear.
+    SetConstraint {
+        item: ItemId,
+        #[serde(deserialize_with = "required_nullable")]
+        constraint: Option<Constraint>,
+    },
+    /// Sets or (with `null`, required) clears a bar's or a milestone's deadline: a
+    /// date it should finish by, which never moves it.
+    SetDeadline {
+        item: ItemId,
+        #[serde(deserialize_with = "required_nullable")]
+        deadline: Option<Date>,
+    },
+
     // Links.
     AddLink {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -405,6 +425,8 @@ impl Command {
             Command::MoveMilestone { .. } => "move_milestone",
             Command::UpdateMilestone { .. } => "update_milestone",
             Command::DeleteMilestone { .. } => "delete_milestone",
+            Command::SetConstraint { .. } => "set_constraint",
+            Command::SetDeadline { .. } => "set_deadline",
             Command::AddLink { .. } => "add_link",
             Command::UpdateLink { .. } => "update_link",
             Command::DeleteLink { .. } => "delete_link",
@@ -544,7 +566,9 @@ pub fn apply_in_place(s: &mut Schedule, cmds: &[Command]) -> Result<Applied, App
 /// the moves are applied in the same call, added to `applied` (so the journal holds
 /// them as explicit dates) and to `inverse` (so one undo takes everything back), and
 /// listed in `cascade`. All or nothing: when a move cannot be applied (a lock holds
-/// the item, a date leaves the supported years), nothing is.
+/// the item, a date leaves the supported years) or would take an item past one of its
+/// upper-bound constraints (`Problem::CascadeConstraint`, naming the item, the
+/// constraint and by how many working days), nothing is.
 pub fn apply_cascading(
     s: &mut Schedule,
     cmds: &[Command],
@@ -561,8 +585,49 @@ pub fn apply_cascading(
     }
     let index = crate::push::LinkIndex::new(s);
     let cal = crate::calendar::Calendar::for_schedule(s);
-    let moved = crate::push::push(s, &index, &cal, crate::push::Seeds::Items(&seeds), mode)
-        .expect("commands keep the links free of cycles");
+    let pushed = crate::push::push(s, &index, &cal, crate::push::Seeds::Items(&seeds), mode);
+    let refused = |s: &mut Schedule, done: &Applied, problem: Problem| {
+        let back = apply_in_place(s, &done.inverse);
+        debug_assert!(
+            back.is_ok(),
+            "an inverse applies to the state it was made on"
+        );
+        s.next_id = next_id;
+        ApplyError {
+            command: cmds.len().saturating_sub(1),
+            op: "cascade",
+            field: String::new(),
+            problem,
+        }
+    };
+    let moved = match pushed {
+        Ok(moved) => moved,
+        Err(crate::push::PushError::Constraint {
+            item,
+            kind,
+            date,
+            by_days,
+        }) => {
+            let label = s.item_label(item).unwrap_or("").chars().take(60).collect();
+            let problem = Problem::CascadeConstraint {
+                item,
+                label,
+                kind,
+                date,
+                by_days,
+            };
+            return Err(refused(s, &done, problem));
+        }
+        // Commands and imports keep the links free of cycles; a state that has one
+        // anyway (a damaged database) is refused, never a panic.
+        Err(crate::push::PushError::Cycle { items }) => {
+            let items = items
+                .into_iter()
+                .map(|i| (i, s.item_label(i).unwrap_or("").chars().take(60).collect()))
+                .collect();
+            return Err(refused(s, &done, Problem::Cycle { items }));
+        }
+    };
     if moved.is_empty() {
         return Ok(done);
     }
@@ -577,22 +642,12 @@ pub fn apply_cascading(
             Ok(done)
         }
         Err(e) => {
-            let back = apply_in_place(s, &done.inverse);
-            debug_assert!(
-                back.is_ok(),
-                "an inverse applies to the state it was made on"
-            );
-            s.next_id = next_id;
             let item = moved[e.command.min(moved.len() - 1)].item;
-            Err(ApplyError {
-                command: cmds.len().saturating_sub(1),
-                op: "cascade",
-                field: String::new(),
-                problem: Problem::Cascade {
-                    item,
-                    inner: Box::new(e.problem),
-                },
-            })
+            let problem = Problem::Cascade {
+                item,
+                inner: Box::new(e.problem),
+            };
+            Err(refused(s, &done, problem))
         }
     }
 }
@@ -615,6 +670,9 @@ pub fn cascade_seeds(applied: &[Command], after: &Schedule) -> Vec<ItemId> {
             Command::UpdatePeriod {
                 bar, pin: Some(_), ..
             } => seeds.push(ItemId::from(*bar)),
+            // A new lower bound may move the item itself; an upper bound is checked
+            // wherever the item goes.
+            Command::SetConstraint { item, .. } => seeds.push(*item),
             Command::MoveMilestone { milestone, .. } => seeds.push(ItemId::from(*milestone)),
             Command::AddLink { to, .. } => seeds.push(*to),
             Command::UpdateLink { link, .. } => {
@@ -840,6 +898,8 @@ fn exec(cx: &mut Ctx<'_>, cmd: &Command) -> Result<Command, Fault> {
             *row,
         ),
         C::DeleteMilestone { milestone } => periods::delete_milestone(cx, *milestone),
+        C::SetConstraint { item, constraint } => periods::set_constraint(cx, *item, *constraint),
+        C::SetDeadline { item, deadline } => periods::set_deadline(cx, *item, *deadline),
         C::AddLink {
             id,
             from,
@@ -946,6 +1006,21 @@ mod tests {
                 kind: Some(LinkKind::SS),
                 lag: Some(1),
             },
+            Command::SetConstraint {
+                item: ItemId(14),
+                constraint: Some(Constraint {
+                    kind: ConstraintKind::FinishNoLaterThan,
+                    date: d("2026-12-04"),
+                }),
+            },
+            Command::SetConstraint {
+                item: ItemId(14),
+                constraint: None,
+            },
+            Command::SetDeadline {
+                item: ItemId(19),
+                deadline: Some(d("2026-12-18")),
+            },
         ];
         let json: Vec<String> = cmds
             .iter()
@@ -954,7 +1029,10 @@ mod tests {
         expect![[r#"
             {"op":"move_periods","bars":[42,43],"by":-2}
             {"op":"update_period","bar":42,"color":null,"pin":"2026-11-30"}
-            {"op":"add_link","from":42,"to":43,"kind":"SS","lag":1}"#]]
+            {"op":"add_link","from":42,"to":43,"kind":"SS","lag":1}
+            {"op":"set_constraint","item":14,"constraint":{"kind":"finish_no_later_than","date":"2026-12-04"}}
+            {"op":"set_constraint","item":14,"constraint":null}
+            {"op":"set_deadline","item":19,"deadline":"2026-12-18"}"#]]
         .assert_eq(&json.join("\n"));
         for (c, j) in cmds.iter().zip(&json) {
             assert_eq!(&parse(j).unwrap(), c, "{j}");
@@ -997,6 +1075,16 @@ mod tests {
                 ..
             }
         ));
+        // Clearing is said with null, never by leaving the field out.
+        let e = parse(r#"{"op":"set_constraint","item":14}"#).unwrap_err();
+        assert!(e.contains("missing field `constraint`"), "{e}");
+        let e = parse(r#"{"op":"set_deadline","item":14}"#).unwrap_err();
+        assert!(e.contains("missing field `deadline`"), "{e}");
+        let e = parse(
+            r#"{"op":"set_constraint","item":14,"constraint":{"kind":"as_late_as_possible","date":"2026-12-04"}}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("unknown variant `as_late_as_possible`"), "{e}");
         let e = parse(r#"{"op":"shift_periods","bars":[1],"by":1}"#).unwrap_err();
         assert!(e.contains("unknown variant `shift_periods`"), "{e}");
     }

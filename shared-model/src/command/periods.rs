@@ -1,5 +1,5 @@
 //! Bars and milestones: adding, moving in working time, resizing, dating, updating and
-//! deleting them. Moves and resizes count in the schedule's time unit on its working
+//! deleting them, and setting their date constraints and deadlines. Moves and resizes count in the schedule's time unit on its working
 //! calendar (`calendar` owns what a working day is); their inverses carry the old
 //! dates, because a move by `-n` does not undo a move by `n` once a start was snapped.
 
@@ -8,7 +8,7 @@ use crate::date::Date;
 use crate::schedule::*;
 
 use super::ctx::{At, Ctx, Res, fault};
-use super::error::Problem;
+use super::error::{Kind, Problem};
 use super::{Command, Edge, cascade, check};
 
 /// Where moving a bar by `days` working days takes it: the start goes to
@@ -88,6 +88,8 @@ pub(super) fn add_period(
         color: color.map(str::to_owned),
         notes: notes.unwrap_or("").to_owned(),
         pin,
+        constraint: None,
+        deadline: None,
     });
     cx.undo_with(Command::DeletePeriods { bars: vec![id] });
     Ok(Command::AddPeriod {
@@ -299,6 +301,8 @@ pub(super) fn add_milestone(
         date,
         color: color.map(str::to_owned),
         notes: notes.unwrap_or("").to_owned(),
+        constraint: None,
+        deadline: None,
     });
     cx.undo_with(Command::DeleteMilestone { milestone: id });
     Ok(Command::AddMilestone {
@@ -365,6 +369,129 @@ pub(super) fn delete_milestone(cx: &mut Ctx<'_>, milestone: MilestoneId) -> Res<
     cx.milestone_pos("milestone", milestone)?;
     cascade::remove_items(cx, &[], &[milestone]);
     Ok(Command::DeleteMilestone { milestone })
+}
+
+/// A bar or a milestone, by position.
+enum ItemAt {
+    Bar(usize),
+    Milestone(usize),
+}
+
+fn item_at(cx: &Ctx<'_>, field: &'static str, item: ItemId) -> Res<ItemAt> {
+    if let Ok(i) = cx.bar_pos(field, BarId(item.0)) {
+        return Ok(ItemAt::Bar(i));
+    }
+    if let Ok(i) = cx.milestone_pos(field, MilestoneId(item.0)) {
+        return Ok(ItemAt::Milestone(i));
+    }
+    let actual = cx.kind_of(item.0);
+    fault(
+        field,
+        Problem::NotFound {
+            kind: Kind::Item,
+            id: item.0,
+            actual,
+        },
+    )
+}
+
+pub(super) fn set_constraint(
+    cx: &mut Ctx<'_>,
+    item: ItemId,
+    constraint: Option<Constraint>,
+) -> Res<Command> {
+    let at = item_at(cx, "item", item)?;
+    if let Some(c) = constraint {
+        check::date(c.date).at("constraint")?;
+    }
+    let applied = Command::SetConstraint { item, constraint };
+    match at {
+        ItemAt::Milestone(i) => {
+            let old = std::mem::replace(&mut cx.s.milestones[i].constraint, constraint);
+            if old != constraint {
+                cx.undo_with(Command::SetConstraint {
+                    item,
+                    constraint: old,
+                });
+            }
+        }
+        ItemAt::Bar(i) => {
+            let b = &mut cx.s.bars[i];
+            let old = (b.pin, b.constraint);
+            let new = match constraint {
+                None => (None, None),
+                Some(c) if c.kind == ConstraintKind::StartNoEarlierThan => {
+                    (Some(c.date), b.constraint)
+                }
+                Some(c) => (b.pin, Some(c)),
+            };
+            (b.pin, b.constraint) = new;
+            for undo in restore_bar_constraints(item, old, new) {
+                cx.undo_with(undo);
+            }
+        }
+    }
+    Ok(applied)
+}
+
+/// The commands that bring a bar's (pin, other constraint) from `new` back to `old`
+/// exactly, with `set_constraint` only: a kind sets one place, `null` clears both.
+fn restore_bar_constraints(
+    item: ItemId,
+    old: (Option<Date>, Option<Constraint>),
+    new: (Option<Date>, Option<Constraint>),
+) -> Vec<Command> {
+    let set = |c: Option<Constraint>| Command::SetConstraint {
+        item,
+        constraint: c,
+    };
+    let pin = |date: Date| {
+        set(Some(Constraint {
+            kind: ConstraintKind::StartNoEarlierThan,
+            date,
+        }))
+    };
+    let mut out = Vec::new();
+    if old == new {
+        return out;
+    }
+    match (old.0 == new.0, old.1 == new.1, old) {
+        // Only the other constraint changed.
+        (true, _, (_, Some(c))) => out.push(set(Some(c))),
+        (true, _, (p, None)) => {
+            out.push(set(None));
+            out.extend(p.map(pin));
+        }
+        // Only the pin changed.
+        (false, true, (Some(p), _)) => out.push(pin(p)),
+        (false, true, (None, c)) => {
+            out.push(set(None));
+            out.extend(c.map(|c| set(Some(c))));
+        }
+        // Both: a clear, which only an explicit re-set of each undoes.
+        (false, false, (p, c)) => {
+            out.extend(p.map(pin));
+            out.extend(c.map(|c| set(Some(c))));
+        }
+    }
+    out
+}
+
+pub(super) fn set_deadline(cx: &mut Ctx<'_>, item: ItemId, deadline: Option<Date>) -> Res<Command> {
+    let at = item_at(cx, "item", item)?;
+    if let Some(d) = deadline {
+        check::date(d).at("deadline")?;
+    }
+    let slot = match at {
+        ItemAt::Bar(i) => &mut cx.s.bars[i].deadline,
+        ItemAt::Milestone(i) => &mut cx.s.milestones[i].deadline,
+    };
+    let old = std::mem::replace(slot, deadline);
+    cx.undo_with(Command::SetDeadline {
+        item,
+        deadline: old,
+    });
+    Ok(Command::SetDeadline { item, deadline })
 }
 
 #[cfg(test)]
@@ -622,6 +749,161 @@ mod tests {
             }],
         );
         assert_eq!(e.problem, Problem::Repeated { id: 10 });
+    }
+
+    fn set(item: u64, c: Option<(ConstraintKind, &str)>) -> Command {
+        Command::SetConstraint {
+            item: ItemId(item),
+            constraint: c.map(|(kind, date)| Constraint {
+                kind,
+                date: d(date),
+            }),
+        }
+    }
+
+    #[test]
+    fn constraints_go_to_a_bars_pin_or_its_other_place_and_undo_exactly() {
+        use ConstraintKind as K;
+        let s = sample();
+        // "Start no earlier than" is the pin; another kind sits beside it; a second
+        // other kind replaces the first; each undoes exactly (round_trip checks it).
+        let a = round_trip(&s, &[set(11, Some((K::StartNoEarlierThan, "2026-11-10")))]);
+        let b = a.bar(BarId(11)).unwrap();
+        assert_eq!((b.pin, b.constraint), (Some(d("2026-11-10")), None));
+        let fnlt = Constraint {
+            kind: K::FinishNoLaterThan,
+            date: d("2026-11-13"),
+        };
+        let a = round_trip(&a, &[set(11, Some((K::FinishNoLaterThan, "2026-11-13")))]);
+        let b = a.bar(BarId(11)).unwrap();
+        assert_eq!((b.pin, b.constraint), (Some(d("2026-11-10")), Some(fnlt)));
+        let a = round_trip(&a, &[set(11, Some((K::MustStartOn, "2026-11-09")))]);
+        assert_eq!(a.bar(BarId(11)).unwrap().pin, Some(d("2026-11-10")));
+        let a = round_trip(&a, &[set(11, Some((K::StartNoEarlierThan, "2026-11-09")))]);
+        assert_eq!(
+            a.item_constraints(ItemId(11)).unwrap(),
+            [
+                Constraint {
+                    kind: K::StartNoEarlierThan,
+                    date: d("2026-11-09")
+                },
+                Constraint {
+                    kind: K::MustStartOn,
+                    date: d("2026-11-09")
+                }
+            ]
+        );
+        // null clears both; its inverse puts both back.
+        let (cleared, done) = apply(&a, &[set(11, None)]).unwrap();
+        let b = cleared.bar(BarId(11)).unwrap();
+        assert_eq!((b.pin, b.constraint), (None, None));
+        assert_eq!(done.inverse.len(), 2, "{:?}", done.inverse);
+        round_trip(&a, &[set(11, None)]);
+        // Clearing when only one place is set, and setting the other place then.
+        let only_other = round_trip(&s, &[set(11, Some((K::StartNoLaterThan, "2026-11-09")))]);
+        round_trip(
+            &only_other,
+            &[set(11, Some((K::StartNoEarlierThan, "2026-11-02")))],
+        );
+        round_trip(&only_other, &[set(11, None)]);
+        round_trip(&a, &[set(11, Some((K::FinishNoEarlierThan, "2026-11-13")))]);
+        // Nothing to change: nothing to undo.
+        let (_, done) = apply(&s, &[set(11, None)]).unwrap();
+        assert_eq!(done.inverse, []);
+
+        // A milestone has one constraint, of any kind.
+        let m = round_trip(&s, &[set(20, Some((K::StartNoEarlierThan, "2026-12-01")))]);
+        let m = round_trip(&m, &[set(20, Some((K::FinishNoLaterThan, "2026-12-04")))]);
+        assert_eq!(
+            m.milestone(MilestoneId(20)).unwrap().constraint,
+            Some(Constraint {
+                kind: K::FinishNoLaterThan,
+                date: d("2026-12-04")
+            })
+        );
+        round_trip(&m, &[set(20, None)]);
+
+        // Deadlines, on both kinds of items.
+        let due = round_trip(
+            &s,
+            &[
+                Command::SetDeadline {
+                    item: ItemId(13),
+                    deadline: Some(d("2026-11-25")),
+                },
+                Command::SetDeadline {
+                    item: ItemId(20),
+                    deadline: Some(d("2026-11-27")),
+                },
+            ],
+        );
+        assert_eq!(due.item_deadline(ItemId(13)), Some(d("2026-11-25")));
+        assert_eq!(due.item_deadline(ItemId(20)), Some(d("2026-11-27")));
+        round_trip(
+            &due,
+            &[Command::SetDeadline {
+                item: ItemId(13),
+                deadline: None,
+            }],
+        );
+    }
+
+    #[test]
+    fn constraints_are_refused_on_what_is_no_item_or_out_of_range() {
+        let s = sample();
+        let e = fails(
+            &s,
+            &[set(5, Some((ConstraintKind::MustStartOn, "2026-11-02")))],
+        );
+        expect_test::expect![[r#"Commande 1 (set_constraint), champ item : aucun bloc ni jalon n'a l'id 5 (5 est une ligne). Indiquez l'id d'un bloc ou d'un jalon du planning."#]]
+            .assert_eq(&e.message(crate::Lang::Fr));
+        let far = Command::SetConstraint {
+            item: ItemId(10),
+            constraint: Some(Constraint {
+                kind: ConstraintKind::FinishNoLaterThan,
+                date: Date::from_days(9_000_000),
+            }),
+        };
+        let e = fails(&s, &[far]);
+        assert_eq!(e.field, "constraint");
+        assert!(matches!(e.problem, Problem::DateOutOfRange { .. }), "{e}");
+        let e = fails(
+            &s,
+            &[Command::SetDeadline {
+                item: ItemId(999),
+                deadline: None,
+            }],
+        );
+        assert_eq!(
+            e.message(crate::Lang::En),
+            "Command 1 (set_deadline), field item: no bar or milestone has id 999. Give the id of a bar or a milestone of the schedule."
+        );
+    }
+
+    #[test]
+    fn deleting_an_item_with_constraints_and_a_deadline_undoes_them_too() {
+        let mut s = sample();
+        s.bars[1].pin = Some(d("2026-11-09"));
+        s.bars[1].constraint = Some(Constraint {
+            kind: ConstraintKind::FinishNoLaterThan,
+            date: d("2026-11-13"),
+        });
+        s.bars[1].deadline = Some(d("2026-11-12"));
+        s.milestones[0].constraint = Some(Constraint {
+            kind: ConstraintKind::MustStartOn,
+            date: d("2026-11-30"),
+        });
+        s.milestones[0].deadline = Some(d("2026-12-01"));
+        let after = round_trip(
+            &s,
+            &[
+                Command::DeleteRow { row: RowId(5) },
+                Command::DeleteMilestone {
+                    milestone: MilestoneId(20),
+                },
+            ],
+        );
+        assert!(after.bar(BarId(11)).is_none());
     }
 
     #[test]

@@ -64,6 +64,8 @@ impl Command {
             | Command::MoveMilestone { .. }
             | Command::UpdateMilestone { .. }
             | Command::DeleteMilestone { .. }
+            | Command::SetConstraint { .. }
+            | Command::SetDeadline { .. }
             | Command::AddLink { .. }
             | Command::UpdateLink { .. }
             | Command::DeleteLink { .. }

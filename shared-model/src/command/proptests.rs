@@ -124,7 +124,14 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
     let by = if f % 64 == 63 { 200_000 } else { t.n };
     let kind = [LinkKind::FS, LinkKind::SS, LinkKind::FF, LinkKind::SF][usize::from(f % 4)];
     let text = t.text.clone();
-    let op = if additions_only { t.op % 8 } else { t.op % 36 };
+    let op = if additions_only { t.op % 10 } else { t.op % 38 };
+    let constraint = |d: Date| {
+        let kinds = ConstraintKind::ALL;
+        maybe(6).then(|| Constraint {
+            kind: kinds[usize::from(f / 8) % kinds.len()],
+            date: d,
+        })
+    };
     match op {
         0 => Command::AddGroup {
             id: explicit.map(GroupId),
@@ -190,34 +197,50 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
                 reason: maybe(4).then(|| "r".to_owned()),
             },
         },
-        8 => Command::RenameGroup {
+        // Constraints and deadlines are additions too, so generated schedules have
+        // them (with dates in range or not, on bars, milestones or neither).
+        8 => Command::SetConstraint {
+            item: ItemId(pick(&p.items, a)),
+            constraint: constraint(day.add_days(t.len * 10 - 10)),
+        },
+        9 => Command::SetDeadline {
+            item: ItemId(pick(&p.items, a)),
+            deadline: maybe(7).then(|| {
+                if by == 200_000 {
+                    Date::from_days(9_000_000)
+                } else {
+                    day.add_days(t.len)
+                }
+            }),
+        },
+        10 => Command::RenameGroup {
             group: GroupId(pick(&p.groups, a)),
             name: text,
         },
-        9 => Command::MoveGroup {
+        11 => Command::MoveGroup {
             group: GroupId(pick(&p.groups, a)),
             index: index.unwrap_or(0),
         },
-        10 => Command::DeleteGroup {
+        12 => Command::DeleteGroup {
             group: GroupId(pick(&p.groups, a)),
         },
-        11 => Command::RenameRow {
+        13 => Command::RenameRow {
             row: RowId(pick(&p.rows, a)),
             name: text,
         },
-        12 => Command::MoveRow {
+        14 => Command::MoveRow {
             row: RowId(pick(&p.rows, a)),
             group: maybe(4).then(|| GroupId(pick(&p.groups, b))),
             index: index.unwrap_or(1),
         },
-        13 => Command::SetRowMember {
+        15 => Command::SetRowMember {
             row: RowId(pick(&p.rows, a)),
             member: maybe(4).then(|| MemberId(pick(&p.members, b))),
         },
-        14 => Command::DeleteRow {
+        16 => Command::DeleteRow {
             row: RowId(pick(&p.rows, a)),
         },
-        15 | 16 => Command::MovePeriods {
+        17 | 18 => Command::MovePeriods {
             bars: [a, b]
                 .iter()
                 .take(usize::from(f % 3))
@@ -229,17 +252,17 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
                 .collect(),
             by,
         },
-        17 => Command::ResizePeriod {
+        19 => Command::ResizePeriod {
             bar: BarId(pick(&p.bars, a)),
             edge: if maybe(4) { Edge::Start } else { Edge::End },
             by,
         },
-        18 => Command::SetPeriodDates {
+        20 => Command::SetPeriodDates {
             bar: BarId(pick(&p.bars, a)),
             start: day,
             end: day.add_days(t.len),
         },
-        19 => Command::UpdatePeriod {
+        21 => Command::UpdatePeriod {
             bar: BarId(pick(&p.bars, a)),
             label: maybe(3).then_some(text),
             color: maybe(4).then_some(color),
@@ -247,65 +270,65 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
             pin: maybe(6).then(|| maybe(2).then_some(day)),
             row: maybe(7).then(|| RowId(pick(&p.rows, b))),
         },
-        20 => Command::DeletePeriods {
+        22 => Command::DeletePeriods {
             bars: [a, b]
                 .iter()
                 .take(usize::from(f % 3))
                 .map(|r| BarId(pick(&p.bars, *r)))
                 .collect(),
         },
-        21 => Command::MoveMilestone {
+        23 => Command::MoveMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
             date: day,
         },
-        22 => Command::UpdateMilestone {
+        24 => Command::UpdateMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
             label: maybe(3).then_some(text),
             color: maybe(4).then_some(color),
             notes: maybe(5).then(|| "y".to_owned()),
             row: maybe(7).then(|| RowId(pick(&p.rows, b))),
         },
-        23 => Command::DeleteMilestone {
+        25 => Command::DeleteMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
         },
-        24 => Command::UpdateLink {
+        26 => Command::UpdateLink {
             link: LinkId(pick(&p.links, a)),
             kind: maybe(4).then_some(kind),
             lag: maybe(5).then_some(t.n),
         },
-        25 | 26 => Command::DeleteLink {
+        27 | 28 => Command::DeleteLink {
             link: LinkId(pick(&p.links, a)),
         },
-        27 => Command::SetActionStatus {
+        29 => Command::SetActionStatus {
             action: ActionId(pick(&p.actions, a)),
             status: ActionStatus::ALL[usize::from(f % 3)],
         },
-        28 => Command::UpdateAction {
+        30 => Command::UpdateAction {
             action: ActionId(pick(&p.actions, a)),
             label: maybe(3).then_some(text),
             assignee: maybe(4).then(|| maybe(5).then(|| MemberId(pick(&p.members, b)))),
         },
-        29 => Command::DeleteAction {
+        31 => Command::DeleteAction {
             action: ActionId(pick(&p.actions, a)),
         },
-        30 => Command::UpdateMember {
+        32 => Command::UpdateMember {
             member: MemberId(pick(&p.members, a)),
             name: maybe(3).then_some(text),
             email: maybe(4).then(|| maybe(5).then(|| "m@x.org".to_owned())),
         },
-        31 => Command::DeleteMember {
+        33 => Command::DeleteMember {
             member: MemberId(pick(&p.members, a)),
         },
-        32 => Command::UpdateAbsence {
+        34 => Command::UpdateAbsence {
             absence: AbsenceId(pick(&p.absences, a)),
             start: maybe(3).then_some(day),
             end: maybe(4).then(|| day.add_days(t.len)),
             reason: maybe(5).then(String::new),
         },
-        33 => Command::DeleteAbsence {
+        35 => Command::DeleteAbsence {
             absence: AbsenceId(pick(&p.absences, a)),
         },
-        34 => Command::SetSettings {
+        36 => Command::SetSettings {
             time_zone: maybe(3).then(|| "UTC".to_owned()),
             working_weekdays: maybe(4).then(|| {
                 Weekday::ALL

@@ -20,6 +20,8 @@ pub(super) fn bar(id: u64, start: &str, end: &str) -> Bar {
         color: None,
         notes: String::new(),
         pin: None,
+        constraint: None,
+        deadline: None,
     }
 }
 
@@ -94,6 +96,8 @@ pub(super) fn sample() -> Schedule {
         date: d("2026-11-30"),
         color: None,
         notes: String::new(),
+        constraint: None,
+        deadline: None,
     }];
     s.links = vec![link(30, 10, 11), link(31, 11, 12), link(32, 12, 20)];
     s.actions = vec![

@@ -6,7 +6,8 @@
 //! `check`; weekdays and holidays sorted without duplicates, at least one working
 //! weekday; collections other than groups and rows sorted by id; ids unique across all
 //! kinds, in 1..=MAX_ID and below `next_id`; rows contiguous per group, in group order;
-//! every reference names an item of the right kind; ends not before starts; links
+//! every reference names an item of the right kind; ends not before starts; constraint
+//! and deadline dates in range, a bar's "start no earlier than" in its pin; links
 //! between two different items, each (from, to, kind) once, lags within bounds, no
 //! cycle.
 
@@ -203,6 +204,15 @@ fn periods(s: &Schedule) -> Checked {
         if let Some(p) = b.pin {
             at!(check::date(p), "bars[{i}].pin")?;
         }
+        if let Some(c) = b.constraint {
+            if c.kind == ConstraintKind::StartNoEarlierThan {
+                return fail(format!("bars[{i}].constraint"), Problem::PinAsConstraint);
+            }
+            at!(check::date(c.date), "bars[{i}].constraint.date")?;
+        }
+        if let Some(d) = b.deadline {
+            at!(check::date(d), "bars[{i}].deadline")?;
+        }
     }
     for (i, m) in s.milestones.iter().enumerate() {
         if !row_ok(m.row) {
@@ -215,6 +225,12 @@ fn periods(s: &Schedule) -> Checked {
             "milestones[{i}].color"
         )?;
         at!(check::text(&m.notes), "milestones[{i}].notes")?;
+        if let Some(c) = m.constraint {
+            at!(check::date(c.date), "milestones[{i}].constraint.date")?;
+        }
+        if let Some(d) = m.deadline {
+            at!(check::date(d), "milestones[{i}].deadline")?;
+        }
     }
     Ok(())
 }
@@ -305,9 +321,10 @@ fn people(s: &Schedule) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Lang;
     use crate::command::testkit::{d, link, sample};
+    use crate::date::{Date, Weekday};
     use crate::synth::{Spec, generate};
-    use crate::{Lang, date::Weekday};
 
     fn problem(s: &Schedule) -> (String, Problem) {
         let e = validate_schedule(s).unwrap_err();
@@ -387,6 +404,34 @@ mod tests {
         let mut s = sample();
         s.absences[0].end = d("2026-11-01");
         assert_eq!(problem(&s).0, "absences[0].end");
+
+        // Constraints: a bar's "start no earlier than" is its pin; dates in range.
+        let mut s = sample();
+        s.bars[1].constraint = Some(Constraint {
+            kind: ConstraintKind::StartNoEarlierThan,
+            date: d("2026-11-09"),
+        });
+        assert_eq!(
+            problem(&s),
+            ("bars[1].constraint".into(), Problem::PinAsConstraint)
+        );
+        expect_test::expect!["Planning invalide, bars[1].constraint : un bloc garde sa contrainte « début au plus tôt le » dans pin, pas dans constraint. Mettez cette date dans pin, ou donnez à constraint un autre type."]
+            .assert_eq(&validate_schedule(&s).unwrap_err().message(Lang::Fr));
+        s.bars[1].constraint = Some(Constraint {
+            kind: ConstraintKind::FinishNoLaterThan,
+            date: Date::from_days(-1_000_000),
+        });
+        assert_eq!(problem(&s).0, "bars[1].constraint.date");
+        s.bars[1].constraint = None;
+        s.milestones[0].deadline = Some(Date::from_days(9_000_000));
+        assert_eq!(problem(&s).0, "milestones[0].deadline");
+        s.milestones[0].deadline = Some(d("2026-12-01"));
+        s.milestones[0].constraint = Some(Constraint {
+            kind: ConstraintKind::StartNoEarlierThan,
+            date: d("2026-11-30"),
+        });
+        s.bars[0].deadline = Some(d("2026-11-06"));
+        assert_eq!(validate_schedule(&s), Ok(()));
     }
 
     #[test]

@@ -110,6 +110,11 @@ pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
         "restore_version" | "diff_versions" => vec![baseline(), write()],
         "delete_version" | "list_versions" => vec![baseline()],
         "unlock" => vec![(Actor::Author, "lock", json!({"bar": 14}))],
+        "clear_constraint" => vec![(
+            Actor::Author,
+            "set_constraint",
+            json!({"item": 17, "kind": "finish_no_later_than", "date": "2026-12-11"}),
+        )],
         "unshare_schedule" => vec![(
             Actor::Owner,
             "share_schedule",

@@ -315,7 +315,7 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     );
     let shown = Risks {
         violated_links: violated,
-        absence_risks: Vec::new(),
+        ..Risks::default()
     };
     for line in text::risk_details(s, &shown, ctx.lang()) {
         text.push_str("\n- ");

@@ -1,0 +1,742 @@
+//! Tools on date constraints and deadlines of bars and milestones: `set_constraint`,
+//! `clear_constraint` and `set_deadline`, thin wrappers over the model's
+//! `set_constraint` and `set_deadline` commands (see `docs/scheduling.md` for what each
+//! kind means and how scheduling honours it).
+//!
+//! A constraint change is a date change: with a cascade (the `cascade` argument, or
+//! the schedule's `scheduling` setting) a lower bound moves the item and what follows
+//! it, and a cascade that would push an item past an upper bound is refused whole
+//! (`constraint_broken`, from the gate). Each answer says what the item's constraints
+//! were and are, the risks the item now has (a broken constraint, a missed deadline),
+//! its total float on the critical path, and what the cascade moved.
+//!
+//! Typography: the texts written here put a narrow no-break space before « : » and
+//! « ; » and no-break spaces inside « », as French wants.
+
+use palmaplan_model::command::Command;
+use palmaplan_model::{
+    Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::args::{CascadeArg, date};
+use super::periods::apply_fresh_cascading;
+use super::scheduling::with_cascade;
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "set_constraint",
+            "Set a date constraint on a bar or a milestone: kind \"start_no_earlier_than\", \"start_no_later_than\", \"must_start_on\", \"finish_no_earlier_than\" or \"finish_no_later_than\", on date (YYYY-MM-DD). A milestone has one constraint, which this replaces; a bar has its start-no-earlier-than (its pin) and one constraint of another kind. Lower bounds move the item when the write cascades; a cascade that would push an item past an upper bound is refused, naming it. The answer gives the item's constraints before and after, its risks and its total float.",
+            Access::Write,
+            set_constraint,
+        ),
+        tool(
+            "clear_constraint",
+            "Remove the date constraints of a bar or a milestone (all of them, or only the one of `kind`; a bar's start-no-earlier-than is its pin). The answer names what was removed.",
+            Access::Write,
+            clear_constraint,
+        ),
+        tool(
+            "set_deadline",
+            "Set (date YYYY-MM-DD) or clear (date null) the deadline of a bar or a milestone: the day it should finish by. A deadline never moves anything; finishing after it is a risk (\"deadline missed by N working days\"), and it lowers the item's total float as MS Project's deadlines do.",
+            Access::Write,
+            set_deadline,
+        ),
+    ]
+}
+
+/// A constraint kind, as the tools take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    StartNoEarlierThan,
+    StartNoLaterThan,
+    MustStartOn,
+    FinishNoEarlierThan,
+    FinishNoLaterThan,
+}
+
+impl From<Kind> for ConstraintKind {
+    fn from(k: Kind) -> ConstraintKind {
+        match k {
+            Kind::StartNoEarlierThan => ConstraintKind::StartNoEarlierThan,
+            Kind::StartNoLaterThan => ConstraintKind::StartNoLaterThan,
+            Kind::MustStartOn => ConstraintKind::MustStartOn,
+            Kind::FinishNoEarlierThan => ConstraintKind::FinishNoEarlierThan,
+            Kind::FinishNoLaterThan => ConstraintKind::FinishNoLaterThan,
+        }
+    }
+}
+
+/// An argument that must be present but may be `null`.
+fn required_nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
+
+/// "«\u{a0}Recette\u{a0}» (bloc 17)" / "“Recette” (bar 17)", or the bare id.
+fn item_name(lang: Lang, s: &Schedule, id: ItemId) -> String {
+    let Some(label) = s.item_label(id) else {
+        return id.to_string();
+    };
+    let milestone = s.milestone(MilestoneId(id.0)).is_some();
+    match (lang, milestone) {
+        (Lang::Fr, false) => format!("«\u{a0}{label}\u{a0}» (bloc {id})"),
+        (Lang::Fr, true) => format!("«\u{a0}{label}\u{a0}» (jalon {id})"),
+        (Lang::En, false) => format!("“{label}” (bar {id})"),
+        (Lang::En, true) => format!("“{label}” (milestone {id})"),
+    }
+}
+
+/// An item's constraints in words: « début au plus tôt le 2026-11-10 et fin au plus
+/// tard le 2026-11-20 », or « aucune ».
+fn constraints_words(lang: Lang, cs: &[Constraint]) -> String {
+    if cs.is_empty() {
+        return super::tr(lang, "aucune", "none");
+    }
+    let words: Vec<String> = cs
+        .iter()
+        .map(|c| text::constraint_phrase(*c, lang))
+        .collect();
+    words.join(&super::tr(lang, " et ", " and "))
+}
+
+/// The refusal for an id that names no bar nor milestone, before anything is written.
+fn no_item(ctx: &Ctx, id: u64) -> Refusal {
+    Refusal::new(
+        "not_found",
+        ctx.tr(
+            format!("«\u{a0}item\u{a0}»\u{202f}: aucun bloc ni jalon n'a l'id {id} dans ce planning. Listez-les avec list_periods."),
+            format!("“item”: no bar or milestone has id {id} in this schedule. List them with list_periods."),
+        ),
+    )
+    .with(json!({ "field": "item", "id": id }))
+}
+
+/// What a constraint or deadline write answers: the head line, then the item's risks,
+/// its total float, and the cascade.
+fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: Value) -> Reply {
+    let s = &wrote.state;
+    let lang = ctx.lang();
+    let mut text = head;
+    let cal = palmaplan_model::calendar::Calendar::for_schedule(s);
+    let mine = risk::Risks {
+        broken_constraints: risk::constraint_risks(s, &cal)
+            .into_iter()
+            .filter(|r| r.item == item)
+            .collect(),
+        missed_deadlines: risk::deadline_risks(s, &cal)
+            .into_iter()
+            .filter(|r| r.item == item)
+            .collect(),
+        ..risk::Risks::default()
+    };
+    let lines = text::risk_details(s, &mine, lang);
+    if !lines.is_empty() {
+        text.push_str(&ctx.tr("\nAttention\u{202f}:", "\nWatch out:"));
+        for l in &lines {
+            text.push_str("\n- ");
+            text.push_str(l);
+        }
+    }
+    let float = cpm::critical_path(s)
+        .ok()
+        .and_then(|cp| cp.timing(item).map(|t| (t.total_float, t.critical)));
+    if let Some((f, critical)) = float {
+        let days = text::working_days(f, lang);
+        text.push('\n');
+        text.push_str(&match (lang, critical) {
+            (Lang::Fr, true) => {
+                format!("Marge totale désormais\u{202f}: {days}, sur le chemin critique.")
+            }
+            (Lang::Fr, false) => format!("Marge totale désormais\u{202f}: {days}."),
+            (Lang::En, true) => format!("Total float now: {days}, on the critical path."),
+            (Lang::En, false) => format!("Total float now: {days}."),
+        });
+    }
+    let mut structured = json!({
+        "schedule_id": id, "rank": wrote.rank, "item": item,
+        "constraints": s.item_constraints(item).unwrap_or_default(),
+        "deadline": s.item_deadline(item),
+        "total_float": float.map(|(f, _)| f),
+        "risks": { "broken_constraints": mine.broken_constraints.len(), "missed_deadline": !mine.missed_deadlines.is_empty() },
+    });
+    if let (Some(obj), Value::Object(more)) = (structured.as_object_mut(), extra) {
+        obj.extend(more);
+    }
+    with_cascade(ctx, wrote, Reply::ok(text, structured))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SetConstraint {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's or the milestone's id.
+    item: u64,
+    /// "start_no_earlier_than", "start_no_later_than", "must_start_on",
+    /// "finish_no_earlier_than" or "finish_no_later_than".
+    kind: Kind,
+    /// The constraint's day, YYYY-MM-DD.
+    date: String,
+    /// Whether the item and what follows move to honour it: true (push), false
+    /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
+}
+
+async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    let day = date(&ctx, "date", &p.date)?;
+    let item = ItemId(p.item);
+    let c = Constraint {
+        kind: p.kind.into(),
+        date: day,
+    };
+    let cmd = Command::SetConstraint {
+        item,
+        constraint: Some(c),
+    };
+    let (before, wrote, ()) =
+        apply_fresh_cascading(&ctx, id, CascadeArg::choice(p.cascade), |_| {
+            Ok((vec![cmd.clone()], ()))
+        })
+        .await?;
+    let lang = ctx.lang();
+    let name = item_name(lang, &wrote.state, item);
+    let was = constraints_words(lang, &before.item_constraints(item).unwrap_or_default());
+    let phrase = text::constraint_phrase(c, lang);
+    let head = ctx.tr(
+        format!(
+            "{name}\u{202f}: contrainte «\u{a0}{phrase}\u{a0}» posée (avant\u{202f}: {was})\u{202f}; rang {}.",
+            wrote.rank
+        ),
+        format!(
+            "{name}: constraint “{phrase}” set (before: {was}); rank {}.",
+            wrote.rank
+        ),
+    );
+    Ok(answer(&ctx, id, item, &wrote, head, json!({ "set": c })))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ClearConstraint {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's or the milestone's id.
+    item: u64,
+    /// Only the constraint of this kind (a bar may have a start-no-earlier-than and
+    /// one other); all of the item's by default.
+    #[serde(default)]
+    kind: Option<Kind>,
+}
+
+/// The commands that remove an item's constraints (all, or the one of `kind`), and
+/// those removed; no command when there is nothing to remove.
+fn clearing(
+    s: &Schedule,
+    item: ItemId,
+    kind: Option<ConstraintKind>,
+) -> Option<(Vec<Command>, Vec<Constraint>)> {
+    let all = s.item_constraints(item)?;
+    let clear = Command::SetConstraint {
+        item,
+        constraint: None,
+    };
+    let Some(kind) = kind else {
+        let cmds = if all.is_empty() { vec![] } else { vec![clear] };
+        return Some((cmds, all));
+    };
+    let (gone, kept): (Vec<Constraint>, Vec<Constraint>) =
+        all.into_iter().partition(|c| c.kind == kind);
+    if gone.is_empty() {
+        return Some((vec![], gone));
+    }
+    // `null` clears all of an item's constraints: the one to keep is set again, in
+    // the same write (one undo).
+    let mut cmds = vec![clear];
+    cmds.extend(kept.into_iter().map(|c| Command::SetConstraint {
+        item,
+        constraint: Some(c),
+    }));
+    Some((cmds, gone))
+}
+
+async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    let item = ItemId(p.item);
+    let kind = p.kind.map(ConstraintKind::from);
+    let lang = ctx.lang();
+    // Nothing to remove: nothing is written, and the answer says what there is.
+    let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
+    let Some((cmds, _)) = clearing(&cur.state, item, kind) else {
+        return Err(no_item(&ctx, p.item));
+    };
+    if cmds.is_empty() {
+        let name = item_name(lang, &cur.state, item);
+        let now = constraints_words(lang, &cur.state.item_constraints(item).unwrap_or_default());
+        let what = kind.map_or_else(String::new, |k| {
+            ctx.tr(
+                format!(" «\u{a0}{}\u{a0}»", text::constraint_name(k, Lang::Fr)),
+                format!(" “{}”", text::constraint_name(k, Lang::En)),
+            )
+        });
+        return Ok(Reply::ok(
+            ctx.tr(
+                format!("{name} n'a pas de contrainte{what} à retirer (contraintes\u{202f}: {now})\u{202f}; rien n'a été écrit (rang {}).", cur.rank),
+                format!("{name} has no constraint{what} to remove (constraints: {now}); nothing was written (rank {}).", cur.rank),
+            ),
+            json!({ "schedule_id": id, "rank": cur.rank, "item": item, "cleared": [] }),
+        ));
+    }
+    let (_, wrote, gone) =
+        super::periods::apply_fresh(&ctx, id, |s| match clearing(s, item, kind) {
+            Some((cmds, gone)) if !cmds.is_empty() => Ok((cmds, gone)),
+            // Someone else removed it meanwhile: the write would do nothing.
+            _ => Err(Refusal::new(
+                "out_of_date",
+                ctx.tr(
+                    "Cette contrainte vient d'être changée par quelqu'un d'autre\u{202f}; rien n'a été écrit. Relisez-la avec list_periods.",
+                    "This constraint was just changed by someone else; nothing was written. Read it again with list_periods.",
+                ),
+            )),
+        })
+        .await?;
+    let name = item_name(lang, &wrote.state, item);
+    let removed = constraints_words(lang, &gone);
+    let now = constraints_words(
+        lang,
+        &wrote.state.item_constraints(item).unwrap_or_default(),
+    );
+    let head = ctx.tr(
+        format!(
+            "{name}\u{202f}: contrainte retirée ({removed}), reste\u{202f}: {now}\u{202f}; rang {}.",
+            wrote.rank
+        ),
+        format!(
+            "{name}: constraint removed ({removed}), left: {now}; rank {}.",
+            wrote.rank
+        ),
+    );
+    Ok(answer(
+        &ctx,
+        id,
+        item,
+        &wrote,
+        head,
+        json!({ "cleared": gone }),
+    ))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SetDeadline {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The bar's or the milestone's id.
+    item: u64,
+    /// The deadline, YYYY-MM-DD, or null to remove it.
+    #[serde(deserialize_with = "required_nullable")]
+    #[schemars(required)]
+    date: Option<String>,
+}
+
+async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    let deadline: Option<Date> = p
+        .date
+        .as_deref()
+        .map(|d| date(&ctx, "date", d))
+        .transpose()?;
+    let item = ItemId(p.item);
+    let cmd = Command::SetDeadline { item, deadline };
+    // A deadline moves nothing: no cascade, whatever the setting.
+    let (before, wrote, ()) = apply_fresh_cascading(&ctx, id, super::Cascading::Off, |_| {
+        Ok((vec![cmd.clone()], ()))
+    })
+    .await?;
+    let lang = ctx.lang();
+    let name = item_name(lang, &wrote.state, item);
+    let day = |d: Option<Date>| d.map_or_else(|| ctx.tr("aucune", "none"), |d| d.to_string());
+    let was = day(before.item_deadline(item));
+    let head = match deadline {
+        Some(d) => ctx.tr(
+            format!(
+                "{name}\u{202f}: échéance le {d} (avant\u{202f}: {was})\u{202f}; rang {}.",
+                wrote.rank
+            ),
+            format!("{name}: deadline {d} (before: {was}); rank {}.", wrote.rank),
+        ),
+        None => ctx.tr(
+            format!(
+                "{name}\u{202f}: échéance retirée (avant\u{202f}: {was})\u{202f}; rang {}.",
+                wrote.rank
+            ),
+            format!(
+                "{name}: deadline removed (before: {was}); rank {}.",
+                wrote.rank
+            ),
+        ),
+    };
+    Ok(answer(&ctx, id, item, &wrote, head, json!({})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::people_testkit::{Kit, en};
+    use palmaplan_model::{BarId, ConstraintKind, ItemId};
+    use serde_json::json;
+
+    /// The texts with their no-break spaces made visible.
+    fn visible(t: &str) -> String {
+        t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
+    }
+
+    #[tokio::test]
+    async fn a_constraint_is_set_shown_and_cleared_in_one_undoable_write_each() {
+        let k = Kit::new("constraint-set").await;
+        let before = k.state(k.schedule).await;
+        assert!(before.bar(BarId(17)).is_some());
+        // « Recette utilisateurs » (bar 17, 12-07 to 12-11) must finish by the 9th:
+        // the plan breaks it by two working days, and the chain to the go-live
+        // becomes critical with negative float.
+        let r = k
+            .ok(
+                &k.editor,
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "finish_no_later_than", "date": "2026-12-09" }),
+            )
+            .await;
+        assert_eq!(
+            visible(&r.text),
+            "«⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» posée (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» non respectée de 2 jours ouvrés.\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+        );
+        assert_eq!(
+            r.structured["constraints"],
+            json!([{"kind": "finish_no_later_than", "date": "2026-12-09"}])
+        );
+        assert_eq!(r.structured["total_float"], -2);
+        assert_eq!(r.structured["risks"]["broken_constraints"], 1);
+        // list_periods shows it; get_schedule and schedule_risks list the risk.
+        let l = k
+            .ok(
+                &k.viewer,
+                "list_periods",
+                json!({ "schedule": k.schedule, "row": 11 }),
+            )
+            .await;
+        assert!(
+            visible(&l.text).ends_with(
+                "(ligne « Recette utilisateurs », 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
+            ),
+            "{}",
+            l.text
+        );
+        assert_eq!(
+            l.structured["items"][0]["constraints"],
+            json!([{"kind": "finish_no_later_than", "date": "2026-12-09"}])
+        );
+        let g = k
+            .ok(&k.viewer, "get_schedule", json!({ "schedule": k.schedule }))
+            .await;
+        assert!(g.text.contains("1 contrainte non respectée"), "{}", g.text);
+        assert_eq!(g.structured["risks"]["broken_constraints"], 1);
+        let risks = k
+            .ok(
+                &en(&k.viewer),
+                "schedule_risks",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        assert!(
+            risks.text.contains("“Recette utilisateurs” (bar 17): constraint “finish no later than 2026-12-09” broken by 2 working days."),
+            "{}",
+            risks.text
+        );
+        assert_eq!(
+            risks.structured["broken_constraints"][0],
+            json!({"item": 17, "kind": "finish_no_later_than", "date": "2026-12-09", "by_days": 2})
+        );
+
+        // A pin beside it, then clearing only the pin keeps the other one.
+        k.ok(
+            &k.editor,
+            "set_constraint",
+            json!({ "schedule": k.schedule, "item": 17, "kind": "start_no_earlier_than", "date": "2026-12-07" }),
+        )
+        .await;
+        let s = k.state(k.schedule).await;
+        assert_eq!(s.item_constraints(ItemId(17)).unwrap().len(), 2);
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "clear_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "start_no_earlier_than" }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with("“Recette utilisateurs” (bar 17): constraint removed (start no earlier than 2026-12-07), left: finish no later than 2026-12-09; rank 3."),
+            "{}",
+            r.text
+        );
+        let s = k.state(k.schedule).await;
+        assert_eq!(s.bar(palmaplan_model::BarId(17)).unwrap().pin, None);
+        // Clearing a kind it does not have writes nothing.
+        let r = k
+            .ok(
+                &k.editor,
+                "clear_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "must_start_on" }),
+            )
+            .await;
+        assert_eq!(r.structured["rank"], 3, "{}", r.text);
+        assert!(r.text.contains("rien n'a été écrit"), "{}", r.text);
+        // Clearing all, then one undo per write brings the demo back.
+        let r = k
+            .ok(
+                &k.editor,
+                "clear_constraint",
+                json!({ "schedule": k.schedule, "item": 17 }),
+            )
+            .await;
+        assert_eq!(r.structured["rank"], 4);
+        assert_eq!(r.structured["constraints"], json!([]));
+        assert!(!r.text.contains("Attention"), "{}", r.text);
+        for _ in 0..4 {
+            k.ok(&k.editor, "undo", json!({ "schedule": k.schedule }))
+                .await;
+        }
+        assert_eq!(k.state(k.schedule).await, before);
+        // The change list of a constraint is "not shown" on the chart.
+        let r = k
+            .ok(
+                &k.editor,
+                "what_if",
+                json!({ "schedule": k.schedule, "commands": [{"op": "set_constraint", "item": 19, "constraint": {"kind": "must_start_on", "date": "2026-12-18"}}] }),
+            )
+            .await;
+        assert!(
+            r.text.contains("Contrainte de « Go-live S/4HANA » (jalon 19)\u{202f}: aucune → doit commencer le 2026-12-18"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cascade_that_would_break_a_constraint_is_refused_naming_it() {
+        let k = Kit::new("constraint-cascade").await;
+        // The cutover (bar 18, 12-14 to 12-17) must finish by the 17th; the clean-up
+        // (14) five days later would push it to the 24th.
+        k.ok(
+            &k.editor,
+            "set_constraint",
+            json!({ "schedule": k.schedule, "item": 18, "kind": "finish_no_later_than", "date": "2026-12-17" }),
+        )
+        .await;
+        let before = k.state(k.schedule).await;
+        let r = k
+            .refused(
+                &k.editor,
+                "move_periods",
+                json!({ "schedule": k.schedule, "bars": [14], "by": 5, "cascade": true }),
+            )
+            .await;
+        assert_eq!(
+            r.structured["error"], "constraint_broken",
+            "{}",
+            r.structured
+        );
+        assert_eq!(r.structured["cascade_item"], 18);
+        assert_eq!(
+            r.structured["constraint"],
+            json!({"kind": "finish_no_later_than", "date": "2026-12-17"})
+        );
+        assert_eq!(r.structured["by_days"], 5);
+        assert!(
+            visible(&r.text).contains("ferait finir l'élément 18 «⟨nbsp⟩Bascule en production⟨nbsp⟩» 5 jours ouvrés trop tard pour sa contrainte «⟨nbsp⟩fin au plus tard le 2026-12-17⟨nbsp⟩»"),
+            "{}",
+            r.text
+        );
+        assert_eq!(k.state(k.schedule).await, before, "nothing written");
+        // what_if says the same, and so does reschedule after a manual move.
+        let r = k
+            .refused(
+                &en(&k.editor),
+                "what_if",
+                json!({ "schedule": k.schedule, "cascade": true, "commands": [{"op": "move_periods", "bars": [14], "by": 5}] }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "constraint_broken", "{}", r.text);
+        assert!(
+            r.text.contains("finish 5 working days too late"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.ends_with("Nothing was simulated."), "{}", r.text);
+        k.ok(
+            &k.editor,
+            "move_periods",
+            json!({ "schedule": k.schedule, "bars": [14], "by": 5, "cascade": false }),
+        )
+        .await;
+        let r = k
+            .refused(
+                &en(&k.editor),
+                "reschedule",
+                json!({ "schedule": k.schedule }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "constraint_broken");
+        assert!(
+            r.text.starts_with("Rescheduling would make item 18 “Bascule en production” finish 5 working days too late for its constraint “finish no later than 2026-12-17”: nothing was written."),
+            "{}",
+            r.text
+        );
+        // Without the cascade, the move is written and the risk listed.
+        let s = k.state(k.schedule).await;
+        assert_eq!(
+            palmaplan_model::risk::risks(&s).broken_constraints,
+            [],
+            "the cutover itself did not move"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_lower_bound_moves_the_item_when_the_write_cascades() {
+        let k = Kit::new("constraint-lower").await;
+        // The go-live must start on Monday 21 (the demo is manual: pass cascade).
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 19, "kind": "must_start_on", "date": "2026-12-21", "cascade": true }),
+            )
+            .await;
+        assert!(
+            r.text.contains("1 milestone moved by the cascade"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["cascade"]["milestones"], json!([19]));
+        let s = k.state(k.schedule).await;
+        assert_eq!(s.milestones[0].date.to_string(), "2026-12-21");
+        assert_eq!(
+            s.item_constraints(ItemId(19)).unwrap()[0].kind,
+            ConstraintKind::MustStartOn
+        );
+    }
+
+    #[tokio::test]
+    async fn deadlines_are_set_cleared_and_refused_where_no_item_is() {
+        let k = Kit::new("deadline").await;
+        // The go-live (12-18) is due on the 16th: missed by two working days.
+        let r = k
+            .ok(
+                &k.editor,
+                "set_deadline",
+                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-16" }),
+            )
+            .await;
+        assert_eq!(
+            visible(&r.text),
+            "«⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nnbsp⟩: échéance le 2026-12-16 (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 2 jours ouvrés (échéance le 2026-12-16).\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+        );
+        assert_eq!(r.structured["deadline"], "2026-12-16");
+        assert_eq!(r.structured["risks"]["missed_deadline"], true);
+        // The bars that miss it are at risk in the view's highlights.
+        let s = k.state(k.schedule).await;
+        k.ok(
+            &k.editor,
+            "set_deadline",
+            json!({ "schedule": k.schedule, "item": 18, "date": "2026-12-16" }),
+        )
+        .await;
+        let s2 = k.state(k.schedule).await;
+        assert!(
+            !palmaplan_model::risk::highlights(&s)
+                .at_risk
+                .contains(&palmaplan_model::BarId(18))
+        );
+        assert!(
+            palmaplan_model::risk::highlights(&s2)
+                .at_risk
+                .contains(&palmaplan_model::BarId(18))
+        );
+        // One day is singular.
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "set_deadline",
+                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-17" }),
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("deadline missed by 1 working day (deadline 2026-12-17)"),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "set_deadline",
+                json!({ "schedule": k.schedule, "item": 19, "date": null }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with(
+                "“Go-live S/4HANA” (milestone 19): deadline removed (before: 2026-12-17); rank 4."
+            ),
+            "{}",
+            r.text
+        );
+        // Refusals: no such item, not a date, a viewer, and `date` left out.
+        let r = k
+            .refused(
+                &k.editor,
+                "set_deadline",
+                json!({ "schedule": k.schedule, "item": 999999, "date": "2026-12-16" }),
+            )
+            .await;
+        assert!(r.text.contains("999999"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.editor,
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "must_start_on", "date": "le 16" }),
+            )
+            .await;
+        assert!(r.text.contains("AAAA-MM-JJ"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.viewer,
+                "clear_constraint",
+                json!({ "schedule": k.schedule, "item": 17 }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "forbidden");
+        let r = k
+            .refused(
+                &k.editor,
+                "set_deadline",
+                json!({ "schedule": k.schedule, "item": 19 }),
+            )
+            .await;
+        assert!(r.text.contains("date"), "{}", r.text);
+        let r = k
+            .refused(
+                &k.editor,
+                "clear_constraint",
+                json!({ "schedule": k.schedule, "item": 999999 }),
+            )
+            .await;
+        assert!(r.text.contains("999999"), "{}", r.text);
+        assert_eq!(k.state(k.schedule).await.milestones[0].deadline, None);
+    }
+}
