@@ -966,6 +966,51 @@ fn top_html(st: St) -> String {
     h
 }
 
+/// The markers of an item's date constraints (a tick at the day each names: its start
+/// for start constraints, its end for finish ones) and of its deadline (a flag at the
+/// end of its day, red once the item finishes after it), on the item's line.
+fn constraint_marks(
+    h: &mut String,
+    doc: &Doc,
+    (tl, ppd, lang): (&Timeline, f64, Lang),
+    id: ItemId,
+    finish: Date,
+    y: f64,
+) {
+    use palmaplan_model::ConstraintKind as K;
+    use std::fmt::Write as _;
+    for c in doc.s.item_constraints(id).unwrap_or_default() {
+        let x = match c.kind {
+            K::StartNoEarlierThan | K::StartNoLaterThan | K::MustStartOn => tl.x_of(c.date),
+            K::FinishNoEarlierThan | K::FinishNoLaterThan => tl.x_of(c.date) + ppd,
+        };
+        let _ = write!(
+            h,
+            "<div class=\"pp-con\" title=\"{}\" style=\"left:{}px;top:{}px\"></div>",
+            esc(&palmaplan_model::text::constraint_phrase(c, lang)),
+            px(x - 1.0),
+            px(y + 2.0)
+        );
+    }
+    if let Some(deadline) = doc.s.item_deadline(id) {
+        let missed = finish > deadline;
+        let title = match (lang, missed) {
+            (Lang::Fr, false) => format!("échéance le {deadline}"),
+            (Lang::Fr, true) => format!("échéance le {deadline}, dépassée"),
+            (Lang::En, false) => format!("deadline {deadline}"),
+            (Lang::En, true) => format!("deadline {deadline}, missed"),
+        };
+        let _ = write!(
+            h,
+            "<div class=\"pp-dl{}\" title=\"{}\" style=\"left:{}px;top:{}px\" aria-hidden=\"true\">⚑</div>",
+            if missed { " missed" } else { "" },
+            esc(&title),
+            px(tl.x_of(deadline) + ppd - 3.0),
+            px(y - 1.0)
+        );
+    }
+}
+
 /// Up to this many bars, selecting a bar shows its floats (one critical path of the
 /// schedule per state, kept until the state changes); above, the line says which tool
 /// gives them.
@@ -994,7 +1039,8 @@ fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> 
 }
 
 /// The selected bar in one line: its dates and working days, its late dates and total
-/// and free float (critical or not), its pin: what a planner reads before moving it.
+/// and free float (critical or not), its constraints and deadline: what a planner
+/// reads before moving it.
 pub fn details_text(doc: &Doc, bar: BarId, lang: Lang) -> Option<String> {
     let b = doc.s.bar(bar)?;
     let work = doc.cal.working_days_in(b.start, b.end);
@@ -1037,10 +1083,15 @@ pub fn details_text(doc: &Doc, bar: BarId, lang: Lang) -> Option<String> {
         }
         None => {}
     }
-    if let Some(pin) = b.pin {
-        parts.push(match lang {
-            Lang::Fr => format!("début au plus tôt le {pin}"),
-            Lang::En => format!("starts no earlier than {pin}"),
+    for c in doc.s.item_constraints(ItemId(bar.0)).unwrap_or_default() {
+        parts.push(palmaplan_model::text::constraint_phrase(c, lang));
+    }
+    if let Some(deadline) = b.deadline {
+        parts.push(match (lang, b.end > deadline) {
+            (Lang::Fr, false) => format!("échéance le {deadline}"),
+            (Lang::Fr, true) => format!("échéance le {deadline}, dépassée"),
+            (Lang::En, false) => format!("deadline {deadline}"),
+            (Lang::En, true) => format!("deadline {deadline}, missed"),
         });
     }
     Some(parts.join(" · "))
@@ -1805,6 +1856,7 @@ fn chart_html(
                         px(w),
                         px(y + 5.0)
                     );
+                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), end, y);
                 }
                 VisibleItem::Milestone { line, id, date } => {
                     let Some(m) = doc.s.milestone(id) else {
@@ -1825,6 +1877,7 @@ fn chart_html(
                         px(x - 7.0),
                         px(y + 7.0)
                     );
+                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), date, y);
                 }
             }
         }
@@ -2150,6 +2203,19 @@ mod tests {
             "{en}"
         );
         assert!(details_text(&doc, BarId(99), Lang::En).is_none());
+        let mut s = s4hana_migration();
+        let b = s.bars.iter_mut().find(|b| b.id == BarId(17)).unwrap();
+        b.constraint = Some(palmaplan_model::Constraint {
+            kind: palmaplan_model::ConstraintKind::FinishNoLaterThan,
+            date: "2026-12-11".parse().unwrap(),
+        });
+        b.deadline = Some("2026-12-10".parse().unwrap());
+        let doc = Doc::new(1, 0, s, true, (1, 1), 0);
+        let en = details_text(&doc, BarId(17), Lang::En).unwrap();
+        assert!(
+            en.ends_with("finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
+            "{en}"
+        );
     }
 
     #[test]
