@@ -1865,7 +1865,12 @@ fn chart_html(
                     let pushed = preview.as_ref().and_then(|p| p.pushed(id.0));
                     let date = pushed.map_or(date, |(d, _)| d);
                     let y = lay.lines[line].y;
-                    let x = tl.x_of(date) + ppd;
+                    // At the end of its day when a link leads to it, at the start
+                    // when none does (a kickoff), as the model places milestones.
+                    let preceded = doc
+                        .links_of(id.0)
+                        .any(|k| doc.s.links.get(k).is_some_and(|l| l.to.0 == id.0));
+                    let x = tl.x_of(date) + if preceded { ppd } else { 0.0 };
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
                     let label = esc(&m.label);
