@@ -103,6 +103,37 @@ for (const profile of PROFILES) {
     assertClean(host);
   });
 
+  test(`(cascade) ${profile}: a keyboard move draws its cascade at once, then the written state`, async () => {
+    const sid = await autoDemo(`Cascade keys ${profile}`);
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
+    await waitBars(view);
+    const f = view.frame();
+    await f.locator('[data-bar="14"]').click();
+    // Records whether successors were ever drawn as pushed (the preview lasts until
+    // the written state arrives, a few frames: a poll of the DOM could miss it).
+    await f.evaluate(() => {
+      window.__pushedSeen = [];
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('.pushed')) {
+          const id = el.dataset.bar ?? el.dataset.milestone;
+          if (!window.__pushedSeen.includes(id)) window.__pushedSeen.push(id);
+        }
+      }).observe(document.body, { childList: true, subtree: true, attributes: true });
+    });
+    await f.locator('.pp-scroll[role=grid]').press('Shift+ArrowRight');
+    const writes = async () => (await host.state()).appCalls.filter((c) => c.name === 'move_periods');
+    const moved = await waitFor(async () => (await writes())[0], { what: 'move_periods called' });
+    assert.deepEqual([moved.arguments.by, moved.arguments.cascade], [5, true], JSON.stringify(moved.arguments));
+    await waitFor(async () => JSON.stringify(await stored(sid)) === JSON.stringify([
+      ['2026-11-30', '2026-12-11'], ['2026-12-14', '2026-12-18'], ['2026-12-21', '2026-12-24'], ['2026-12-28', '2026-12-28'],
+    ]), { ms: 20000, what: 'the cascade stored' });
+    const seen = await f.evaluate(() => window.__pushedSeen.sort());
+    assert.deepEqual(seen, ['16', '17', '18', '19'], 'the successors were drawn pushed before the written state came');
+    await waitFor(async () => (await f.locator('.pushed').count()) === 0, { what: 'the preview replaced by the written state' });
+    assertClean(host);
+  });
+
   test(`(cascade) ${profile}: what_if with a push shows every moved bar and Accept writes exactly them`, async () => {
     const sid = await autoDemo(`Cascade proposal ${profile}`);
     const host = await ctx.host();

@@ -1273,7 +1273,19 @@ pub fn write(st: St, tool: &'static str, args: Value) {
 /// [`write`] of a gesture whose cascade was previewed: `cascade` lists the ids the
 /// preview moved, and an answer whose cascade moved others says so (someone may have
 /// written in between), rather than letting the chart change unannounced.
-pub fn write_expecting(st: St, tool: &'static str, mut args: Value, cascade: Option<Vec<u64>>) {
+pub fn write_expecting(st: St, tool: &'static str, args: Value, cascade: Option<Vec<u64>>) {
+    write_then(st, tool, args, cascade, || {});
+}
+
+/// [`write_expecting`], and `failed` when the write fails: what a gesture drew ahead
+/// of the write is taken away then (on success the written state replaces it).
+pub fn write_then(
+    st: St,
+    tool: &'static str,
+    mut args: Value,
+    cascade: Option<Vec<u64>>,
+    failed: impl FnOnce() + 'static,
+) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
     };
@@ -1303,10 +1315,14 @@ pub fn write_expecting(st: St, tool: &'static str, mut args: Value, cascade: Opt
             poll_now(st);
         }
         Ok(reply) => {
+            failed();
             st.notice.set(Notice::Error(reply.text));
             poll_now(st);
         }
-        Err(e) => st.notice.set(Notice::Error(st.failure(tool, &e))),
+        Err(e) => {
+            failed();
+            st.notice.set(Notice::Error(st.failure(tool, &e)));
+        }
     });
 }
 

@@ -91,6 +91,9 @@ pub struct Preview {
     /// The cascade would take this item past one of its upper-bound constraints by
     /// this many working days: the write will be refused.
     pub blocked: Option<(u64, i64)>,
+    /// The state it was computed on (`Doc::stamp`): a keyboard move's preview is drawn
+    /// until the written state arrives.
+    pub on: u64,
 }
 
 impl Preview {
@@ -272,6 +275,7 @@ pub fn preview(
         ends: None,
         held: false,
         blocked: None,
+        on: 0,
         tool: if edge.is_none() {
             "move_periods"
         } else {
@@ -345,11 +349,18 @@ pub fn mount(st: St) -> Option<()> {
     let window = web_sys::window()?;
     let doc = window.document()?;
     let body = doc.body()?;
+    let ui = Ui {
+        scroll: Sig::new((0.0, 0.0)),
+        // No width until the ResizeObserver or a measure gives one.
+        viewport: Sig::new((0.0, 400.0)),
+        drag: Sig::new(None),
+        pv: Sig::new(None),
+    };
     leptos::mount::mount_to(body, move || {
         leptos::view! {
             <div class="pp" on:click=move |e| on_click(st, &e)>
                 <div class="pp-top"></div>
-                <div class="pp-scroll" tabindex="0" role="grid" on:keydown=move |e| on_key(st, &e)>
+                <div class="pp-scroll" tabindex="0" role="grid" on:keydown=move |e| on_key(st, ui, &e)>
                     <div class="pp-inner"></div>
                 </div>
                 <div class="pp-bottom"></div>
@@ -369,14 +380,6 @@ pub fn mount(st: St) -> Option<()> {
     let scroller: web_sys::HtmlElement = part(".pp-scroll")?.dyn_into().ok()?;
     scroller.set_hidden(true);
     crate::app::watch_size(&root);
-
-    let ui = Ui {
-        scroll: Sig::new((0.0, 0.0)),
-        // No width until the ResizeObserver or a measure gives one.
-        viewport: Sig::new((0.0, 400.0)),
-        drag: Sig::new(None),
-        pv: Sig::new(None),
-    };
 
     // The chart's width while it is hidden: the root's content box (the chart has no
     // margin and 1 px borders), from a ResizeObserver, which forces no layout. The first
@@ -503,6 +506,7 @@ pub fn mount(st: St) -> Option<()> {
         };
         let by = drag_units(cal, doc.s.settings.time_unit, from, days);
         let p = preview(&doc.s, &doc.cal, d.bar, edge, by).map(|mut p| {
+            p.on = doc.stamp;
             // Automatic scheduling: the successors move with the bar, as the write's
             // cascade will move them. Manual: the links it would break are counted.
             if doc.s.settings.scheduling == Scheduling::Auto && by != 0 {
@@ -602,7 +606,7 @@ fn on_click(st: St, e: &web_sys::MouseEvent) {
     }
 }
 
-fn on_key(st: St, e: &web_sys::KeyboardEvent) {
+fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
     };
@@ -629,7 +633,23 @@ fn on_key(st: St, e: &web_sys::KeyboardEvent) {
             let cal = Calendar::for_schedule(&doc.s);
             let n = arrow_units(doc.s.settings.time_unit, &cal, e.shift_key());
             let by = if key == "ArrowLeft" { -n } else { n };
-            app::write(st, "move_periods", json!({ "bars": [sel.0], "by": by }));
+            // Automatic scheduling: the move and its cascade are drawn at once, as a
+            // drag's preview is, until the server's answer brings the written state.
+            let auto = doc.s.settings.scheduling == Scheduling::Auto;
+            let mut expected = None;
+            if auto && let Some(mut p) = preview(&doc.s, &doc.cal, sel, None, by) {
+                with_cascade(
+                    &doc.s,
+                    &doc.cal,
+                    &DragBasis::new(&doc.s, doc.stamp, sel),
+                    &mut p,
+                );
+                expected = Some(p.expected_cascade());
+                p.on = doc.stamp;
+                ui.pv.set(Some(p));
+            }
+            let args = json!({ "bars": [sel.0], "by": by, "cascade": auto });
+            app::write_then(st, "move_periods", args, expected, move || ui.pv.set(None));
         }
         ("Delete" | "Backspace", Some(sel)) if st.can_write() => {
             e.prevent_default();
@@ -838,13 +858,15 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                     let _ = p.scroller.remove_attribute("aria-activedescendant");
                 }
             }
-            let html = chart_html(
-                st,
-                ui.scroll.get(),
-                ui.viewport.get(),
-                ui.pv.get(),
-                ui.drag.with(|d| d.as_ref().map(|d| d.bar)),
-            );
+            // A drag's preview while the pointer is down; a keyboard move's while the
+            // state it was made on is shown (the written state replaces it).
+            let dragging = ui.drag.with(|d| d.as_ref().map(|d| d.bar));
+            let stamp = st.doc.with(|d| d.as_ref().map_or(0, |d| d.stamp));
+            let pv = ui
+                .pv
+                .get()
+                .filter(|p| dragging.is_some() || (p.on != 0 && p.on == stamp));
+            let html = chart_html(st, ui.scroll.get(), ui.viewport.get(), pv, dragging);
             // The frame is set when it changes (size, zoom, panels); then each
             // container only when its own content changes: a vertical scroll redraws
             // the grid and the items, never the header or the days.
