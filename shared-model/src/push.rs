@@ -778,6 +778,29 @@ mod tests {
     }
 
     #[test]
+    fn a_new_calendar_pushes_what_its_links_now_need() {
+        // B follows A by one working day; counted in weeks, the lag becomes five days
+        // (Armistice Day skipped), and in auto the cascade follows.
+        let mut s = schedule();
+        bar(&mut s, 10, "2026-11-02", "2026-11-03");
+        bar(&mut s, 11, "2026-11-05", "2026-11-05");
+        link(&mut s, 20, 10, 11, LinkKind::FS, 1);
+        let unit = Command::SetSettings {
+            time_zone: None,
+            working_weekdays: None,
+            holidays: None,
+            time_unit: Some(TimeUnit::Week),
+            scheduling: None,
+        };
+        let out = cascade(&mut s, &[unit], Cascade::Push);
+        assert_eq!(out, moved(&[(11, "2026-11-12", "2026-11-12")]));
+        assert_eq!(
+            crate::risk::violated_links(&s, &Calendar::for_schedule(&s)),
+            []
+        );
+    }
+
+    #[test]
     fn a_seed_moved_before_its_predecessor_allows_comes_back_to_its_bound() {
         let mut s = schedule();
         bar(&mut s, 10, "2026-11-02", "2026-11-03");

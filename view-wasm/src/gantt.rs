@@ -10,7 +10,8 @@
 //! would call. While dragging, the model previews the new dates and, with automatic
 //! scheduling, the successors its cascade moves and the project end it makes (the
 //! model's `push::preview`, the function the server's write runs, in the size of what
-//! is downstream); with manual scheduling, the links the move would break.
+//! is downstream); with manual scheduling, the links the move would break. An arrow
+//! key's move is drawn the same way from the key press until the written state comes.
 
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::{self, Edge};

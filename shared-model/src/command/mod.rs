@@ -580,12 +580,23 @@ pub fn apply_cascading(
         return Ok(done);
     };
     let seeds = cascade_seeds(&done.applied, s);
-    if seeds.is_empty() {
+    // A new calendar (working weekdays, holidays, the unit of lags) changes the working
+    // time every link is measured in: everything is checked again.
+    let recalendared = done.applied.iter().any(|c| {
+        matches!(c, Command::SetSettings { working_weekdays, holidays, time_unit, .. }
+            if working_weekdays.is_some() || holidays.is_some() || time_unit.is_some())
+    });
+    if seeds.is_empty() && !recalendared {
         return Ok(done);
     }
     let index = crate::push::LinkIndex::new(s);
     let cal = crate::calendar::Calendar::for_schedule(s);
-    let pushed = crate::push::push(s, &index, &cal, crate::push::Seeds::Items(&seeds), mode);
+    let which = if recalendared {
+        crate::push::Seeds::All
+    } else {
+        crate::push::Seeds::Items(&seeds)
+    };
+    let pushed = crate::push::push(s, &index, &cal, which, mode);
     let refused = |s: &mut Schedule, done: &Applied, problem: Problem| {
         let back = apply_in_place(s, &done.inverse);
         debug_assert!(

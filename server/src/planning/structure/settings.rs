@@ -315,7 +315,11 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
             describe(&ctx, st)
         ),
     );
-    Ok(Reply::ok(text, settings_json(id, wrote.rank, st)))
+    // In auto scheduling a new calendar pushes what its links now need.
+    let reply = Reply::ok(text, settings_json(id, wrote.rank, st));
+    Ok(crate::planning::scheduling::with_cascade(
+        &ctx, &wrote, reply,
+    ))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -473,13 +477,18 @@ fn holidays_reply(
         format!(" The calendar has {now} holiday(s)."),
     ));
     let key = if adding { "added" } else { "removed" };
-    Reply::ok(
+    let reply = Reply::ok(
         text,
         json!({
             "schedule_id": id, "rank": rank_now, "changed": wrote.is_some(),
             key: changed.iter().take(CAP).collect::<Vec<_>>(), "holiday_count": now,
         }),
-    )
+    );
+    // In auto scheduling new holidays push what their links now need.
+    match &wrote {
+        Some(w) => crate::planning::scheduling::with_cascade(ctx, w, reply),
+        None => reply,
+    }
 }
 
 #[cfg(test)]
