@@ -739,71 +739,10 @@ mod tests {
     use proptest::prelude::*;
     use std::fmt::Write as _;
 
-    fn d(s: &str) -> Date {
-        s.parse().unwrap()
-    }
-
-    /// A Monday-to-Friday schedule with Armistice Day (Wednesday 2026-11-11) off.
-    fn schedule() -> Schedule {
-        let mut s = Schedule::new("T");
-        s.settings.holidays = vec![d("2026-11-11")];
-        s.groups.push(Group {
-            id: GroupId(1000),
-            name: "G".into(),
-        });
-        s.rows.push(Row {
-            id: RowId(1001),
-            group: GroupId(1000),
-            name: "R".into(),
-            member: None,
-        });
-        s.next_id = 1002;
-        s
-    }
-
-    fn add_bar(s: &mut Schedule, id: u64, start: &str, end: &str) {
-        s.bars.push(Bar {
-            id: BarId(id),
-            row: RowId(1001),
-            label: format!("B{id}"),
-            start: d(start),
-            end: d(end),
-            color: None,
-            notes: String::new(),
-            pin: None,
-            constraint: None,
-            deadline: None,
-        });
-        s.bars.sort_by_key(|b| b.id);
-    }
-
-    fn add_milestone(s: &mut Schedule, id: u64, date: &str) {
-        s.milestones.push(Milestone {
-            id: MilestoneId(id),
-            row: RowId(1001),
-            label: format!("M{id}"),
-            date: d(date),
-            color: None,
-            notes: String::new(),
-            constraint: None,
-            deadline: None,
-        });
-        s.milestones.sort_by_key(|m| m.id);
-    }
+    use crate::testkit::{add_bar, add_link, add_milestone, constrain, d, one_row as schedule};
 
     fn pin(s: &mut Schedule, id: u64, on: &str) {
         s.bars.iter_mut().find(|b| b.id == BarId(id)).unwrap().pin = Some(d(on));
-    }
-
-    fn add_link(s: &mut Schedule, id: u64, from: u64, to: u64, kind: LinkKind, lag: i32) {
-        s.links.push(Link {
-            id: LinkId(id),
-            from: ItemId(from),
-            to: ItemId(to),
-            kind,
-            lag,
-        });
-        s.links.sort_by_key(|l| l.id);
     }
 
     /// One line for the project, then one per item.
@@ -1021,20 +960,6 @@ mod tests {
         assert_eq!(cp.timing(ItemId(1)).unwrap().free_float, 4);
         assert!(cp.timing(ItemId(2)).unwrap().critical);
         assert_eq!(cp.critical_links, [LinkId(11)]);
-    }
-
-    fn constrain(s: &mut Schedule, id: u64, kind: ConstraintKind, on: &str) {
-        let c = Constraint { kind, date: d(on) };
-        if let Some(b) = s.bars.iter_mut().find(|b| b.id == BarId(id)) {
-            if kind == ConstraintKind::StartNoEarlierThan {
-                b.pin = Some(c.date);
-            } else {
-                b.constraint = Some(c);
-            }
-        } else {
-            let m = s.milestones.iter_mut().find(|m| m.id == MilestoneId(id));
-            m.unwrap().constraint = Some(c);
-        }
     }
 
     #[test]

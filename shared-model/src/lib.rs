@@ -36,6 +36,9 @@ pub mod text;
 // The fuzz harnesses (proptest, stable Rust) of the parsers and of the patch commands.
 #[cfg(test)]
 mod fuzz;
+// Builders the worked examples of `cpm`, `push` and `constraint` share.
+#[cfg(test)]
+mod testkit;
 
 pub use date::{Date, Weekday};
 pub use schedule::*;

@@ -574,68 +574,10 @@ mod tests {
     use crate::schedule::*;
     use proptest::prelude::*;
 
-    fn d(s: &str) -> Date {
-        s.parse().unwrap()
-    }
-
-    /// Monday-to-Friday with Armistice Day (Wednesday 2026-11-11) off, one row.
-    fn schedule() -> Schedule {
-        let mut s = Schedule::new("T");
-        s.settings.holidays = vec![d("2026-11-11")];
-        s.groups.push(Group {
-            id: GroupId(1),
-            name: "G".into(),
-        });
-        s.rows.push(Row {
-            id: RowId(2),
-            group: GroupId(1),
-            name: "R".into(),
-            member: None,
-        });
-        s.next_id = 1000;
-        s
-    }
-
-    fn bar(s: &mut Schedule, id: u64, start: &str, end: &str) {
-        s.bars.push(Bar {
-            id: BarId(id),
-            row: RowId(2),
-            label: format!("B{id}"),
-            start: d(start),
-            end: d(end),
-            color: None,
-            notes: String::new(),
-            pin: None,
-            constraint: None,
-            deadline: None,
-        });
-        s.bars.sort_by_key(|b| b.id);
-    }
-
-    fn milestone(s: &mut Schedule, id: u64, date: &str) {
-        s.milestones.push(Milestone {
-            id: MilestoneId(id),
-            row: RowId(2),
-            label: format!("M{id}"),
-            date: d(date),
-            color: None,
-            notes: String::new(),
-            constraint: None,
-            deadline: None,
-        });
-        s.milestones.sort_by_key(|m| m.id);
-    }
-
-    fn link(s: &mut Schedule, id: u64, from: u64, to: u64, kind: LinkKind, lag: i32) {
-        s.links.push(Link {
-            id: LinkId(id),
-            from: ItemId(from),
-            to: ItemId(to),
-            kind,
-            lag,
-        });
-        s.links.sort_by_key(|l| l.id);
-    }
+    use crate::testkit::{
+        add_bar as bar, add_link as link, add_milestone as milestone, constrain, d,
+        one_row as schedule,
+    };
 
     /// Applies `cmds` with a cascade and returns the new dates of the moved items.
     fn cascade(s: &mut Schedule, cmds: &[Command], mode: Cascade) -> Vec<(u64, String, String)> {
@@ -809,25 +751,6 @@ mod tests {
         let out = cascade(&mut s, &[move_bar(11, -2)], Cascade::Push);
         assert_eq!(out, moved(&[(11, "2026-11-04", "2026-11-05")]));
         assert_eq!(s.bar(BarId(11)).unwrap().start, d("2026-11-04"));
-    }
-
-    /// Gives an item a constraint the way `set_constraint` does: a bar's "start no
-    /// earlier than" is its pin.
-    fn constrain(s: &mut Schedule, id: u64, kind: ConstraintKind, date: &str) {
-        let c = Constraint {
-            kind,
-            date: d(date),
-        };
-        if let Some(b) = s.bars.iter_mut().find(|b| b.id == BarId(id)) {
-            if kind == ConstraintKind::StartNoEarlierThan {
-                b.pin = Some(c.date);
-            } else {
-                b.constraint = Some(c);
-            }
-        } else {
-            let m = s.milestones.iter_mut().find(|m| m.id == MilestoneId(id));
-            m.unwrap().constraint = Some(c);
-        }
     }
 
     #[test]
