@@ -702,7 +702,11 @@ fn apply_context(st: St) {
     if let Some(locale) = ctx.get("locale").and_then(Value::as_str) {
         st.lang.set(texts::lang_of_locale(locale));
     }
-    if let Some(tz) = ctx.get("timeZone").and_then(Value::as_str) {
+    // The host's zone until a schedule is shown: then "today" is the date in the
+    // schedule's zone, as on the server (`set_doc`).
+    if let Some(tz) = ctx.get("timeZone").and_then(Value::as_str)
+        && st.doc.with_untracked(Option::is_none)
+    {
         st.today.set(today_in(Some(tz)));
     }
     if let Some(mode) = ctx.get("displayMode").and_then(Value::as_str) {
@@ -725,14 +729,30 @@ fn apply_context(st: St) {
     st.relayout();
 }
 
-/// Today's date in a time zone (the browser's when none is given).
-fn today_in(tz: Option<&str>) -> Date {
+/// Today's date in a time zone (the browser's when none is given), as the browser's
+/// own time-zone database gives it; a name it does not know counts in UTC, as on the
+/// server.
+pub fn today_in(tz: Option<&str>) -> Date {
+    use wasm_bindgen::JsCast;
     let opts = js_sys::Object::new();
     if let Some(tz) = tz {
         let _ = js_sys::Reflect::set(&opts, &"timeZone".into(), &tz.into());
     }
     let locales = js_sys::Array::of1(&"en-CA".into());
-    let fmt = js_sys::Intl::DateTimeFormat::new(&locales, &opts);
+    // Constructed through Reflect: an unknown zone throws a RangeError, which must be
+    // caught here rather than abort the view.
+    let ctor: js_sys::Function =
+        js_sys::Intl::DateTimeFormat::new(&locales, &js_sys::Object::new()).constructor();
+    let made = js_sys::Reflect::construct(&ctor, &js_sys::Array::of2(&locales, &opts))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Intl::DateTimeFormat>().ok());
+    let Some(fmt) = made else {
+        return if tz.is_some() {
+            today_in(Some("UTC"))
+        } else {
+            Date::from_days(0)
+        };
+    };
     let text = fmt
         .format()
         .call1(&fmt, &js_sys::Date::new_0())
@@ -1059,6 +1079,17 @@ fn completed(st: St, l: Load, doc: Doc) {
 pub fn set_doc(st: St, doc: Doc) {
     host::trace("doc");
     let (id, complete) = (doc.id, doc.complete);
+    // "Today" for this schedule: the date in its zone, as the server counts it.
+    let zone_changed = st.doc.with_untracked(|d| {
+        d.as_ref()
+            .is_none_or(|d| d.s.settings.time_zone != doc.s.settings.time_zone)
+    });
+    if zone_changed {
+        let today = today_in(Some(&doc.s.settings.time_zone));
+        if st.today.get_untracked() != today {
+            st.today.set(today);
+        }
+    }
     st.doc.set(Some(Arc::new(doc)));
     if complete && st.shown.get_untracked() == Some(Shown::Agenda) {
         crate::boards::fetch_agenda(st, id);

@@ -378,6 +378,7 @@ impl Ctx {
     ) -> Result<(), Refusal> {
         let writer = self.writer(id, cmds).await?;
         writer.check_clearance(cmds)?;
+        super::zones::check_commands(self, cmds)?;
         writer.check_unlocks(cmds, before)?;
         writer.check_personal(cmds, before)
     }
@@ -389,6 +390,11 @@ impl Ctx {
     pub(crate) async fn write(&self, id: i64, w: Write<'_>) -> Result<Wrote, Failed> {
         let writer = self.writer(id, w.commands).await?;
         writer.check_clearance(w.commands)?;
+        // A zone the database does not know is refused when a caller sets it; the
+        // journal's own entries replay as they were.
+        if w.origin == Origin::Caller {
+            super::zones::check_commands(self, w.commands)?;
+        }
         let now = self.now_ms();
         let commands = match w.origin {
             Origin::Caller => writer.sign(w.commands, now),

@@ -387,6 +387,9 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         )
         .with(json!({ "path": e.path }))
     })?;
+    if super::zones::zone(&state.settings.time_zone).is_none() {
+        return Err(super::zones::unknown(&ctx, &state.settings.time_zone));
+    }
     // Locks name people of the schedule they came from: an imported schedule starts
     // unlocked, its importer its only owner.
     state.locks.clear();

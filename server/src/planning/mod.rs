@@ -42,6 +42,7 @@ mod show;
 mod structure;
 mod versions;
 mod view;
+pub(crate) mod zones;
 
 use std::collections::BTreeMap;
 use std::future::Future;

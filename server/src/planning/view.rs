@@ -27,9 +27,11 @@
 //! the view fetches page after page of the same state, and paging a 100,000-bar
 //! schedule costs far more than looking up its rank.
 //!
-//! "Today", which places the default window, is the server's UTC date, not the day in
-//! the schedule's time zone: the server has no time-zone database yet, and the window
-//! only orders the pages (a day's difference moves no data).
+//! "Today", which places the default window, is the date in the schedule's time zone
+//! (`zones::today_of`). The page cache is keyed by the UTC date, which is known before
+//! the state is read: pages made earlier on that UTC day may place their window by
+//! the zone's day before, which only orders the pages (a day's difference moves no
+//! data).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -211,8 +213,8 @@ impl Ctx {
     }
 }
 
-/// The server's "today" (its UTC date; see the module header).
-fn today(ctx: &Ctx) -> Date {
+/// The server's UTC date: the page cache's key (see the module header).
+fn utc_today(ctx: &Ctx) -> Date {
     Date::from_days(i32::try_from(ctx.now_ms().div_euclid(86_400_000)).unwrap_or(0))
 }
 
@@ -318,7 +320,7 @@ async fn page_set(
     rows_given: bool,
 ) -> Result<(i64, Arc<PageSet>), Refusal> {
     let (rank, created_at) = ctx.store().stamp(id).await.map_err(|e| ctx.db_error(e))?;
-    let today = today(ctx);
+    let today = utc_today(ctx);
     let key = PageKey {
         schedule: id,
         version,
@@ -366,7 +368,7 @@ async fn page_set(
     strip_all(&mut state);
     let priority = match window {
         None => {
-            let w = useful_window(&state, today, WINDOW_ROWS);
+            let w = useful_window(&state, super::zones::today_of(ctx, &state), WINDOW_ROWS);
             Priority {
                 rows: w.rows,
                 from: w.from,

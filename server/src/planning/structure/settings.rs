@@ -231,7 +231,8 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 struct Update {
     /// The schedule's id or exact name.
     schedule: ScheduleRef,
-    /// IANA time zone, e.g. "Europe/Paris": where "today" is taken for this schedule.
+    /// IANA time zone, e.g. "Europe/Paris" (checked against the time-zone database):
+    /// "today" for this schedule is the date there.
     #[serde(default)]
     time_zone: Option<String>,
     /// The working weekdays, e.g. ["mon","tue","wed","thu","fri"] (at least one).
@@ -524,13 +525,38 @@ mod tests {
             k.call(&k.viewer, "update_settings", json!({"time_unit": "day"}))
                 .await,
         );
-        // The model's refusal, not ours.
+        // A zone the time-zone database does not know is refused with the closest
+        // names, whatever its shape ("Mars/Olympus" looks like one).
         let r = refused(
             k.call(&k.editor, "update_settings", json!({"time_zone": "Paris"}))
                 .await,
-            "invalid_command",
+            "invalid_time_zone",
         );
-        assert!(r.text.contains("time_zone"), "{}", r.text);
+        assert!(r.text.contains("« Europe/Paris »"), "{}", r.text);
+        assert_eq!(r.structured["suggestions"][0], "Europe/Paris");
+        let r = refused(
+            k.call(
+                &Kit::en(&k.editor),
+                "update_settings",
+                json!({"time_zone": "Mars/Olympus"}),
+            )
+            .await,
+            "invalid_time_zone",
+        );
+        assert!(
+            r.text
+                .starts_with("“Mars/Olympus” is not a time zone of the IANA database."),
+            "{}",
+            r.text
+        );
+        let r = ok(k
+            .call(
+                &k.editor,
+                "update_settings",
+                json!({"time_zone": "Pacific/Kiritimati"}),
+            )
+            .await);
+        assert!(r.text.contains("Pacific/Kiritimati"), "{}", r.text);
         refused(
             k.call(&k.editor, "update_settings", json!({})).await,
             "invalid_arguments",
