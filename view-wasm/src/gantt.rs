@@ -2013,7 +2013,9 @@ fn chart_html(
 /// Tells the model what the person is looking at: the selected bar, the visible
 /// window, the view open. Coalesced: only the last state within 300 ms is sent.
 pub fn update_model_context(st: St) {
-    if st.embed {
+    // Only to a host that announced it (`hostCapabilities.updateModelContext`): the
+    // others answer -32601 every time (MCP Inspector 2.12).
+    if st.embed || !host::with_bridge(|b| b.host_capabilities().get("updateModelContext").is_some()) {
         return;
     }
     thread_local! {
