@@ -1229,6 +1229,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         }
     }
 

@@ -2460,6 +2460,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars = vec![
             bar(10, 5, "Budget 2027", "2026-10-05", "2026-10-30"),
@@ -2560,6 +2563,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars = vec![
             bar(1, 5, "Spec", "2026-11-02", "2026-11-06"),

@@ -553,6 +553,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars.push(bar(4, "2026-11-02", "2026-11-06"));
         s.bars.push(bar(5, "2026-11-06", "2026-11-13"));

@@ -1702,6 +1702,9 @@ mod tests {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 });
                 s.links.push(Link {
                     id: LinkId(33),
@@ -1819,6 +1822,9 @@ mod tests {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 });
                 let m = &mut s.milestones[0];
                 m.date = d("2026-12-21");
