@@ -40,6 +40,7 @@ pub(crate) mod scheduling;
 mod search;
 mod show;
 mod structure;
+mod tracking;
 mod versions;
 mod view;
 
@@ -317,6 +318,7 @@ fn specs() -> Vec<ToolSpec> {
         .chain(io::tools())
         .chain(periods::tools())
         .chain(constraints::tools())
+        .chain(tracking::tools())
         .chain(journal::tools())
         .chain(versions::tools())
         .chain(view::tools())

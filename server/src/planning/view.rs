@@ -216,6 +216,12 @@ fn today(ctx: &Ctx) -> Date {
     Date::from_days(i32::try_from(ctx.now_ms().div_euclid(86_400_000)).unwrap_or(0))
 }
 
+/// A schedule's "today": the status date the tracking tools default to. For now the
+/// server's UTC date, as `today`; the schedule's time zone is to decide it (issue 17).
+pub(crate) fn today_of(ctx: &Ctx, _s: &Schedule) -> Date {
+    today(ctx)
+}
+
 // ---- get_schedule_page
 
 /// A window of the schedule to put first.
