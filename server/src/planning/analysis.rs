@@ -585,7 +585,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             .await;
         assert_eq!(
             r.text,
-            "« S/4HANA Migration » — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
+            "« S/4HANA Migration » au 2026-05-28 — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
         );
         assert_eq!(r.structured["counts"]["absence_risks"], 1);
         let r = k

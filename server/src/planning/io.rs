@@ -969,7 +969,7 @@ mod tool_tests {
             .await;
         assert_eq!(
             r.text,
-            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member."
+            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member, progress, actual_start, actual_finish."
         );
         let got = k.state(target).await;
         let key = |b: &palmaplan_model::Bar| (b.label.clone(), b.start, b.end, b.color.clone());
