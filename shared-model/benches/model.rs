@@ -5,7 +5,10 @@
 //! half the speed of serde_json. Cascades (issue 16): in a 100,000-bar schedule with
 //! 200,000 links, a push of everything under 50 ms and a push touching about 1,000
 //! items under 5 ms (proportional to what is downstream, not to the schedule), the
-//! link index a drag builds once apart. Figures are recorded in docs/benchmarks.md.
+//! link index a drag builds once apart. Tracking (issue 17): the late and overdue bars
+//! at a status date, and the variance against a baseline, over 100,000 bars in under
+//! 30 ms each (a quarter of the bars given some progress, a tenth moved since the
+//! baseline). Figures are recorded in docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -14,7 +17,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::push::{self, Cascade, LinkIndex, Seeds};
 use palmaplan_model::synth::{Spec, generate};
-use palmaplan_model::{ItemId, Schedule, cpm, paging, risk};
+use palmaplan_model::{ItemId, Schedule, cpm, paging, risk, tracking};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
@@ -50,6 +53,38 @@ fn benches(c: &mut Criterion) {
 
     let (_, big) = schedules.last().expect("three sizes");
     pushes(c, big);
+    tracks(c, big);
+}
+
+fn tracks(c: &mut Criterion, baseline: &Schedule) {
+    let cal = Calendar::for_schedule(baseline);
+    let mut s = baseline.clone();
+    // A quarter of the bars under way, a tenth moved two working days since the baseline.
+    for (k, b) in s.bars.iter_mut().enumerate() {
+        if k % 4 == 0 {
+            b.progress = (k % 97) as u8;
+        }
+        if k % 10 == 0 {
+            let (start, end) = (cal.add(b.start, 2), cal.add(b.end, 2));
+            (b.start, b.end) = (start, end);
+        }
+    }
+    // The middle of the plan: some bars done, some under way, some not begun.
+    let (first, last) = s.span().expect("dated");
+    let status = first.add_days(first.days_until(last) / 2);
+    let critical = cpm::critical_items(&s).expect("acyclic");
+    let mut g = c.benchmark_group("tracking");
+    g.bench_function("lateness/100000", |b| {
+        b.iter(|| tracking::lateness(black_box(&s), &cal, status))
+    });
+    g.bench_function("variance/100000", |b| {
+        b.iter(|| tracking::slippage_with(black_box(&s), baseline, &cal, &critical))
+    });
+    // With the critical path it needs (what `schedule_slippage` runs).
+    g.bench_function("slippage_with_cpm/100000", |b| {
+        b.iter(|| tracking::slippage(black_box(&s), baseline))
+    });
+    g.finish();
 }
 
 /// How many items are downstream of `id` (itself included).

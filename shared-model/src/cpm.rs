@@ -643,6 +643,18 @@ pub fn critical_bars(s: &Schedule) -> Result<Vec<BarId>, CycleError> {
         .collect())
 }
 
+/// Only the critical bars and milestones, by id: [`critical_bars`] with milestones,
+/// for what compares items without their times (`tracking::slippage`).
+pub fn critical_items(s: &Schedule) -> Result<Vec<ItemId>, CycleError> {
+    let Some((net, times)) = solve(s, &Calendar::for_schedule(s))? else {
+        return Ok(Vec::new());
+    };
+    Ok((0..net.items.len())
+        .filter(|&i| times.total_float(i) <= 0)
+        .map(|i| net.items[i])
+        .collect())
+}
+
 /// The planned dates of an item (a milestone's twice), by id.
 fn planned_dates(s: &Schedule, id: ItemId) -> Option<(Date, Date)> {
     if let Some(b) = s.bar(BarId(id.0)) {

@@ -134,6 +134,9 @@ pub fn s4hana_migration() -> Schedule {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         });
     }
     s.bars[0].notes = "Rapport de simplification SAP et inventaire des programmes \

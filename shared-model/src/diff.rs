@@ -321,6 +321,27 @@ pub enum NotShown {
         old: Option<Date>,
         new: Option<Date>,
     },
+    /// A bar's percent complete: the chart does not draw progress yet.
+    ProgressChanged {
+        bar: BarId,
+        label: String,
+        old: u8,
+        new: u8,
+    },
+    /// A bar's actual start.
+    ActualStartChanged {
+        bar: BarId,
+        label: String,
+        old: Option<Date>,
+        new: Option<Date>,
+    },
+    /// A bar's actual finish.
+    ActualFinishChanged {
+        bar: BarId,
+        label: String,
+        old: Option<Date>,
+        new: Option<Date>,
+    },
     ActionAdded {
         action: ActionId,
         label: String,
@@ -421,7 +442,11 @@ impl NotShown {
             | NotShown::ScheduleNotesChanged
             | NotShown::SettingChanged { .. } => None,
             NotShown::RowMemberChanged { row, .. } => Some(row.0),
-            NotShown::BarNotesChanged { bar, .. } | NotShown::PinChanged { bar, .. } => Some(bar.0),
+            NotShown::BarNotesChanged { bar, .. }
+            | NotShown::PinChanged { bar, .. }
+            | NotShown::ProgressChanged { bar, .. }
+            | NotShown::ActualStartChanged { bar, .. }
+            | NotShown::ActualFinishChanged { bar, .. } => Some(bar.0),
             NotShown::MilestoneNotesChanged { milestone, .. } => Some(milestone.0),
             NotShown::ConstraintChanged { item, .. } | NotShown::DeadlineChanged { item, .. } => {
                 Some(item.0)
@@ -879,6 +904,7 @@ fn diff_bars(old: &Side, new: &Side, changes: &mut Vec<Change>, not_shown: &mut 
                     (o.constraint, n.constraint),
                     (o.deadline, n.deadline),
                 );
+                progress(not_shown, o, n);
             }
         },
     );
@@ -959,6 +985,34 @@ fn diff_milestones(
             }
         },
     );
+}
+
+/// A bar's changed progress and actual dates, which the chart does not draw yet.
+fn progress(not_shown: &mut Vec<NotShown>, o: &Bar, n: &Bar) {
+    if o.progress != n.progress {
+        not_shown.push(NotShown::ProgressChanged {
+            bar: n.id,
+            label: n.label.clone(),
+            old: o.progress,
+            new: n.progress,
+        });
+    }
+    if o.actual_start != n.actual_start {
+        not_shown.push(NotShown::ActualStartChanged {
+            bar: n.id,
+            label: n.label.clone(),
+            old: o.actual_start,
+            new: n.actual_start,
+        });
+    }
+    if o.actual_finish != n.actual_finish {
+        not_shown.push(NotShown::ActualFinishChanged {
+            bar: n.id,
+            label: n.label.clone(),
+            old: o.actual_finish,
+            new: n.actual_finish,
+        });
+    }
 }
 
 /// A bar's or a milestone's changed constraint and deadline, which the chart does not
@@ -1229,6 +1283,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         }
     }
 

@@ -98,10 +98,12 @@ pub enum Key {
     Id,
     /// Total float in working days, compared to a number: `float<=2`, `marge>5`.
     Float,
+    /// Percent complete, compared to a number: `progress<50`, `avancement>=100`.
+    Progress,
 }
 
 impl Key {
-    pub const ALL: [Key; 10] = [
+    pub const ALL: [Key; 11] = [
         Key::Member,
         Key::Group,
         Key::Row,
@@ -112,6 +114,7 @@ impl Key {
         Key::Is,
         Key::Id,
         Key::Float,
+        Key::Progress,
     ];
 
     /// The key's name in a language; both names are accepted whatever the language.
@@ -136,6 +139,8 @@ impl Key {
             (Key::Id, _) => "id",
             (Key::Float, Lang::En) => "float",
             (Key::Float, Lang::Fr) => "marge",
+            (Key::Progress, Lang::En) => "progress",
+            (Key::Progress, Lang::Fr) => "avancement",
         }
     }
 
@@ -168,6 +173,8 @@ impl Key {
             (Key::Id, _) => "id:42",
             (Key::Float, Lang::En) => "float<=2",
             (Key::Float, Lang::Fr) => "marge<=2",
+            (Key::Progress, Lang::En) => "progress<50",
+            (Key::Progress, Lang::Fr) => "avancement<50",
         }
     }
 }
@@ -181,6 +188,10 @@ pub enum Flag {
     AtRisk,
     /// An end (predecessor or successor) of a link its dates break.
     Violated,
+    /// Behind its planned progress at the status date, from `tracking`.
+    Late,
+    /// Past its last day and not complete at the status date, from `tracking`.
+    Overdue,
 }
 
 /// How a number term compares the bar's value (left) to the number written (right).
@@ -233,6 +244,8 @@ pub enum Test {
     /// The bar's total float, in working days, compares to the number. A bar whose
     /// float the context does not know matches no such term.
     Float(Compare, i64),
+    /// The bar's percent complete compares to the number.
+    Progress(Compare, i64),
 }
 
 /// A parsed query. Each node carries the span of the input it came from.
@@ -645,8 +658,11 @@ fn valid_values(key: Key, lang: Lang) -> &'static str {
     match (key, lang) {
         (Key::Status, Lang::Fr) => "à-faire, en-cours, fait (ou todo, in_progress, done)",
         (Key::Status, Lang::En) => "todo, in_progress, done",
-        (Key::Is, Lang::Fr) => "critique, à-risque, violé (ou critical, at-risk, violated)",
-        (Key::Is, Lang::En) => "critical, at-risk, violated",
+        (Key::Is, Lang::Fr) => {
+            "critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, \
+             late, overdue)"
+        }
+        (Key::Is, Lang::En) => "critical, at-risk, violated, late, overdue",
         _ => "",
     }
 }
@@ -671,12 +687,22 @@ fn bad_operator(key: Key, operator: &str, lang: Lang) -> String {
             format!("\"{operator}\" is not a comparison: write \"{fix}\", e.g. {k}{fix}2.")
         }
         (Lang::Fr, None, true) => format!(
-            "« {operator} » n'est pas une comparaison : pour les barres dont la marge n'est \
-             pas 2, niez l'égalité : -{k}=2."
+            "« {operator} » n'est pas une comparaison : pour les barres dont {} n'est \
+             pas 2, niez l'égalité : -{k}=2.",
+            if key == Key::Progress {
+                "l'avancement"
+            } else {
+                "la marge"
+            }
         ),
         (Lang::En, None, true) => format!(
-            "\"{operator}\" is not a comparison: for the bars whose float is not 2, negate \
-             the equality: -{k}=2."
+            "\"{operator}\" is not a comparison: for the bars whose {} is not 2, negate \
+             the equality: -{k}=2.",
+            if key == Key::Progress {
+                "progress"
+            } else {
+                "float"
+            }
         ),
         (Lang::Fr, None, false) => format!(
             "« {operator} » n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre {k} \
@@ -961,8 +987,8 @@ impl<'a> Lexer<'a> {
         } else {
             let end = word_end(input, i);
             let word = &input[i..end];
-            if let Some(op_at) = compared_key(word) {
-                let test = comparison(input, Key::Float, i, i + op_at, i + op_at, end)?;
+            if let Some((key, op_at)) = compared_key(word) {
+                let test = comparison(input, key, i, i + op_at, i + op_at, end)?;
                 (Tok::Term(Span::new(i, end), test), end)
             } else if let Some(colon) = word.find(':') {
                 key_term(input, i, end, colon)?
@@ -997,8 +1023,7 @@ impl Lexer<'_> {
     /// key followed by a space and no operator (`marge brute`) stays label text.
     fn spaced_comparison(&self, word: Span) -> Result<(), FilterError> {
         let input = self.input;
-        let Some(key) =
-            Key::parse(&fold(&input[word.start..word.end()])).filter(|k| *k == Key::Float)
+        let Some(key) = Key::parse(&fold(&input[word.start..word.end()])).filter(|k| k.compares())
         else {
             return Ok(());
         };
@@ -1042,12 +1067,22 @@ fn is_compare_char(c: char) -> bool {
 /// text before its first operator character names a comparison key. Any other word
 /// with `<`, `=` or `>` stays label text (or a `key:value` term) as it always was,
 /// so that searches for "a=b" keep working.
-fn compared_key(word: &str) -> Option<usize> {
+fn compared_key(word: &str) -> Option<(Key, usize)> {
     let at = word.find(|c| c == ':' || is_compare_char(c))?;
     if word[at..].starts_with(':') {
         return None;
     }
-    (Key::parse(&fold(&word[..at])) == Some(Key::Float)).then_some(at)
+    Key::parse(&fold(&word[..at]))
+        .filter(|k| k.compares())
+        .map(|k| (k, at))
+}
+
+impl Key {
+    /// Whether the key compares a number (`float<=2`, `progress<50`) rather than
+    /// taking a `key:value`.
+    fn compares(self) -> bool {
+        matches!(self, Key::Float | Key::Progress)
+    }
 }
 
 /// The comparison term spanning [start, end): the key ends at `key_end`, its operator
@@ -1096,6 +1131,7 @@ fn comparison(
     // `i64`'s parser takes ASCII digits only, with an optional sign: floats are never
     // negative (see `cpm`), but `float>-1` has a meaning and no reason to be refused.
     match number.parse::<i64>() {
+        Ok(n) if key == Key::Progress => Ok(Test::Progress(op, n)),
         Ok(n) => Ok(Test::Float(op, n)),
         Err(_) => Err(FilterError::at(
             Span::new(op_end, end),
@@ -1131,7 +1167,7 @@ fn key_term(
             },
         ));
     };
-    if key == Key::Float {
+    if key.compares() {
         // No quoted value here: a number needs no quotes, and `float:"2"` gets the
         // missing number's message, which says what to write.
         let test = comparison(input, key, start, colon_at, colon_at + 1, end)?;
@@ -1187,6 +1223,8 @@ fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
             "critical" | "critique" => Flag::Critical,
             "at-risk" | "risk" | "a-risque" | "risque" => Flag::AtRisk,
             "violated" | "viole" => Flag::Violated,
+            "late" | "en-retard" | "retard" => Flag::Late,
+            "overdue" | "hors-delai" | "echu" => Flag::Overdue,
             _ => {
                 return Err(bad(FilterErrorKind::BadValue {
                     key,
@@ -1207,7 +1245,8 @@ fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
         // `key_term` hands float terms to `comparison` instead, which knows where the
         // operator is; this arm reads `float:2` the same way, rather than panic, should
         // a new caller reach it.
-        Key::Float => match value.parse::<i64>() {
+        Key::Float | Key::Progress => match value.parse::<i64>() {
+            Ok(n) if key == Key::Progress => Test::Progress(Compare::Eq, n),
             Ok(n) => Test::Float(Compare::Eq, n),
             Err(_) => {
                 return Err(bad(FilterErrorKind::BadNumber {
@@ -1461,6 +1500,8 @@ const DONE: u8 = 1 << 2;
 const CRITICAL: u8 = 1 << 3;
 const AT_RISK: u8 = 1 << 4;
 const VIOLATED: u8 = 1 << 5;
+const LATE: u8 = 1 << 6;
+const OVERDUE: u8 = 1 << 7;
 const NONE: u32 = u32::MAX;
 
 fn status_bit(s: ActionStatus) -> u8 {
@@ -1476,6 +1517,8 @@ fn flag_bit(f: Flag) -> u8 {
         Flag::Critical => CRITICAL,
         Flag::AtRisk => AT_RISK,
         Flag::Violated => VIOLATED,
+        Flag::Late => LATE,
+        Flag::Overdue => OVERDUE,
     }
 }
 
@@ -1593,6 +1636,25 @@ impl FilterContext {
             }
         }
         self.floats = known;
+        self
+    }
+
+    /// The context with the bars late or overdue at a status date, for `is:late` and
+    /// `is:overdue`: what `tracking::lateness` (or `risk::risks_at`) found. Without
+    /// them no bar is late nor overdue. Adds to lateness given before.
+    #[must_use]
+    pub fn with_lateness<'a>(
+        mut self,
+        lateness: impl IntoIterator<Item = &'a crate::tracking::Lateness>,
+    ) -> FilterContext {
+        for l in lateness {
+            if let Ok(i) = self.bars.binary_search(&l.bar) {
+                self.flags[i] |= match l.kind {
+                    crate::tracking::LateKind::Late => LATE,
+                    crate::tracking::LateKind::Overdue => OVERDUE,
+                };
+            }
+        }
         self
     }
 
@@ -1735,6 +1797,7 @@ fn eval<'a>(e: &Expr, ctx: &'a FilterContext, bar: &Bar, f: &Facts<'_>) -> bool 
                 Test::Is(flag) => f.flags & flag_bit(*flag) != 0,
                 Test::Id(id) => bar.id == *id,
                 Test::Float(op, n) => f.float.is_some_and(|x| op.holds(x, *n)),
+                Test::Progress(op, n) => op.holds(i64::from(bar.progress), *n),
             }
         }
     }
@@ -2185,11 +2248,11 @@ mod tests {
             expect![[r#"
                 member:Alice grup:Finance
                              ^^^^
-                "grup" is not a filter key. Valid keys: member, group, row, label, status, from, to, is, id, float. To search for text that contains ":", put it in quotes.
+                "grup" is not a filter key. Valid keys: member, group, row, label, status, from, to, is, id, float, progress. To search for text that contains ":", put it in quotes.
                 --
                 member:Alice grup:Finance
                              ^^^^
-                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge (ou en anglais : member, group, row, label, status, from, to, is, id, float). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
+                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais : member, group, row, label, status, from, to, is, id, float, progress). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
         );
     }
 
@@ -2200,11 +2263,11 @@ mod tests {
             expect![[r#"
                 a :b
                   ^
-                ":" must follow a key, as in member:Alice. Valid keys: member, group, row, label, status, from, to, is, id, float.
+                ":" must follow a key, as in member:Alice. Valid keys: member, group, row, label, status, from, to, is, id, float, progress.
                 --
                 a :b
                   ^
-                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge (ou en anglais : member, group, row, label, status, from, to, is, id, float)."#]],
+                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais : member, group, row, label, status, from, to, is, id, float, progress)."#]],
         );
         check_error(
             "groupe: x",
@@ -2244,15 +2307,15 @@ mod tests {
                 « started » n'est pas une valeur possible pour statut:. Valeurs valides : à-faire, en-cours, fait (ou todo, in_progress, done)."#]],
         );
         check_error(
-            "is:late",
+            "is:slow",
             expect![[r#"
-                is:late
+                is:slow
                    ^^^^
-                "late" is not a valid value for is:. Valid values: critical, at-risk, violated.
+                "slow" is not a valid value for is:. Valid values: critical, at-risk, violated, late, overdue.
                 --
-                is:late
+                is:slow
                    ^^^^
-                « late » n'est pas une valeur possible pour est:. Valeurs valides : critique, à-risque, violé (ou critical, at-risk, violated)."#]],
+                « slow » n'est pas une valeur possible pour est:. Valeurs valides : critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, late, overdue)."#]],
         );
         check_error(
             "from:30/11/2026",
@@ -2460,6 +2523,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars = vec![
             bar(10, 5, "Budget 2027", "2026-10-05", "2026-10-30"),
@@ -2560,6 +2626,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars = vec![
             bar(1, 5, "Spec", "2026-11-02", "2026-11-06"),
@@ -2631,6 +2700,49 @@ mod tests {
         .with_floats(floats);
         let f = parse(query).unwrap_or_else(|e| panic!("{}", e.render(query, Lang::En)));
         f.select(&ctx, s).into_iter().map(|b| b.0).collect()
+    }
+
+    #[test]
+    fn progress_terms_and_lateness_flags_select_bars() {
+        let mut s = float_sample();
+        for (b, p) in s.bars.iter_mut().zip([100, 40, 0, 60, 10]) {
+            b.progress = p;
+        }
+        let cal = Calendar::for_schedule(&s);
+        // At Thursday 2026-11-05: Spec (4 days of 5 due, 100 %) is fine; Review 3 of
+        // 7 (0 %) is late; Docs ended on the 3rd at 60 %: overdue; Training 2 of 3
+        // due at 10 %: late. Build has not started.
+        let lateness = crate::tracking::lateness(&s, &cal, d("2026-11-05"));
+        let ctx =
+            FilterContext::new(&s, &IdSet::default(), &IdSet::default()).with_lateness(&lateness);
+        let select = |query: &str| -> Vec<u64> {
+            let f = parse(query).unwrap_or_else(|e| panic!("{}", e.render(query, Lang::En)));
+            f.select(&ctx, &s).into_iter().map(|b| b.0).collect()
+        };
+        assert_eq!(select("progress<50"), [2, 3, 5]);
+        assert_eq!(select("avancement>=60"), [1, 4]);
+        assert_eq!(select("progress=100"), [1]);
+        assert_eq!(select("progress:0"), [3], "a colon reads as =");
+        assert_eq!(select("is:late"), [3, 5]);
+        assert_eq!(select("est:en-retard"), [3, 5]);
+        assert_eq!(select("is:overdue"), [4]);
+        assert_eq!(select("est:hors-délai"), [4]);
+        assert_eq!(select("is:late or is:overdue progress>0"), [3, 4, 5]);
+        assert!(!parse("progress<50").unwrap().uses_floats());
+        check_error(
+            "progress <= 50",
+            expect![[r#"
+                progress <= 50
+                ^^^^^^^^^^^^^^
+                Write a comparison without spaces: "progress<=50".
+                --
+                progress <= 50
+                ^^^^^^^^^^^^^^
+                Une comparaison s'écrit sans espace : « progress<=50 »."#]],
+        );
+        // Without the lateness no bar is late.
+        let bare = FilterContext::new(&s, &IdSet::default(), &IdSet::default());
+        assert!(parse("is:late").unwrap().select(&bare, &s).is_empty());
     }
 
     #[test]

@@ -908,6 +908,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         }
     }
 

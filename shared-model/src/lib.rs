@@ -10,7 +10,8 @@
 //! highlights' wire form), `diff`, `delta` (live updates in the size of the change),
 //! `layout` (Gantt, kanban and agenda math), `filter` (the Filter panel language),
 //! `order` (sorting with one copy of the sort's code), `paging`, `text`
-//! (French and English summaries), `synth` (deterministic generated schedules for
+//! (French and English summaries), `tracking` (progress at a status date, late and
+//! overdue bars, slippage against a baseline), `synth` (deterministic generated schedules for
 //! tests and benchmarks). See docs/ARCHITECTURE.md.
 
 pub mod calendar;
@@ -32,6 +33,7 @@ pub mod risk;
 pub mod schedule;
 pub mod synth;
 pub mod text;
+pub mod tracking;
 
 // The fuzz harnesses (proptest, stable Rust) of the parsers and of the patch commands.
 #[cfg(test)]

@@ -1528,6 +1528,9 @@ mod tests {
                 pin: None,
                 constraint: None,
                 deadline: None,
+                progress: 0,
+                actual_start: None,
+                actual_finish: None,
             });
         }
         s.milestones.push(Milestone {
@@ -2104,6 +2107,14 @@ mod tests {
             for (k, b) in s.bars.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(7)) {
                 b.constraint = Some(Constraint { kind: ConstraintKind::ALL[1 + k % 4], date: b.end });
                 b.deadline = (k % 2 == 0).then_some(b.end.add_days(2));
+            }
+            // So do progress and the actual dates.
+            for (k, b) in s.bars.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(3)) {
+                b.progress = (k % 101) as u8;
+                b.actual_start = Some(b.start);
+                if b.progress == 100 {
+                    b.actual_finish = Some(b.end);
+                }
             }
             for (k, m) in s.milestones.iter_mut().enumerate().filter(|(k, _)| (*k as u64 + seed).is_multiple_of(2)) {
                 m.constraint = Some(Constraint { kind: ConstraintKind::ALL[k % 5], date: m.date });

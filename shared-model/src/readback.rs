@@ -347,6 +347,7 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
     let (mut id, mut row, mut label, mut start, mut end) = (None, None, None, None, None);
     let (mut color, mut notes, mut pin) = (None, String::new(), None);
     let (mut constraint, mut deadline) = (None, None);
+    let (mut progress, mut actual_start, mut actual_finish) = (0, None, None);
     r.object(&mut |r, k| {
         match k {
             "id" => id = Some(r.u64()?),
@@ -359,6 +360,9 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
             "pin" => pin = r.or_null(Reader::date)?,
             "constraint" => constraint = r.or_null(constraint_of)?,
             "deadline" => deadline = r.or_null(Reader::date)?,
+            "progress" => progress = r.u8()?,
+            "actual_start" => actual_start = r.or_null(Reader::date)?,
+            "actual_finish" => actual_finish = r.or_null(Reader::date)?,
             _ => r.skip()?,
         }
         Ok(())
@@ -375,6 +379,9 @@ fn bar(r: &mut Reader<'_>) -> Res<Bar> {
         pin,
         constraint,
         deadline,
+        progress,
+        actual_start,
+        actual_finish,
     })
 }
 
@@ -922,6 +929,12 @@ impl<'t> Reader<'t> {
         }
     }
 
+    fn u8(&mut self) -> Res<u8> {
+        let at = self.here();
+        let n = self.u64()?;
+        u8::try_from(n).map_err(|_| self.err_at(at, "an integer from 0 to 255"))
+    }
+
     fn usize(&mut self) -> Res<usize> {
         let at = self.here();
         let n = self.u64()?;
@@ -1036,6 +1049,13 @@ mod tests {
                 date: b.end,
             });
             b.deadline = Some(b.end.add_days(3));
+            b.progress = 100;
+            b.actual_start = Some(b.start);
+            b.actual_finish = Some(b.end);
+        }
+        if let Some(b) = s.bars.get_mut(1) {
+            b.progress = 40;
+            b.actual_start = Some(b.start.add_days(1));
         }
         // Every constraint kind, on bars (whose "start no earlier than" is the pin) and
         // on milestones.
@@ -1293,7 +1313,8 @@ mod tests {
                                           lag in any::<i32>(), pretty in any::<bool>()) {
             let bar = Bar { id: BarId(id), row: RowId(id / 2), label: label.clone(),
                 start: Date::from_ymd(2026, 1, 1).unwrap(), end: Date::from_ymd(2026, 1, 2).unwrap(),
-                color: None, notes: label, pin: None, constraint: None, deadline: None };
+                color: None, notes: label, pin: None, constraint: None, deadline: None,
+                progress: (id % 101) as u8, actual_start: None, actual_finish: None };
             let link = Link { id: LinkId(id), from: ItemId(1), to: ItemId(2), kind: LinkKind::SF, lag };
             let records = vec![Record::Bar(Cow::Owned(bar)), Record::Link(Cow::Owned(link))];
             let text = if pretty {

@@ -1,7 +1,12 @@
 //! Risks of a schedule as planned: links whose dates break them, bars whose row's
 //! member is absent on some of the bar's working days, bars and milestones whose dates
 //! break one of their date constraints, and those that finish after their deadline;
-//! and the risks a change adds.
+//! at a status date, bars late or overdue (`tracking`); and the risks a change adds.
+//!
+//! Tracking risks need a status date, which the model does not read from a clock:
+//! `risks` and `highlights` are the plan's risks alone (what a change's before/after
+//! compares), `risks_at` and `highlights_at` add the late and overdue bars at the date
+//! passed in (the server passes the schedule's "today").
 //!
 //! Links are checked in working time with the same boundary convention as the critical
 //! path (`Calendar::start_boundary` / `finish_boundary`), so "violated by 2 days" here
@@ -17,6 +22,7 @@ use crate::schedule::{
     AbsenceId, BarId, Constraint, ConstraintKind, ItemId, Link, LinkId, LinkKind, MemberId,
     MilestoneId, Schedule,
 };
+use crate::tracking::{LateKind, Lateness};
 
 /// What a chart highlights: the critical bars, the bars at risk and the violated
 /// links, each in id order. The server sends it with the view's pages and deltas, and
@@ -32,7 +38,15 @@ pub struct Highlights {
 
 /// The highlights of a schedule as planned.
 pub fn highlights(s: &Schedule) -> Highlights {
-    let r = risks(s);
+    highlights_of(s, &risks(s))
+}
+
+/// The highlights at a status date: late and overdue bars are at risk too.
+pub fn highlights_at(s: &Schedule, status: Date) -> Highlights {
+    highlights_of(s, &risks_at(s, status))
+}
+
+fn highlights_of(s: &Schedule, r: &Risks) -> Highlights {
     // A violated link's successor can be a milestone: a chart marks bars only.
     let mut at_risk: Vec<BarId> = r
         .bars_at_risk()
@@ -141,6 +155,16 @@ pub struct Risks {
     /// In item id order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missed_deadlines: Vec<DeadlineRisk>,
+    /// The status date the late and overdue bars are measured at; None for the plan's
+    /// risks alone (`risks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_date: Option<Date>,
+    /// Bars behind their planned progress at the status date, in bar id order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub late: Vec<Lateness>,
+    /// Bars past their last day and not complete at the status date, in bar id order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overdue: Vec<Lateness>,
 }
 
 impl Risks {
@@ -149,6 +173,8 @@ impl Risks {
             && self.absence_risks.is_empty()
             && self.broken_constraints.is_empty()
             && self.missed_deadlines.is_empty()
+            && self.late.is_empty()
+            && self.overdue.is_empty()
     }
 
     /// How many risks there are, of every kind.
@@ -157,17 +183,25 @@ impl Risks {
             + self.absence_risks.len()
             + self.broken_constraints.len()
             + self.missed_deadlines.len()
+            + self.late.len()
+            + self.overdue.len()
     }
 
     /// The bars at risk of absence, late because of a violated link, breaking one of
-    /// their constraints or missing their deadline (the item may also be a milestone:
-    /// its id is then in the set too).
+    /// their constraints, missing their deadline, or late or overdue at the status
+    /// date (the item may also be a milestone: its id is then in the set too).
     pub fn bars_at_risk(&self) -> crate::idset::IdSet<BarId> {
         let absent = self.absence_risks.iter().map(|r| r.bar);
         let late = self.violated_links.iter().map(|v| BarId(v.to.0));
         let broken = self.broken_constraints.iter().map(|r| BarId(r.item.0));
         let missed = self.missed_deadlines.iter().map(|r| BarId(r.item.0));
-        absent.chain(late).chain(broken).chain(missed).collect()
+        let behind = self.late.iter().chain(&self.overdue).map(|l| l.bar);
+        absent
+            .chain(late)
+            .chain(broken)
+            .chain(missed)
+            .chain(behind)
+            .collect()
     }
 }
 
@@ -438,13 +472,32 @@ pub fn risks(s: &Schedule) -> Risks {
         absence_risks: absence_risks(s, &cal),
         broken_constraints: constraint_risks(s, &cal),
         missed_deadlines: deadline_risks(s, &cal),
+        ..Risks::default()
+    }
+}
+
+/// The risks of a schedule as planned, with the bars late or overdue at `status`.
+pub fn risks_at(s: &Schedule, status: Date) -> Risks {
+    let cal = Calendar::for_schedule(s);
+    let (overdue, late) = crate::tracking::lateness(s, &cal, status)
+        .into_iter()
+        .partition(|l| l.kind == LateKind::Overdue);
+    Risks {
+        violated_links: violated_links(s, &cal),
+        absence_risks: absence_risks(s, &cal),
+        broken_constraints: constraint_risks(s, &cal),
+        missed_deadlines: deadline_risks(s, &cal),
+        status_date: Some(status),
+        late,
+        overdue,
     }
 }
 
 /// The risks of `after` that `before` did not have: a link newly violated or violated
 /// by more, a bar newly at risk or at risk on more days (only its new days are listed),
 /// a constraint newly broken or broken by more, a deadline newly missed or missed by
-/// more.
+/// more, a bar newly late or overdue or so by more (against `before`'s own lists, so
+/// both should be measured at the same status date).
 pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
     let old_links: IdMap<LinkId, i64> = before
         .violated_links
@@ -508,11 +561,21 @@ pub fn new_risks(before: &Risks, after: &Risks) -> Risks {
         })
         .cloned()
         .collect();
+    let behind = |old: &[Lateness], new: &[Lateness]| -> Vec<Lateness> {
+        let old: IdMap<BarId, i64> = old.iter().map(|l| (l.bar, l.by_days)).collect();
+        new.iter()
+            .filter(|l| old.get(&l.bar).is_none_or(|o| l.by_days > *o))
+            .cloned()
+            .collect()
+    };
     Risks {
         violated_links,
         absence_risks,
         broken_constraints,
         missed_deadlines,
+        status_date: after.status_date,
+        late: behind(&before.late, &after.late),
+        overdue: behind(&before.overdue, &after.overdue),
     }
 }
 
@@ -553,6 +616,9 @@ mod tests {
             pin: None,
             constraint: None,
             deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
         };
         s.bars.push(bar(4, "2026-11-02", "2026-11-06"));
         s.bars.push(bar(5, "2026-11-06", "2026-11-13"));
@@ -754,6 +820,31 @@ mod tests {
         let old: Risks =
             serde_json::from_str(r#"{"violated_links":[],"absence_risks":[]}"#).unwrap();
         assert!(old.is_empty());
+    }
+
+    #[test]
+    fn late_and_overdue_bars_are_risks_at_a_status_date_only() {
+        let mut s = sample();
+        s.bars[1].progress = 10;
+        // Without a status date there is no tracking risk.
+        assert!(risks(&s).late.is_empty() && risks(&s).overdue.is_empty());
+        // At Thursday 2026-11-12: bar 4 (ended Friday 6, 0 %) is overdue, bar 5
+        // (Fri 6 – Fri 13) late.
+        let at = risks_at(&s, d("2026-11-12"));
+        assert_eq!(at.status_date, Some(d("2026-11-12")));
+        assert_eq!(at.overdue.iter().map(|l| l.bar.0).collect::<Vec<_>>(), [4]);
+        assert_eq!(at.late.iter().map(|l| l.bar.0).collect::<Vec<_>>(), [5]);
+        assert_eq!(at.len(), risks(&s).len() + 2);
+        let h = highlights_at(&s, d("2026-11-12"));
+        assert!(h.at_risk.contains(&BarId(4)) && h.at_risk.contains(&BarId(5)));
+        // Completing bar 5 takes it out; a bar later by more is a new risk.
+        let before = at.clone();
+        s.bars[1].progress = 100;
+        let after = risks_at(&s, d("2026-11-12"));
+        assert!(after.late.is_empty());
+        assert!(new_risks(&before, &after).overdue.is_empty());
+        let later = risks_at(&s, d("2026-11-13"));
+        assert_eq!(new_risks(&after, &later).overdue.len(), 1);
     }
 
     #[test]

@@ -283,6 +283,21 @@ pub struct Bar {
     /// it is a risk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Date>,
+    /// Percent complete, 0 to 100 (see `tracking`). Left out of the wire at 0, so data
+    /// written before progress existed reads and writes back unchanged.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub progress: u8,
+    /// The day work on the bar really started, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_start: Option<Date>,
+    /// The day work on the bar really finished: a bar with one is complete (progress
+    /// 100), and it is not before `actual_start`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_finish: Option<Date>,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

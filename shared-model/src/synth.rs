@@ -134,6 +134,9 @@ pub fn generate(spec: Spec) -> Schedule {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 });
                 if rng.below(4) == 0 {
                     s.actions.push(Action {

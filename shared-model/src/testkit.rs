@@ -43,6 +43,9 @@ pub(crate) fn add_bar(s: &mut Schedule, id: u64, start: &str, end: &str) {
         pin: None,
         constraint: None,
         deadline: None,
+        progress: 0,
+        actual_start: None,
+        actual_finish: None,
     });
     s.bars.sort_by_key(|b| b.id);
 }

@@ -69,6 +69,8 @@ pub fn risks_line(risks: &Risks, lang: Lang) -> Option<String> {
         (risks.absence_risks.len(), Msg::BarsAtRisk),
         (risks.broken_constraints.len(), Msg::BrokenConstraints),
         (risks.missed_deadlines.len(), Msg::MissedDeadlines),
+        (risks.late.len(), Msg::LateBars),
+        (risks.overdue.len(), Msg::OverdueBars),
     ] {
         if n > 0 {
             parts.push(w.count(n as i64, m));
@@ -288,7 +290,22 @@ fn risk_lines<'a>(
         let by = w.count(r.by_days, Msg::WorkingDays);
         w.say(Msg::DeadlineMissed, &[&item, &r.deadline, &by])
     });
-    links.chain(absences).chain(constraints).chain(deadlines)
+    let status = risks.status_date;
+    let behind = risks.late.iter().chain(&risks.overdue).map(move |l| {
+        let bar = names.item(w, ItemId(l.bar.0));
+        let by = w.count(l.by_days, Msg::WorkingDays);
+        let at = status.map_or_else(String::new, |d| d.to_string());
+        let m = match l.kind {
+            crate::tracking::LateKind::Late => Msg::BarLate,
+            crate::tracking::LateKind::Overdue => Msg::BarOverdue,
+        };
+        w.say(m, &[&bar, &by, &at, &l.actual, &l.planned])
+    });
+    links
+        .chain(absences)
+        .chain(constraints)
+        .chain(deadlines)
+        .chain(behind)
 }
 
 /// Sorted working days written as runs: "2026-11-26 → 2026-11-27, 2026-12-03". Days in
@@ -761,6 +778,43 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
                 &[&w.item(label, *item, *is_milestone), &day(old), &day(new)],
             )
         }
+        NotShown::ProgressChanged {
+            bar,
+            label,
+            old,
+            new,
+        } => w.say(Msg::ProgressChanged, &[&w.bar(label, *bar), old, new]),
+        NotShown::ActualStartChanged {
+            bar,
+            label,
+            old,
+            new,
+        } => {
+            // « aucun début », « aucune fin »: the French word agrees.
+            let day = |d: &Option<Date>| match d {
+                Some(d) => d.to_string(),
+                None => w.say(Msg::NoValue, &[]),
+            };
+            w.say(
+                Msg::ActualStartChanged,
+                &[&w.bar(label, *bar), &day(old), &day(new)],
+            )
+        }
+        NotShown::ActualFinishChanged {
+            bar,
+            label,
+            old,
+            new,
+        } => {
+            let day = |d: &Option<Date>| match d {
+                Some(d) => d.to_string(),
+                None => w.say(Msg::NoneFeminine, &[]),
+            };
+            w.say(
+                Msg::ActualFinishChanged,
+                &[&w.bar(label, *bar), &day(old), &day(new)],
+            )
+        }
         NotShown::ActionAdded {
             action,
             label,
@@ -1046,7 +1100,9 @@ messages! {
     LockSet, LockRemoved, CascadeDone, CascadeMoved, CascadeEndSame, CascadeEndMoved, And,
     ItemShift, SchedulingMode, BrokenConstraints, MissedDeadlines, ConstraintBroken,
     DeadlineMissed, StartNoEarlierThan, StartNoLaterThan, MustStartOn, FinishNoEarlierThan,
-    FinishNoLaterThan, ConstraintChanged, DeadlineChanged, NoneFeminine,
+    FinishNoLaterThan, ConstraintChanged, DeadlineChanged, NoneFeminine, LateBars,
+    OverdueBars, BarLate, BarOverdue, ProgressChanged, ActualStartChanged,
+    ActualFinishChanged,
 }
 
 /// The French table.
@@ -1168,6 +1224,15 @@ fn fr(m: Msg) -> &'static str {
         Msg::ConstraintChanged => "Contrainte de {0}\u{202f}: {1} → {2}",
         Msg::DeadlineChanged => "Échéance de {0}\u{202f}: {1} → {2}",
         Msg::NoneFeminine => "aucune",
+        Msg::LateBars => "bloc en retard|blocs en retard",
+        Msg::OverdueBars => "bloc hors délai|blocs hors délai",
+        Msg::BarLate => {
+            "{0}\u{202f}: en retard de {1} au {2} (avancement {3}\u{202f}%, prévu {4}\u{202f}%)."
+        }
+        Msg::BarOverdue => "{0}\u{202f}: fin dépassée de {1} au {2}, avancement {3}\u{202f}%.",
+        Msg::ProgressChanged => "Avancement de {0}\u{202f}: {1}\u{202f}% → {2}\u{202f}%",
+        Msg::ActualStartChanged => "Début réel de {0}\u{202f}: {1} → {2}",
+        Msg::ActualFinishChanged => "Fin réelle de {0}\u{202f}: {1} → {2}",
     }
 }
 
@@ -1285,6 +1350,13 @@ fn en(m: Msg) -> &'static str {
         Msg::ConstraintChanged => "Constraint of {0}: {1} → {2}",
         Msg::DeadlineChanged => "Deadline of {0}: {1} → {2}",
         Msg::NoneFeminine => "none",
+        Msg::LateBars => "late bar|late bars",
+        Msg::OverdueBars => "overdue bar|overdue bars",
+        Msg::BarLate => "{0}: late by {1} at {2} (progress {3}%, planned {4}%).",
+        Msg::BarOverdue => "{0}: overdue by {1} at {2}, progress {3}%.",
+        Msg::ProgressChanged => "Progress of {0}: {1}% → {2}%",
+        Msg::ActualStartChanged => "Actual start of {0}: {1} → {2}",
+        Msg::ActualFinishChanged => "Actual finish of {0}: {1} → {2}",
     }
 }
 
@@ -1542,6 +1614,73 @@ mod tests {
     }
 
     #[test]
+    fn late_and_overdue_bars_and_progress_changes_in_both_languages() {
+        let before = s4hana_migration();
+        let mut after = before.clone();
+        // « Nettoyage des données » (14) ended on 2026-11-20 at 60 %; « Recette
+        // utilisateurs » (17, 12-07 to 12-11) has not begun on Wednesday 12-09.
+        let clean = bar_mut(&mut after, 14);
+        clean.progress = 60;
+        clean.actual_start = Some("2026-11-09".parse().unwrap());
+        let status: Date = "2026-12-09".parse().unwrap();
+        let r = risk::risks_at(&after, status);
+        let only = Risks {
+            status_date: r.status_date,
+            late: r.late.iter().filter(|l| l.bar.0 == 17).cloned().collect(),
+            overdue: r
+                .overdue
+                .iter()
+                .filter(|l| l.bar.0 == 14)
+                .cloned()
+                .collect(),
+            ..Risks::default()
+        };
+        let d = diff(&before, &after);
+        let text = [Lang::Fr, Lang::En]
+            .map(|lang| {
+                let mut lines = vec![risks_line(&only, lang).unwrap()];
+                lines.extend(risk_details(&after, &only, lang));
+                lines.push(change_list(&before, &d, lang));
+                lines.join("\n")
+            })
+            .join("\n\n")
+            .replace('\u{202f}', "⟨nnbsp⟩")
+            .replace('\u{a0}', "⟨nbsp⟩");
+        check(
+            &text,
+            expect![[r#"
+            Risques : 1 bloc en retard, 1 bloc hors délai.
+            « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: en retard de 3 jours ouvrés au 2026-12-09 (avancement 0⟨nnbsp⟩%, prévu 60⟨nnbsp⟩%).
+            « Nettoyage des données » (bloc 14)⟨nnbsp⟩: fin dépassée de 13 jours ouvrés au 2026-12-09, avancement 60⟨nnbsp⟩%.
+            Aucun changement visible sur le Gantt.
+            Fin du projet : 2026-12-18 (inchangée).
+            Aucun nouveau risque.
+            Changements non affichés :
+            - Avancement de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: 0⟨nnbsp⟩% → 60⟨nnbsp⟩%
+            - Début réel de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: aucun → 2026-11-09
+
+            Risks: 1 late bar, 1 overdue bar.
+            “Recette utilisateurs” (bar 17): late by 3 working days at 2026-12-09 (progress 0%, planned 60%).
+            “Nettoyage des données” (bar 14): overdue by 13 working days at 2026-12-09, progress 60%.
+            No change visible on the Gantt chart.
+            Project end: 2026-12-18 (unchanged).
+            No new risk.
+            Changes not shown:
+            - Progress of “Nettoyage des données” (bar 14): 0% → 60%
+            - Actual start of “Nettoyage des données” (bar 14): none → 2026-11-09"#]],
+        );
+        // Counted in the plural.
+        let two = Risks {
+            late: vec![only.late[0].clone(), only.late[0].clone()],
+            ..Risks::default()
+        };
+        check(
+            risks_line(&two, Lang::Fr).unwrap(),
+            expect!["Risques : 2 blocs en retard."],
+        );
+    }
+
+    #[test]
     fn risks_count_in_plural_and_days_in_runs() {
         let mut s = s4hana_migration();
         // A second, longer absence across a weekend; and the ABAP work starts before
@@ -1702,6 +1841,9 @@ mod tests {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 });
                 s.links.push(Link {
                     id: LinkId(33),
@@ -1819,6 +1961,9 @@ mod tests {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 });
                 let m = &mut s.milestones[0];
                 m.date = d("2026-12-21");

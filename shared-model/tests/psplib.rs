@@ -142,6 +142,9 @@ fn schedule_of(instance: &Instance) -> Schedule {
                 pin: None,
                 constraint: None,
                 deadline: None,
+                progress: 0,
+                actual_start: None,
+                actual_finish: None,
             });
         } else {
             s.milestones.push(Milestone {

@@ -1243,6 +1243,9 @@ pub fn draw_change(s: &mut Schedule, c: &Value) {
                     pin: None,
                     constraint: None,
                     deadline: None,
+                    progress: 0,
+                    actual_start: None,
+                    actual_finish: None,
                 };
                 if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
                     s.bars.insert(at, bar);

@@ -2015,7 +2015,8 @@ fn chart_html(
 pub fn update_model_context(st: St) {
     // Only to a host that announced it (`hostCapabilities.updateModelContext`): the
     // others answer -32601 every time (MCP Inspector 2.12).
-    if st.embed || !host::with_bridge(|b| b.host_capabilities().get("updateModelContext").is_some()) {
+    if st.embed || !host::with_bridge(|b| b.host_capabilities().get("updateModelContext").is_some())
+    {
         return;
     }
     thread_local! {

@@ -30,7 +30,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .used_by_view(),
         tool(
             "schedule_risks",
-            "The risks of a schedule as planned: links whose dates break them (by how many working days), bars whose row's member is absent on some of their working days, bars and milestones whose dates break one of their date constraints, and those that finish after their deadline (by how many working days).",
+            "The risks of a schedule: links whose dates break them (by how many working days), bars whose row's member is absent on some of their working days, bars and milestones whose dates break one of their date constraints, those that finish after their deadline, and at the status date (the schedule's today by default) the bars late or overdue (each by how many working days).",
             Access::Read,
             schedule_risks,
         ),
@@ -206,21 +206,38 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     ))
 }
 
-async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RisksArgs {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The status date late and overdue bars are measured at, YYYY-MM-DD (the
+    /// schedule's today by default).
+    #[serde(default)]
+    status_date: Option<String>,
+}
+
+async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
+    let given = p
+        .status_date
+        .as_deref()
+        .map(|d| super::args::date(&ctx, "status_date", d))
+        .transpose()?;
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
-    let risks = risk::risks(s);
+    let status = given.unwrap_or_else(|| super::zones::today_of(&ctx, s));
+    let risks = risk::risks_at(s, status);
     let text = match text::risks_line(&risks, lang) {
         None => ctx.tr(
-            format!("« {} » n'a aucun risque : aucun lien n'est violé, aucune absence ne touche un bloc, aucune contrainte de date n'est enfreinte et aucune échéance n'est dépassée.", s.name),
-            format!("“{}” has no risk: no link is broken, no absence touches a bar, no date constraint is broken and no deadline is missed.", s.name),
+            format!("« {} » n'a aucun risque au {status} : aucun lien n'est violé, aucune absence ne touche un bloc, aucune contrainte de date n'est enfreinte, aucune échéance n'est dépassée et aucun bloc n'est en retard.", s.name),
+            format!("“{}” has no risk at {status}: no link is broken, no absence touches a bar, no date constraint is broken, no deadline is missed and no bar is late.", s.name),
         ),
         Some(line) => {
             let details = text::risk_details(s, &risks, lang);
             let mut out = ctx.tr(
-                format!("« {} » — {line}", s.name),
-                format!("“{}” — {line}", s.name),
+                format!("« {} » au {status} — {line}", s.name),
+                format!("“{}” at {status} — {line}", s.name),
             );
             for d in details.iter().take(LIST_CAP) {
                 out.push_str("\n- ");
@@ -257,16 +274,24 @@ async fn schedule_risks(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         .take(LIST_CAP)
         .map(|r| json!({ "item": r.item, "deadline": r.deadline, "by_days": r.by_days }))
         .collect();
+    let behind = |v: &[palmaplan_model::tracking::Lateness]| -> Vec<_> {
+        v.iter()
+            .take(LIST_CAP)
+            .map(|l| json!({ "bar": l.bar, "by_days": l.by_days, "planned": l.planned, "actual": l.actual }))
+            .collect()
+    };
     Ok(Reply::ok(
         text,
         json!({
-            "schedule_id": o.id, "rank": o.rank,
+            "schedule_id": o.id, "rank": o.rank, "status_date": status,
             "counts": {
                 "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
                 "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
+                "late": risks.late.len(), "overdue": risks.overdue.len(),
             },
             "violated_links": links, "absence_risks": absences,
             "broken_constraints": constraints, "missed_deadlines": deadlines,
+            "late": behind(&risks.late), "overdue": behind(&risks.overdue),
         }),
     ))
 }
@@ -560,7 +585,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             .await;
         assert_eq!(
             r.text,
-            "« S/4HANA Migration » — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
+            "« S/4HANA Migration » au 2026-05-28 — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
         );
         assert_eq!(r.structured["counts"]["absence_risks"], 1);
         let r = k

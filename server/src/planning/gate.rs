@@ -851,6 +851,14 @@ mod tests {
                     )),
                 ),
                 (
+                    "set_progress",
+                    json!({"op": "set_progress", "bars": [{"bar": 14, "percent": 40}]}),
+                    Some((
+                        "set_progress",
+                        json!({"schedule": s, "bars": [{"bar": 14, "percent": 40}]}),
+                    )),
+                ),
+                (
                     "add_link",
                     json!({"op": "add_link", "from": 14, "to": 15, "kind": "SS", "lag": 3}),
                     Some((
@@ -1041,7 +1049,7 @@ mod tests {
             // Every op but a whole replace (a restore's, checked through its tool in the
             // versions tests) has a case.
             // (`unlock` is checked with its holder in `locks_hold_by_every_route`.)
-            assert_eq!(ops.len(), 38, "{ops:?}");
+            assert_eq!(ops.len(), 39, "{ops:?}");
         }
 
         /// Locks hold by every route, for everyone, undo included; only the holder or

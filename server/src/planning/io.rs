@@ -32,7 +32,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member) for a spreadsheet. Private data you may not see is left out.",
+            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet. Private data you may not see is left out.",
             Access::Read,
             export_schedule,
         ),
@@ -70,7 +70,10 @@ fn csv_field(v: &str) -> String {
 }
 
 /// The header of the bars export.
-const CSV_HEADER: &str = "id,row,group,label,start,end,color,member";
+/// The columns, the older ones first (a spreadsheet that reads them by position keeps
+/// working): progress in percent, then the actual start and finish (empty when none).
+const CSV_HEADER: &str =
+    "id,row,group,label,start,end,color,member,progress,actual_start,actual_finish";
 
 /// A schedule's bars as CSV, in display order (by row, then start).
 pub(super) fn bars_csv(s: &Schedule) -> String {
@@ -101,6 +104,9 @@ pub(super) fn bars_csv(s: &Schedule) -> String {
             b.end.to_string(),
             csv_field(b.color.as_deref().unwrap_or("")),
             csv_field(member),
+            b.progress.to_string(),
+            b.actual_start.map_or_else(String::new, |d| d.to_string()),
+            b.actual_finish.map_or_else(String::new, |d| d.to_string()),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -966,7 +972,7 @@ mod tool_tests {
             .await;
         assert_eq!(
             r.text,
-            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member."
+            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member, progress, actual_start, actual_finish."
         );
         let got = k.state(target).await;
         let key = |b: &palmaplan_model::Bar| (b.label.clone(), b.start, b.end, b.color.clone());

@@ -40,6 +40,7 @@ pub(crate) mod scheduling;
 mod search;
 mod show;
 mod structure;
+mod tracking;
 mod versions;
 mod view;
 pub(crate) mod zones;
@@ -318,6 +319,7 @@ fn specs() -> Vec<ToolSpec> {
         .chain(io::tools())
         .chain(periods::tools())
         .chain(constraints::tools())
+        .chain(tracking::tools())
         .chain(journal::tools())
         .chain(versions::tools())
         .chain(view::tools())

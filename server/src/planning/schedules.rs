@@ -94,7 +94,8 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     let (id, role) = ctx.open(&p.schedule).await?;
     let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let s = &stored.state;
-    let risks = risk::risks(s);
+    let status = super::zones::today_of(&ctx, s);
+    let risks = risk::risks_at(s, status);
     let mut text = text::schedule_summary(s, ctx.lang());
     let held = super::scheduling::end_once_links_hold(s);
     if let Some(line) = super::scheduling::ends_line_with(&ctx, s, held) {
@@ -118,6 +119,11 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
             ));
         }
     }
+    let slips = super::tracking::largest_slips(&ctx, id, s).await;
+    if let Some((line, _)) = &slips {
+        text.push('\n');
+        text.push_str(line);
+    }
     if !s.locks.is_empty() {
         text.push('\n');
         text.push_str(&ctx.tr(
@@ -137,6 +143,10 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     }
     let mut structured = summary_json(id, stored.rank, role, s, &risks);
     structured["end_once_links_hold"] = json!(held);
+    structured["status_date"] = json!(status);
+    if let Some((_, v)) = slips {
+        structured["slippage"] = v;
+    }
     structured["locks"] = json!(
         s.locks
             .iter()
@@ -170,6 +180,7 @@ pub(super) fn summary_json(
         "risks": {
             "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
             "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
+            "late": risks.late.len(), "overdue": risks.overdue.len(),
         },
     })
 }

@@ -249,8 +249,12 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         Ok(cp) => (cp.critical_bars().collect(), false),
         Err(_) => (IdSet::default(), true),
     };
-    let at_risk = risk::risks(s).bars_at_risk();
-    let mut fc = FilterContext::new(s, &critical, &at_risk);
+    // Late and overdue bars at the schedule's today, for `is:late`, `is:overdue`
+    // and `is:at-risk`.
+    let risks = risk::risks_at(s, super::zones::today_of(&ctx, s));
+    let at_risk = risks.bars_at_risk();
+    let mut fc = FilterContext::new(s, &critical, &at_risk)
+        .with_lateness(risks.late.iter().chain(&risks.overdue));
     // Floats cost a critical path of their own: computed only for a query that
     // compares them (`float<=2`), and none on a cycle, so float terms match nothing.
     if f.uses_floats() {

@@ -216,8 +216,12 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         let critical: IdSet<BarId> = cpm::critical_path(s)
             .map(|cp| cp.critical_bars().collect())
             .unwrap_or_default();
-        let at_risk = risk::risks(s).bars_at_risk();
-        let mut fc = FilterContext::new(s, &critical, &at_risk);
+        // Late and overdue bars at the schedule's today, for `is:late`, `is:overdue`
+        // and `is:at-risk`.
+        let risks = risk::risks_at(s, super::zones::today_of(&ctx, s));
+        let at_risk = risks.bars_at_risk();
+        let mut fc = FilterContext::new(s, &critical, &at_risk)
+            .with_lateness(risks.late.iter().chain(&risks.overdue));
         // Floats cost a critical path of their own: computed only for a query that
         // compares them (`float<=2`).
         if parsed.uses_floats() {

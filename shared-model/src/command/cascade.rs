@@ -1,7 +1,7 @@
 //! Deletes that take dependents with them: a row's bars and milestones, the links that
 //! touch a deleted bar or milestone, the actions on a deleted bar. Each cascade records
 //! the commands that put everything back with its own id, in an order that keeps every
-//! re-add valid (items, then their constraints and deadlines, before the links and
+//! re-add valid (items, then their constraints, deadlines and progress, before the links and
 //! actions that refer to them).
 
 use crate::schedule::*;
@@ -52,6 +52,20 @@ pub(super) fn remove_items(cx: &mut Ctx<'_>, bars: &[BarId], milestones: &[Miles
     // Re-adds carry a bar's pin; its other constraint and the deadlines come back
     // after every re-add, so the run of re-adds stays one deferred merge (see `ctx`).
     let mut constraints = Vec::new();
+    // Progress too: one command for all the deleted bars that had some.
+    let progress: Vec<super::ProgressEntry> = removed_bars
+        .iter()
+        .filter(|b| b.progress > 0 || b.actual_start.is_some() || b.actual_finish.is_some())
+        .map(|b| super::ProgressEntry {
+            bar: b.id,
+            percent: Some(b.progress),
+            actual_start: Some(b.actual_start),
+            actual_finish: Some(b.actual_finish),
+        })
+        .collect();
+    if !progress.is_empty() {
+        constraints.push(Command::SetProgress { bars: progress });
+    }
     for (item, constraint, deadline) in removed_bars
         .iter()
         .map(|b| (ItemId::from(b.id), b.constraint, b.deadline))

@@ -8,7 +8,9 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::date::{Date, MAX_YEAR, MIN_YEAR};
-use crate::schedule::{Constraint, ConstraintKind, GroupId, ItemId, LinkId, Lock, LockTarget};
+use crate::schedule::{
+    BarId, Constraint, ConstraintKind, GroupId, ItemId, LinkId, Lock, LockTarget,
+};
 use crate::{Lang, text};
 
 use super::check::MAX_ID;
@@ -198,6 +200,11 @@ pub enum Problem {
     },
     /// A bar's `constraint` holds a "start no earlier than": that is its `pin`.
     PinAsConstraint,
+    /// A bar with an actual finish is complete: its percent cannot be below 100.
+    FinishedBelow100 {
+        bar: BarId,
+        percent: u8,
+    },
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
@@ -327,6 +334,9 @@ impl Problem {
                 text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::Fr)
             ),
             Problem::PinAsConstraint => "un bloc garde sa contrainte «\u{a0}début au plus tôt le\u{a0}» dans pin, pas dans constraint. Mettez cette date dans pin, ou donnez à constraint un autre type.".into(),
+            Problem::FinishedBelow100 { bar, percent } => format!(
+                "une fin réelle veut dire que le bloc {bar} est terminé (100\u{202f}%)\u{a0}: {percent}\u{202f}% ne convient pas. Omettez percent (il passe à 100), ou effacez actual_finish (null) pour un avancement plus bas."
+            ),
         }
     }
 
@@ -443,6 +453,9 @@ impl Problem {
                 text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::En)
             ),
             Problem::PinAsConstraint => "a bar keeps its “start no earlier than” constraint in pin, not in constraint. Put that date in pin, or give constraint another kind.".into(),
+            Problem::FinishedBelow100 { bar, percent } => format!(
+                "an actual finish means bar {bar} is complete (100%): {percent}% does not fit. Leave percent out (it becomes 100), or clear actual_finish (null) for a lower progress."
+            ),
         }
     }
 }

@@ -178,6 +178,10 @@ impl Command {
                 fp(&[milestone.0], &[row.map(|r| r.0)], None)
             }
             C::SetConstraint { item, .. } | C::SetDeadline { item, .. } => fp(&[item.0], &[], None),
+            C::SetProgress { bars } => {
+                let ids: Vec<u64> = bars.iter().map(|e| e.bar.0).collect();
+                fp(&ids, &[], None)
+            }
             C::AddLink {
                 id: l, from, to, ..
             } => fp(&[], &[Some(from.0), Some(to.0)], l.map(|l| l.0)),

@@ -32,7 +32,7 @@
 //! `people` (actions, members, absences), `settings` (schedule-level fields and
 //! `replace_schedule`), `footprint` (the ids a command reads and changes, for undo),
 //! `cascade` (deletes that take dependents with them), `graph` (link graph checks),
-//! `ctx` (lookups and deferred inserts during one apply), `check` (field rules),
+//! `progress` (a bar's percent complete and actual dates), `ctx` (lookups and deferred inserts during one apply), `check` (field rules),
 //! `error` (errors and their French and English messages), `validate` (the invariants
 //! of a whole schedule, for imported data).
 
@@ -48,6 +48,7 @@ mod outline;
 mod people;
 mod periods;
 mod policy;
+mod progress;
 mod settings;
 mod validate;
 
@@ -73,6 +74,22 @@ pub use periods::{resized_bar, shifted_bar, shifted_milestone};
 pub use validate::validate_schedule;
 
 use ctx::{Ctx, Fault, Mode};
+
+/// One bar's part of `set_progress`: what is left out stays as it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgressEntry {
+    pub bar: BarId,
+    /// Percent complete, 0 to 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent: Option<u8>,
+    /// Null clears.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+    pub actual_start: Option<Option<Date>>,
+    /// Null clears; a date completes the bar.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+    pub actual_finish: Option<Option<Date>>,
+}
 
 /// Which edge of a bar `resize_period` moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -259,6 +276,15 @@ pub enum Command {
         deadline: Option<Date>,
     },
 
+    // Progress, on bars.
+    /// Sets the progress of one or more bars in one write: each entry's percent and
+    /// actual dates, each optional (left out: unchanged; `null` clears an actual date).
+    /// An actual finish completes the bar (100 % when no percent is given). E.g.
+    /// `{"op":"set_progress","bars":[{"bar":14,"percent":40,"actual_start":"2026-11-02"}]}`.
+    SetProgress {
+        bars: Vec<ProgressEntry>,
+    },
+
     // Links.
     AddLink {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -427,6 +453,7 @@ impl Command {
             Command::DeleteMilestone { .. } => "delete_milestone",
             Command::SetConstraint { .. } => "set_constraint",
             Command::SetDeadline { .. } => "set_deadline",
+            Command::SetProgress { .. } => "set_progress",
             Command::AddLink { .. } => "add_link",
             Command::UpdateLink { .. } => "update_link",
             Command::DeleteLink { .. } => "delete_link",
@@ -911,6 +938,7 @@ fn exec(cx: &mut Ctx<'_>, cmd: &Command) -> Result<Command, Fault> {
         C::DeleteMilestone { milestone } => periods::delete_milestone(cx, *milestone),
         C::SetConstraint { item, constraint } => periods::set_constraint(cx, *item, *constraint),
         C::SetDeadline { item, deadline } => periods::set_deadline(cx, *item, *deadline),
+        C::SetProgress { bars } => progress::set_progress(cx, bars),
         C::AddLink {
             id,
             from,

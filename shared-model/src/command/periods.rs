@@ -90,6 +90,9 @@ pub(super) fn add_period(
         pin,
         constraint: None,
         deadline: None,
+        progress: 0,
+        actual_start: None,
+        actual_finish: None,
     });
     cx.undo_with(Command::DeletePeriods { bars: vec![id] });
     Ok(Command::AddPeriod {

@@ -66,6 +66,7 @@ impl Command {
             | Command::DeleteMilestone { .. }
             | Command::SetConstraint { .. }
             | Command::SetDeadline { .. }
+            | Command::SetProgress { .. }
             | Command::AddLink { .. }
             | Command::UpdateLink { .. }
             | Command::DeleteLink { .. }

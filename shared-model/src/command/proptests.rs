@@ -124,7 +124,7 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
     let by = if f % 64 == 63 { 200_000 } else { t.n };
     let kind = [LinkKind::FS, LinkKind::SS, LinkKind::FF, LinkKind::SF][usize::from(f % 4)];
     let text = t.text.clone();
-    let op = if additions_only { t.op % 10 } else { t.op % 38 };
+    let op = if additions_only { t.op % 11 } else { t.op % 39 };
     let constraint = |d: Date| {
         let kinds = ConstraintKind::ALL;
         maybe(6).then(|| Constraint {
@@ -213,34 +213,52 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
                 }
             }),
         },
-        10 => Command::RenameGroup {
+        // Progress is an addition too, so generated schedules have some (percents
+        // over 100 and finishes below 100 or before the start refused now and then).
+        10 => Command::SetProgress {
+            bars: [a, b]
+                .iter()
+                .take(1 + usize::from(f % 2))
+                .map(|r| ProgressEntry {
+                    bar: BarId(pick(&p.bars, *r)),
+                    percent: maybe(2).then_some(if by == 200_000 {
+                        101
+                    } else {
+                        (t.n.unsigned_abs() % 101) as u8
+                    }),
+                    actual_start: maybe(3).then(|| maybe(4).then_some(day)),
+                    actual_finish: maybe(5).then(|| maybe(6).then(|| day.add_days(t.len - 2))),
+                })
+                .collect(),
+        },
+        11 => Command::RenameGroup {
             group: GroupId(pick(&p.groups, a)),
             name: text,
         },
-        11 => Command::MoveGroup {
+        12 => Command::MoveGroup {
             group: GroupId(pick(&p.groups, a)),
             index: index.unwrap_or(0),
         },
-        12 => Command::DeleteGroup {
+        13 => Command::DeleteGroup {
             group: GroupId(pick(&p.groups, a)),
         },
-        13 => Command::RenameRow {
+        14 => Command::RenameRow {
             row: RowId(pick(&p.rows, a)),
             name: text,
         },
-        14 => Command::MoveRow {
+        15 => Command::MoveRow {
             row: RowId(pick(&p.rows, a)),
             group: maybe(4).then(|| GroupId(pick(&p.groups, b))),
             index: index.unwrap_or(1),
         },
-        15 => Command::SetRowMember {
+        16 => Command::SetRowMember {
             row: RowId(pick(&p.rows, a)),
             member: maybe(4).then(|| MemberId(pick(&p.members, b))),
         },
-        16 => Command::DeleteRow {
+        17 => Command::DeleteRow {
             row: RowId(pick(&p.rows, a)),
         },
-        17 | 18 => Command::MovePeriods {
+        18 | 19 => Command::MovePeriods {
             bars: [a, b]
                 .iter()
                 .take(usize::from(f % 3))
@@ -252,17 +270,17 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
                 .collect(),
             by,
         },
-        19 => Command::ResizePeriod {
+        20 => Command::ResizePeriod {
             bar: BarId(pick(&p.bars, a)),
             edge: if maybe(4) { Edge::Start } else { Edge::End },
             by,
         },
-        20 => Command::SetPeriodDates {
+        21 => Command::SetPeriodDates {
             bar: BarId(pick(&p.bars, a)),
             start: day,
             end: day.add_days(t.len),
         },
-        21 => Command::UpdatePeriod {
+        22 => Command::UpdatePeriod {
             bar: BarId(pick(&p.bars, a)),
             label: maybe(3).then_some(text),
             color: maybe(4).then_some(color),
@@ -270,65 +288,65 @@ pub(crate) fn build(p: &Pools, t: &Template, additions_only: bool) -> Command {
             pin: maybe(6).then(|| maybe(2).then_some(day)),
             row: maybe(7).then(|| RowId(pick(&p.rows, b))),
         },
-        22 => Command::DeletePeriods {
+        23 => Command::DeletePeriods {
             bars: [a, b]
                 .iter()
                 .take(usize::from(f % 3))
                 .map(|r| BarId(pick(&p.bars, *r)))
                 .collect(),
         },
-        23 => Command::MoveMilestone {
+        24 => Command::MoveMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
             date: day,
         },
-        24 => Command::UpdateMilestone {
+        25 => Command::UpdateMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
             label: maybe(3).then_some(text),
             color: maybe(4).then_some(color),
             notes: maybe(5).then(|| "y".to_owned()),
             row: maybe(7).then(|| RowId(pick(&p.rows, b))),
         },
-        25 => Command::DeleteMilestone {
+        26 => Command::DeleteMilestone {
             milestone: MilestoneId(pick(&p.milestones, a)),
         },
-        26 => Command::UpdateLink {
+        27 => Command::UpdateLink {
             link: LinkId(pick(&p.links, a)),
             kind: maybe(4).then_some(kind),
             lag: maybe(5).then_some(t.n),
         },
-        27 | 28 => Command::DeleteLink {
+        28 | 29 => Command::DeleteLink {
             link: LinkId(pick(&p.links, a)),
         },
-        29 => Command::SetActionStatus {
+        30 => Command::SetActionStatus {
             action: ActionId(pick(&p.actions, a)),
             status: ActionStatus::ALL[usize::from(f % 3)],
         },
-        30 => Command::UpdateAction {
+        31 => Command::UpdateAction {
             action: ActionId(pick(&p.actions, a)),
             label: maybe(3).then_some(text),
             assignee: maybe(4).then(|| maybe(5).then(|| MemberId(pick(&p.members, b)))),
         },
-        31 => Command::DeleteAction {
+        32 => Command::DeleteAction {
             action: ActionId(pick(&p.actions, a)),
         },
-        32 => Command::UpdateMember {
+        33 => Command::UpdateMember {
             member: MemberId(pick(&p.members, a)),
             name: maybe(3).then_some(text),
             email: maybe(4).then(|| maybe(5).then(|| "m@x.org".to_owned())),
         },
-        33 => Command::DeleteMember {
+        34 => Command::DeleteMember {
             member: MemberId(pick(&p.members, a)),
         },
-        34 => Command::UpdateAbsence {
+        35 => Command::UpdateAbsence {
             absence: AbsenceId(pick(&p.absences, a)),
             start: maybe(3).then_some(day),
             end: maybe(4).then(|| day.add_days(t.len)),
             reason: maybe(5).then(String::new),
         },
-        35 => Command::DeleteAbsence {
+        36 => Command::DeleteAbsence {
             absence: AbsenceId(pick(&p.absences, a)),
         },
-        36 => Command::SetSettings {
+        37 => Command::SetSettings {
             time_zone: maybe(3).then(|| "UTC".to_owned()),
             working_weekdays: maybe(4).then(|| {
                 Weekday::ALL

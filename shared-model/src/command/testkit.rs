@@ -22,6 +22,9 @@ pub(super) fn bar(id: u64, start: &str, end: &str) -> Bar {
         pin: None,
         constraint: None,
         deadline: None,
+        progress: 0,
+        actual_start: None,
+        actual_finish: None,
     }
 }
 

@@ -7,7 +7,9 @@
 //! weekday; collections other than groups and rows sorted by id; ids unique across all
 //! kinds, in 1..=MAX_ID and below `next_id`; rows contiguous per group, in group order;
 //! every reference names an item of the right kind; ends not before starts; constraint
-//! and deadline dates in range, a bar's "start no earlier than" in its pin; links
+//! and deadline dates in range, a bar's "start no earlier than" in its pin; a bar's
+//! progress at most 100, 100 with an actual finish, which is not before its actual
+//! start; links
 //! between two different items, each (from, to, kind) once, lags within bounds, no
 //! cycle.
 
@@ -212,6 +214,17 @@ fn periods(s: &Schedule) -> Checked {
         }
         if let Some(d) = b.deadline {
             at!(check::date(d), "bars[{i}].deadline")?;
+        }
+        if let Err(f) =
+            super::progress::check_progress(b.id, b.progress, b.actual_start, b.actual_finish)
+        {
+            // The command's field is `percent`; the bar's is `progress`.
+            let field = if f.field == "percent" {
+                "progress"
+            } else {
+                f.field
+            };
+            return fail(format!("bars[{i}].{field}"), f.problem);
         }
     }
     for (i, m) in s.milestones.iter().enumerate() {

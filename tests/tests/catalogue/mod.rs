@@ -107,7 +107,7 @@ pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
     match tool {
         "undo" | "history" | "get_changes" | "get_changes_since" => vec![write()],
         "redo" => vec![write(), (Actor::Author, "undo", json!({}))],
-        "restore_version" | "diff_versions" => vec![baseline(), write()],
+        "restore_version" | "diff_versions" | "schedule_slippage" => vec![baseline(), write()],
         "delete_version" | "list_versions" => vec![baseline()],
         "unlock" => vec![(Actor::Author, "lock", json!({"bar": 14}))],
         "clear_constraint" => vec![(

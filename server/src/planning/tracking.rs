@@ -1,0 +1,829 @@
+//! Tracking tools: `set_progress` (percent complete and actual dates of bars, many in
+//! one write), `schedule_lateness` (late and overdue bars at a status date) and
+//! `schedule_slippage` (each item against a saved version), thin wrappers over the
+//! model's `set_progress` command and its `tracking` module (see docs/scheduling.md,
+//! "Tracking", for what late, overdue and slippage mean).
+//!
+//! The status date is the schedule's "today" (`zones::today_of`: the date in its time zone) unless a call passes
+//! another. Lists are paged (50 at a time, `offset`) and their structured part stays
+//! compact: ids and numbers, never labels of more than the page.
+//!
+//! Typography: the texts written here put a narrow no-break space before « : » and
+//! « ; » and no-break spaces inside « », as French wants.
+
+use palmaplan_model::command::{Command, ProgressEntry};
+use palmaplan_model::cpm::ItemKind;
+use palmaplan_model::filter::{self, FilterContext};
+use palmaplan_model::idset::IdSet;
+use palmaplan_model::text::LIST_CAP;
+use palmaplan_model::tracking::{self, LateKind, Lateness, Slippage, Variance};
+use palmaplan_model::{BarId, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::args::date;
+use super::periods::apply_fresh_cascading;
+use super::versions::{VersionRef, find};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        tool(
+            "set_progress",
+            "Set the progress of one or more bars in one write: for each {bar, percent?, actual_start?, actual_finish?}, the percent complete (0-100) and the days work really started and finished (YYYY-MM-DD; null clears). An actual finish completes the bar (100 %; a lower percent with it is refused). Journalled and undoable like any write; the answer gives each bar's progress before and after.",
+            Access::Write,
+            set_progress,
+        ),
+        tool(
+            "schedule_lateness",
+            "The bars late or overdue at a status date (the schedule's today by default): late when its planned progress on the working calendar is above its progress, overdue when its last day is past and it is not complete, each with by how many working days. At most 50 per call (offset pages).",
+            Access::Read,
+            schedule_lateness,
+        ),
+        tool(
+            "schedule_slippage",
+            "Each bar's and milestone's start and finish against a saved version (reference: its id or name), in working days (positive: later), the project end's variance, and the critical items that slipped. Optionally only the bars a Filter panel query selects. Slipped items first, largest finish slip first; at most 50 per call (offset pages).",
+            Access::Read,
+            schedule_slippage,
+        ),
+    ]
+}
+
+/// Absent: None; null: Some(None); a value: Some(Some(v)).
+fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// "«\u{a0}Recette\u{a0}» (bloc 17)" / "“Recette” (bar 17)", or the bare id.
+fn item_name(lang: Lang, s: &Schedule, id: ItemId) -> String {
+    let Some(label) = s.item_label(id) else {
+        return id.to_string();
+    };
+    let milestone = s.milestone(MilestoneId(id.0)).is_some();
+    match (lang, milestone) {
+        (Lang::Fr, false) => format!("«\u{a0}{label}\u{a0}» (bloc {id})"),
+        (Lang::Fr, true) => format!("«\u{a0}{label}\u{a0}» (jalon {id})"),
+        (Lang::En, false) => format!("“{label}” (bar {id})"),
+        (Lang::En, true) => format!("“{label}” (milestone {id})"),
+    }
+}
+
+/// "40\u{202f}%" / "40%".
+fn percent(lang: Lang, p: u8) -> String {
+    match lang {
+        Lang::Fr => format!("{p}\u{202f}%"),
+        Lang::En => format!("{p}%"),
+    }
+}
+
+/// The "More: offset = N." line.
+fn next_line(ctx: &Ctx, next: usize) -> String {
+    ctx.tr(
+        format!("\nSuite\u{202f}: offset = {next}."),
+        format!("\nMore: offset = {next}."),
+    )
+}
+
+// ---- set_progress
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ProgressArg {
+    /// The bar's id.
+    bar: u64,
+    /// Percent complete, 0 to 100.
+    #[serde(default)]
+    percent: Option<u8>,
+    /// The day work really started, YYYY-MM-DD; null clears it.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
+    actual_start: Option<Option<String>>,
+    /// The day work really finished, YYYY-MM-DD (the bar is then complete); null
+    /// clears it.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
+    actual_finish: Option<Option<String>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SetProgress {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// One entry per bar; what an entry leaves out stays as it is.
+    bars: Vec<ProgressArg>,
+}
+
+async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(&p.schedule).await?;
+    let day = |field: &str, v: &Option<Option<String>>| -> Result<Option<Option<Date>>, Refusal> {
+        match v {
+            None => Ok(None),
+            Some(None) => Ok(Some(None)),
+            Some(Some(d)) => Ok(Some(Some(date(&ctx, field, d)?))),
+        }
+    };
+    let mut entries = Vec::with_capacity(p.bars.len());
+    for b in &p.bars {
+        entries.push(ProgressEntry {
+            bar: BarId(b.bar),
+            percent: b.percent,
+            actual_start: day("actual_start", &b.actual_start)?,
+            actual_finish: day("actual_finish", &b.actual_finish)?,
+        });
+    }
+    let cmd = Command::SetProgress { bars: entries };
+    // Progress moves no date: no cascade, whatever the setting.
+    let (before, wrote, ()) = apply_fresh_cascading(&ctx, id, super::Cascading::Off, |_| {
+        Ok((vec![cmd.clone()], ()))
+    })
+    .await?;
+    let lang = ctx.lang();
+    let s = &wrote.state;
+    let n = p.bars.len();
+    let mut text = ctx.tr(
+        format!(
+            "Avancement de {n} bloc{} enregistré\u{202f}; rang {}.",
+            if n > 1 { "s" } else { "" },
+            wrote.rank
+        ),
+        format!(
+            "Progress of {n} bar{} written; rank {}.",
+            if n == 1 { "" } else { "s" },
+            wrote.rank
+        ),
+    );
+    let mut bars = Vec::new();
+    for b in p.bars.iter().take(LIST_CAP) {
+        let bar = BarId(b.bar);
+        let (Some(old), Some(new)) = (before.bar(bar), s.bar(bar)) else {
+            continue;
+        };
+        let mut line = format!(
+            "\n- {}\u{a0}: {} → {}",
+            item_name(lang, s, bar.into()),
+            percent(lang, old.progress),
+            percent(lang, new.progress)
+        );
+        if lang == Lang::En {
+            line = line.replace('\u{a0}', "");
+        }
+        let dates = |start: Option<Date>, finish: Option<Date>| match (start, finish) {
+            (None, None) => None,
+            (s, f) => Some((s, f)),
+        };
+        if let Some((start, finish)) = dates(new.actual_start, new.actual_finish) {
+            let day = |d: Option<Date>| d.map_or_else(|| "…".to_owned(), |d| d.to_string());
+            line.push_str(&ctx.tr(
+                format!(" (réel\u{a0}: {} → {})", day(start), day(finish)),
+                format!(" (actual: {} → {})", day(start), day(finish)),
+            ));
+        }
+        text.push_str(&line);
+        bars.push(json!({
+            "bar": bar, "before": old.progress, "after": new.progress,
+            "actual_start": new.actual_start, "actual_finish": new.actual_finish,
+        }));
+    }
+    if n > LIST_CAP {
+        text.push('\n');
+        text.push_str(&super::people::more_line(&ctx, n - LIST_CAP));
+    }
+    // What the write changes in the risks today.
+    let today = super::zones::today_of(&ctx, s);
+    let late = tracking::lateness(
+        s,
+        &palmaplan_model::calendar::Calendar::for_schedule(s),
+        today,
+    );
+    let mine: Vec<&Lateness> = late
+        .iter()
+        .filter(|l| p.bars.iter().any(|b| b.bar == l.bar.0))
+        .collect();
+    if !mine.is_empty() {
+        text.push_str(&ctx.tr(format!("\nAu {today}\u{202f}:"), format!("\nAt {today}:")));
+        let shown = only(&mine, today);
+        for l in text::risk_details(s, &shown, lang) {
+            text.push_str("\n- ");
+            text.push_str(&l);
+        }
+    }
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": id, "rank": wrote.rank, "count": n, "bars": bars,
+            "status_date": today, "late": mine.iter().filter(|l| l.kind == LateKind::Late).count(),
+            "overdue": mine.iter().filter(|l| l.kind == LateKind::Overdue).count(),
+        }),
+    ))
+}
+
+/// The risks made of these late and overdue bars alone, at `status`.
+fn only(lateness: &[&Lateness], status: Date) -> risk::Risks {
+    let (overdue, late): (Vec<Lateness>, Vec<Lateness>) = lateness
+        .iter()
+        .map(|l| (*l).clone())
+        .partition(|l| l.kind == LateKind::Overdue);
+    risk::Risks {
+        status_date: Some(status),
+        late,
+        overdue,
+        ..risk::Risks::default()
+    }
+}
+
+// ---- schedule_lateness
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LatenessArgs {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The status date, YYYY-MM-DD (the schedule's today by default).
+    #[serde(default)]
+    status_date: Option<String>,
+    /// Skip this many bars (for the next page).
+    #[serde(default)]
+    offset: usize,
+}
+
+async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> {
+    let given = p
+        .status_date
+        .as_deref()
+        .map(|d| date(&ctx, "status_date", d))
+        .transpose()?;
+    let o = ctx.open_redacted(&p.schedule).await?;
+    let s = &o.state;
+    let lang = ctx.lang();
+    let status = given.unwrap_or_else(|| super::zones::today_of(&ctx, s));
+    let cal = palmaplan_model::calendar::Calendar::for_schedule(s);
+    let mut all = tracking::lateness(s, &cal, status);
+    // Overdue first, then the most behind.
+    all.sort_by_key(|l| (l.kind != LateKind::Overdue, -l.by_days, l.bar));
+    let total = all.len();
+    let (late, overdue) = (
+        all.iter().filter(|l| l.kind == LateKind::Late).count(),
+        all.iter().filter(|l| l.kind == LateKind::Overdue).count(),
+    );
+    let page: Vec<&Lateness> = all.iter().skip(p.offset).take(LIST_CAP).collect();
+    let default = if given.is_none() {
+        ctx.tr(" (aujourd'hui)", " (today)")
+    } else {
+        String::new()
+    };
+    let mut text = if total == 0 {
+        ctx.tr(
+            format!(
+                "«\u{a0}{}\u{a0}» au {status}{default}\u{a0}: aucun bloc en retard ni hors délai.",
+                s.name
+            ),
+            format!(
+                "“{}” at {status}{default}: no bar is late or overdue.",
+                s.name
+            ),
+        )
+    } else {
+        let counts = text::risks_line(&only(&all.iter().collect::<Vec<_>>(), status), lang)
+            .unwrap_or_default();
+        ctx.tr(
+            format!(
+                "«\u{a0}{}\u{a0}» au {status}{default}\u{a0}— {counts}",
+                s.name
+            ),
+            format!("“{}” at {status}{default} — {counts}", s.name),
+        )
+    };
+    for line in text::risk_details(s, &only(&page, status), lang) {
+        text.push_str("\n- ");
+        text.push_str(&line);
+    }
+    let next = p.offset + page.len();
+    if next < total {
+        text.push_str(&next_line(&ctx, next));
+    }
+    let bars: Vec<Value> = page
+        .iter()
+        .map(|l| json!({ "bar": l.bar, "kind": l.kind, "by_days": l.by_days, "planned": l.planned, "actual": l.actual }))
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank, "status_date": status,
+            "counts": { "late": late, "overdue": overdue },
+            "total": total, "offset": p.offset, "next_offset": (next < total).then_some(next),
+            "bars": bars,
+        }),
+    ))
+}
+
+// ---- schedule_slippage
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SlippageArgs {
+    /// The schedule's id or exact name.
+    schedule: ScheduleRef,
+    /// The saved version to compare with: its id or its name (see list_versions).
+    reference: VersionRef,
+    /// A Filter panel query: only the bars it selects (milestones are then left out).
+    #[serde(default)]
+    filter: Option<String>,
+    /// Skip this many items (for the next page).
+    #[serde(default)]
+    offset: usize,
+}
+
+/// A saved version's state, with its id and name.
+pub(super) async fn version_state(
+    ctx: &Ctx,
+    id: i64,
+    v: &VersionRef,
+) -> Result<(i64, String, Schedule), Refusal> {
+    let info = find(ctx, id, v).await?;
+    match ctx
+        .store()
+        .version_state(id, info.id)
+        .await
+        .map_err(|e| ctx.db_error(e))?
+    {
+        Some((info, state)) => Ok((info.id, info.name, state)),
+        None => Err(Refusal::new(
+            "version_not_found",
+            ctx.tr(
+                "Cette version vient d'être supprimée. Appelez list_versions.",
+                "This version was just deleted. Call list_versions.",
+            ),
+        )),
+    }
+}
+
+/// "+2 j" / "+2 d": a signed count of working days.
+fn signed(lang: Lang, n: i64) -> String {
+    let unit = super::tr(lang, "j", "d");
+    if n > 0 {
+        format!("+{n}\u{a0}{unit}")
+    } else {
+        format!("{n}\u{a0}{unit}")
+    }
+}
+
+/// One item's line: « Recette » (bloc 17)\u{a0}: début +2 j, fin +3 j, critique.
+fn variance_line(ctx: &Ctx, s: &Schedule, v: &Variance) -> String {
+    let lang = ctx.lang();
+    let name = item_name(lang, s, v.item);
+    let critical = if v.critical {
+        ctx.tr(", critique", ", critical")
+    } else {
+        String::new()
+    };
+    match v.kind {
+        ItemKind::Milestone => ctx.tr(
+            format!(
+                "{name}\u{202f}: {} → {} ({}){critical}",
+                v.baseline_start,
+                v.start,
+                signed(lang, v.finish_days)
+            ),
+            format!(
+                "{name}: {} → {} ({}){critical}",
+                v.baseline_start,
+                v.start,
+                signed(lang, v.finish_days)
+            ),
+        ),
+        ItemKind::Bar => ctx.tr(
+            format!(
+                "{name}\u{202f}: début {} ({}), fin {} ({}){critical}",
+                v.start,
+                signed(lang, v.start_days),
+                v.finish,
+                signed(lang, v.finish_days)
+            ),
+            format!(
+                "{name}: start {} ({}), finish {} ({}){critical}",
+                v.start,
+                signed(lang, v.start_days),
+                v.finish,
+                signed(lang, v.finish_days)
+            ),
+        ),
+    }
+}
+
+/// The project end's line: « Fin du projet : 2026-12-18 → 2026-12-28 (+5 j). »
+fn end_line(ctx: &Ctx, sl: &Slippage) -> Option<String> {
+    let e = sl.project_end?;
+    let lang = ctx.lang();
+    Some(ctx.tr(
+        format!(
+            "Fin du projet\u{202f}: {} → {} ({}).",
+            e.baseline,
+            e.current,
+            signed(lang, e.days)
+        ),
+        format!(
+            "Project end: {} → {} ({}).",
+            e.baseline,
+            e.current,
+            signed(lang, e.days)
+        ),
+    ))
+}
+
+async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> {
+    let lang = ctx.lang();
+    let parsed = match p.filter.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        None => None,
+        Some(q) => Some(filter::parse(q).map_err(|e| {
+            Refusal::new(
+                "invalid_filter",
+                ctx.tr(
+                    format!("Filtre invalide\u{202f}:\n{}", e.render(q, lang)),
+                    format!("Invalid filter:\n{}", e.render(q, lang)),
+                ),
+            )
+            .with(json!({ "position": e.position, "len": e.len }))
+        })?),
+    };
+    let o = ctx.open_redacted(&p.schedule).await?;
+    let s = &o.state;
+    let (vid, vname, baseline) = version_state(&ctx, o.id, &p.reference).await?;
+    let critical = cpm::critical_items(s).unwrap_or_default();
+    let cal = palmaplan_model::calendar::Calendar::for_schedule(s);
+    let sl = tracking::slippage_with(s, &baseline, &cal, &critical);
+    // The filter selects bars, with what it needs computed once.
+    let selected: Option<Vec<BarId>> = parsed.map(|f| {
+        let crit: IdSet<BarId> = critical.iter().map(|i| BarId(i.0)).collect();
+        let status = super::zones::today_of(&ctx, s);
+        let risks = risk::risks_at(s, status);
+        let mut fc = FilterContext::new(s, &crit, &risks.bars_at_risk())
+            .with_lateness(risks.late.iter().chain(&risks.overdue));
+        if f.uses_floats() {
+            fc = fc.with_floats(&filter::floats_of(s));
+        }
+        f.select(&fc, s)
+    });
+    let kept = |v: &&Variance| {
+        selected.as_ref().is_none_or(|sel| {
+            v.kind == ItemKind::Bar && sel.binary_search(&BarId(v.item.0)).is_ok()
+        })
+    };
+    let mut rows: Vec<&Variance> = sl.items.iter().filter(kept).collect();
+    // Slipped first, the largest finish slip first; then the others by id.
+    rows.sort_by_key(|v| (!v.slipped(), -v.finish_days, -v.start_days, v.item));
+    let total = rows.len();
+    let slipped = rows.iter().filter(|v| v.slipped()).count();
+    let critical_slipped: Vec<ItemId> = rows
+        .iter()
+        .filter(|v| v.critical && v.slipped())
+        .map(|v| v.item)
+        .collect();
+    let page: Vec<&Variance> = rows.iter().skip(p.offset).take(LIST_CAP).copied().collect();
+    let version = ctx.tr(
+        format!("la version «\u{a0}{vname}\u{a0}» (id {vid})"),
+        format!("version “{vname}” (id {vid})"),
+    );
+    let mut text = ctx.tr(
+        format!(
+            "«\u{a0}{}\u{a0}» par rapport à {version}, en jours ouvrés\u{202f}: {slipped} élément(s) sur {total} ont glissé, dont {} critique(s).",
+            s.name,
+            critical_slipped.len()
+        ),
+        format!(
+            "“{}” against {version}, in working days: {slipped} of {total} item(s) slipped, {} of them critical.",
+            s.name,
+            critical_slipped.len()
+        ),
+    );
+    if let Some(line) = end_line(&ctx, &sl) {
+        text.push('\n');
+        text.push_str(&line);
+    }
+    if !sl.added.is_empty() || !sl.removed.is_empty() {
+        text.push('\n');
+        text.push_str(&ctx.tr(
+            format!(
+                "Depuis\u{202f}: {} élément(s) ajouté(s), {} supprimé(s).",
+                sl.added.len(),
+                sl.removed.len()
+            ),
+            format!(
+                "Since: {} item(s) added, {} removed.",
+                sl.added.len(),
+                sl.removed.len()
+            ),
+        ));
+    }
+    for v in &page {
+        text.push_str("\n- ");
+        text.push_str(&variance_line(&ctx, s, v));
+    }
+    let next = p.offset + page.len();
+    if next < total {
+        text.push_str(&next_line(&ctx, next));
+    }
+    let items: Vec<Value> = page
+        .iter()
+        .map(|v| {
+            json!({
+                "id": v.item, "kind": v.kind, "start_days": v.start_days,
+                "finish_days": v.finish_days, "critical": v.critical,
+            })
+        })
+        .collect();
+    Ok(Reply::ok(
+        text,
+        json!({
+            "schedule_id": o.id, "rank": o.rank,
+            "reference": { "id": vid, "name": vname },
+            "project_end": sl.project_end,
+            "slipped": slipped,
+            "critical_slipped": critical_slipped.iter().take(LIST_CAP).collect::<Vec<_>>(),
+            "added": sl.added.len(), "removed": sl.removed.len(),
+            "total": total, "offset": p.offset, "next_offset": (next < total).then_some(next),
+            "items": items,
+        }),
+    ))
+}
+
+/// The largest slips against the newest saved version, for `get_schedule`: one line
+/// naming the version and up to three items, and its structured part; None without a
+/// saved version or with no slip.
+pub(super) async fn largest_slips(ctx: &Ctx, id: i64, s: &Schedule) -> Option<(String, Value)> {
+    let versions = ctx.store().versions(id).await.ok()?;
+    let newest = versions.into_iter().max_by_key(|v| (v.rank, v.id))?;
+    let (_, state) = ctx.store().version_state(id, newest.id).await.ok()??;
+    let sl = tracking::slippage(s, &state);
+    let top = sl.largest(3);
+    let lang = ctx.lang();
+    let end = sl.project_end.filter(|e| e.days != 0);
+    if top.is_empty() && end.is_none() {
+        return None;
+    }
+    let names: Vec<String> = top
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}",
+                item_name(lang, s, v.item),
+                signed(lang, v.finish_days.max(v.start_days))
+            )
+        })
+        .collect();
+    let mut line = ctx.tr(
+        format!(
+            "Glissements depuis la version «\u{a0}{}\u{a0}» (la plus récente)\u{202f}: ",
+            newest.name
+        ),
+        format!("Slips since version “{}” (the newest): ", newest.name),
+    );
+    if names.is_empty() {
+        line.push_str(&ctx.tr("aucun élément", "no item"));
+    } else {
+        line.push_str(&names.join(", "));
+    }
+    if let Some(e) = end {
+        line.push_str(&ctx.tr(
+            format!("\u{202f}; fin du projet {}", signed(lang, e.days)),
+            format!("; project end {}", signed(lang, e.days)),
+        ));
+    }
+    line.push('.');
+    let structured = json!({
+        "reference": { "id": newest.id, "name": newest.name },
+        "largest": top.iter().map(|v| json!({ "id": v.item, "start_days": v.start_days, "finish_days": v.finish_days })).collect::<Vec<_>>(),
+        "project_end_days": sl.project_end.map(|e| e.days),
+    });
+    Some((line, structured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::people_testkit::{Kit, en};
+    use palmaplan_model::BarId;
+    use serde_json::json;
+
+    fn visible(t: &str) -> String {
+        t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
+    }
+
+    #[tokio::test]
+    async fn progress_is_one_journalled_write_undone_and_redone() {
+        let k = Kit::new("progress-write").await;
+        let s = k.schedule;
+        let r = k
+            .ok(
+                &k.editor,
+                "set_progress",
+                json!({ "schedule": s, "bars": [
+                    { "bar": 14, "percent": 60, "actual_start": "2026-11-09" },
+                    { "bar": 13, "actual_start": "2026-11-02", "actual_finish": "2026-11-13" },
+                ]}),
+            )
+            .await;
+        assert_eq!(
+            visible(&r.text),
+            "Avancement de 2 blocs enregistré⟨nnbsp⟩; rang 1.\n- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: 0⟨nnbsp⟩% → 60⟨nnbsp⟩% (réel⟨nbsp⟩: 2026-11-09 → …)\n- «⟨nbsp⟩Audit du système⟨nbsp⟩» (bloc 13)⟨nbsp⟩: 0⟨nnbsp⟩% → 100⟨nnbsp⟩% (réel⟨nbsp⟩: 2026-11-02 → 2026-11-13)"
+        );
+        assert_eq!(r.structured["bars"][1]["after"], 100);
+        let st = k.state(s).await;
+        assert_eq!(st.bar(BarId(14)).unwrap().progress, 60);
+        // One journal entry, one undo, one redo.
+        let h = k.ok(&k.editor, "history", json!({ "schedule": s })).await;
+        assert!(h.text.contains("set_progress"), "{}", h.text);
+        k.ok(&k.editor, "undo", json!({ "schedule": s })).await;
+        let st = k.state(s).await;
+        assert_eq!(
+            (
+                st.bar(BarId(14)).unwrap().progress,
+                st.bar(BarId(13)).unwrap().actual_finish
+            ),
+            (0, None)
+        );
+        k.ok(&k.editor, "redo", json!({ "schedule": s })).await;
+        assert_eq!(k.state(s).await.bar(BarId(13)).unwrap().progress, 100);
+        // A viewer may not; a finish below 100 % is refused with what to do.
+        k.refused(
+            &k.viewer,
+            "set_progress",
+            json!({ "schedule": s, "bars": [{ "bar": 14, "percent": 1 }] }),
+        )
+        .await;
+        let no = k
+            .refused(
+                &en(&k.editor),
+                "set_progress",
+                json!({ "schedule": s, "bars": [{ "bar": 15, "percent": 50, "actual_finish": "2026-12-04" }] }),
+            )
+            .await;
+        assert!(
+            no.text
+                .contains("an actual finish means bar 15 is complete (100%)"),
+            "{}",
+            no.text
+        );
+        let r = k
+            .ok(
+                &en(&k.editor),
+                "set_progress",
+                json!({ "schedule": s, "bars": [{ "bar": 15, "percent": 20 }] }),
+            )
+            .await;
+        assert_eq!(
+            r.text,
+            "Progress of 1 bar written; rank 4.\n- “Adaptation du code ABAP” (bar 15): 0% → 20%"
+        );
+    }
+
+    #[tokio::test]
+    async fn lateness_at_a_status_date_in_both_languages() {
+        let k = Kit::new("progress-late").await;
+        let s = k.schedule;
+        k.ok(
+            &k.editor,
+            "set_progress",
+            json!({ "schedule": s, "bars": [{ "bar": 13, "percent": 100 }, { "bar": 14, "percent": 50 }, { "bar": 15, "percent": 10 }] }),
+        )
+        .await;
+        // Wednesday 2026-11-25: the audit is done; the clean-up ended on the 20th at
+        // 50 % (overdue by 3 working days); the ABAP work (11-16 to 12-04, 15 days)
+        // should be at 53 %, 8 days of 15, and 10 % covers one; the dry run (from
+        // 11-23, not begun) is 3 days behind.
+        let r = k
+            .ok(
+                &k.viewer,
+                "schedule_lateness",
+                json!({ "schedule": s, "status_date": "2026-11-25" }),
+            )
+            .await;
+        assert_eq!(
+            visible(&r.text),
+            "«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» au 2026-11-25⟨nbsp⟩— Risques : 2 blocs en retard, 1 bloc hors délai.\n- « Adaptation du code ABAP » (bloc 15)⟨nnbsp⟩: en retard de 7 jours ouvrés au 2026-11-25 (avancement 10⟨nnbsp⟩%, prévu 53⟨nnbsp⟩%).\n- « Migration à blanc » (bloc 16)⟨nnbsp⟩: en retard de 3 jours ouvrés au 2026-11-25 (avancement 0⟨nnbsp⟩%, prévu 30⟨nnbsp⟩%).\n- « Nettoyage des données » (bloc 14)⟨nnbsp⟩: fin dépassée de 3 jours ouvrés au 2026-11-25, avancement 50⟨nnbsp⟩%."
+        );
+        assert_eq!(r.structured["counts"], json!({ "late": 2, "overdue": 1 }));
+        assert_eq!(r.structured["bars"][0]["bar"], 14, "overdue first");
+        let r = k
+            .ok(
+                &en(&k.viewer),
+                "schedule_lateness",
+                json!({ "schedule": s, "status_date": "2026-11-25" }),
+            )
+            .await;
+        assert!(
+            r.text.starts_with(
+                "“S/4HANA Migration” at 2026-11-25 — Risks: 2 late bars, 1 overdue bar."
+            ),
+            "{}",
+            r.text
+        );
+        // The same in schedule_risks and in get_schedule's counts (today: the kit's
+        // clock, before the plan, so nothing is late there).
+        let r = k
+            .ok(
+                &k.viewer,
+                "schedule_risks",
+                json!({ "schedule": s, "status_date": "2026-11-25" }),
+            )
+            .await;
+        assert_eq!(r.structured["counts"]["late"], 2);
+        assert_eq!(r.structured["counts"]["overdue"], 1);
+        let g = k
+            .ok(&k.viewer, "get_schedule", json!({ "schedule": s }))
+            .await;
+        assert_eq!(g.structured["risks"]["late"], 0);
+        let bad = k
+            .refused(
+                &k.viewer,
+                "schedule_lateness",
+                json!({ "schedule": s, "status_date": "25/11/2026" }),
+            )
+            .await;
+        assert!(bad.text.contains("status_date"), "{}", bad.text);
+    }
+
+    #[tokio::test]
+    async fn slippage_against_a_saved_version_in_both_languages() {
+        let k = Kit::new("progress-slip").await;
+        let s = k.schedule;
+        k.ok(
+            &k.owner,
+            "save_version",
+            json!({ "schedule": s, "name": "Baseline" }),
+        )
+        .await;
+        // « Nettoyage des données » five working days later, with its successors.
+        k.ok(
+            &k.editor,
+            "move_periods",
+            json!({ "schedule": s, "bars": [14], "by": 5, "cascade": true }),
+        )
+        .await;
+        let r = k
+            .ok(
+                &k.viewer,
+                "schedule_slippage",
+                json!({ "schedule": s, "reference": "Baseline" }),
+            )
+            .await;
+        let text = visible(&r.text);
+        assert!(
+            text.starts_with("«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» par rapport à la version «⟨nbsp⟩Baseline⟨nbsp⟩» (id "),
+            "{text}"
+        );
+        assert!(
+            text.contains("Fin du projet⟨nnbsp⟩: 2026-12-18 → 2026-12-28 (+5⟨nbsp⟩j)."),
+            "{text}"
+        );
+        assert!(
+            text.contains("- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nnbsp⟩: début 2026-11-17 (+5⟨nbsp⟩j), fin 2026-11-27 (+5⟨nbsp⟩j), critique"),
+            "{text}"
+        );
+        assert_eq!(r.structured["project_end"]["days"], 5);
+        assert_eq!(r.structured["slipped"], 5);
+        assert!(
+            r.structured["critical_slipped"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(19))
+        );
+        // Filtered: the bars of one member only.
+        let r = k
+            .ok(
+                &en(&k.viewer),
+                "schedule_slippage",
+                json!({ "schedule": s, "reference": "Baseline", "filter": "member:Camille" }),
+            )
+            .await;
+        assert!(
+            r.text
+                .contains("1 of 1 item(s) slipped, 1 of them critical."),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("- “Recette utilisateurs” (bar 17): start 2026-12-14 (+5\u{a0}d), finish 2026-12-18 (+5\u{a0}d), critical"), "{}", r.text);
+        // get_schedule names the largest slips against the newest version.
+        let g = k
+            .ok(&k.viewer, "get_schedule", json!({ "schedule": s }))
+            .await;
+        assert!(
+            visible(&g.text).contains(
+                "Glissements depuis la version «⟨nbsp⟩Baseline⟨nbsp⟩» (la plus récente)⟨nnbsp⟩: "
+            ),
+            "{}",
+            g.text
+        );
+        assert_eq!(g.structured["slippage"]["project_end_days"], 5);
+        let none = k
+            .refused(
+                &k.viewer,
+                "schedule_slippage",
+                json!({ "schedule": s, "reference": "Nope" }),
+            )
+            .await;
+        assert!(none.text.contains("Nope"), "{}", none.text);
+    }
+}
