@@ -5,8 +5,9 @@
 //! model's `layout` does the math in O(visible); this file only turns it into elements.
 //!
 //! Gestures (when the role allows): select (click, ↑/↓), move (←/→ one unit,
-//! Shift+←/→ a working week, drag), resize (pull an edge), delete (after a confirmation
-//! drawn here), Undo/Redo (Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z). Each calls the tool the model
+//! Shift+←/→ a working week, drag), resize (pull an edge), progress (+ and -, by
+//! tenths), delete (after a confirmation drawn here), Undo/Redo (Ctrl/Cmd+Z,
+//! Shift+Ctrl/Cmd+Z). Each calls the tool the model
 //! would call. While dragging, the model previews the new dates and, with automatic
 //! scheduling, the successors its cascade moves and the project end it makes (the
 //! model's `push::preview`, the function the server's write runs, in the size of what
@@ -652,6 +653,23 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             let args = json!({ "bars": [sel.0], "by": by, "cascade": auto });
             app::write_then(st, "move_periods", args, expected, move || ui.pv.set(None));
         }
+        // Progress by tenths: "+" (or "=") and "-", through set_progress.
+        ("+" | "=" | "-", Some(sel)) if st.can_write() => {
+            e.prevent_default();
+            if held_by_lock(st, sel) {
+                return;
+            }
+            let Some(b) = doc.s.bar(sel) else { return };
+            let step: i16 = if key == "-" { -10 } else { 10 };
+            let percent = (i16::from(b.progress) + step).clamp(0, 100);
+            if percent != i16::from(b.progress) {
+                app::write(
+                    st,
+                    "set_progress",
+                    json!({ "bars": [{ "bar": sel.0, "percent": percent }] }),
+                );
+            }
+        }
         ("Delete" | "Backspace", Some(sel)) if st.can_write() => {
             e.prevent_default();
             if held_by_lock(st, sel) {
@@ -1064,7 +1082,7 @@ fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> 
 /// The selected bar in one line: its dates and working days, its late dates and total
 /// and free float (critical or not), its constraints and deadline: what a planner
 /// reads before moving it.
-pub fn details_text(doc: &Doc, bar: BarId, lang: Lang) -> Option<String> {
+pub fn details_text(doc: &Doc, bar: BarId, lang: Lang, today: Date) -> Option<String> {
     let b = doc.s.bar(bar)?;
     let work = doc.cal.working_days_in(b.start, b.end);
     let days = |n: i64| match (lang, n.abs() <= 1) {
@@ -1106,6 +1124,41 @@ pub fn details_text(doc: &Doc, bar: BarId, lang: Lang) -> Option<String> {
         }
         None => {}
     }
+    parts.push(match (lang, b.actual_finish) {
+        (Lang::Fr, Some(f)) => format!("terminé le {f}"),
+        (Lang::En, Some(f)) => format!("finished on {f}"),
+        (Lang::Fr, None) => format!("avancement {}\u{a0}%", b.progress),
+        (Lang::En, None) => format!("{}% complete", b.progress),
+    });
+    if let Some(l) = palmaplan_model::tracking::lateness_of(&doc.cal, b, today) {
+        let n = l.by_days;
+        parts.push(match (lang, l.kind, n) {
+            (Lang::Fr, palmaplan_model::tracking::LateKind::Late, 1) => {
+                "en retard d'1\u{a0}jour ouvré".to_owned()
+            }
+            (Lang::Fr, palmaplan_model::tracking::LateKind::Late, n) => {
+                format!("en retard de {n}\u{a0}jours ouvrés")
+            }
+            (Lang::Fr, palmaplan_model::tracking::LateKind::Overdue, 1) => {
+                "fin dépassée d'1\u{a0}jour ouvré".to_owned()
+            }
+            (Lang::Fr, palmaplan_model::tracking::LateKind::Overdue, n) => {
+                format!("fin dépassée de {n}\u{a0}jours ouvrés")
+            }
+            (Lang::En, palmaplan_model::tracking::LateKind::Late, 1) => {
+                "late by 1 working day".to_owned()
+            }
+            (Lang::En, palmaplan_model::tracking::LateKind::Late, n) => {
+                format!("late by {n} working days")
+            }
+            (Lang::En, palmaplan_model::tracking::LateKind::Overdue, 1) => {
+                "overdue by 1 working day".to_owned()
+            }
+            (Lang::En, palmaplan_model::tracking::LateKind::Overdue, n) => {
+                format!("overdue by {n} working days")
+            }
+        });
+    }
     for c in doc.s.item_constraints(ItemId(bar.0)).unwrap_or_default() {
         parts.push(palmaplan_model::text::constraint_phrase(c, lang));
     }
@@ -1125,7 +1178,7 @@ fn details_html(st: St, h: &mut String, doc: &Doc) {
     let Some(text) = st
         .selected
         .get()
-        .and_then(|b| details_text(doc, b, st.lang.get()))
+        .and_then(|b| details_text(doc, b, st.lang.get(), st.today.get()))
     else {
         return;
     };
@@ -1737,7 +1790,12 @@ fn chart_html(
                 h,
                 "<div class=\"pp-today\" style=\"left:{}px\" title=\"{}\"></div>",
                 px(tl.x_of(today)),
-                tr(lang, "Aujourd'hui", "Today")
+                // Today in the schedule's zone: the status date progress is read at.
+                tr(
+                    lang,
+                    "Aujourd'hui : la date d'état de l'avancement",
+                    "Today: the status date progress is read at"
+                )
             );
         }
     }
@@ -1842,7 +1900,17 @@ fn chart_html(
                             px(y + 9.0)
                         );
                     }
+                    // Late (behind its planned progress at the status date) or overdue
+                    // (its end passed, not complete): one lookup on the calendar per
+                    // bar drawn.
+                    let lateness = palmaplan_model::tracking::lateness_of(cal, bar, today);
                     let mut class = String::from("pp-b");
+                    if let Some(l) = &lateness {
+                        class.push_str(match l.kind {
+                            palmaplan_model::tracking::LateKind::Late => " late",
+                            palmaplan_model::tracking::LateKind::Overdue => " overdue",
+                        });
+                    }
                     for (on, name) in [
                         (show_crit && critical.contains(&id), " crit"),
                         (doc.at_risk.contains(&id), " risk"),
@@ -1858,6 +1926,19 @@ fn chart_html(
                         .map(|c| format!(";background:{c}"))
                         .unwrap_or_default();
                     let label = esc(&bar.label);
+                    // Progress as a fill from the bar's start, and in words for a
+                    // screen reader.
+                    let (fill, progress_words) = if bar.progress > 0 {
+                        (
+                            format!(
+                                "<span class=\"pp-pf\" style=\"width:{}%\"></span>",
+                                bar.progress
+                            ),
+                            format!(", {} %", bar.progress),
+                        )
+                    } else {
+                        (String::new(), String::new())
+                    };
                     // A held bar says so: a class, a lock glyph before its label, and the
                     // lock in words for a pointer's tooltip and a screen reader.
                     let (lock_title, glyph) = match doc.s.bar_lock(id) {
@@ -1871,10 +1952,11 @@ fn chart_html(
                     };
                     let _ = write!(
                         bars,
-                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{lock_title}\" data-bar=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\"><span class=\"pp-bl\">{glyph}{label}</span></div>",
+                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{lock_title}\" data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}<span class=\"pp-bl\">{glyph}{label}</span></div>",
                         id.0,
                         selected == Some(id),
                         id.0,
+                        bar.progress,
                         px(x),
                         px(w),
                         px(y + 5.0)
@@ -2223,17 +2305,25 @@ mod tests {
     fn the_selected_bar_reads_with_its_dates_and_floats() {
         let s = s4hana_migration();
         let doc = Doc::new(1, 0, s, true, (1, 1), 0);
-        let text = details_text(&doc, BarId(15), Lang::Fr).unwrap();
+        let before: Date = "2026-10-01".parse().unwrap();
+        let text = details_text(&doc, BarId(15), Lang::Fr, before).unwrap();
         assert_eq!(
             text,
-            "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique"
+            "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique · avancement 0\u{a0}%"
         );
-        let en = details_text(&doc, BarId(15), Lang::En).unwrap();
+        let en = details_text(&doc, BarId(15), Lang::En, before).unwrap();
         assert!(
-            en.ends_with("total float 0 working days, free 0 working days · critical"),
+            en.ends_with(
+                "total float 0 working days, free 0 working days · critical · 0% complete"
+            ),
             "{en}"
         );
-        assert!(details_text(&doc, BarId(99), Lang::En).is_none());
+        assert!(details_text(&doc, BarId(99), Lang::En, before).is_none());
+        // At 2026-12-01, three weeks into its fifteen working days with nothing done,
+        // the ABAP adaptation is late.
+        let status: Date = "2026-12-01".parse().unwrap();
+        let late = details_text(&doc, BarId(15), Lang::En, status).unwrap();
+        assert!(late.contains("0% complete · late by "), "{late}");
         let mut s = s4hana_migration();
         let b = s.bars.iter_mut().find(|b| b.id == BarId(17)).unwrap();
         b.constraint = Some(palmaplan_model::Constraint {
@@ -2242,7 +2332,7 @@ mod tests {
         });
         b.deadline = Some("2026-12-10".parse().unwrap());
         let doc = Doc::new(1, 0, s, true, (1, 1), 0);
-        let en = details_text(&doc, BarId(17), Lang::En).unwrap();
+        let en = details_text(&doc, BarId(17), Lang::En, before).unwrap();
         assert!(
             en.ends_with("finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
             "{en}"

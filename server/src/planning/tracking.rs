@@ -34,7 +34,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Set the progress of one or more bars in one write: for each {bar, percent?, actual_start?, actual_finish?}, the percent complete (0-100) and the days work really started and finished (YYYY-MM-DD; null clears). An actual finish completes the bar (100 %; a lower percent with it is refused). Journalled and undoable like any write; the answer gives each bar's progress before and after.",
             Access::Write,
             set_progress,
-        ),
+        )
+        // The view's progress keys call it.
+        .used_by_view(),
         tool(
             "schedule_lateness",
             "The bars late or overdue at a status date (the schedule's today by default): late when its planned progress on the working calendar is above its progress, overdue when its last day is past and it is not complete, each with by how many working days. At most 50 per call (offset pages).",

@@ -1,0 +1,40 @@
+// Issue 17 §5 in a real browser: a bar's progress is drawn as a fill from its start
+// (and read out in its accessible name and the selected bar's line); the today line
+// is the status date; the "+" key on a selected bar calls set_progress through the
+// host, and the journal holds the write.
+import { test } from 'node:test';
+import { setup, assert, assertClean, waitBars, waitFor, call, journal, PROFILES } from './fixture.mjs';
+
+const ctx = setup();
+
+for (const profile of PROFILES) {
+  test(`(progress) ${profile}: the fill, the status date, and "+" through set_progress`, async () => {
+    const made = await call(ctx.owner, 'create_schedule', { name: `Progress ${profile}`, demo: true, lang: 'en' });
+    const sid = made.structured.schedule_id;
+    const set = await call(ctx.owner, 'set_progress', { schedule: sid, bars: [{ bar: 14, percent: 50 }] });
+    assert.ok(!set.isError, set.text);
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
+    await waitBars(view);
+    const f = view.frame();
+    const fill = f.locator('[data-bar="14"] .pp-pf');
+    assert.equal(await fill.count(), 1, 'a fill in the bar');
+    const [fw, bw] = await Promise.all([fill.evaluate((e) => e.getBoundingClientRect().width), f.locator('[data-bar="14"]').evaluate((e) => e.getBoundingClientRect().width)]);
+    assert.ok(Math.abs(fw / bw - 0.5) < 0.05, `the fill covers half the bar: ${fw} of ${bw} px`);
+    assert.match(await f.locator('[data-bar="14"]').getAttribute('aria-label'), /, 50 %/);
+    assert.equal(await f.locator('[data-bar="15"] .pp-pf').count(), 0, 'no fill without progress');
+    if (await f.locator('.pp-today').count()) {
+      assert.match(await f.locator('.pp-today').getAttribute('title'), /status date/);
+    }
+    // Select, then "+": ten points more, through the host.
+    await f.locator('[data-bar="14"]').click();
+    await waitFor(async () => /50% complete/.test((await f.locator('.pp-details').textContent()) ?? ''), { what: 'the details line with 50%' });
+    await f.locator('.pp-scroll[role=grid]').press('+');
+    const c = await waitFor(async () => (await host.state()).appCalls.find((x) => x.name === 'set_progress'), { what: 'set_progress called' });
+    assert.deepEqual(c.arguments.bars, [{ bar: 14, percent: 60 }]);
+    await waitFor(async () => /, 60 %/.test(await f.locator('[data-bar="14"]').getAttribute('aria-label')), { ms: 20000, what: 'the bar at 60 %' });
+    const j = await journal(ctx.owner, sid);
+    assert.match(j.text, /set_progress/, j.text);
+    assertClean(host);
+  });
+}
