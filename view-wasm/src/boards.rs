@@ -80,9 +80,17 @@ fn kanban(st: St, h: &mut String) {
         );
         for card in &col.cards {
             let label = esc(&card.label);
+            // The bar's progress beside its name, when it has some.
+            let progress = doc.s.bar(card.bar).filter(|b| b.progress > 0).map_or(
+                String::new(),
+                |b| match lang {
+                    Lang::Fr => format!(" · {}\u{a0}%", b.progress),
+                    Lang::En => format!(" · {}%", b.progress),
+                },
+            );
             let _ = write!(
                 h,
-                "<li class=\"pp-card\" data-action=\"{}\"><p class=\"pp-card-t\">{label}</p><p class=\"pp-card-b\">{}</p>",
+                "<li class=\"pp-card\" data-action=\"{}\"><p class=\"pp-card-t\">{label}</p><p class=\"pp-card-b\">{}{progress}</p>",
                 card.action.0,
                 esc(&card.bar_label)
             );

@@ -1082,7 +1082,13 @@ fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> 
 /// The selected bar in one line: its dates and working days, its late dates and total
 /// and free float (critical or not), its constraints and deadline: what a planner
 /// reads before moving it.
-pub fn details_text(doc: &Doc, bar: BarId, lang: Lang, today: Date) -> Option<String> {
+pub fn details_text(
+    doc: &Doc,
+    bar: BarId,
+    lang: Lang,
+    today: Date,
+    reference: Option<&Schedule>,
+) -> Option<String> {
     let b = doc.s.bar(bar)?;
     let work = doc.cal.working_days_in(b.start, b.end);
     let days = |n: i64| match (lang, n.abs() <= 1) {
@@ -1159,6 +1165,32 @@ pub fn details_text(doc: &Doc, bar: BarId, lang: Lang, today: Date) -> Option<St
             }
         });
     }
+    // Against the baseline shown under the chart: how far its start and finish slipped,
+    // in working days (positive: later than the baseline).
+    if let Some(was) = reference.and_then(|r| r.bar(bar)) {
+        let cal = &doc.cal;
+        let start = cal.start_boundary(b.start) - cal.start_boundary(was.start);
+        let finish = cal.finish_boundary(b.end) - cal.finish_boundary(was.end);
+        let signed = |n: i64| {
+            if n > 0 {
+                format!("+{n}")
+            } else {
+                n.to_string()
+            }
+        };
+        parts.push(match lang {
+            Lang::Fr => format!(
+                "par rapport à la référence : début {}\u{a0}j, fin {}\u{a0}j ouvrés",
+                signed(start),
+                signed(finish)
+            ),
+            Lang::En => format!(
+                "against the baseline: start {}, finish {} working days",
+                signed(start),
+                signed(finish)
+            ),
+        });
+    }
     for c in doc.s.item_constraints(ItemId(bar.0)).unwrap_or_default() {
         parts.push(palmaplan_model::text::constraint_phrase(c, lang));
     }
@@ -1175,11 +1207,16 @@ pub fn details_text(doc: &Doc, bar: BarId, lang: Lang, today: Date) -> Option<St
 
 fn details_html(st: St, h: &mut String, doc: &Doc) {
     use std::fmt::Write as _;
-    let Some(text) = st
-        .selected
-        .get()
-        .and_then(|b| details_text(doc, b, st.lang.get(), st.today.get()))
-    else {
+    let Some(text) = st.selected.get().and_then(|b| {
+        let reference = st.reference.get();
+        details_text(
+            doc,
+            b,
+            st.lang.get(),
+            st.today.get(),
+            reference.as_ref().map(|r| &r.s),
+        )
+    }) else {
         return;
     };
     let _ = write!(
@@ -2306,23 +2343,23 @@ mod tests {
         let s = s4hana_migration();
         let doc = Doc::new(1, 0, s, true, (1, 1), 0);
         let before: Date = "2026-10-01".parse().unwrap();
-        let text = details_text(&doc, BarId(15), Lang::Fr, before).unwrap();
+        let text = details_text(&doc, BarId(15), Lang::Fr, before, None).unwrap();
         assert_eq!(
             text,
             "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique · avancement 0\u{a0}%"
         );
-        let en = details_text(&doc, BarId(15), Lang::En, before).unwrap();
+        let en = details_text(&doc, BarId(15), Lang::En, before, None).unwrap();
         assert!(
             en.ends_with(
                 "total float 0 working days, free 0 working days · critical · 0% complete"
             ),
             "{en}"
         );
-        assert!(details_text(&doc, BarId(99), Lang::En, before).is_none());
+        assert!(details_text(&doc, BarId(99), Lang::En, before, None).is_none());
         // At 2026-12-01, three weeks into its fifteen working days with nothing done,
         // the ABAP adaptation is late.
         let status: Date = "2026-12-01".parse().unwrap();
-        let late = details_text(&doc, BarId(15), Lang::En, status).unwrap();
+        let late = details_text(&doc, BarId(15), Lang::En, status, None).unwrap();
         assert!(late.contains("0% complete · late by "), "{late}");
         let mut s = s4hana_migration();
         let b = s.bars.iter_mut().find(|b| b.id == BarId(17)).unwrap();
@@ -2332,9 +2369,19 @@ mod tests {
         });
         b.deadline = Some("2026-12-10".parse().unwrap());
         let doc = Doc::new(1, 0, s, true, (1, 1), 0);
-        let en = details_text(&doc, BarId(17), Lang::En, before).unwrap();
+        let base = s4hana_migration();
+        let en = details_text(&doc, BarId(17), Lang::En, before, Some(&base)).unwrap();
         assert!(
-            en.ends_with("finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
+            en.ends_with("against the baseline: start 0, finish 0 working days · finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
+            "{en}"
+        );
+        let mut later = doc.s.clone();
+        let b = later.bars.iter_mut().find(|b| b.id == BarId(17)).unwrap();
+        (b.start, b.end) = ("2026-12-09".parse().unwrap(), "2026-12-15".parse().unwrap());
+        let doc = Doc::new(1, 1, later, true, (1, 1), 0);
+        let en = details_text(&doc, BarId(17), Lang::En, before, Some(&base)).unwrap();
+        assert!(
+            en.contains("against the baseline: start +2, finish +2 working days"),
             "{en}"
         );
     }

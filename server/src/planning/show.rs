@@ -302,7 +302,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         text.push('\n');
         text.push_str(&line);
     }
-    if let Some(line) = text::risks_line(&risk::risks(s), lang) {
+    // The risks at the status date (today in the schedule's zone): late and overdue
+    // bars beside the plan's own.
+    let status = super::zones::today_of(&ctx, s);
+    if let Some(line) = text::risks_line(&risk::risks_at(s, status), lang) {
         text.push('\n');
         text.push_str(&line);
     }

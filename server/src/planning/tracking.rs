@@ -682,6 +682,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_status_date_is_today_in_the_schedules_zone() {
+        // The kit's clock stands at 2026-05-28 20:26 UTC: already Friday 29 in
+        // Kiritimati (UTC+14), still Thursday 28 in Pago Pago (UTC-11).
+        let k = Kit::new("progress-zones").await;
+        let s = k.schedule;
+        let zone = |tz: &'static str| json!({ "schedule": s, "time_zone": tz });
+        k.ok(&k.owner, "update_settings", zone("Pacific/Kiritimati"))
+            .await;
+        let east = k
+            .ok(&k.viewer, "schedule_lateness", json!({ "schedule": s }))
+            .await;
+        k.ok(&k.owner, "update_settings", zone("Pacific/Pago_Pago"))
+            .await;
+        let west = k
+            .ok(&k.viewer, "schedule_lateness", json!({ "schedule": s }))
+            .await;
+        assert_eq!(
+            east.structured["status_date"], "2026-05-29",
+            "{}",
+            east.text
+        );
+        assert_eq!(
+            west.structured["status_date"], "2026-05-28",
+            "{}",
+            west.text
+        );
+    }
+
+    #[tokio::test]
     async fn lateness_at_a_status_date_in_both_languages() {
         let k = Kit::new("progress-late").await;
         let s = k.schedule;
