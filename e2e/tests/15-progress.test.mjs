@@ -23,6 +23,10 @@ for (const profile of PROFILES) {
     assert.ok(Math.abs(fw / bw - 0.5) < 0.05, `the fill covers half the bar: ${fw} of ${bw} px`);
     assert.match(await f.locator('[data-bar="14"]').getAttribute('aria-label'), /, 50 %/);
     assert.equal(await f.locator('[data-bar="15"] .pp-pf').count(), 0, 'no fill without progress');
+    // The demo's audit ended on 2026-11-13 with nothing done: overdue, and the legend
+    // names the marks the chart draws.
+    assert.equal(await f.locator('[data-bar="13"].overdue').count(), 1, 'the audit is overdue');
+    assert.match(await f.locator('.pp-legend').textContent(), /overdue/);
     if (await f.locator('.pp-today').count()) {
       assert.match(await f.locator('.pp-today').getAttribute('title'), /status date/);
     }

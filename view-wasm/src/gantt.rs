@@ -998,6 +998,7 @@ fn top_html(st: St) -> String {
                         toolbar_html(st, &mut h, &doc);
                         if matches!(st.shown.get(), Some(Shown::Gantt) | None) {
                             details_html(st, &mut h, &doc);
+                            legend_html(st, &mut h, &doc);
                         }
                     }
                 }
@@ -1203,6 +1204,90 @@ pub fn details_text(
         });
     }
     Some(parts.join(" · "))
+}
+
+thread_local! {
+    /// What the legend lists for a state (`Doc::stamp`) at a status date: computed once,
+    /// as finding late bars is a pass over the schedule.
+    static LEGEND: std::cell::RefCell<Option<(u64, Date, Marks)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Which marks the chart may draw for a state, so the legend names only those.
+#[derive(Clone, Copy, Debug, Default)]
+struct Marks {
+    late: bool,
+    overdue: bool,
+    constraint: bool,
+    deadline: bool,
+}
+
+fn marks_of(doc: &Doc, today: Date) -> Marks {
+    LEGEND.with(|l| {
+        let mut l = l.borrow_mut();
+        if let Some((stamp, day, m)) = *l
+            && stamp == doc.stamp
+            && day == today
+        {
+            return m;
+        }
+        let late = palmaplan_model::tracking::lateness(&doc.s, &doc.cal, today);
+        let m = Marks {
+            late: late
+                .iter()
+                .any(|x| x.kind == palmaplan_model::tracking::LateKind::Late),
+            overdue: late
+                .iter()
+                .any(|x| x.kind == palmaplan_model::tracking::LateKind::Overdue),
+            constraint: doc
+                .s
+                .bars
+                .iter()
+                .any(|b| b.pin.is_some() || b.constraint.is_some())
+                || doc.s.milestones.iter().any(|m| m.constraint.is_some()),
+            deadline: doc.s.bars.iter().any(|b| b.deadline.is_some())
+                || doc.s.milestones.iter().any(|m| m.deadline.is_some()),
+        };
+        *l = Some((doc.stamp, today, m));
+        m
+    })
+}
+
+/// The legend of the marks this chart draws: only those present (critical when the
+/// critical path is shown, at risk, late, overdue, constraints, deadlines).
+fn legend_html(st: St, h: &mut String, doc: &Doc) {
+    use std::fmt::Write as _;
+    let lang = st.lang.get();
+    let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
+    let m = marks_of(doc, st.today.get());
+    let show_crit = st
+        .options
+        .with(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true));
+    let entries: [(bool, &str, &str); 6] = [
+        (
+            show_crit && !doc.critical.is_empty(),
+            "crit",
+            t("critique", "critical"),
+        ),
+        (!doc.at_risk.is_empty(), "risk", t("à risque", "at risk")),
+        (m.late, "late", t("en retard", "late")),
+        (m.overdue, "overdue", t("fin dépassée", "overdue")),
+        (m.constraint, "con", t("contrainte", "constraint")),
+        (m.deadline, "dl", t("échéance", "deadline")),
+    ];
+    if !entries.iter().any(|e| e.0) {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<p class=\"pp-legend\" aria-label=\"{}\">",
+        t("Légende", "Legend")
+    );
+    for (on, key, name) in entries {
+        if on {
+            let _ = write!(h, "<span class=\"pp-lg pp-lg-{key}\">{name}</span>");
+        }
+    }
+    h.push_str("</p>");
 }
 
 fn details_html(st: St, h: &mut String, doc: &Doc) {
