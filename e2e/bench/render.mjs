@@ -31,7 +31,9 @@ function schedule(n) {
     s.rows.push({ id: rid, group: gids[Math.floor(r / 100)], name: `Row ${r + 1}` });
     for (let b = 0; b < perRow && made < n; b++, made++) {
       const start = (r % 30) + b * 7;
-      s.bars.push({ id: id++, row: rid, label: `Task ${made + 1}`, start: iso(start), end: iso(start + 3) });
+      // Half the bars have some progress: the fills are drawn as in a tracked plan.
+      const progress = made % 2 ? 40 : 0;
+      s.bars.push({ id: id++, row: rid, label: `Task ${made + 1}`, start: iso(start), end: iso(start + 3), ...(progress ? { progress } : {}) });
     }
   }
   // Links, and automatic scheduling, so that a drag previews a cascade: each bar
