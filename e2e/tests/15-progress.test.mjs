@@ -42,3 +42,27 @@ for (const profile of PROFILES) {
     assertClean(host);
   });
 }
+
+test('(progress) the Filter panel finds overdue bars at the view\'s today', async () => {
+  const iso = (days) => new Date(Date.now() + days * 86400000).toISOString().slice(0, 10);
+  const json = {
+    name: 'Overdue filter',
+    settings: { time_zone: 'UTC', working_weekdays: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], holidays: [], time_unit: 'day' },
+    groups: [{ id: 1, name: 'G' }],
+    rows: [{ id: 2, group: 1, name: 'Past' }, { id: 3, group: 1, name: 'Future' }],
+    bars: [
+      { id: 4, row: 2, label: 'Ended, not done', start: iso(-20), end: iso(-10) },
+      { id: 5, row: 3, label: 'Not begun', start: iso(10), end: iso(20) },
+    ],
+    next_id: 6,
+  };
+  const imp = await call(ctx.owner, 'import_schedule', { name: 'Overdue filter', json });
+  assert.ok(!imp.isError, imp.text);
+  const host = await ctx.host();
+  const view = await host.mount({ tool: 'show_schedule', args: { schedule: imp.structured.schedule_id, filter: 'is:overdue' }, profile: PROFILES[0] });
+  await waitBars(view);
+  const f = view.frame();
+  await waitFor(async () => (await f.locator('[data-bar="4"]').count()) === 1, { what: 'the overdue bar shown' });
+  assert.equal(await f.locator('[data-bar="5"]').count(), 0, 'the bar not begun is filtered out');
+  assertClean(host);
+});
