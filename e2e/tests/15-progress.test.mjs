@@ -21,7 +21,7 @@ for (const profile of PROFILES) {
     assert.equal(await fill.count(), 1, 'a fill in the bar');
     const [fw, bw] = await Promise.all([fill.evaluate((e) => e.getBoundingClientRect().width), f.locator('[data-bar="14"]').evaluate((e) => e.getBoundingClientRect().width)]);
     assert.ok(Math.abs(fw / bw - 0.5) < 0.05, `the fill covers half the bar: ${fw} of ${bw} px`);
-    assert.match(await f.locator('[data-bar="14"]').getAttribute('aria-label'), /, 50 %/);
+    assert.match(await f.locator('[data-bar="14"]').getAttribute('aria-label'), /, 50%/);
     assert.equal(await f.locator('[data-bar="15"] .pp-pf').count(), 0, 'no fill without progress');
     // The demo's audit ended on 2026-11-13 with nothing done: overdue, and the legend
     // names the marks the chart draws.

@@ -321,7 +321,8 @@ pub enum NotShown {
         old: Option<Date>,
         new: Option<Date>,
     },
-    /// A bar's percent complete: the chart does not draw progress yet.
+    /// A bar's percent complete: the chart draws it, but a before/after does not yet
+    /// compare it.
     ProgressChanged {
         bar: BarId,
         label: String,

@@ -426,8 +426,11 @@ impl St {
             // Late and overdue bars at this schedule's today (a pass over its bars), as
             // on the server, for `is:late` and `is:overdue`.
             let late = palmaplan_model::tracking::lateness(s, &doc.cal, self.today.get_untracked());
-            let mut ctx = filter::FilterContext::new(s, &doc.critical, &doc.at_risk)
-                .with_lateness(late.iter());
+            // Late and overdue bars are at risk too, as the server counts them.
+            let mut at_risk = doc.at_risk.clone();
+            at_risk.extend(late.iter().map(|l| l.bar));
+            let mut ctx =
+                filter::FilterContext::new(s, &doc.critical, &at_risk).with_lateness(late.iter());
             // Floats cost a critical path of the whole schedule: only for a query that
             // compares them (`float<=2`), as on the server.
             if f.uses_floats() {

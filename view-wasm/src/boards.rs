@@ -84,7 +84,7 @@ fn kanban(st: St, h: &mut String) {
             let progress = doc.s.bar(card.bar).filter(|b| b.progress > 0).map_or(
                 String::new(),
                 |b| match lang {
-                    Lang::Fr => format!(" · {}\u{a0}%", b.progress),
+                    Lang::Fr => format!(" · {}\u{202f}%", b.progress),
                     Lang::En => format!(" · {}%", b.progress),
                 },
             );

@@ -654,7 +654,8 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             app::write_then(st, "move_periods", args, expected, move || ui.pv.set(None));
         }
         // Progress by tenths: "+" (or "=") and "-", through set_progress.
-        ("+" | "=" | "-", Some(sel)) if st.can_write() => {
+        // Not with Ctrl, Cmd or Alt: those are the browser's zoom.
+        ("+" | "=" | "-", Some(sel)) if st.can_write() && !ctrl && !e.alt_key() => {
             e.prevent_default();
             if held_by_lock(st, sel) {
                 return;
@@ -663,11 +664,14 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             let step: i16 = if key == "-" { -10 } else { 10 };
             let percent = (i16::from(b.progress) + step).clamp(0, 100);
             if percent != i16::from(b.progress) {
-                app::write(
-                    st,
-                    "set_progress",
-                    json!({ "bars": [{ "bar": sel.0, "percent": percent }] }),
-                );
+                // Below 100 a finished bar is no longer finished: its actual finish
+                // goes with the change (set_progress refuses the two together).
+                let entry = if percent < 100 && b.actual_finish.is_some() {
+                    json!({ "bar": sel.0, "percent": percent, "actual_finish": null })
+                } else {
+                    json!({ "bar": sel.0, "percent": percent })
+                };
+                app::write(st, "set_progress", json!({ "bars": [entry] }));
             }
         }
         ("Delete" | "Backspace", Some(sel)) if st.can_write() => {
@@ -1134,20 +1138,20 @@ pub fn details_text(
     parts.push(match (lang, b.actual_finish) {
         (Lang::Fr, Some(f)) => format!("terminé le {f}"),
         (Lang::En, Some(f)) => format!("finished on {f}"),
-        (Lang::Fr, None) => format!("avancement {}\u{a0}%", b.progress),
+        (Lang::Fr, None) => format!("avancement {}\u{202f}%", b.progress),
         (Lang::En, None) => format!("{}% complete", b.progress),
     });
     if let Some(l) = palmaplan_model::tracking::lateness_of(&doc.cal, b, today) {
         let n = l.by_days;
         parts.push(match (lang, l.kind, n) {
             (Lang::Fr, palmaplan_model::tracking::LateKind::Late, 1) => {
-                "en retard d'1\u{a0}jour ouvré".to_owned()
+                "en retard de 1\u{a0}jour ouvré".to_owned()
             }
             (Lang::Fr, palmaplan_model::tracking::LateKind::Late, n) => {
                 format!("en retard de {n}\u{a0}jours ouvrés")
             }
             (Lang::Fr, palmaplan_model::tracking::LateKind::Overdue, 1) => {
-                "fin dépassée d'1\u{a0}jour ouvré".to_owned()
+                "fin dépassée de 1\u{a0}jour ouvré".to_owned()
             }
             (Lang::Fr, palmaplan_model::tracking::LateKind::Overdue, n) => {
                 format!("fin dépassée de {n}\u{a0}jours ouvrés")
@@ -1179,16 +1183,22 @@ pub fn details_text(
                 n.to_string()
             }
         };
+        let days = |n: i64| match (lang, n.abs() == 1 || (lang == Lang::Fr && n == 0)) {
+            (Lang::Fr, true) => format!("{}\u{a0}jour ouvré", signed(n)),
+            (Lang::Fr, false) => format!("{}\u{a0}jours ouvrés", signed(n)),
+            (Lang::En, true) => format!("{} working day", signed(n)),
+            (Lang::En, false) => format!("{} working days", signed(n)),
+        };
         parts.push(match lang {
             Lang::Fr => format!(
-                "par rapport à la référence : début {}\u{a0}j, fin {}\u{a0}j ouvrés",
-                signed(start),
-                signed(finish)
+                "par rapport à la référence\u{202f}: début {}, fin {}",
+                days(start),
+                days(finish)
             ),
             Lang::En => format!(
-                "against the baseline: start {}, finish {} working days",
-                signed(start),
-                signed(finish)
+                "against the baseline: start {}, finish {}",
+                days(start),
+                days(finish)
             ),
         });
     }
@@ -1915,7 +1925,7 @@ fn chart_html(
                 // Today in the schedule's zone: the status date progress is read at.
                 tr(
                     lang,
-                    "Aujourd'hui : la date d'état de l'avancement",
+                    "Aujourd'hui\u{202f}: la date d'état de l'avancement",
                     "Today: the status date progress is read at"
                 )
             );
@@ -2056,7 +2066,10 @@ fn chart_html(
                                 "<span class=\"pp-pf\" style=\"width:{}%\"></span>",
                                 bar.progress
                             ),
-                            format!(", {} %", bar.progress),
+                            match lang {
+                                Lang::Fr => format!(", {}\u{202f}%", bar.progress),
+                                Lang::En => format!(", {}%", bar.progress),
+                            },
                         )
                     } else {
                         (String::new(), String::new())
@@ -2431,7 +2444,7 @@ mod tests {
         let text = details_text(&doc, BarId(15), Lang::Fr, before, None).unwrap();
         assert_eq!(
             text,
-            "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique · avancement 0\u{a0}%"
+            "Adaptation du code ABAP · 2026-11-16 → 2026-12-04 (15\u{a0}jours ouvrés) · au plus tard 2026-11-16 → 2026-12-04 · marge totale 0\u{a0}jour ouvré, libre 0\u{a0}jour ouvré · critique · avancement 0\u{202f}%"
         );
         let en = details_text(&doc, BarId(15), Lang::En, before, None).unwrap();
         assert!(
@@ -2457,7 +2470,7 @@ mod tests {
         let base = s4hana_migration();
         let en = details_text(&doc, BarId(17), Lang::En, before, Some(&base)).unwrap();
         assert!(
-            en.ends_with("against the baseline: start 0, finish 0 working days · finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
+            en.ends_with("against the baseline: start 0 working days, finish 0 working days · finish no later than 2026-12-11 · deadline 2026-12-10, missed"),
             "{en}"
         );
         let mut later = doc.s.clone();
@@ -2466,7 +2479,7 @@ mod tests {
         let doc = Doc::new(1, 1, later, true, (1, 1), 0);
         let en = details_text(&doc, BarId(17), Lang::En, before, Some(&base)).unwrap();
         assert!(
-            en.contains("against the baseline: start +2, finish +2 working days"),
+            en.contains("against the baseline: start +2 working days, finish +2 working days"),
             "{en}"
         );
     }

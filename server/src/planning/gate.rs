@@ -378,7 +378,7 @@ impl Ctx {
     ) -> Result<(), Refusal> {
         let writer = self.writer(id, cmds).await?;
         writer.check_clearance(cmds)?;
-        super::zones::check_commands(self, cmds)?;
+        super::zones::check_commands(self, cmds, before)?;
         writer.check_unlocks(cmds, before)?;
         writer.check_personal(cmds, before)
     }
@@ -390,11 +390,6 @@ impl Ctx {
     pub(crate) async fn write(&self, id: i64, w: Write<'_>) -> Result<Wrote, Failed> {
         let writer = self.writer(id, w.commands).await?;
         writer.check_clearance(w.commands)?;
-        // A zone the database does not know is refused when a caller sets it; the
-        // journal's own entries replay as they were.
-        if w.origin == Origin::Caller {
-            super::zones::check_commands(self, w.commands)?;
-        }
         let now = self.now_ms();
         let commands = match w.origin {
             Origin::Caller => writer.sign(w.commands, now),
@@ -413,6 +408,9 @@ impl Ctx {
                     writer.check_unlocks(&commands, cur)?;
                     if w.origin == Origin::Caller {
                         writer.check_personal(&commands, cur)?;
+                        // A zone the database does not know is refused when a caller
+                        // gives it; the journal's own entries replay as they were.
+                        super::zones::check_commands(self, &commands, cur)?;
                     }
                     let cascade = match w.origin {
                         Origin::Caller => w.cascade.on(cur),

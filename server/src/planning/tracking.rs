@@ -489,16 +489,30 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
         format!("la version «\u{a0}{vname}\u{a0}» (id {vid})"),
         format!("version “{vname}” (id {vid})"),
     );
+    let crit = critical_slipped.len();
+    // Real plurals: French puts 0 and 1 in the singular, English only 1.
+    let (fr_items, fr_verb) = if total > 1 {
+        (
+            "éléments",
+            if slipped > 1 {
+                "ont glissé"
+            } else {
+                "a glissé"
+            },
+        )
+    } else {
+        ("élément", "a glissé")
+    };
+    let fr_crit = if crit > 1 { "critiques" } else { "critique" };
+    let en_items = if total == 1 { "item" } else { "items" };
     let mut text = ctx.tr(
         format!(
-            "«\u{a0}{}\u{a0}» par rapport à {version}, en jours ouvrés\u{202f}: {slipped} élément(s) sur {total} ont glissé, dont {} critique(s).",
+            "«\u{a0}{}\u{a0}» par rapport à {version}, en jours ouvrés\u{202f}: {slipped} {fr_items} sur {total} {fr_verb}, dont {crit} {fr_crit}.",
             s.name,
-            critical_slipped.len()
         ),
         format!(
-            "“{}” against {version}, in working days: {slipped} of {total} item(s) slipped, {} of them critical.",
+            "“{}” against {version}, in working days: {slipped} of {total} {en_items} slipped, {crit} of them critical.",
             s.name,
-            critical_slipped.len()
         ),
     );
     if let Some(line) = end_line(&ctx, &sl) {
@@ -509,13 +523,17 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
         text.push('\n');
         text.push_str(&ctx.tr(
             format!(
-                "Depuis\u{202f}: {} élément(s) ajouté(s), {} supprimé(s).",
+                "Depuis\u{202f}: {} élément{} ajouté{}, {} supprimé{}.",
                 sl.added.len(),
-                sl.removed.len()
+                if sl.added.len() > 1 { "s" } else { "" },
+                if sl.added.len() > 1 { "s" } else { "" },
+                sl.removed.len(),
+                if sl.removed.len() > 1 { "s" } else { "" }
             ),
             format!(
-                "Since: {} item(s) added, {} removed.",
+                "Since: {} item{} added, {} removed.",
                 sl.added.len(),
+                if sl.added.len() == 1 { "" } else { "s" },
                 sl.removed.len()
             ),
         ));
@@ -830,8 +848,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text
-                .contains("1 of 1 item(s) slipped, 1 of them critical."),
+            r.text.contains("1 of 1 item slipped, 1 of them critical."),
             "{}",
             r.text
         );

@@ -1,11 +1,14 @@
 //! Time zones: a schedule's `time_zone` checked against the IANA time-zone database
-//! (jiff's, bundled, so every machine agrees), the closest names to one it does not
+//! (jiff's bundled copy, never the machine's zoneinfo, so every machine agrees and no
+//! local name such as "localtime" is accepted), the closest names to one it does not
 //! know, and "today" for a schedule: the current date in its zone, from the server's
 //! one clock (`Ctx::now_ms`, replaceable in tests). The model stays pure: it receives
 //! that date as a parameter.
 
+use std::sync::OnceLock;
+
 use jiff::Timestamp;
-use jiff::tz::TimeZone;
+use jiff::tz::{TimeZone, TimeZoneDatabase};
 use palmaplan_model::command::Command;
 use palmaplan_model::{Date, Schedule};
 use serde_json::json;
@@ -15,9 +18,15 @@ use super::{Ctx, Refusal};
 /// How many close names a refusal offers.
 const SUGGESTIONS: usize = 3;
 
+/// The bundled database, opened once.
+fn db() -> &'static TimeZoneDatabase {
+    static DB: OnceLock<TimeZoneDatabase> = OnceLock::new();
+    DB.get_or_init(TimeZoneDatabase::bundled)
+}
+
 /// The zone of this name, if the database has it.
 pub(crate) fn zone(name: &str) -> Option<TimeZone> {
-    TimeZone::get(name).ok()
+    db().get(name).ok()
 }
 
 /// The date at this instant in a zone; in UTC when the database does not know the
@@ -43,7 +52,7 @@ pub(crate) fn today_of(ctx: &Ctx, s: &Schedule) -> Date {
 pub(crate) fn closest(name: &str) -> Vec<String> {
     let want = name.to_lowercase().replace([' ', '-'], "_");
     let want_place = want.rsplit('/').next().unwrap_or(&want).to_owned();
-    let mut scored: Vec<(f64, String)> = jiff::tz::db()
+    let mut scored: Vec<(f64, String)> = db()
         .available()
         .map(|n| {
             let n = n.as_str().to_owned();
@@ -86,8 +95,14 @@ pub(crate) fn unknown(ctx: &Ctx, name: &str) -> Refusal {
 }
 
 /// Refuses commands that give a schedule a zone the database does not know: a
-/// `set_settings` or a whole schedule (`replace_schedule`).
-pub(crate) fn check_commands(ctx: &Ctx, cmds: &[Command]) -> Result<(), Refusal> {
+/// `set_settings` or a whole schedule (`replace_schedule`). The zone the schedule
+/// already has is let through (a schedule stored before names were checked can still
+/// be edited, and its versions restored).
+pub(crate) fn check_commands(
+    ctx: &Ctx,
+    cmds: &[Command],
+    current: &Schedule,
+) -> Result<(), Refusal> {
     for c in cmds {
         let name = match c {
             Command::SetSettings {
@@ -97,7 +112,7 @@ pub(crate) fn check_commands(ctx: &Ctx, cmds: &[Command]) -> Result<(), Refusal>
             Command::ReplaceSchedule { schedule } => schedule.settings.time_zone.as_str(),
             _ => continue,
         };
-        if zone(name).is_none() {
+        if name != current.settings.time_zone && zone(name).is_none() {
             return Err(unknown(ctx, name));
         }
     }
@@ -106,6 +121,7 @@ pub(crate) fn check_commands(ctx: &Ctx, cmds: &[Command]) -> Result<(), Refusal>
 
 #[cfg(test)]
 mod tests {
+    use super::super::people_testkit::Kit;
     use super::*;
 
     /// 2026-12-01 10:30 UTC.
@@ -136,10 +152,52 @@ mod tests {
     fn unknown_names_get_the_closest_ones() {
         assert!(zone("Mars/Olympus").is_none());
         assert!(zone("Europe/Paris").is_some() && zone("UTC").is_some());
+        // The machine's own names are not zones of the database.
+        assert!(zone("localtime").is_none() && zone("posixrules").is_none());
         assert_eq!(closest("Europe/Pari")[0], "Europe/Paris");
         assert_eq!(closest("europe/paris")[0], "Europe/Paris");
         assert_eq!(closest("Pacific/Pago Pago")[0], "Pacific/Pago_Pago");
         assert_eq!(closest("Paris")[0], "Europe/Paris");
         assert_eq!(closest("x").len(), SUGGESTIONS);
+    }
+
+    #[tokio::test]
+    async fn a_zone_stored_before_names_were_checked_can_still_be_kept() {
+        // Written to the store directly, as an older server accepted it.
+        let k = Kit::new("zones-kept").await;
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        s.name = "Olympus".into();
+        s.settings.time_zone = "Mars/Olympus".into();
+        let id = k
+            .planning
+            .store()
+            .create_schedule(&s, k.owner.user_id, 0)
+            .await
+            .unwrap();
+        // Other settings change, the zone given again as it is is let through, a
+        // saved version comes back; only a new unknown zone is refused.
+        let same =
+            serde_json::json!({ "schedule": id, "time_zone": "Mars/Olympus", "time_unit": "week" });
+        k.ok(&k.owner, "update_settings", same).await;
+        k.ok(
+            &k.owner,
+            "save_version",
+            serde_json::json!({ "schedule": id, "name": "V" }),
+        )
+        .await;
+        k.ok(
+            &k.owner,
+            "restore_version",
+            serde_json::json!({ "schedule": id, "version": "V", "confirm": true }),
+        )
+        .await;
+        let r = k
+            .refused(
+                &k.owner,
+                "update_settings",
+                serde_json::json!({ "schedule": id, "time_zone": "Mars/Olympia" }),
+            )
+            .await;
+        assert_eq!(r.structured["error"], "invalid_time_zone");
     }
 }
