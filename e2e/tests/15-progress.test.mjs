@@ -36,7 +36,7 @@ for (const profile of PROFILES) {
     await f.locator('.pp-scroll[role=grid]').press('+');
     const c = await waitFor(async () => (await host.state()).appCalls.find((x) => x.name === 'set_progress'), { what: 'set_progress called' });
     assert.deepEqual(c.arguments.bars, [{ bar: 14, percent: 60 }]);
-    await waitFor(async () => /, 60 %/.test(await f.locator('[data-bar="14"]').getAttribute('aria-label')), { ms: 20000, what: 'the bar at 60 %' });
+    await waitFor(async () => /, 60%/.test(await f.locator('[data-bar="14"]').getAttribute('aria-label')), { ms: 20000, what: 'the bar at 60%' });
     const j = await journal(ctx.owner, sid);
     assert.match(j.text, /set_progress/, j.text);
     assertClean(host);
