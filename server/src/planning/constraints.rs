@@ -389,14 +389,9 @@ async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::people_testkit::{Kit, en};
+    use super::super::people_testkit::{Kit, en, visible};
     use palmaplan_model::{BarId, ConstraintKind, ItemId};
     use serde_json::json;
-
-    /// The texts with their no-break spaces made visible.
-    fn visible(t: &str) -> String {
-        t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
-    }
 
     #[tokio::test]
     async fn a_constraint_is_set_shown_and_cleared_in_one_undoable_write_each() {

@@ -205,3 +205,9 @@ async fn the_family_s_tools_have_object_schemas_with_documented_fields() {
         "{member}"
     );
 }
+
+/// A text with its no-break spaces made visible (⟨nnbsp⟩ U+202F, ⟨nbsp⟩ U+00A0), so a
+/// test states the typography it expects.
+pub(super) fn visible(t: &str) -> String {
+    t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
+}

@@ -623,13 +623,9 @@ pub(super) async fn largest_slips(ctx: &Ctx, id: i64, s: &Schedule) -> Option<(S
 
 #[cfg(test)]
 mod tests {
-    use super::super::people_testkit::{Kit, en};
+    use super::super::people_testkit::{Kit, en, visible};
     use palmaplan_model::BarId;
     use serde_json::json;
-
-    fn visible(t: &str) -> String {
-        t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
-    }
 
     #[tokio::test]
     async fn progress_is_one_journalled_write_undone_and_redone() {
