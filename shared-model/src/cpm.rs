@@ -655,15 +655,6 @@ pub fn critical_items(s: &Schedule) -> Result<Vec<ItemId>, CycleError> {
         .collect())
 }
 
-/// The planned dates of an item (a milestone's twice), by id.
-fn planned_dates(s: &Schedule, id: ItemId) -> Option<(Date, Date)> {
-    if let Some(b) = s.bar(BarId(id.0)) {
-        return Some((b.start, b.end));
-    }
-    s.milestone(crate::schedule::MilestoneId(id.0))
-        .map(|m| (m.date, m.date))
-}
-
 /// The critical path of a schedule on a calendar already built for it.
 pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, CycleError> {
     let Some((net, times)) = solve(s, cal)? else {
@@ -683,7 +674,7 @@ pub fn critical_path_on(s: &Schedule, cal: &Calendar) -> Result<CriticalPath, Cy
     // calendar's dates of where it went.
     let dates = |i: usize, start: i64| {
         if start == net.planned_starts[i]
-            && let Some(planned) = planned_dates(s, net.items[i])
+            && let Some(planned) = s.item_dates(net.items[i])
         {
             return planned;
         }
