@@ -15,13 +15,25 @@ use serde_json::Value;
 use super::{Ctx, Refusal, tr};
 
 /// A schedule named by its id or its name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ScheduleRef {
     /// The schedule's id (see list_schedules).
     Id(i64),
     /// The schedule's exact name (case does not matter when it is unique).
     Name(String),
+}
+
+/// Written by hand: the derived schema repeats two branch descriptions in each of 70
+/// tools; the field's own description says "id or name".
+impl JsonSchema for ScheduleRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScheduleRef".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "anyOf": [{ "type": "integer" }, { "type": "string" }] })
+    }
 }
 
 impl fmt::Display for ScheduleRef {
@@ -31,6 +43,18 @@ impl fmt::Display for ScheduleRef {
             ScheduleRef::Name(n) => f.write_str(n),
         }
     }
+}
+
+/// The name among `names` closest to `want` (a typo, another case, a word left out),
+/// if one is close enough to be worth suggesting.
+pub(crate) fn closest<'a>(want: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let want = want.to_lowercase();
+    names
+        .into_iter()
+        .map(|n| (strsim::jaro_winkler(&want, &n.to_lowercase()), n))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
 }
 
 /// Parses a date argument ("YYYY-MM-DD"); the refusal names the field and shows the
@@ -63,6 +87,7 @@ pub(super) fn schema_of<P: JsonSchema>() -> Value {
         obj.entry("properties")
             .or_insert_with(|| Value::Object(Default::default()));
     }
+    super::schema::portable(&mut v);
     v
 }
 

@@ -175,7 +175,7 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetConstraint {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,
@@ -227,7 +227,7 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ClearConstraint {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,
@@ -337,7 +337,7 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetDeadline {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,

@@ -56,7 +56,7 @@ pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddPeriod {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -126,7 +126,7 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MovePeriods {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The ids of the bars to move.
     #[serde(default)]
@@ -200,9 +200,11 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ApplyPatch {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
-    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}].
+    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}]; each op's
+    /// fields: describe_patch.
+    #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
     /// The rank the commands were prepared at (what_if's rank): nothing is written if the
     /// schedule has moved on since.

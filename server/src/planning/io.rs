@@ -230,7 +230,7 @@ enum Format {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Export {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// "json" (the whole schedule) or "csv" (its bars).
     format: Format,
@@ -298,6 +298,7 @@ struct Import {
     /// The new schedule's name (it replaces the name in the JSON).
     name: String,
     /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]
     json: Value,
 }
 
@@ -430,7 +431,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The id of the row that receives the bars.
     row: u64,

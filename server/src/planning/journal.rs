@@ -233,7 +233,7 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct History {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// How many entries, newest first (20 by default, at most 100).
     #[serde(default)]
@@ -310,7 +310,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetChanges {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The rank you already have: entries after it are returned (0 for all).
     since_rank: i64,
@@ -528,7 +528,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 

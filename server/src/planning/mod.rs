@@ -29,6 +29,7 @@ mod io;
 mod journal;
 #[cfg(test)]
 mod journal_testkit;
+mod patch;
 mod people;
 #[cfg(test)]
 mod people_testkit;
@@ -36,10 +37,12 @@ mod periods;
 pub(crate) mod privacy;
 mod proposals;
 mod schedules;
+mod schema;
 pub(crate) mod scheduling;
 mod search;
 mod show;
 mod structure;
+mod titles;
 mod tracking;
 mod versions;
 mod view;
@@ -61,6 +64,16 @@ use crate::storage::{Role, Store, StoreError};
 pub(crate) use gate::{Cascading, Failed, Origin, Write};
 
 pub use args::ScheduleRef;
+
+/// A tool's title and hints (see `titles`).
+pub(crate) fn presentation(name: &str) -> Option<titles::Presentation> {
+    titles::of(name)
+}
+
+/// What a strict client finds wrong with a tool schema (see `schema`).
+pub(crate) fn schema_findings(schema: &Value) -> Vec<String> {
+    schema::findings(schema)
+}
 
 /// A source of the current time, injected so tests can move it.
 pub trait Clock: Send + Sync + std::fmt::Debug {
@@ -311,6 +324,7 @@ fn specs() -> Vec<ToolSpec> {
     let all = schedules::tools()
         .into_iter()
         .chain(edits::tools())
+        .chain(patch::tools())
         .chain(structure::tools())
         .chain(people::tools())
         .chain(analysis::tools())

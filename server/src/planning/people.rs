@@ -306,7 +306,7 @@ fn added_id(w: &Wrote) -> Option<u64> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -393,7 +393,7 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddMember {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's name, e.g. "Alice Martin".
     name: String,
@@ -447,7 +447,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateMember {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -521,7 +521,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteMember {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -669,7 +669,7 @@ impl From<RoleArg> for Role {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Share {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The e-mail of a user of this server.
     email: String,
@@ -795,7 +795,7 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Unshare {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The e-mail of the user to remove.
     email: String,
@@ -995,7 +995,7 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddAbsence {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -1062,7 +1062,7 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateAbsence {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1148,7 +1148,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteAbsence {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1195,7 +1195,7 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListAbsences {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Only this member's absences (id or name; optional).
     #[serde(default)]

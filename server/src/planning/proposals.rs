@@ -112,11 +112,12 @@ fn diff_json(d: &Diff) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WhatIf {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The model's commands, as apply_patch takes them, e.g.
     /// [{"op":"move_periods","bars":[14],"by":5}]. May be empty with "reschedule".
     #[serde(default)]
+    #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
     /// Whether what follows the commands moves so that links hold: true (push), false
     /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting. The
@@ -358,7 +359,7 @@ fn side_json(r: &Resolved) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DiffVersions {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The state to compare from: a version's id or name, or "current".
     from: Side,

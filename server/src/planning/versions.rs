@@ -90,7 +90,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's name, unique within the schedule (e.g. "Baseline", "Before the audit").
     name: String,
@@ -141,7 +141,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListVersions {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -214,7 +214,7 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RestoreVersion {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,
@@ -298,7 +298,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteVersion {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,

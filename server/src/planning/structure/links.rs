@@ -121,7 +121,7 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddLink {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The predecessor: a bar's or a milestone's id.
     from: u64,
@@ -178,7 +178,7 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateLink {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -231,7 +231,7 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteLink {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -276,7 +276,7 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 

@@ -33,7 +33,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// A bar's id.
     #[serde(default)]

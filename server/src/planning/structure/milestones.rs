@@ -63,7 +63,7 @@ fn push_link_risks(ctx: &Ctx, text: &mut String, wrote: &Wrote, m: MilestoneId) 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddMilestone {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -120,7 +120,7 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveMilestone {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,
@@ -179,7 +179,7 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateMilestone {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,
@@ -248,7 +248,7 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteMilestone {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,

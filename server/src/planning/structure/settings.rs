@@ -201,7 +201,7 @@ fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -229,7 +229,7 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Update {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// IANA time zone, e.g. "Europe/Paris" (checked against the time-zone database):
     /// "today" for this schedule is the date there.
@@ -326,7 +326,7 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Dates {
-    /// The schedule's id or exact name.
+    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The dates, YYYY-MM-DD.
     dates: Vec<String>,
