@@ -394,13 +394,13 @@ fn instructions(lang: Lang) -> String {
         lang,
         "PalmaPlan garde des plannings (groupes, lignes, blocs datés, jalons, liens de dépendance, actions, membres et absences). \
          Les outils dont le nom dit « period » travaillent sur les blocs (les barres du Gantt). \
-         Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
+         « schedule » est l'id ou le nom d'un planning. Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
          Chaque écriture répond avec le nouveau rang du planning (sa position dans le journal). \
          Un refus (isError) dit quoi corriger : corrigez l'appel plutôt que de réessayer tel quel. \
          Les textes sont en français ; ajoutez \"lang\": \"en\" aux arguments d'un appel pour une réponse en anglais.",
         "PalmaPlan keeps schedules (groups, rows, dated bars, milestones, dependency links, actions, members and absences). \
          Tools whose name says \"period\" work on bars (the Gantt's bars). \
-         Start with list_schedules to see the schedules and their ids, then get_schedule for one schedule's summary and risks. \
+         \"schedule\" is a schedule's id or name. Start with list_schedules to see the schedules and their ids, then get_schedule for one schedule's summary and risks. \
          Every write answers with the schedule's new rank (its position in the journal). \
          A refusal (isError) says what to fix: fix the call rather than retrying it unchanged. \
          Texts are in English; add \"lang\": \"fr\" to a call's arguments for a French answer.",

@@ -46,7 +46,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -209,7 +208,6 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RisksArgs {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The status date late and overdue bars are measured at, YYYY-MM-DD (the
     /// schedule's today by default).
@@ -299,7 +297,6 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Workload {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// First day of the range, YYYY-MM-DD (the schedule's first day by default).
     #[serde(default)]

@@ -364,7 +364,7 @@ mod tests {
 }
 
 /// A date-changing tool's `cascade`: whether the write moves what follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum CascadeArg {
     /// true: push the successors so every link holds; false: leave them where they are.
@@ -379,6 +379,19 @@ pub(crate) enum CascadeArg {
 pub(crate) enum CascadeMode {
     Push,
     Pull,
+}
+
+/// By hand: the field's description says what each form does, once.
+impl JsonSchema for CascadeArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CascadeArg".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [{ "type": "boolean" }, { "type": "string", "enum": ["push", "pull"] }]
+        })
+    }
 }
 
 impl CascadeArg {

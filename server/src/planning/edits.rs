@@ -56,7 +56,6 @@ pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddPeriod {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -126,7 +125,6 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MovePeriods {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The ids of the bars to move.
     #[serde(default)]
@@ -136,8 +134,8 @@ struct MovePeriods {
     milestones: Vec<u64>,
     /// The offset in working units (days by default); negative moves earlier.
     by: i32,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -200,7 +198,6 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ApplyPatch {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}]; each op's
     /// fields: describe_patch.
@@ -209,8 +206,8 @@ struct ApplyPatch {
     /// The rank the commands were prepared at (what_if's rank): nothing is written if the
     /// schedule has moved on since.
     expected_rank: i64,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }

@@ -230,7 +230,6 @@ enum Format {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Export {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// "json" (the whole schedule) or "csv" (its bars).
     format: Format,
@@ -431,7 +430,6 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The id of the row that receives the bars.
     row: u64,

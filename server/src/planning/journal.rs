@@ -233,7 +233,6 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct History {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// How many entries, newest first (20 by default, at most 100).
     #[serde(default)]
@@ -310,7 +309,6 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetChanges {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The rank you already have: entries after it are returned (0 for all).
     since_rank: i64,
@@ -528,7 +526,6 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 

@@ -306,7 +306,6 @@ fn added_id(w: &Wrote) -> Option<u64> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -393,7 +392,6 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddMember {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's name, e.g. "Alice Martin".
     name: String,
@@ -447,7 +445,6 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateMember {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -521,7 +518,6 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteMember {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -669,7 +665,6 @@ impl From<RoleArg> for Role {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Share {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The e-mail of a user of this server.
     email: String,
@@ -795,7 +790,6 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Unshare {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The e-mail of the user to remove.
     email: String,
@@ -995,7 +989,6 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddAbsence {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -1062,7 +1055,6 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateAbsence {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1148,7 +1140,6 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteAbsence {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1195,7 +1186,6 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListAbsences {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Only this member's absences (id or name; optional).
     #[serde(default)]

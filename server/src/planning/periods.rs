@@ -163,7 +163,6 @@ enum EdgeArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ResizePeriod {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -173,8 +172,8 @@ struct ResizePeriod {
     /// By how many working units (days, or weeks if the schedule counts in weeks);
     /// negative moves the edge earlier.
     by: i32,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -225,7 +224,6 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetPeriodDates {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -233,8 +231,8 @@ struct SetPeriodDates {
     start: String,
     /// Last day (inclusive), YYYY-MM-DD.
     end: String,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -289,7 +287,6 @@ fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdatePeriod {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -372,7 +369,6 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeletePeriods {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The ids of the bars to delete.
     bars: Vec<u64>,
@@ -552,7 +548,6 @@ fn confirm_needed(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListPeriods {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Only the bars and milestones of this row (its id).
     #[serde(default)]

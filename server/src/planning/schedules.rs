@@ -86,7 +86,6 @@ const SUMMARY_RISKS: usize = 10;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 

@@ -87,6 +87,11 @@ pub(crate) fn portable(schema: &mut Value) {
     {
         node.remove("format");
     }
+    // An id's or a count's `minimum: 0` is in every other field; the server refuses a
+    // negative one by name.
+    if node.get("minimum") == Some(&json!(0)) {
+        node.remove("minimum");
+    }
     if node
         .get("default")
         .is_some_and(|d| d.is_null() || d == &json!([]) || d == &json!(false) || d == "")
@@ -296,7 +301,7 @@ mod tests {
         );
         assert_eq!(
             tidy(json!({"type": ["integer", "string"], "format": "uint64", "minimum": 0})),
-            json!({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]})
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
         );
     }
 

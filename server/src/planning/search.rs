@@ -218,7 +218,6 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FilterPeriods {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// A Filter panel query, e.g. "member:Alice is:critical -status:done". Empty selects
     /// every bar.

@@ -90,7 +90,6 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's name, unique within the schedule (e.g. "Baseline", "Before the audit").
     name: String,
@@ -141,7 +140,6 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListVersions {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -214,7 +212,6 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RestoreVersion {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,
@@ -298,7 +295,6 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteVersion {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,

@@ -237,7 +237,6 @@ struct WindowArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetPage {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The page number, from 0 (the answer says how many pages there are).
     page: usize,
@@ -500,7 +499,6 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ChangesSince {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The rank the view already has: entries after it are returned.
     rank: i64,
@@ -665,7 +663,6 @@ async fn delta_of(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Absences {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// First day, YYYY-MM-DD.
     from: String,

@@ -78,7 +78,6 @@ fn named(ctx: &Ctx, s: &Schedule, id: ActionId) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddAction {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -139,7 +138,6 @@ async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetStatus {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -186,7 +184,6 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateAction {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -247,7 +244,6 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteAction {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -294,7 +290,6 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListActions {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Only the actions of this bar (its id).
     #[serde(default)]

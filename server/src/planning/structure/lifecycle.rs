@@ -43,7 +43,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Named {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The new name (1 to 200 characters).
     name: String,
@@ -159,7 +158,6 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Delete {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Must be true: deleting cannot be undone.
     confirm: bool,

@@ -121,7 +121,6 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddLink {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The predecessor: a bar's or a milestone's id.
     from: u64,
@@ -133,8 +132,8 @@ struct AddLink {
     /// In the schedule's time unit; 0 by default, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -178,7 +177,6 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateLink {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -188,8 +186,8 @@ struct UpdateLink {
     /// In the schedule's time unit, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -231,7 +229,6 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteLink {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -276,7 +273,6 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 

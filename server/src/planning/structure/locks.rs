@@ -33,7 +33,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// A bar's id.
     #[serde(default)]

@@ -115,7 +115,6 @@ fn row_place(s: &Schedule, id: RowId) -> Option<(GroupId, usize, usize)> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListRows {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// Only this group's rows (its id).
     #[serde(default)]
@@ -246,7 +245,6 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddGroup {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The group's name.
     name: String,
@@ -293,7 +291,6 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameGroup {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -340,7 +337,6 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveGroup {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -381,7 +377,6 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteGroup {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -469,7 +464,6 @@ fn deleted_reply(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddRow {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The id of the group it goes in.
     group: u64,
@@ -528,7 +522,6 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameRow {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -567,7 +560,6 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveRow {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -611,7 +603,6 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetRowMember {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -685,7 +676,6 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteRow {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,

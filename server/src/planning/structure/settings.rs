@@ -201,7 +201,6 @@ fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// Schedule id or name.
     schedule: ScheduleRef,
 }
 
@@ -229,7 +228,6 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Update {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// IANA time zone, e.g. "Europe/Paris" (checked against the time-zone database):
     /// "today" for this schedule is the date there.
@@ -326,7 +324,6 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Dates {
-    /// Schedule id or name.
     schedule: ScheduleRef,
     /// The dates, YYYY-MM-DD.
     dates: Vec<String>,
