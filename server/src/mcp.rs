@@ -724,7 +724,10 @@ mod tests {
         }
         let bytes = model_bytes(server.tools());
         eprintln!("model tools: {} tools, {bytes} bytes", server.tools().len());
-        assert!(bytes < MODEL_TOOLS_BUDGET, "the model tools take {bytes} bytes");
+        assert!(
+            bytes < MODEL_TOOLS_BUDGET,
+            "the model tools take {bytes} bytes"
+        );
     }
 
     #[tokio::test]

@@ -103,7 +103,10 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
         let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
         let close = super::args::closest(op, names.iter().copied());
         let hint = match close {
-            Some(c) => ctx.tr(format!(" Vouliez-vous dire « {c} »\u{a0}?"), format!(" Did you mean “{c}”?")),
+            Some(c) => ctx.tr(
+                format!(" Vouliez-vous dire « {c} »\u{a0}?"),
+                format!(" Did you mean “{c}”?"),
+            ),
             None => String::new(),
         };
         return Err(Refusal::new(

@@ -71,7 +71,7 @@ pub use policy::{Clearance, Subject};
 // The date arithmetic of moves and resizes, for the view's drag preview: the same
 // functions the commands run, without the rest of the command engine.
 pub use periods::{resized_bar, shifted_bar, shifted_milestone};
-pub use validate::validate_schedule;
+pub use validate::{kind_of, validate_schedule};
 
 use ctx::{Ctx, Fault, Mode};
 
