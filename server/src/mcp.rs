@@ -264,6 +264,9 @@ fn catalogue(planning: &Planning, ui: bool) -> Vec<Tool> {
             if let Some(p) = shown {
                 tool = tool.with_title(p.title);
             }
+            if let Some(Value::Object(out)) = &spec.output_schema {
+                tool = tool.with_raw_output_schema(Arc::new(out.clone()));
+            }
             match ui_meta(spec, ui) {
                 Some(meta) => tool.with_meta(meta),
                 None => tool,

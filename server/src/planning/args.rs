@@ -91,6 +91,21 @@ pub(super) fn schema_of<P: JsonSchema>() -> Value {
     v
 }
 
+/// The JSON Schema of a tool's result (what it serialises), as an object schema.
+pub(super) fn output_schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let settings = settings.for_serialize();
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut v = serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({}));
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("$schema");
+    }
+    super::schema::portable_output(&mut v);
+    v
+}
+
 /// Parses a tool's arguments, turning serde's message into one that says what to fix.
 /// serde_path_to_error finds WHICH field was wrong (serde_json's own message on a
 /// `Value` says "invalid type: map, expected u64" without naming it).

@@ -229,6 +229,9 @@ pub struct ToolSpec {
     pub in_view: bool,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,
+    /// JSON Schema of a successful answer's structuredContent, for the tools whose
+    /// result is a type (`returns`); clients validate the answers against it.
+    pub output_schema: Option<Value>,
     run: ToolFn,
 }
 
@@ -260,6 +263,12 @@ impl ToolSpec {
     /// The same tool, creating a schedule.
     pub(crate) fn creates_schedule(mut self) -> ToolSpec {
         self.creates = true;
+        self
+    }
+
+    /// The same tool, answering a `T` as structuredContent (its schema is declared).
+    pub(crate) fn returns<T: schemars::JsonSchema>(mut self) -> ToolSpec {
+        self.output_schema = Some(args::output_schema_of::<T>());
         self
     }
 
@@ -310,6 +319,7 @@ where
         creates: false,
         in_view: false,
         input_schema: args::schema_of::<P>(),
+        output_schema: None,
         run: Arc::new(move |ctx: Ctx, raw: Value| {
             let f = Arc::clone(&f);
             Box::pin(async move {

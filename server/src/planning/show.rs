@@ -16,7 +16,7 @@
 
 use palmaplan_model::filter::{self, FilterContext};
 use palmaplan_model::idset::IdSet;
-use palmaplan_model::{BarId, Date, Lang, cpm, risk, text};
+use palmaplan_model::{BarId, Date, Lang, cpm, risk, text, wire};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -36,7 +36,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         show_schedule,
     )
     .used_by_view()
-    .with_view()]
+    .with_view()
+    .returns::<wire::Shown>()]
 }
 
 /// Which view.
@@ -153,6 +154,12 @@ impl Options {
                 .map(|(k, v)| ((*k).to_owned(), v.clone()))
                 .collect::<Map<_, _>>(),
         )
+    }
+
+    /// The options in the result's type. Their names are its fields (the test of every
+    /// option reads them back whole), so nothing is dropped.
+    fn typed(&self) -> wire::ViewOptions {
+        serde_json::from_value(self.json()).unwrap_or_default()
     }
 }
 
@@ -362,7 +369,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
                 format!("The schedule shows in the conversation, editable ({} role): a gesture in the view is a write like any other, undone with undo.", role_name(role, Lang::En)),
             )
         });
-        (read_only, Value::Null, Value::Null)
+        (read_only, None, None)
     } else if let Some(embed) = ctx.embed() {
         let grant = Grant {
             schedule: o.id,
@@ -389,8 +396,8 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         ));
         (
             !issued.claims.editable,
-            json!(url),
-            json!(iso_utc(issued.claims.expires_at)),
+            Some(url),
+            Some(iso_utc(issued.claims.expires_at)),
         )
     } else {
         text.push('\n');
@@ -398,21 +405,25 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             "Cet hôte n'affiche pas les vues MCP Apps, et ce serveur n'a pas d'adresse HTTP pour donner un lien (il tourne sans `palmaplan serve`). Lancez `palmaplan serve` sur les mêmes données pour ouvrir le planning dans un navigateur.",
             "This host does not display MCP Apps views, and this server has no HTTP address to give a link (it runs without `palmaplan serve`). Run `palmaplan serve` on the same data to open the schedule in a browser.",
         ));
-        (true, Value::Null, Value::Null)
+        (true, None, None)
     };
 
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id,
-            "name": s.name,
-            "view": lowercase(&p.view),
-            "options": options.json(),
-            "rank": o.rank,
-            "read_only": read_only,
-            "shown_at": iso_utc_ms(now),
-            "url": url,
-            "expires_at": expires_at,
+        json!(wire::Shown {
+            schedule_id: o.id,
+            name: s.name.clone(),
+            view: match p.view {
+                View::Gantt => wire::ViewKind::Gantt,
+                View::Kanban => wire::ViewKind::Kanban,
+                View::Agenda => wire::ViewKind::Agenda,
+            },
+            options: options.typed(),
+            rank: o.rank,
+            read_only,
+            shown_at: iso_utc_ms(now),
+            url,
+            expires_at,
         }),
     )
     // What the view's Help button opens through the host (`ui/open-link`): in `_meta`,

@@ -40,7 +40,7 @@ use palmaplan_model::command::Command;
 use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
 use palmaplan_model::paging::{self, Priority};
-use palmaplan_model::{Date, MemberId, RowId, Schedule};
+use palmaplan_model::{Date, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -103,7 +103,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             get_schedule_absences,
         )
         .used_by_view()
-        .view_only(),
+        .view_only()
+        .returns::<wire::AgendaAbsences>(),
     ]
 }
 
@@ -719,8 +720,13 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let mut lines = String::new();
     let mut more = false;
     for a in &found {
-        let item = json!({ "id": a.id, "member": a.member, "start": a.start, "end": a.end });
-        let mut size = item.to_string().len();
+        let item = wire::AgendaAbsence {
+            id: a.id,
+            member: a.member,
+            start: a.start,
+            end: a.end,
+        };
+        let mut size = json!(item).to_string().len();
         let new_member = !members.contains(&a.member);
         if new_member {
             size += name_of(a.member).len() + 32;
@@ -745,9 +751,12 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         list.push(item);
     }
     members.sort_unstable();
-    let people: Vec<Value> = members
+    let people: Vec<wire::AgendaMember> = members
         .iter()
-        .map(|m| json!({ "id": m, "name": name_of(*m) }))
+        .map(|m| wire::AgendaMember {
+            id: *m,
+            name: name_of(*m).to_owned(),
+        })
         .collect();
     let mut text = if list.is_empty() {
         ctx.tr(
@@ -784,9 +793,14 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": stored.rank, "from": from, "to": to,
-            "members": people, "absences": list, "more": more,
+        json!(wire::AgendaAbsences {
+            schedule_id: id,
+            rank: stored.rank,
+            from,
+            to,
+            members: people,
+            absences: list,
+            more,
         }),
     ))
 }
