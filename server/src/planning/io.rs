@@ -32,13 +32,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet. Private data you may not see is left out.",
+            "Export a schedule: \"json\" is the whole schedule (import_schedule reads it), \"csv\" its bars. Private data you may not see is left out.",
             Access::Read,
             export_schedule,
         ),
         tool(
             "import_schedule",
-            "Create a new schedule from PalmaPlan JSON (as export_schedule gives it), under a new name. The data is checked first; nothing is created if it is invalid. You become its owner.",
+            "Create a schedule you own, under a new name, from PalmaPlan JSON (as export_schedule gives it). Invalid data creates nothing.",
             Access::Write,
             import_schedule,
         )
@@ -46,7 +46,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "import_csv_periods",
-            "Add bars to a row from CSV text with a header line label,start,end[,color] (other columns are ignored; \";\" separators work too). All lines are added in one write, or none if a line is wrong (the error names its line).",
+            "Add bars to a row from CSV with a header label,start,end[,color] (other columns ignored; \",\" or \";\"). All lines or none; an error names its line.",
             Access::Write,
             import_csv_periods,
         ),
@@ -231,7 +231,7 @@ enum Format {
 #[serde(deny_unknown_fields)]
 struct Export {
     schedule: ScheduleRef,
-    /// "json" (the whole schedule) or "csv" (its bars).
+    /// "json" (whole schedule) or "csv" (bars).
     format: Format,
 }
 
@@ -294,9 +294,9 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Import {
-    /// The new schedule's name (it replaces the name in the JSON).
+    /// The new schedule's name (replaces the JSON's).
     name: String,
-    /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    /// PalmaPlan JSON, as an object or a string.
     #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]
     json: Value,
 }
@@ -431,10 +431,9 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
     schedule: ScheduleRef,
-    /// The id of the row that receives the bars.
+    /// The row receiving the bars.
     row: u64,
-    /// CSV text: a header line with label, start, end and optionally color, then one
-    /// bar per line, e.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
+    /// E.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
     csv: String,
 }
 

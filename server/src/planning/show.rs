@@ -31,7 +31,7 @@ use crate::storage::Role;
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![tool(
         "show_schedule",
-        "Show a schedule as a live view: a Gantt chart (default), the kanban board of its actions, or the agenda of absences, with options (Filter panel query, zoom, date window, panels, critical path, a saved version as baseline). A host that renders MCP Apps displays the view; any other client gets the schedule's summary and risks and a one-hour link that opens it in a browser, read-only unless \"editable\": true and your role allows editing.",
+        "Show a schedule as a live view: Gantt (default), kanban of actions or agenda of absences. MCP Apps hosts display it; other clients get the summary and a one-hour browser link, read-only unless editable: true and your role allows.",
         Access::Read,
         show_schedule,
     )
@@ -86,9 +86,8 @@ pub(super) enum Display {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum VersionRef {
-    /// The version's id (see list_versions).
     Id(i64),
-    /// The version's name (case does not matter).
+    /// Case ignored.
     Name(String),
 }
 
@@ -96,34 +95,34 @@ enum VersionRef {
 #[serde(deny_unknown_fields)]
 struct ShowSchedule {
     schedule: ScheduleRef,
-    /// "gantt" (default), "kanban" (the actions' board) or "agenda" (the absences).
+    /// "gantt" (default), "kanban" (actions) or "agenda" (absences).
     #[serde(default)]
     view: View,
-    /// Show only the bars matching this Filter panel query (the syntax of filter_periods), e.g. "member:Thomas -status:done".
+    /// Filter panel query (see filter_periods).
     #[serde(default)]
     filter: Option<String>,
-    /// Time scale: "day", "week", "month" or "quarter" (default: fitted to the window).
+    /// Default: fitted to the window.
     #[serde(default)]
     zoom: Option<Zoom>,
-    /// First day shown, YYYY-MM-DD (default: the useful window).
+    /// First day shown, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
     /// Last day shown, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// "grid" (rows), "timeline" (bars) or "both" (default).
+    /// Default: "both".
     #[serde(default)]
     panel: Option<Panel>,
-    /// Highlight the critical path.
     #[serde(default)]
     critical_path: Option<bool>,
-    /// A saved version (id or name) drawn as the baseline under the current bars.
+    /// Saved version drawn as the baseline.
     #[serde(default)]
     reference: Option<VersionRef>,
-    /// false: a read-only view. A link (for hosts without MCP Apps) is read-only unless this is true. Never more than your role allows.
+    /// false: read-only. The link is read-only unless true. Never more than your role
+    /// allows.
     #[serde(default)]
     editable: Option<bool>,
-    /// "compact": the smaller inline display.
+    /// "compact": a smaller inline display.
     #[serde(default)]
     display: Option<Display>,
 }

@@ -22,25 +22,25 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_link",
-            "Add a dependency: \"to\" depends on \"from\" (ids of bars or milestones). kind: FS finish-to-start (default), SS start-to-start, FF finish-to-finish, SF start-to-finish. lag in the schedule's time unit (working days by default), negative for a lead. Refused if it would make a cycle or repeat a link. Says if the current dates break it.",
+            "Add a dependency: \"to\" depends on \"from\" (bar or milestone ids). Refused if it makes a cycle or repeats a link. Says if the current dates break it.",
             Access::Write,
             add_link,
         ),
         tool(
             "update_link",
-            "Change a link's kind (FS, SS, FF, SF) or lag; fields left out stay as they are. Says if the current dates break it.",
+            "Change a link's kind or lag. Says if the current dates break it.",
             Access::Write,
             update_link,
         ),
         tool(
             "delete_link",
-            "Delete a dependency link between two bars or milestones by its id. Journalled: undo brings it back.",
+            "Delete a dependency link.",
             Access::Write,
             delete_link,
         ),
         tool(
             "list_violated_links",
-            "List the links the planned dates break: each with its two items and by how many working days the successor would have to move later.",
+            "List the links the planned dates break, with by how many working days the successor must move later.",
             Access::Read,
             list_violated_links,
         ),
@@ -122,18 +122,18 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[serde(deny_unknown_fields)]
 struct AddLink {
     schedule: ScheduleRef,
-    /// The predecessor: a bar's or a milestone's id.
+    /// Predecessor: bar or milestone id.
     from: u64,
-    /// The successor, which depends on "from": a bar's or a milestone's id.
+    /// Successor (depends on "from"): bar or milestone id.
     to: u64,
-    /// FS (default), SS, FF or SF.
+    /// Default: FS.
     #[serde(default)]
     kind: Option<Kind>,
-    /// In the schedule's time unit; 0 by default, negative for a lead.
+    /// In the schedule's time unit; default 0; negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
+    /// schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -178,16 +178,14 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateLink {
     schedule: ScheduleRef,
-    /// The link's id.
     link: u64,
-    /// FS, SS, FF or SF.
     #[serde(default)]
     kind: Option<Kind>,
-    /// In the schedule's time unit, negative for a lead.
+    /// Negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
+    /// schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -230,7 +228,6 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteLink {
     schedule: ScheduleRef,
-    /// The link's id.
     link: u64,
 }
 
