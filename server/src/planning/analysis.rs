@@ -23,20 +23,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "critical_path",
-            "The critical path: project first and last day, length in working days, and the zero-slack bars and milestones in order with the links driving them.",
+            "Project start, end, length, and the zero-slack items in order with their driving links.",
             Access::Read,
             critical_path,
         )
         .used_by_view(),
         tool(
             "schedule_risks",
-            "List risks: violated links, bars whose row's member is absent, broken date constraints, missed deadlines, and bars late or overdue at the status date; each by how many working days.",
+            "Risks: violated links, absences on bars, broken constraints, missed deadlines, late or overdue bars.",
             Access::Read,
             schedule_risks,
         ),
         tool(
             "workload",
-            "Each member's workload over a range (default: the whole schedule): working days and number of bars on their rows, absence days, overload.",
+            "Each member's working days and bars on their rows over a range, absence days, overload.",
             Access::Read,
             workload,
         ),
@@ -297,10 +297,10 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Workload {
     schedule: ScheduleRef,
-    /// YYYY-MM-DD; default: the schedule's first day.
+    /// YYYY-MM-DD; default: the schedule's start.
     #[serde(default)]
     from: Option<String>,
-    /// YYYY-MM-DD, inclusive; default: the schedule's last day.
+    /// YYYY-MM-DD; default: the schedule's end.
     #[serde(default)]
     to: Option<String>,
 }

@@ -30,26 +30,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_constraint",
-            "Set a date constraint on a bar or milestone. A milestone has one (replaced); a bar has its pin (start_no_earlier_than) plus one of another kind. Lower bounds move the item when the write cascades; a cascade pushing an item past an upper bound is refused.",
+            "Set a date constraint. A milestone has one; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused.",
             Access::Write,
             set_constraint,
         ),
         tool(
             "clear_constraint",
-            "Remove a bar's or milestone's date constraints: all, or only `kind` (a bar's start_no_earlier_than is its pin).",
+            "Remove a bar's or milestone's date constraints (all, or only kind).",
             Access::Write,
             clear_constraint,
         ),
         tool(
             "set_deadline",
-            "Set or clear (null) the day a bar or milestone should finish by. Moves nothing; finishing later is a risk and lowers its total float.",
+            "Set or clear (null) a bar's or milestone's finish-by day. Moves nothing; missing it is a risk.",
             Access::Write,
             set_deadline,
         ),
     ]
 }
 
-/// A constraint kind, as the tools take it.
+// A constraint kind, as the tools take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
@@ -176,12 +176,11 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
 #[serde(deny_unknown_fields)]
 struct SetConstraint {
     schedule: ScheduleRef,
-    /// Bar or milestone id.
     item: u64,
     kind: Kind,
     /// YYYY-MM-DD.
     date: String,
-    /// true (push), false (stay), "pull" (also earlier). Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -224,7 +223,6 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ClearConstraint {
     schedule: ScheduleRef,
-    /// Bar or milestone id.
     item: u64,
     /// Only this kind; default: all.
     #[serde(default)]
@@ -332,7 +330,6 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
 #[serde(deny_unknown_fields)]
 struct SetDeadline {
     schedule: ScheduleRef,
-    /// Bar or milestone id.
     item: u64,
     /// YYYY-MM-DD; null removes it.
     #[serde(deserialize_with = "required_nullable")]

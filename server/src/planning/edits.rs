@@ -25,14 +25,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "move_periods",
-            "Move bars (and milestones) by the same offset in working units; each bar keeps its working duration.",
+            "Move bars (and milestones) by a working offset; each bar keeps its duration.",
             Access::Write,
             move_periods,
         )
         .used_by_view(),
         tool(
             "apply_patch",
-            "Apply commands (as what_if returns them) atomically, only if the schedule is still at expected_rank; otherwise nothing is written (out of date).",
+            "Apply commands (as from what_if) atomically, only if the schedule is still at expected_rank.",
             Access::Write,
             apply_patch,
         )
@@ -68,7 +68,7 @@ struct AddPeriod {
     color: Option<String>,
     #[serde(default)]
     notes: Option<String>,
-    /// Start no earlier than, YYYY-MM-DD.
+    /// Start no earlier than.
     #[serde(default)]
     pin: Option<String>,
 }
@@ -127,10 +127,9 @@ struct MovePeriods {
     bars: Vec<u64>,
     #[serde(default)]
     milestones: Vec<u64>,
-    /// Working units (the schedule's time unit); negative: earlier.
+    /// Negative: earlier.
     by: i32,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -194,13 +193,12 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ApplyPatch {
     schedule: ScheduleRef,
-    /// E.g. [{"op":"move_periods","bars":[42],"by":5}]; each op's fields: describe_patch.
+    /// See describe_patch.
     #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
-    /// what_if's rank; nothing is written if the schedule has moved on.
+    /// what_if's rank.
     expected_rank: i64,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }

@@ -32,13 +32,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" is the whole schedule (import_schedule reads it), \"csv\" its bars. Private data you may not see is left out.",
+            "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see.",
             Access::Read,
             export_schedule,
         ),
         tool(
             "import_schedule",
-            "Create a schedule you own, under a new name, from PalmaPlan JSON (as export_schedule gives it). Invalid data creates nothing.",
+            "Create a schedule you own from PalmaPlan JSON (export_schedule's). Invalid data creates nothing.",
             Access::Write,
             import_schedule,
         )
@@ -46,7 +46,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "import_csv_periods",
-            "Add bars to a row from CSV with a header label,start,end[,color] (other columns ignored; \",\" or \";\"). All lines or none; an error names its line.",
+            "Add bars to a row from CSV with header label,start,end[,color] (\",\" or \";\"). All lines or none.",
             Access::Write,
             import_csv_periods,
         ),
@@ -294,7 +294,7 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Import {
-    /// The new schedule's name (replaces the JSON's).
+    /// Replaces the JSON's name.
     name: String,
     /// PalmaPlan JSON, as an object or a string.
     #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]

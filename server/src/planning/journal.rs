@@ -39,26 +39,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "history",
-            "Latest changes, newest first: rank, who, when (UTC), kind (write, undo, redo), summary. For the commands: get_changes.",
+            "Latest changes, newest first: rank, who, when, kind, summary (commands: get_changes).",
             Access::Read,
             history,
         ),
         tool(
             "get_changes",
-            "Journal entries after since_rank, oldest first, with commands, author and time. When \"more\" is true, call again with since_rank = next_since.",
+            "Journal entries after since_rank with commands. If \"more\": call again with since_rank = next_since.",
             Access::Read,
             get_changes,
         ),
         tool(
             "undo",
-            "Undo YOUR latest change on a schedule. Refused, with the reason, if someone else changed the same items since. redo brings it back.",
+            "Undo YOUR latest change. Refused, with why, if someone else changed the same items since.",
             Access::Write,
             undo,
         )
         .used_by_view(),
         tool(
             "redo",
-            "Redo YOUR latest undone change, if you made no change since. Refused if someone else changed the same items since.",
+            "Redo YOUR latest undone change, if you changed nothing since.",
             Access::Write,
             redo,
         )
@@ -234,7 +234,7 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
 #[serde(deny_unknown_fields)]
 struct History {
     schedule: ScheduleRef,
-    /// Default 20, at most 100.
+    /// At most 100; default 20.
     #[serde(default)]
     limit: Option<u32>,
 }
@@ -310,7 +310,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct GetChanges {
     schedule: ScheduleRef,
-    /// Entries after this rank (0: all).
+    /// 0: all.
     since_rank: i64,
     /// Default 50, at most 500.
     #[serde(default)]

@@ -20,7 +20,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "describe_patch",
-            "The JSON Schema of the commands apply_patch and what_if take: each op with its fields (all, or those in ops).",
+            "JSON Schema of the commands of apply_patch and what_if, per op.",
             Access::Read,
             describe_patch,
         )
@@ -86,7 +86,6 @@ impl JsonSchema for PatchCommand {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DescribePatch {
-    /// Default: all.
     #[serde(default)]
     ops: Vec<String>,
 }
@@ -103,7 +102,10 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
         let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
         let close = super::args::closest(op, names.iter().copied());
         let hint = match close {
-            Some(c) => ctx.tr(format!(" Vouliez-vous dire « {c} »\u{a0}?"), format!(" Did you mean “{c}”?")),
+            Some(c) => ctx.tr(
+                format!(" Vouliez-vous dire « {c} »\u{a0}?"),
+                format!(" Did you mean “{c}”?"),
+            ),
             None => String::new(),
         };
         return Err(Refusal::new(

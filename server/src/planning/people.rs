@@ -36,19 +36,19 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_members",
-            "List members (the people rows are assigned to): ids, rows, absence counts. E-mails only to owners and to the member themself.",
+            "List members (the people assigned to rows): ids, rows, absence counts.",
             Access::Read,
             list_members,
         ),
         tool(
             "add_member",
-            "Add a team member. Assign them to rows with set_row_member; their absences then put those rows' bars at risk.",
+            "Add a team member; assign rows with set_row_member.",
             Access::Write,
             add_member,
         ),
         tool(
             "update_member",
-            "Rename a member or change their e-mail (owners only: it decides who sees the member's private data).",
+            "Rename a member or change their e-mail (owners only).",
             Access::Write,
             update_member,
         ),
@@ -60,7 +60,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "share_schedule",
-            "Give an existing user of this server a role: viewer (reads), editor (writes) or owner (also shares, sees private data). Owners only.",
+            "Give an existing server user a role (owner also shares, sees private data). Owners only.",
             Access::Write,
             share_schedule,
         )
@@ -98,7 +98,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "list_absences",
-            "List absences (optionally one member's, overlapping from/to) with the bars each puts at risk. Reasons only to owners and the member.",
+            "List absences, optionally one member's or overlapping from/to, with the bars each puts at risk.",
             Access::Read,
             list_absences,
         ),
@@ -113,7 +113,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[serde(untagged)]
 pub(super) enum MemberRef {
     Id(u64),
-    /// Or a part only one member's name has; case and accents ignored.
+    /// Or a unique part of it.
     Name(String),
 }
 
@@ -393,8 +393,7 @@ struct AddMember {
     schedule: ScheduleRef,
     /// Full name.
     name: String,
-    /// Private: seen by owners and the member; set by an owner, or a member adding
-    /// themself.
+    /// Private (owners and the member).
     #[serde(default)]
     email: Option<String>,
 }
@@ -449,7 +448,7 @@ struct UpdateMember {
     /// New name.
     #[serde(default)]
     name: Option<String>,
-    /// null clears. Owners or the member themself only.
+    /// null clears. Owners or the member only.
     #[serde(default, deserialize_with = "nullable")]
     email: Option<Option<String>>,
 }
@@ -993,7 +992,7 @@ struct AddAbsence {
     start: String,
     /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Private: only owners and the member see and set it.
+    /// Private: owners and the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1060,7 +1059,7 @@ struct UpdateAbsence {
     /// YYYY-MM-DD, inclusive.
     #[serde(default)]
     end: Option<String>,
-    /// "" clears. Private: owners and the member only.
+    /// "" clears. Owners or the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1185,10 +1184,10 @@ struct ListAbsences {
     /// Only this member's (id or name).
     #[serde(default)]
     member: Option<MemberRef>,
-    /// Only absences ending on or after, YYYY-MM-DD.
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only absences starting on or before, YYYY-MM-DD.
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
 }

@@ -41,14 +41,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "delete_periods",
-            "Delete bars with their links and actions. If links or actions would go too, or more than 10 bars, the first call only says what would go: call again with confirm: true.",
+            "Delete bars with their links and actions. If links or actions go too, or over 10 bars, this first says what would go: repeat with confirm: true.",
             Access::Write,
             delete_periods,
         )
         .used_by_view(),
         tool(
             "list_periods",
-            "List bars and milestones (ids, dates, rows) by start date, optionally of one row or overlapping from/to. At most 50 per call: page with offset.",
+            "List bars and milestones by start date, optionally of one row or overlapping from/to. 50 per call (offset).",
             Access::Read,
             list_periods,
         )
@@ -165,13 +165,11 @@ enum EdgeArg {
 struct ResizePeriod {
     schedule: ScheduleRef,
     bar: u64,
-    /// Default: "end".
     #[serde(default)]
     edge: EdgeArg,
-    /// Working units; negative: earlier.
+    /// Negative: earlier.
     by: i32,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -228,8 +226,7 @@ struct SetPeriodDates {
     start: String,
     /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -288,18 +285,17 @@ struct UpdatePeriod {
     bar: u64,
     #[serde(default)]
     label: Option<String>,
-    /// "#rrggbb" or "#rgb"; null clears.
+    /// null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     color: Option<Option<String>>,
     /// "" clears.
     #[serde(default)]
     notes: Option<String>,
-    /// Start no earlier than, YYYY-MM-DD; null clears.
+    /// Start no earlier than; null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     pin: Option<Option<String>>,
-    /// Move to this row.
     #[serde(default)]
     row: Option<u64>,
 }
@@ -366,7 +362,6 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
 struct DeletePeriods {
     schedule: ScheduleRef,
     bars: Vec<u64>,
-    /// Delete even when links or actions go too, or more than 10 bars.
     #[serde(default)]
     confirm: bool,
 }
@@ -542,16 +537,14 @@ fn confirm_needed(
 #[serde(deny_unknown_fields)]
 struct ListPeriods {
     schedule: ScheduleRef,
-    /// Only this row's.
     #[serde(default)]
     row: Option<u64>,
-    /// Only those ending on or after, YYYY-MM-DD.
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only those starting on or before, YYYY-MM-DD.
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// Skip this many (paging).
     #[serde(default)]
     offset: usize,
 }

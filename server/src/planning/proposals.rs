@@ -35,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "what_if",
-            "Simulate commands WITHOUT writing: bars that would move (old and new dates), project end before and after, new risks, changes a Gantt cannot show. Answers its rank and the commands as applied: to accept, call apply_patch with them and expected_rank = that rank. Readers may simulate; structuredContent.refused says why you could not write them.",
+            "Simulate commands WITHOUT writing: moves, project end, new risks. To accept: apply_patch with the answer's commands and expected_rank = its rank. structuredContent.refused: why you could not write them.",
             Access::Read,
             what_if,
         )
@@ -43,7 +43,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .with_view(),
         tool(
             "diff_versions",
-            "Compare two versions (id, name or \"current\"), read-only: what moved, project end before and after, new risks, changes a Gantt cannot show.",
+            "Compare two versions or \"current\": moves, project end before/after, new risks.",
             Access::Read,
             diff_versions,
         )
@@ -113,19 +113,17 @@ fn diff_json(d: &Diff) -> Value {
 #[serde(deny_unknown_fields)]
 struct WhatIf {
     schedule: ScheduleRef,
-    /// As apply_patch takes them (see describe_patch); may be empty with reschedule.
+    /// As apply_patch takes them; may be empty with reschedule.
     #[serde(default)]
     #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting. The answer's commands include every move.
+    /// The answer's commands include every move.
     #[serde(default)]
     cascade: Option<super::args::CascadeArg>,
-    /// Also simulate reschedule after the commands ({}: the whole schedule).
+    /// Then simulate reschedule ({}: everything).
     #[serde(default)]
     reschedule: Option<super::scheduling::Scope>,
-    /// "compact": a one-line card the person can expand (for a simulation on the way to
-    /// another answer).
+    /// "compact": a one-line expandable card.
     #[serde(default)]
     #[allow(
         dead_code,
@@ -278,12 +276,12 @@ fn merge(v: &mut Value, extra: Value) {
 
 // ---- diff_versions
 
-/// One side of a comparison: a saved version, or the schedule as it is now.
+// One side of a comparison: a saved version, or the schedule as it is now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum Side {
     Id(i64),
-    /// Or "current" (the schedule now). Case ignored.
+    /// Or "current" (now).
     Name(String),
 }
 
@@ -357,7 +355,7 @@ struct DiffVersions {
     schedule: ScheduleRef,
     from: Side,
     to: Side,
-    /// "compact": a one-line card the person can expand.
+    /// "compact": a one-line expandable card.
     #[serde(default)]
     #[allow(
         dead_code,

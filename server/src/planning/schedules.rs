@@ -13,14 +13,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_schedules",
-            "List the schedules you can see: id, name, your role, rank. Start here.",
+            "List the schedules you can see: id, name, your role, rank.",
             Access::Read,
             list_schedules,
         )
         .on_no_schedule(),
         tool(
             "get_schedule",
-            "A schedule's summary: period, counts, risks (violated links, absences, broken constraints, missed deadlines), rank.",
+            "A schedule's summary: period, counts, risks, rank.",
             Access::Read,
             get_schedule,
         )
@@ -188,7 +188,7 @@ pub(super) fn summary_json(
 #[serde(deny_unknown_fields)]
 struct Create {
     name: String,
-    /// Copy the demo schedule instead of starting empty.
+    /// Copy the demo instead.
     #[serde(default)]
     demo: bool,
 }

@@ -24,13 +24,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "reschedule",
-            "Move bars and milestones so every link holds: the whole schedule, or what follows the given ones. One write, one undo. Preview with what_if's reschedule.",
+            "Move items so every link holds (all, or what follows given ones). Preview: what_if's reschedule.",
             Access::Write,
             reschedule,
         ),
         tool(
             "schedule_floats",
-            "Early and late dates, total and free float (working days) of each bar and milestone, least float first. At most 50 per call (offset).",
+            "Early/late dates and total/free float per bar and milestone, least first. 50 per call (offset).",
             Access::Read,
             schedule_floats,
         )
@@ -117,10 +117,10 @@ pub(super) enum Mode {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Scope {
-    /// Only what follows these bars; with no bar nor milestone, the whole schedule.
+    /// Only what follows these (none: everything).
     #[serde(default)]
     pub(super) bars: Vec<u64>,
-    /// Only what follows these milestones.
+    /// Only what follows these.
     #[serde(default)]
     pub(super) milestones: Vec<u64>,
     /// "push" (default): later only; "asap": earlier too.
@@ -216,16 +216,16 @@ fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct Reschedule {
     schedule: ScheduleRef,
-    /// Only what follows these bars; with no bar nor milestone, the whole schedule.
+    /// Only what follows these (none: everything).
     #[serde(default)]
     bars: Vec<u64>,
-    /// Only what follows these milestones.
+    /// Only what follows these.
     #[serde(default)]
     milestones: Vec<u64>,
-    /// "push" (default): later only, to the date links require; "asap": earlier too.
+    /// "push" (default): later only; "asap": earlier too.
     #[serde(default)]
     mode: Mode,
-    /// Write only if still at this rank (what_if's).
+    /// Write only if still at this rank.
     #[serde(default)]
     expected_rank: Option<i64>,
 }
@@ -340,16 +340,13 @@ fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct Floats {
     schedule: ScheduleRef,
-    /// Only zero-float items.
     #[serde(default)]
     critical_only: bool,
-    /// Only these bar or milestone ids.
     #[serde(default)]
     items: Vec<u64>,
-    /// Skip this many (paging).
     #[serde(default)]
     offset: usize,
-    /// Default and at most 50.
+    /// At most 50.
     #[serde(default)]
     limit: Option<usize>,
 }

@@ -20,7 +20,12 @@ const STANDARD_FORMATS: [&str; 6] = ["date", "date-time", "time", "email", "uri"
 
 /// The keywords under which a schema holds subschemas, by map (`properties`), list
 /// (`anyOf`) or single value (`items`).
-const MAP_KEYWORDS: [&str; 4] = ["properties", "$defs", "patternProperties", "dependentSchemas"];
+const MAP_KEYWORDS: [&str; 4] = [
+    "properties",
+    "$defs",
+    "patternProperties",
+    "dependentSchemas",
+];
 const LIST_KEYWORDS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 const ONE_KEYWORDS: [&str; 6] = [
     "items",
@@ -114,7 +119,9 @@ fn split_type_array(node: &mut Map<String, Value>, says_null: bool) {
         return;
     };
     let mut kinds: Vec<Value> = types.into_iter().filter(|t| t != "null").collect();
-    let nullable = node["type"].as_array().is_some_and(|t| t.len() > kinds.len());
+    let nullable = node["type"]
+        .as_array()
+        .is_some_and(|t| t.len() > kinds.len());
     if kinds.len() == 1 && !(nullable && says_null) {
         node.insert("type".into(), kinds.remove(0));
         return;
@@ -199,7 +206,10 @@ fn names_as_enum(node: &mut Map<String, Value>) {
                 .keys()
                 .all(|k| matches!(k.as_str(), "const" | "type" | "description"));
             only_doc.then(|| {
-                let doc = b.get("description").and_then(Value::as_str).map(str::to_owned);
+                let doc = b
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
                 (c.clone(), doc)
             })
         })
@@ -211,7 +221,10 @@ fn names_as_enum(node: &mut Map<String, Value>) {
     if !node.contains_key("description") {
         let docs: Vec<String> = names
             .iter()
-            .filter_map(|(c, d)| d.as_ref().map(|d| format!("{}: {d}", c.as_str().unwrap_or(""))))
+            .filter_map(|(c, d)| {
+                d.as_ref()
+                    .map(|d| format!("{}: {d}", c.as_str().unwrap_or("")))
+            })
             .collect();
         if !docs.is_empty() {
             node.insert("description".into(), Value::String(docs.join(" ")));

@@ -21,14 +21,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "search",
-            "Find words in the names of bars, milestones, rows, groups and members (case and accents ignored; every word must match), in one schedule or all of yours.",
+            "Find words (all of them, any case or accents) in names of bars, milestones, rows, groups, members; in one schedule or all yours.",
             Access::Read,
             search,
         )
         .on_no_schedule(),
         tool(
             "filter_periods",
-            "Select bars with the Filter panel language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done. French keys work too (membre:, statut:, est:critique).",
+            "Select bars with the Filter panel language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done (French keys too: membre:, statut:, est:critique).",
             Access::Read,
             filter_periods,
         ),

@@ -31,7 +31,7 @@ use crate::storage::Role;
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![tool(
         "show_schedule",
-        "Show a schedule as a live view: Gantt (default), kanban of actions or agenda of absences. MCP Apps hosts display it; other clients get the summary and a one-hour browser link, read-only unless editable: true and your role allows.",
+        "Show a live view (Gantt, actions' kanban, absences' agenda). Without MCP Apps: the summary and a one-hour browser link.",
         Access::Read,
         show_schedule,
     )
@@ -87,7 +87,6 @@ pub(super) enum Display {
 #[serde(untagged)]
 enum VersionRef {
     Id(i64),
-    /// Case ignored.
     Name(String),
 }
 
@@ -95,34 +94,31 @@ enum VersionRef {
 #[serde(deny_unknown_fields)]
 struct ShowSchedule {
     schedule: ScheduleRef,
-    /// "gantt" (default), "kanban" (actions) or "agenda" (absences).
+    /// "kanban": actions; "agenda": absences.
     #[serde(default)]
     view: View,
-    /// Filter panel query (see filter_periods).
+    /// Filter panel query.
     #[serde(default)]
     filter: Option<String>,
-    /// Default: fitted to the window.
     #[serde(default)]
     zoom: Option<Zoom>,
-    /// First day shown, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Last day shown, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// Default: "both".
     #[serde(default)]
     panel: Option<Panel>,
     #[serde(default)]
     critical_path: Option<bool>,
-    /// Saved version drawn as the baseline.
+    /// Version drawn as baseline.
     #[serde(default)]
     reference: Option<VersionRef>,
-    /// false: read-only. The link is read-only unless true. Never more than your role
-    /// allows.
+    /// Allow editing (never above your role).
     #[serde(default)]
     editable: Option<bool>,
-    /// "compact": a smaller inline display.
+    /// "compact": smaller.
     #[serde(default)]
     display: Option<Display>,
 }

@@ -31,7 +31,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_progress",
-            "Set bars' progress in one write: percent complete, actual start and finish. An actual finish completes the bar (a lower percent with it is refused).",
+            "Set bars' percent complete and actual start/finish; an actual finish completes the bar (no lower percent with it).",
             Access::Write,
             set_progress,
         )
@@ -39,13 +39,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .used_by_view(),
         tool(
             "schedule_lateness",
-            "Bars late (planned progress above actual) or overdue (last day past, not complete) at a status date (default: today), by working days. At most 50 per call (offset).",
+            "Bars late (planned progress above actual) or overdue (past their end, incomplete) at a status date. 50 per call (offset).",
             Access::Read,
             schedule_lateness,
         ),
         tool(
             "schedule_slippage",
-            "Each bar's and milestone's start and finish slip against a saved version, in working days (positive: later), the project end's variance and the critical items that slipped. Largest slip first; at most 50 per call (offset).",
+            "Slip of each bar and milestone against a saved version (working days, positive: later), project end variance, slipped critical items. Largest first; 50 per call (offset).",
             Access::Read,
             schedule_slippage,
         ),
@@ -102,7 +102,7 @@ struct ProgressArg {
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     actual_start: Option<Option<String>>,
-    /// YYYY-MM-DD (completes the bar); null clears.
+    /// YYYY-MM-DD (completes it); null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     actual_finish: Option<Option<String>>,
@@ -112,7 +112,6 @@ struct ProgressArg {
 #[serde(deny_unknown_fields)]
 struct SetProgress {
     schedule: ScheduleRef,
-    /// Fields left out stay as they are.
     bars: Vec<ProgressArg>,
 }
 
@@ -243,7 +242,6 @@ struct LatenessArgs {
     /// YYYY-MM-DD; default: today.
     #[serde(default)]
     status_date: Option<String>,
-    /// Skip this many (paging).
     #[serde(default)]
     offset: usize,
 }
@@ -324,12 +322,10 @@ async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> 
 #[serde(deny_unknown_fields)]
 struct SlippageArgs {
     schedule: ScheduleRef,
-    /// Saved version (id or name).
     reference: VersionRef,
-    /// Filter panel query: only the bars it selects (no milestones).
+    /// Filter panel query (bars only).
     #[serde(default)]
     filter: Option<String>,
-    /// Skip this many (paging).
     #[serde(default)]
     offset: usize,
 }

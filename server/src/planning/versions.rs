@@ -22,7 +22,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "save_version",
-            "Save the current state as a named version (a snapshot) to compare with or restore.",
+            "Save the current state as a named version (a snapshot).",
             Access::Write,
             save_version,
         ),
@@ -34,7 +34,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "restore_version",
-            "Bring the schedule back to a saved version, keeping its name. Needs confirm: true; undo takes it back.",
+            "Bring the schedule back to a saved version (keeps its name). Needs confirm: true.",
             Access::Write,
             restore_version,
         ),
@@ -48,12 +48,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// A version named by its id or its name.
+// A version named by its id or its name.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub(super) enum VersionRef {
     Id(i64),
-    /// Case ignored.
     Name(String),
 }
 
@@ -90,7 +89,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
     schedule: ScheduleRef,
-    /// Unique, e.g. "Baseline".
+    /// Unique.
     name: String,
 }
 
@@ -213,7 +212,6 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 struct RestoreVersion {
     schedule: ScheduleRef,
     version: VersionRef,
-    /// Must be true.
     #[serde(default)]
     confirm: bool,
 }

@@ -41,14 +41,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "list_actions",
-            "List actions (status, bar, assignee), optionally of one bar or status. At most 50 shown.",
+            "List actions, optionally of one bar or status. 50 at most.",
             Access::Read,
             list_actions,
         ),
     ]
 }
 
-/// An action's status, as the model writes it.
+// An action's status, as the model writes it.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
@@ -81,10 +81,8 @@ struct AddAction {
     schedule: ScheduleRef,
     bar: u64,
     label: String,
-    /// Default: todo.
     #[serde(default)]
     status: Option<Status>,
-    /// Member id.
     #[serde(default)]
     assignee: Option<u64>,
 }
@@ -284,10 +282,8 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ListActions {
     schedule: ScheduleRef,
-    /// Only this bar's.
     #[serde(default)]
     bar: Option<u64>,
-    /// Only this status.
     #[serde(default)]
     status: Option<Status>,
 }

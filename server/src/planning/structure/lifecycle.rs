@@ -24,7 +24,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "duplicate_schedule",
-            "Copy a schedule as it is now into a new one you own (viewer role suffices), with a fresh history (rank 0) and no versions; private data is copied only if you own the source.",
+            "Copy a schedule into a new one you own (fresh history, no versions; private data only if you own it).",
             Access::Write,
             duplicate_schedule,
         )
@@ -32,7 +32,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "delete_schedule",
-            "Delete a schedule for good with its history, versions and access. Owners only; cannot be undone; needs confirm: true.",
+            "Delete a schedule, its history and versions for good. Owners only; needs confirm: true.",
             Access::Write,
             delete_schedule,
         )
@@ -44,7 +44,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[serde(deny_unknown_fields)]
 struct Named {
     schedule: ScheduleRef,
-    /// 1 to 200 characters.
     name: String,
 }
 
@@ -159,7 +158,6 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Delete {
     schedule: ScheduleRef,
-    /// Must be true: cannot be undone.
     confirm: bool,
 }
 

@@ -22,7 +22,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_link",
-            "Add a dependency: \"to\" depends on \"from\" (bar or milestone ids). Refused if it makes a cycle or repeats a link. Says if the current dates break it.",
+            "Add a dependency: \"to\" depends on \"from\". No cycles or repeats. Says if current dates break it.",
             Access::Write,
             add_link,
         ),
@@ -40,14 +40,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "list_violated_links",
-            "List the links the planned dates break, with by how many working days the successor must move later.",
+            "List the links the planned dates break, and by how much.",
             Access::Read,
             list_violated_links,
         ),
     ]
 }
 
-/// A link type, as the model writes it.
+/// Link type.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 enum Kind {
     /// Finish-to-start: "to" starts after "from" finishes.
@@ -122,18 +122,15 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[serde(deny_unknown_fields)]
 struct AddLink {
     schedule: ScheduleRef,
-    /// Predecessor: bar or milestone id.
     from: u64,
-    /// Successor (depends on "from"): bar or milestone id.
+    /// Depends on "from".
     to: u64,
-    /// Default: FS.
     #[serde(default)]
     kind: Option<Kind>,
-    /// In the schedule's time unit; default 0; negative: a lead.
+    /// Default 0; negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -184,8 +181,7 @@ struct UpdateLink {
     /// Negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }

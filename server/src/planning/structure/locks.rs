@@ -16,7 +16,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "lock",
-            "Lock a bar, a row (with its bars and milestones), a group (with its rows) or the whole schedule: until unlocked, every write that changes, adds to or links to it is refused, for everyone.",
+            "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlock.",
             Access::Write,
             lock,
         ),
@@ -29,23 +29,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// Exactly one of `bar`, `row`, `group`, `schedule_wide`.
+/// One of bar, row, group, schedule_wide.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
     schedule: ScheduleRef,
     #[serde(default)]
     bar: Option<u64>,
-    /// With its bars and milestones.
     #[serde(default)]
     row: Option<u64>,
-    /// With its rows.
     #[serde(default)]
     group: Option<u64>,
-    /// The whole schedule.
     #[serde(default)]
     schedule_wide: bool,
-    /// At most 500 characters, shown to whoever is refused (lock only).
+    /// Shown when refused; max 500 chars.
     #[serde(default)]
     reason: Option<String>,
 }

@@ -120,8 +120,7 @@ struct MoveMilestone {
     milestone: u64,
     /// YYYY-MM-DD.
     date: String,
-    /// Successors follow: true/"push", false, "pull" (also earlier). Default: the
-    /// schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -177,14 +176,13 @@ struct UpdateMilestone {
     milestone: u64,
     #[serde(default)]
     label: Option<String>,
-    /// "#rrggbb"; null: the default colour.
+    /// "#rrggbb"; null: default.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     color: Option<Option<String>>,
     /// "" clears.
     #[serde(default)]
     notes: Option<String>,
-    /// Move to this row.
     #[serde(default)]
     row: Option<u64>,
 }

@@ -22,7 +22,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_rows",
-            "List groups and their rows in order, with ids and row members; optionally one group. At most 50 rows.",
+            "List groups and rows in order, with their members; optionally one group. 50 rows at most.",
             Access::Read,
             list_rows,
         ),
@@ -46,13 +46,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "delete_group",
-            "Delete a group with its rows, their bars and milestones, the links touching them and the bars' actions.",
+            "Delete a group with its rows and all they hold.",
             Access::Write,
             delete_group,
         ),
         tool(
             "add_row",
-            "Add a row to a group, optionally assigned to a member (their absences then put its bars at risk).",
+            "Add a row to a group, optionally assigned to a member.",
             Access::Write,
             add_row,
         ),
@@ -70,13 +70,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         ),
         tool(
             "set_row_member",
-            "Set (member id) or clear (null) who does a row's work. Says if they are absent during its bars.",
+            "Set (member id) or clear (null) who does a row's work.",
             Access::Write,
             set_row_member,
         ),
         tool(
             "delete_row",
-            "Delete a row with its bars and milestones, the links touching them and the bars' actions.",
+            "Delete a row with its bars, milestones, their links and actions.",
             Access::Write,
             delete_row,
         ),
@@ -116,7 +116,6 @@ fn row_place(s: &Schedule, id: RowId) -> Option<(GroupId, usize, usize)> {
 #[serde(deny_unknown_fields)]
 struct ListRows {
     schedule: ScheduleRef,
-    /// Only this group's rows.
     #[serde(default)]
     group: Option<u64>,
 }
@@ -460,10 +459,8 @@ fn deleted_reply(
 #[serde(deny_unknown_fields)]
 struct AddRow {
     schedule: ScheduleRef,
-    /// The group it goes in.
     group: u64,
     name: String,
-    /// Member id.
     #[serde(default)]
     member: Option<u64>,
     /// From 0; default: last.
@@ -554,10 +551,9 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
 struct MoveRow {
     schedule: ScheduleRef,
     row: u64,
-    /// Default: its own.
     #[serde(default)]
     group: Option<u64>,
-    /// From 0, in that group.
+    /// From 0.
     index: usize,
 }
 

@@ -17,13 +17,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "get_settings",
-            "Read settings: time zone, working weekdays, holidays, time unit of durations and lags, scheduling mode (auto: writes push successors; manual: dates stay).",
+            "Read settings: time zone, working weekdays, holidays, time unit, scheduling mode.",
             Access::Read,
             get_settings,
         ),
         tool(
             "update_settings",
-            "Change settings. holidays REPLACES the list (add_holidays / remove_holidays change a few). Bars keep their dates; working durations may change.",
+            "Change settings. holidays REPLACES the list (add_holidays / remove_holidays change a few).",
             Access::Write,
             update_settings,
         ),
@@ -42,7 +42,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// A working weekday, as the model writes it.
+// A working weekday, as the model writes it.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Day {
@@ -69,7 +69,7 @@ impl From<Day> for Weekday {
     }
 }
 
-/// The unit durations and lags are counted in.
+// The unit durations and lags are counted in.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Unit {
@@ -229,20 +229,17 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Update {
     schedule: ScheduleRef,
-    /// IANA, e.g. "Europe/Paris": the schedule's today is the date there.
+    /// IANA, e.g. "Europe/Paris".
     #[serde(default)]
     time_zone: Option<String>,
-    /// At least one.
     #[serde(default)]
     working_weekdays: Option<Vec<Day>>,
-    /// The WHOLE list, YYYY-MM-DD; [] removes all.
+    /// WHOLE list, YYYY-MM-DD; [] clears.
     #[serde(default)]
     holidays: Option<Vec<String>>,
-    /// Unit of durations and lags.
     #[serde(default)]
     time_unit: Option<Unit>,
-    /// "auto": writes changing dates or links push successors so links hold; "manual":
-    /// dates stay, broken links are reported.
+    /// "auto": writes push successors; "manual": dates stay.
     #[serde(default)]
     scheduling: Option<Mode>,
 }
