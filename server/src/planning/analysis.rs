@@ -23,20 +23,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "critical_path",
-            "The critical path: the project's first and last days, its length in working days, and the bars and milestones with no slack, in order, with the links that drive them. If they slip, the project end slips.",
+            "Project start, end, length, and the zero-slack items in order with their driving links.",
             Access::Read,
             critical_path,
         )
         .used_by_view(),
         tool(
             "schedule_risks",
-            "The risks of a schedule: links whose dates break them (by how many working days), bars whose row's member is absent on some of their working days, bars and milestones whose dates break one of their date constraints, those that finish after their deadline, and at the status date (the schedule's today by default) the bars late or overdue (each by how many working days).",
+            "Risks: violated links, absences on bars, broken constraints, missed deadlines, late or overdue bars.",
             Access::Read,
             schedule_risks,
         ),
         tool(
             "workload",
-            "Each member's workload over a range (the schedule's whole span by default): working days of the bars on their rows, how many bars, their absence days, and whether they are overloaded.",
+            "Each member's working days and bars on their rows over a range, absence days, overload.",
             Access::Read,
             workload,
         ),
@@ -209,8 +209,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RisksArgs {
     schedule: ScheduleRef,
-    /// The status date late and overdue bars are measured at, YYYY-MM-DD (the
-    /// schedule's today by default).
+    /// YYYY-MM-DD; default: today.
     #[serde(default)]
     status_date: Option<String>,
 }
@@ -298,10 +297,10 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Workload {
     schedule: ScheduleRef,
-    /// First day of the range, YYYY-MM-DD (the schedule's first day by default).
+    /// YYYY-MM-DD; default: the schedule's start.
     #[serde(default)]
     from: Option<String>,
-    /// Last day of the range, inclusive (the schedule's last day by default).
+    /// YYYY-MM-DD; default: the schedule's end.
     #[serde(default)]
     to: Option<String>,
 }

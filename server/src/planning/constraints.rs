@@ -30,26 +30,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_constraint",
-            "Set a date constraint on a bar or a milestone: kind \"start_no_earlier_than\", \"start_no_later_than\", \"must_start_on\", \"finish_no_earlier_than\" or \"finish_no_later_than\", on date (YYYY-MM-DD). A milestone has one constraint, which this replaces; a bar has its start-no-earlier-than (its pin) and one constraint of another kind. Lower bounds move the item when the write cascades; a cascade that would push an item past an upper bound is refused, naming it. The answer gives the item's constraints before and after, its risks and its total float.",
+            "Set a date constraint. A milestone has one; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused.",
             Access::Write,
             set_constraint,
         ),
         tool(
             "clear_constraint",
-            "Remove the date constraints of a bar or a milestone (all of them, or only the one of `kind`; a bar's start-no-earlier-than is its pin). The answer names what was removed.",
+            "Remove a bar's or milestone's date constraints (all, or only kind).",
             Access::Write,
             clear_constraint,
         ),
         tool(
             "set_deadline",
-            "Set (date YYYY-MM-DD) or clear (date null) the deadline of a bar or a milestone: the day it should finish by. A deadline never moves anything; finishing after it is a risk (\"deadline missed by N working days\"), and it lowers the item's total float as MS Project's deadlines do.",
+            "Set or clear (null) a bar's or milestone's finish-by day. Moves nothing; missing it is a risk.",
             Access::Write,
             set_deadline,
         ),
     ]
 }
 
-/// A constraint kind, as the tools take it.
+// A constraint kind, as the tools take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
@@ -176,15 +176,11 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
 #[serde(deny_unknown_fields)]
 struct SetConstraint {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// "start_no_earlier_than", "start_no_later_than", "must_start_on",
-    /// "finish_no_earlier_than" or "finish_no_later_than".
     kind: Kind,
-    /// The constraint's day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     date: String,
-    /// Whether the item and what follows move to honour it: true (push), false
-    /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -227,10 +223,8 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ClearConstraint {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// Only the constraint of this kind (a bar may have a start-no-earlier-than and
-    /// one other); all of the item's by default.
+    /// Only this kind; default: all.
     #[serde(default)]
     kind: Option<Kind>,
 }
@@ -336,9 +330,8 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
 #[serde(deny_unknown_fields)]
 struct SetDeadline {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// The deadline, YYYY-MM-DD, or null to remove it.
+    /// YYYY-MM-DD; null removes it.
     #[serde(deserialize_with = "required_nullable")]
     #[schemars(required)]
     date: Option<String>,

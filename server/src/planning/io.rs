@@ -37,13 +37,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet; a CSV text cell that starts with =, +, -, @, a tab or a carriage return gets a leading ' so that a spreadsheet does not run it as a formula, unless formulas is \"keep\" (every cell as it is, for an exact round trip). Private data you may not see is left out.",
+            "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see. CSV text cells starting with = + - @ get a leading ' (no spreadsheet formula) unless formulas is \"keep\".",
             Access::Read,
             export_schedule,
         ),
         tool(
             "import_schedule",
-            "Create a new schedule from PalmaPlan JSON (as export_schedule gives it), under a new name. The data is checked first; nothing is created if it is invalid. You become its owner.",
+            "Create a schedule you own from PalmaPlan JSON (export_schedule's). Invalid data creates nothing.",
             Access::Write,
             import_schedule,
         )
@@ -51,7 +51,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "import_csv_periods",
-            "Add bars to a row from CSV text with a header line label,start,end[,color] (other columns are ignored; \";\" separators work too). All lines are added in one write, or none if a line is wrong (the error names its line).",
+            "Add bars to a row from CSV with header label,start,end[,color] (\",\" or \";\"). All lines or none.",
             Access::Write,
             import_csv_periods,
         ),
@@ -281,11 +281,9 @@ enum Format {
 #[serde(deny_unknown_fields)]
 struct Export {
     schedule: ScheduleRef,
-    /// "json" (the whole schedule) or "csv" (its bars).
+    /// "json" (whole schedule) or "csv" (bars).
     format: Format,
-    /// CSV only: "neutralise" (the default) puts a ' before a text cell that starts
-    /// with =, +, -, @, a tab or a carriage return, so that a spreadsheet does not run
-    /// it as a formula; "keep" writes every cell as it is, for an exact round trip.
+    /// CSV: "neutralise" (default) or "keep" (exact round trip).
     #[serde(default)]
     formulas: Formulas,
 }
@@ -371,9 +369,9 @@ fn neutralised_note(lang: Lang, n: usize) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Import {
-    /// The new schedule's name (it replaces the name in the JSON).
+    /// Replaces the JSON's name.
     name: String,
-    /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    /// PalmaPlan JSON, as an object or a string.
     #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]
     json: Value,
 }
@@ -508,10 +506,9 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
     schedule: ScheduleRef,
-    /// The id of the row that receives the bars.
+    /// The row receiving the bars.
     row: u64,
-    /// CSV text: a header line with label, start, end and optionally color, then one
-    /// bar per line, e.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
+    /// E.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
     csv: String,
 }
 

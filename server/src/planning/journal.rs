@@ -37,26 +37,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "history",
-            "The latest changes of a schedule, newest first: rank, who, when (UTC), kind (write, undo, redo) and a one-line summary of the commands. For the commands themselves, use get_changes.",
+            "Latest changes, newest first: rank, who, when, kind, summary (commands: get_changes).",
             Access::Read,
             history,
         ),
         tool(
             "get_changes",
-            "The journal entries after a rank (since_rank), oldest first, with their commands, author and time: how a client catches up. Answers at once with nothing when the schedule is still at since_rank. Capped: when \"more\" is true, call again with since_rank = next_since.",
+            "Journal entries after since_rank with commands. If \"more\": call again with since_rank = next_since.",
             Access::Read,
             get_changes,
         ),
         tool(
             "undo",
-            "Undo YOUR latest change on a schedule (each person undoes their own). Refused, with the reason, if someone else has changed the same items since: nothing is ever merged silently. redo brings an undone change back.",
+            "Undo YOUR latest change. Refused, with why, if someone else changed the same items since.",
             Access::Write,
             undo,
         )
         .used_by_view(),
         tool(
             "redo",
-            "Bring back YOUR latest undone change, as long as you have made no new change since that undo. Refused, with the reason, if someone else has changed the same items since.",
+            "Redo YOUR latest undone change, if you changed nothing since.",
             Access::Write,
             redo,
         )
@@ -222,7 +222,7 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
 #[serde(deny_unknown_fields)]
 struct History {
     schedule: ScheduleRef,
-    /// How many entries, newest first (20 by default, at most 100).
+    /// At most 100; default 20.
     #[serde(default)]
     limit: Option<u32>,
 }
@@ -298,9 +298,9 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct GetChanges {
     schedule: ScheduleRef,
-    /// The rank you already have: entries after it are returned (0 for all).
+    /// 0: all.
     since_rank: i64,
-    /// At most this many entries (50 by default, at most 500).
+    /// Default 50, at most 500.
     #[serde(default)]
     limit: Option<u32>,
 }

@@ -20,7 +20,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "describe_patch",
-            "The JSON Schema of the patch language that apply_patch and what_if take: every operation (op) with its fields, or only those named in ops.",
+            "JSON Schema of the commands of apply_patch and what_if, per op.",
             Access::Read,
             describe_patch,
         )
@@ -86,7 +86,6 @@ impl JsonSchema for PatchCommand {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DescribePatch {
-    /// Only these operations (all by default).
     #[serde(default)]
     ops: Vec<String>,
 }

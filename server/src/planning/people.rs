@@ -36,69 +36,69 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_members",
-            "List a schedule's members (the people rows are assigned to) with their ids, their rows and how many absences they have. E-mails are shown only to owners and to each member for themself.",
+            "List members (the people assigned to rows): ids, rows, absence counts.",
             Access::Read,
             list_members,
         ),
         tool(
             "add_member",
-            "Add a member (a person of the team) to a schedule, with an optional e-mail. Assign them to rows with set_row_member; their absences then put those rows' bars at risk.",
+            "Add a team member; assign rows with set_row_member.",
             Access::Write,
             add_member,
         ),
         tool(
             "update_member",
-            "Rename a member or change their e-mail (null clears it). Changing an e-mail needs the owner role: the e-mail decides who sees the member's private data.",
+            "Rename a member or change their e-mail (owners only).",
             Access::Write,
             update_member,
         ),
         tool(
             "delete_member",
-            "Delete a member: their absences are deleted, and their rows and actions lose them (the answer lists what was cleared; undo brings everything back).",
+            "Delete a member with their absences; their rows and actions are unassigned.",
             Access::Write,
             delete_member,
         ),
         tool(
             "share_schedule",
-            "Give a user of this server a role on a schedule: viewer (reads), editor (reads and writes) or owner (also shares and sees private data). Owners only. The user must already exist (palmaplan user add).",
+            "Give an existing server user a role (owner also shares, sees private data). Owners only.",
             Access::Write,
             share_schedule,
         )
         .needs(Role::Owner),
         tool(
             "unshare_schedule",
-            "Remove a user's access to a schedule. Owners only; the last owner cannot be removed.",
+            "Remove a user's access. Owners only; the last owner cannot be removed.",
             Access::Write,
             unshare_schedule,
         )
         .needs(Role::Owner),
         tool(
             "list_access",
-            "List who has access to a schedule and with which role (owners also see their e-mails).",
+            "List who has access and with which role (e-mails to owners).",
             Access::Read,
             list_access,
         ),
         tool(
             "add_absence",
-            "Record a member's absence from a first to a last day (inclusive), with an optional private reason. The answer lists the bars it puts at risk (bars on the member's rows during the absence).",
+            "Record a member's absence (days inclusive); answers the bars it puts at risk.",
             Access::Write,
             add_absence,
         ),
         tool(
             "update_absence",
-            "Change an absence's first day, last day or reason (an empty reason clears it). The answer lists the bars it now puts at risk.",
+            "Change an absence's days or reason; answers the bars it now puts at risk.",
             Access::Write,
             update_absence,
         ),
         tool(
             "delete_absence",
-            "Delete an absence; the answer lists the bars it no longer puts at risk.",
+            "Delete an absence; answers the bars no longer at risk.",
             Access::Write,
             delete_absence,
         ),
         tool(
             "list_absences",
-            "List the absences of a schedule, optionally of one member and overlapping a from/to range, with the bars each puts at risk. Reasons are shown only to owners and to the member themself.",
+            "List absences, optionally one member's or overlapping from/to, with the bars each puts at risk.",
             Access::Read,
             list_absences,
         ),
@@ -112,10 +112,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
 pub(super) enum MemberRef {
-    /// The member's id (see list_members).
     Id(u64),
-    /// The member's name; case and accents do not matter, and a part of the name is
-    /// enough when only one member has it.
+    /// Or a unique part of it.
     Name(String),
 }
 
@@ -393,10 +391,9 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct AddMember {
     schedule: ScheduleRef,
-    /// The member's name, e.g. "Alice Martin".
+    /// Full name.
     name: String,
-    /// Their e-mail (optional, private: only owners and the member see it; only an
-    /// owner may set it, or a member adding themself).
+    /// Private (owners and the member).
     #[serde(default)]
     email: Option<String>,
 }
@@ -446,13 +443,12 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateMember {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
-    /// The new name (optional).
+    /// New name.
     #[serde(default)]
     name: Option<String>,
-    /// The new e-mail, or null to clear it (optional; owners only, or the member
-    /// themself).
+    /// null clears. Owners or the member only.
     #[serde(default, deserialize_with = "nullable")]
     email: Option<Option<String>>,
 }
@@ -519,7 +515,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteMember {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
 }
 
@@ -666,9 +662,9 @@ impl From<RoleArg> for Role {
 #[serde(deny_unknown_fields)]
 struct Share {
     schedule: ScheduleRef,
-    /// The e-mail of a user of this server.
+    /// A server user's e-mail.
     email: String,
-    /// viewer, editor or owner.
+    /// Role to give.
     role: RoleArg,
 }
 
@@ -791,7 +787,7 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Unshare {
     schedule: ScheduleRef,
-    /// The e-mail of the user to remove.
+    /// The user's e-mail.
     email: String,
 }
 
@@ -990,14 +986,13 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct AddAbsence {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
-    /// First day of absence, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     start: String,
-    /// Last day of absence (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Why (optional, private: only owners and the member see it, and only they may
-    /// set it).
+    /// Private: owners and the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1056,16 +1051,15 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateAbsence {
     schedule: ScheduleRef,
-    /// The absence's id (see list_absences).
+    /// Absence id.
     absence: u64,
-    /// New first day, YYYY-MM-DD (optional).
+    /// YYYY-MM-DD.
     #[serde(default)]
     start: Option<String>,
-    /// New last day (inclusive), YYYY-MM-DD (optional).
+    /// YYYY-MM-DD, inclusive.
     #[serde(default)]
     end: Option<String>,
-    /// New reason (optional; "" clears it). Private: only an owner or the member
-    /// themself may set it.
+    /// "" clears. Owners or the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1141,7 +1135,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteAbsence {
     schedule: ScheduleRef,
-    /// The absence's id (see list_absences).
+    /// Absence id.
     absence: u64,
 }
 
@@ -1187,13 +1181,13 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ListAbsences {
     schedule: ScheduleRef,
-    /// Only this member's absences (id or name; optional).
+    /// Only this member's (id or name).
     #[serde(default)]
     member: Option<MemberRef>,
-    /// Only absences ending on or after this day, YYYY-MM-DD (optional).
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only absences starting on or before this day, YYYY-MM-DD (optional).
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
 }

@@ -22,33 +22,33 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "resize_period",
-            "Move one edge of a bar (\"end\" by default, or \"start\") by a number of working units (days, or weeks if the schedule counts in weeks); negative moves earlier. The other edge stays. The answer lists what changed and any new risk.",
+            "Move one edge of a bar by working units; the other edge stays.",
             Access::Write,
             resize_period,
         )
         .used_by_view(),
         tool(
             "set_period_dates",
-            "Set a bar's first and last day (inclusive, YYYY-MM-DD; a one-day bar has start = end). The answer lists what changed and any new risk.",
+            "Set a bar's first and last day (inclusive; a one-day bar has start = end).",
             Access::Write,
             set_period_dates,
         ),
         tool(
             "update_period",
-            "Change a bar's label, colour (\"#rrggbb\", null clears), notes (\"\" clears), start-no-earlier-than pin (YYYY-MM-DD, null clears) or row. Give only the fields to change.",
+            "Change a bar's label, colour, notes, pin (start no earlier than) or row.",
             Access::Write,
             update_period,
         ),
         tool(
             "delete_periods",
-            "Delete bars with their links and actions. When the deletion would also remove links or actions, or more than 10 bars, the first call only says what would go: call again with \"confirm\": true. undo brings everything back.",
+            "Delete bars with their links and actions. If links or actions go too, or over 10 bars, this first says what would go: repeat with confirm: true.",
             Access::Write,
             delete_periods,
         )
         .used_by_view(),
         tool(
             "list_periods",
-            "List bars and milestones with their ids, dates and rows, by start date; optionally only one row, or only those overlapping from/to (YYYY-MM-DD). At most 50 per call: use offset for the next ones.",
+            "List bars and milestones by start date, optionally of one row or overlapping from/to. 50 per call (offset).",
             Access::Read,
             list_periods,
         )
@@ -164,16 +164,12 @@ enum EdgeArg {
 #[serde(deny_unknown_fields)]
 struct ResizePeriod {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// Which edge moves: "end" (default) or "start".
     #[serde(default)]
     edge: EdgeArg,
-    /// By how many working units (days, or weeks if the schedule counts in weeks);
-    /// negative moves the edge earlier.
+    /// Negative: earlier.
     by: i32,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -225,14 +221,12 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct SetPeriodDates {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     start: String,
-    /// Last day (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -288,23 +282,20 @@ fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 #[serde(deny_unknown_fields)]
 struct UpdatePeriod {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// A new label.
     #[serde(default)]
     label: Option<String>,
-    /// A colour "#rrggbb" (or "#rgb"); null clears it (the theme's colour).
+    /// null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     color: Option<Option<String>>,
-    /// New notes; "" clears them.
+    /// "" clears.
     #[serde(default)]
     notes: Option<String>,
-    /// "Start no earlier than" date, YYYY-MM-DD; null clears it.
+    /// Start no earlier than; null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     pin: Option<Option<String>>,
-    /// The id of the row to move the bar to.
     #[serde(default)]
     row: Option<u64>,
 }
@@ -370,10 +361,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeletePeriods {
     schedule: ScheduleRef,
-    /// The ids of the bars to delete.
     bars: Vec<u64>,
-    /// true to delete even though links or actions go with the bars (or more than 10
-    /// bars); without it such a deletion only says what it would remove.
     #[serde(default)]
     confirm: bool,
 }
@@ -549,16 +537,14 @@ fn confirm_needed(
 #[serde(deny_unknown_fields)]
 struct ListPeriods {
     schedule: ScheduleRef,
-    /// Only the bars and milestones of this row (its id).
     #[serde(default)]
     row: Option<u64>,
-    /// Only those ending on or after this day, YYYY-MM-DD.
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only those starting on or before this day, YYYY-MM-DD.
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// How many to skip (for the next page); 0 by default.
     #[serde(default)]
     offset: usize,
 }

@@ -31,7 +31,7 @@ use crate::storage::Role;
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![tool(
         "show_schedule",
-        "Show a schedule as a live view: a Gantt chart (default), the kanban board of its actions, or the agenda of absences, with options (Filter panel query, zoom, date window, panels, critical path, a saved version as baseline). A host that renders MCP Apps displays the view; any other client gets the schedule's summary and risks and a one-hour link that opens it in a browser, read-only unless \"editable\": true and your role allows editing.",
+        "Show a live view (Gantt, actions' kanban, absences' agenda). Without MCP Apps: the summary and a one-hour browser link.",
         Access::Read,
         show_schedule,
     )
@@ -87,9 +87,7 @@ pub(super) enum Display {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum VersionRef {
-    /// The version's id (see list_versions).
     Id(i64),
-    /// The version's name (case does not matter).
     Name(String),
 }
 
@@ -97,34 +95,31 @@ enum VersionRef {
 #[serde(deny_unknown_fields)]
 struct ShowSchedule {
     schedule: ScheduleRef,
-    /// "gantt" (default), "kanban" (the actions' board) or "agenda" (the absences).
+    /// "kanban": actions; "agenda": absences.
     #[serde(default)]
     view: View,
-    /// Show only the bars matching this Filter panel query (the syntax of filter_periods), e.g. "member:Thomas -status:done".
+    /// Filter panel query.
     #[serde(default)]
     filter: Option<String>,
-    /// Time scale: "day", "week", "month" or "quarter" (default: fitted to the window).
     #[serde(default)]
     zoom: Option<Zoom>,
-    /// First day shown, YYYY-MM-DD (default: the useful window).
+    /// YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Last day shown, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// "grid" (rows), "timeline" (bars) or "both" (default).
     #[serde(default)]
     panel: Option<Panel>,
-    /// Highlight the critical path.
     #[serde(default)]
     critical_path: Option<bool>,
-    /// A saved version (id or name) drawn as the baseline under the current bars.
+    /// Version drawn as baseline.
     #[serde(default)]
     reference: Option<VersionRef>,
-    /// false: a read-only view. A link (for hosts without MCP Apps) is read-only unless this is true. Never more than your role allows.
+    /// Allow editing (never above your role).
     #[serde(default)]
     editable: Option<bool>,
-    /// "compact": the smaller inline display.
+    /// "compact": smaller.
     #[serde(default)]
     display: Option<Display>,
 }

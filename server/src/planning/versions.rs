@@ -22,25 +22,25 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "save_version",
-            "Save the schedule's current state as a named version (a snapshot, e.g. \"Baseline\"), to compare with or restore later. Changes nothing in the schedule.",
+            "Save the current state as a named version (a snapshot).",
             Access::Write,
             save_version,
         ),
         tool(
             "list_versions",
-            "List a schedule's saved versions: id, name, the rank they were saved at, when and by whom.",
+            "List saved versions: id, name, rank, when, by whom.",
             Access::Read,
             list_versions,
         ),
         tool(
             "restore_version",
-            "Bring the schedule back to a saved version (by id or name), keeping its current name. Needs \"confirm\": true. It is one journalled change: undo takes it back.",
+            "Bring the schedule back to a saved version (keeps its name). Needs confirm: true.",
             Access::Write,
             restore_version,
         ),
         tool(
             "delete_version",
-            "Delete a saved version (by id or name). Owners only. The schedule itself is not changed.",
+            "Delete a saved version (owners only); the schedule is unchanged.",
             Access::Write,
             delete_version,
         )
@@ -48,13 +48,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// A version named by its id or its name.
+// A version named by its id or its name.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub(super) enum VersionRef {
-    /// The version's id (see list_versions).
     Id(i64),
-    /// The version's name (case does not matter).
     Name(String),
 }
 
@@ -91,7 +89,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
     schedule: ScheduleRef,
-    /// The version's name, unique within the schedule (e.g. "Baseline", "Before the audit").
+    /// Unique.
     name: String,
 }
 
@@ -213,9 +211,7 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RestoreVersion {
     schedule: ScheduleRef,
-    /// The version's id or name (see list_versions).
     version: VersionRef,
-    /// Must be true: the whole schedule goes back to the version (undo can take it back).
     #[serde(default)]
     confirm: bool,
 }
@@ -296,7 +292,6 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 #[serde(deny_unknown_fields)]
 struct DeleteVersion {
     schedule: ScheduleRef,
-    /// The version's id or name (see list_versions).
     version: VersionRef,
 }
 

@@ -225,9 +225,9 @@ fn utc_today(ctx: &Ctx) -> Date {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WindowArg {
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     from: String,
-    /// Last day (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     to: String,
     /// The rows shown (ids); by default (or empty) the rows with something between the
     /// two days.
@@ -665,7 +665,7 @@ async fn delta_of(
 #[serde(deny_unknown_fields)]
 struct Absences {
     schedule: ScheduleRef,
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     from: String,
     /// Last day (inclusive), YYYY-MM-DD; at most 366 days after `from`.
     to: String,

@@ -18,13 +18,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "rename_schedule",
-            "Rename a schedule (1 to 200 characters). Needs the editor role; can be undone.",
+            "Give a schedule a new name.",
             Access::Write,
             rename_schedule,
         ),
         tool(
             "duplicate_schedule",
-            "Copy a schedule as it is now into a new schedule with its own name; you own the copy. Needs the viewer role on the source. The copy starts a fresh history (rank 0) without versions; private data (members' e-mails, absence reasons) is copied only if you own the source.",
+            "Copy a schedule into a new one you own (fresh history, no versions; private data only if you own it).",
             Access::Write,
             duplicate_schedule,
         )
@@ -32,7 +32,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "delete_schedule",
-            "Delete a schedule for good, with its history, versions and everyone's access. Cannot be undone: needs the owner role and \"confirm\": true.",
+            "Delete a schedule, its history and versions for good. Owners only; needs confirm: true.",
             Access::Write,
             delete_schedule,
         )
@@ -44,7 +44,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[serde(deny_unknown_fields)]
 struct Named {
     schedule: ScheduleRef,
-    /// The new name (1 to 200 characters).
     name: String,
 }
 
@@ -159,7 +158,6 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Delete {
     schedule: ScheduleRef,
-    /// Must be true: deleting cannot be undone.
     confirm: bool,
 }
 

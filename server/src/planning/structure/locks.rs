@@ -16,37 +16,33 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "lock",
-            "Lock a bar, a row (with its bars and milestones), a group (with its rows) or, with \"schedule_wide\": true, the whole schedule: until unlocked, every write that would change, add to or link to what it holds is refused, by any tool and for everyone, naming the lock. Optional reason. Needs the editor role; journalled.",
+            "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlock.",
             Access::Write,
             lock,
         ),
         tool(
             "unlock",
-            "Remove the lock on a bar, a row, a group or (\"schedule_wide\": true) the whole schedule. Your own lock, or anyone's as an owner.",
+            "Remove a lock: your own, or anyone's as an owner.",
             Access::Write,
             unlock,
         ),
     ]
 }
 
-/// What a lock holds: exactly one of `bar`, `row`, `group`, or `schedule_wide`.
+/// One of bar, row, group, schedule_wide.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
     schedule: ScheduleRef,
-    /// A bar's id.
     #[serde(default)]
     bar: Option<u64>,
-    /// A row's id: its bars and milestones with it.
     #[serde(default)]
     row: Option<u64>,
-    /// A group's id: its rows with it.
     #[serde(default)]
     group: Option<u64>,
-    /// true: the whole schedule.
     #[serde(default)]
     schedule_wide: bool,
-    /// Why (optional, at most 500 characters), shown to whoever is refused: `lock` only.
+    /// Shown when refused; max 500 chars.
     #[serde(default)]
     reason: Option<String>,
 }
