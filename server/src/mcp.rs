@@ -59,7 +59,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use crate::planning::{Access, Caller, Planning, Reply, ToolSpec, Visibility, tr};
+use crate::planning::{Access, Caller, Code, Planning, Reply, ToolSpec, Visibility, tr};
 use crate::view;
 
 /// The argument every tool accepts to choose the language of its answer.
@@ -165,7 +165,7 @@ impl McpServer {
         let Some(mut caller) = caller else {
             // Only reachable if the HTTP service is mounted without the auth layer.
             return refusal(
-                "unauthenticated",
+                Code::Unauthenticated,
                 tr(
                     self.lang,
                     "Aucun jeton n'accompagne cet appel. Créez-en un avec `palmaplan token create` et envoyez-le dans l'en-tête « Authorization: Bearer ppt_… ».",
@@ -179,7 +179,7 @@ impl McpServer {
             Ok(None) => {}
             Err(given) => {
                 return refusal(
-                    "invalid_arguments",
+                    Code::InvalidArguments,
                     tr(
                         caller.lang,
                         format!(
@@ -222,7 +222,7 @@ fn take_lang(arguments: &mut JsonObject) -> Result<Option<Lang>, String> {
     }
 }
 
-fn refusal(code: &str, text: String) -> Reply {
+fn refusal(code: Code, text: String) -> Reply {
     Reply {
         text,
         structured: json!({ "error": code }),

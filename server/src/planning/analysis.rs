@@ -5,6 +5,7 @@
 //! and `risk`, the same code the view uses, so the numbers an assistant quotes are
 //! the ones the chart draws.
 
+use crate::planning::Code;
 use std::collections::HashMap;
 
 use palmaplan_model::calendar::Calendar;
@@ -62,7 +63,7 @@ pub(super) fn cycle_refusal(ctx: &Ctx, s: &Schedule, e: &CycleError) -> Refusal 
         .collect();
     let problem = Problem::Cycle { items }.message(ctx.lang());
     Refusal::new(
-        "cycle",
+        Code::Cycle,
         ctx.tr(
             format!("Pas de chemin critique pour « {} » : {problem}", s.name),
             format!("No critical path for “{}”: {problem}", s.name),
@@ -357,7 +358,7 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     };
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« to » ({to}) précède « from » ({from}) : donnez une fin le jour du début ou après."),
                 format!("“to” ({to}) is before “from” ({from}): give an end on or after the start."),

@@ -4,6 +4,7 @@
 //! have to guess. So a parse failure is reworded here: which field, what was wrong, and
 //! (from the schema) which fields the tool takes, in the caller's language.
 
+use crate::planning::Code;
 use std::fmt;
 
 use palmaplan_model::{Date, Lang};
@@ -63,7 +64,7 @@ pub(crate) fn closest<'a>(want: &str, names: impl IntoIterator<Item = &'a str>) 
 pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -124,7 +125,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
         let fields = field_list(&schema);
         let why = reword(&e.into_inner().to_string(), &path, &schema, lang);
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             tr(
                 lang,
                 format!("Arguments invalides : {why}. Champs de cet outil : {fields}."),
@@ -302,7 +303,7 @@ mod tests {
     #[test]
     fn messages_say_what_to_fix() {
         let e = parse::<Example>(serde_json::json!({"schedule": 1}), Lang::Fr).unwrap_err();
-        assert_eq!(e.code, "invalid_arguments");
+        assert_eq!(e.code, Code::InvalidArguments);
         assert!(e.text.contains("« name » manque"), "{}", e.text);
         assert!(
             e.text.contains("name*") && e.text.contains("schedule*"),

@@ -13,6 +13,7 @@
 //! Typography: the texts written here put a narrow no-break space before « : » and
 //! « ; » and no-break spaces inside « », as French wants.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{
     Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text,
@@ -109,7 +110,7 @@ fn constraints_words(lang: Lang, cs: &[Constraint]) -> String {
 /// The refusal for an id that names no bar nor milestone, before anything is written.
 fn no_item(ctx: &Ctx, id: u64) -> Refusal {
     Refusal::new(
-        "not_found",
+        Code::NotFound,
         ctx.tr(
             format!("«\u{a0}item\u{a0}»\u{202f}: aucun bloc ni jalon n'a l'id {id} dans ce planning. Listez-les avec list_periods."),
             format!("“item”: no bar or milestone has id {id} in this schedule. List them with list_periods."),
@@ -292,7 +293,7 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
             Some((cmds, gone)) if !cmds.is_empty() => Ok((cmds, gone)),
             // Someone else removed it meanwhile: the write would do nothing.
             _ => Err(Refusal::new(
-                "out_of_date",
+                Code::OutOfDate,
                 ctx.tr(
                     "Cette contrainte vient d'être changée par quelqu'un d'autre\u{202f}; rien n'a été écrit. Relisez-la avec list_periods.",
                     "This constraint was just changed by someone else; nothing was written. Read it again with list_periods.",

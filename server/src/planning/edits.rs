@@ -5,6 +5,7 @@
 //! `Ctx::apply`, exactly as the view's gestures will: the journal, undo and live
 //! updates see one kind of write.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{BarId, RowId};
 use schemars::JsonSchema;
@@ -44,7 +45,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
     serde_json::from_value(v).map_err(|e| {
         Refusal::new(
-            "invalid_command",
+            Code::InvalidCommand,
             ctx.tr(
                 format!("Commande invalide : {e}."),
                 format!("Invalid command: {e}."),
@@ -207,7 +208,7 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "« commands » est vide : rien à appliquer.",
                 "“commands” is empty: nothing to apply.",

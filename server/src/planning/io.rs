@@ -17,6 +17,7 @@
 //! still reads them as numbers and dates. `formulas: "keep"` writes every cell as it
 //! is, for an exact round trip.
 
+use crate::planning::Code;
 use palmaplan_model::command::{self, Command};
 use palmaplan_model::filter::fold;
 use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, text};
@@ -304,7 +305,7 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             let value = serde_json::to_value(s).map_err(|e| {
                 tracing::error!(error = %e, "schedule serialisation");
                 Refusal::new(
-                    "storage",
+                    Code::Storage,
                     ctx.tr(
                         "Le planning n'a pas pu être converti en JSON ; rien n'a été exporté.",
                         "The schedule could not be turned into JSON; nothing was exported.",
@@ -328,7 +329,7 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             let (csv, neutralised) = bars_csv(s, p.formulas).map_err(|e| {
                 tracing::error!(error = %e, "CSV export");
                 Refusal::new(
-                    "storage",
+                    Code::Storage,
                     ctx.tr(
                         "Les blocs n'ont pas pu être écrits en CSV\u{a0}; rien n'a été exporté.",
                         "The bars could not be written as CSV; nothing was exported.",
@@ -382,7 +383,7 @@ fn megabytes(n: usize) -> String {
 
 fn too_big(ctx: &Ctx, what: &str, size: usize, max: usize) -> Refusal {
     Refusal::new(
-        "too_large",
+        Code::TooLarge,
         ctx.tr(
             format!("{what} fait {} Mo ; la limite est {} Mo. Rien n'a été importé : découpez les données en plusieurs parties.", megabytes(size), megabytes(max)),
             format!("The {what} is {} MB; the limit is {} MB. Nothing was imported: split the data into several parts.", megabytes(size), megabytes(max)),
@@ -406,7 +407,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",
@@ -440,7 +441,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         }
         _ => {
             return Err(Refusal::new(
-                "invalid_arguments",
+                Code::InvalidArguments,
                 ctx.tr(
                     "« json » doit être un objet JSON de planning (ou un texte qui en contient un), tel que l'export JSON d'export_schedule.",
                     "“json” must be a schedule as a JSON object (or a string holding one), such as export_schedule's JSON.",
@@ -450,7 +451,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     };
     let mut state = parsed.map_err(|e| {
         Refusal::new(
-            "invalid_schedule",
+            Code::InvalidSchedule,
             ctx.tr(
                 format!("Ce JSON n'est pas un planning PalmaPlan ({}). Rien n'a été importé ; partez d'un export JSON d'export_schedule.", json_problem(&e, lang)),
                 format!("This JSON is not a PalmaPlan schedule ({}). Nothing was imported; start from an export_schedule JSON export.", json_problem(&e, lang)),
@@ -460,7 +461,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     state.name = name.to_owned();
     command::validate_schedule(&state).map_err(|e| {
         Refusal::new(
-            "invalid_schedule",
+            Code::InvalidSchedule,
             ctx.tr(
                 format!("{} Rien n'a été importé.", e.message(lang)),
                 format!("{} Nothing was imported.", e.message(lang)),
@@ -534,7 +535,7 @@ fn column_of(name: &str) -> Option<&'static str> {
 
 fn csv_error(ctx: &Ctx, line: usize, fr: String, en: String) -> Refusal {
     Refusal::new(
-        "invalid_csv",
+        Code::InvalidCsv,
         ctx.tr(
             format!("CSV, ligne {line} : {fr} Rien n'a été ajouté."),
             format!("CSV, line {line}: {en} Nothing was added."),
@@ -673,7 +674,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     }
     if data.len() > MAX_CSV_ROWS {
         return Err(Refusal::new(
-            "too_large",
+            Code::TooLarge,
             ctx.tr(
                 format!("Le CSV a {} lignes de blocs ; la limite est {MAX_CSV_ROWS} par appel. Rien n'a été ajouté : découpez-le.", data.len()),
                 format!("The CSV has {} bar lines; the limit is {MAX_CSV_ROWS} per call. Nothing was added: split it.", data.len()),
@@ -687,7 +688,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     let (wrote, _, row_name) = write_on_state(&ctx, id, |s| {
         let Some(r) = s.row(row) else {
             return Err(Refusal::new(
-                "row_not_found",
+                Code::RowNotFound,
                 ctx.tr(
                     format!("Aucune ligne d'id {} dans « {} ». list_rows donne les lignes et leurs ids.", p.row, s.name),
                     format!("No row with id {} in “{}”. list_rows gives the rows and their ids.", p.row, s.name),

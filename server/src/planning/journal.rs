@@ -20,6 +20,7 @@
 //! decided again from a fresh read, so a concurrent write can never slip in between.
 //! If the inverse no longer applies for another reason, the model's message says why.
 
+use crate::planning::Code;
 use std::collections::{HashMap, HashSet};
 
 use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
@@ -569,7 +570,7 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
                 (Way::Undo, _) => !done.contains(&e.rank),
                 (Way::Redo, EntryKind::Write) => {
                     return Err(Refusal::new(
-                        "nothing_to_redo",
+                        Code::NothingToRedo,
                         ctx.tr(
                             format!("Rien à rétablir : votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
                             format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
@@ -596,12 +597,12 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
 fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
     let (code, fr, en) = match way {
         Way::Undo => (
-            "nothing_to_undo",
+            Code::NothingToUndo,
             "Vous n'avez aucune modification à annuler sur ce planning (undo n'annule que vos propres modifications, pas celles des autres).",
             "You have no change to undo on this schedule (undo only undoes your own changes, not other people's).",
         ),
         Way::Redo => (
-            "nothing_to_redo",
+            Code::NothingToRedo,
             "Vous n'avez aucune annulation à rétablir sur ce planning.",
             "You have no undo to redo on this schedule.",
         ),
@@ -619,7 +620,7 @@ fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
 fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
     tracing::error!(rank, "journal entry cannot be read");
     Refusal::new(
-        "storage",
+        Code::Storage,
         ctx.tr(
             format!("L'entrée du journal au rang {rank} est illisible ; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
             format!("The journal entry at rank {rank} cannot be read; nothing was changed. Report it to the server's administrator."),
@@ -752,7 +753,7 @@ async fn check_others(
                 o.rank,
             ),
         );
-        return Err(Refusal::new("conflict", text).with(json!({
+        return Err(Refusal::new(Code::Conflict, text).with(json!({
             "rank": o.rank, "author": o.author, "author_name": who, "item": item,
             "target_rank": plan.target.rank,
         })));
@@ -835,8 +836,8 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
                 let mut refusal = ctx.invalid_with(&e, text);
-                if refusal.code != "locked" {
-                    refusal.code = "no_longer_applies";
+                if refusal.code != Code::Locked {
+                    refusal.code = Code::NoLongerApplies;
                 }
                 refusal.details["target_rank"] = json!(target_rank);
                 return Err(refusal);

@@ -6,6 +6,7 @@
 //! object whose `op` is one of the names, and `describe_patch` gives the fields of the
 //! operations a model asks about.
 
+use crate::planning::Code;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -109,7 +110,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
             None => String::new(),
         };
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« {op} » n'est pas une opération du langage de patch.{hint} Opérations\u{a0}: {}.", names.join(", ")),
                 format!("“{op}” is not an operation of the patch language.{hint} Operations: {}.", names.join(", ")),

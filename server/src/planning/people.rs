@@ -16,6 +16,7 @@
 //! id or name, date arguments, counted words, and `write_on_state` (a write built from
 //! the current state, at that state's rank).
 
+use crate::planning::Code;
 use std::fmt;
 
 use palmaplan_model::calendar::Calendar;
@@ -162,7 +163,7 @@ pub(super) fn find_member<'a>(
 ) -> Result<&'a Member, Refusal> {
     let not_found = || {
         Refusal::new(
-            "member_not_found",
+            Code::MemberNotFound,
             ctx.tr(
                 format!(
                     "Aucun membre « {r} » dans « {} ». Appelez list_members pour voir les membres et leurs ids.",
@@ -205,7 +206,7 @@ pub(super) fn find_member<'a>(
                         .map(|m| format!("{} ({})", m.name, m.id))
                         .collect();
                     Err(Refusal::new(
-                        "ambiguous_member",
+                        Code::AmbiguousMember,
                         ctx.tr(
                             format!(
                                 "Plusieurs membres correspondent à « {r} » : {}. Indiquez l'id.",
@@ -227,7 +228,7 @@ pub(super) fn find_member<'a>(
 pub(super) fn parse_date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.trim().parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -459,7 +460,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.name.is_none() && p.email.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer : donnez « name » et/ou « email » (null efface l'e-mail).",
                 "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
@@ -686,7 +687,7 @@ async fn user_by_email(ctx: &Ctx, email: &str) -> Result<Option<User>, Refusal> 
 fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
     let email = email.trim();
     Refusal::new(
-        "user_not_found",
+        Code::UserNotFound,
         ctx.tr(
             format!("Aucun utilisateur de ce serveur n'a l'e-mail « {email} ». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
             format!("No user of this server has the e-mail “{email}”. Create their account with `palmaplan user add` on the server, then share again."),
@@ -696,7 +697,7 @@ fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
 
 fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
     Refusal::new(
-        "last_owner",
+        Code::LastOwner,
         ctx.tr(
             format!("« {name} » doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
             format!("“{name}” must keep at least one owner, and this is the last one. First give the owner role to someone else with share_schedule."),
@@ -808,7 +809,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         .map(|(_, r)| *r)
     else {
         return Err(Refusal::new(
-            "no_access",
+            Code::NoAccess,
             ctx.tr(
                 format!("{} <{}> n'a pas accès à « {name} » : rien à retirer. list_access montre qui y a accès.", user.name, user.email),
                 format!("{} <{}> has no access to “{name}”: nothing to remove. list_access shows who has.", user.name, user.email),
@@ -974,7 +975,7 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
 
 fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
     Refusal::new(
-        "absence_not_found",
+        Code::AbsenceNotFound,
         ctx.tr(
             format!("Aucune absence d'id {id} dans « {} ». Appelez list_absences pour voir les absences et leurs ids.", s.name),
             format!("No absence with id {id} in “{}”. Call list_absences to see the absences and their ids.", s.name),
@@ -1068,7 +1069,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.start.is_none() && p.end.is_none() && p.reason.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer : donnez « start », « end » et/ou « reason ».",
                 "Nothing to change: give “start”, “end” and/or “reason”.",

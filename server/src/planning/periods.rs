@@ -8,6 +8,7 @@
 //! even when someone else writes at the same moment — a lost race is simply redone
 //! from a fresh read.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, Edge};
 use palmaplan_model::{BarId, Date, RowId, Schedule, TimeUnit, diff, text};
 use schemars::JsonSchema;
@@ -94,7 +95,7 @@ where
             .await
         {
             Ok(wrote) => return Ok((cur.state, wrote, extra)),
-            Err(r) if r.code == "out_of_date" => continue,
+            Err(r) if r.code == Code::OutOfDate => continue,
             Err(r) => return Err(r),
         }
     }
@@ -104,7 +105,7 @@ where
 /// The refusal when other writers won every race.
 pub(super) fn busy(ctx: &Ctx) -> Refusal {
     Refusal::new(
-        "busy",
+        Code::Busy,
         ctx.tr(
             "D'autres modifications arrivent sans cesse sur ce planning ; rien n'a été écrit. Réessayez dans un instant.",
             "Other changes keep arriving on this schedule; nothing was written. Try again in a moment.",
@@ -121,7 +122,7 @@ pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> Str
 pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.trim().parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -321,7 +322,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
     }
     if fields.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer : donnez au moins un des champs label, color, notes, pin ou row.",
                 "Nothing to change: give at least one of label, color, notes, pin or row.",
@@ -528,7 +529,7 @@ fn confirm_needed(
         " Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre).",
         " If that is intended, call delete_periods again with \"confirm\": true (undo can bring it all back).",
     ));
-    Refusal::new("confirm_needed", text).with(json!({
+    Refusal::new(Code::ConfirmNeeded, text).with(json!({
         "bars": bars.len(), "links": links.len(), "actions": actions.len(),
     }))
 }
@@ -566,7 +567,7 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
         && s.row(RowId(r)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("La ligne {r} n'existe pas dans ce planning. Omettez row, ou appelez list_rows pour voir les lignes et leurs ids."),
                 format!("Row {r} does not exist in this schedule. Leave row out, or call list_rows to see the rows and their ids."),

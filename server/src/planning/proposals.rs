@@ -20,6 +20,7 @@
 //! Private data never shows: `diff` does not carry e-mails nor absence reasons, and
 //! the texts never write them.
 
+use crate::planning::Code;
 use palmaplan_model::command;
 use palmaplan_model::diff::{self, Diff};
 use palmaplan_model::{Schedule, text};
@@ -136,7 +137,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() && p.reschedule.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "« commands » est vide : donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], ou « reschedule ».",
                 "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], or “reschedule”.",
@@ -186,7 +187,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     // and is not offered for acceptance.
     let refused = match ctx.may_write(id, &applied.applied, before).await {
         Ok(()) => None,
-        Err(r) if r.code == "storage" => return Err(r),
+        Err(r) if r.code == Code::Storage => return Err(r),
         Err(r) => Some(r),
     };
     let d = diff::diff(before, &after);
@@ -314,7 +315,7 @@ async fn resolve(ctx: &Ctx, id: i64, side: &Side) -> Result<Resolved, Refusal> {
         .map_err(|e| ctx.db_error(e))?
     else {
         return Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée. Appelez list_versions.",
                 "This version was just deleted. Call list_versions.",

@@ -1,5 +1,6 @@
 //! Tools on whole schedules: list, read, create, rename, duplicate, delete.
 
+use crate::planning::Code;
 use palmaplan_model::command;
 use palmaplan_model::{Schedule, demo, risk, text};
 use schemars::JsonSchema;
@@ -197,7 +198,7 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",

@@ -7,6 +7,7 @@
 //! drag preview, so what a person sees move is what is written. See
 //! `docs/scheduling.md` for the semantics.
 
+use crate::planning::Code;
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::cpm::{self, ItemKind};
 use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, PushError, Seeds};
@@ -180,7 +181,7 @@ pub(super) fn reschedule_moves(
                 ("commencer", "start")
             };
             Refusal::new(
-                "constraint_broken",
+                Code::ConstraintBroken,
                 ctx.tr(
                     format!(
                         "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{202f}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
@@ -203,7 +204,7 @@ pub(super) fn reschedule_moves(
 
 fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
     Refusal::new(
-        "not_found",
+        Code::NotFound,
         ctx.tr(
             format!("« {field} » : l'id {id} ne désigne aucun élément de ce type dans ce planning. Listez-les avec list_periods."),
             format!("“{field}”: id {id} names no such item in this schedule. List them with list_periods."),
@@ -273,7 +274,7 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
             .await
         {
             Ok(wrote) => break (cur.state, wrote, moved),
-            Err(r) if r.code == "out_of_date" && p.expected_rank.is_none() && attempts < 8 => {
+            Err(r) if r.code == Code::OutOfDate && p.expected_rank.is_none() && attempts < 8 => {
                 continue;
             }
             Err(r) => return Err(r),
@@ -325,7 +326,7 @@ fn scope_words(ctx: &Ctx, scope: &Scope) -> String {
 
 fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
     Refusal::new(
-        "out_of_date",
+        Code::OutOfDate,
         ctx.tr(
             format!("Le planning a changé depuis (rang {current}) : rien n'a été écrit. Relancez what_if pour une nouvelle proposition."),
             format!("The schedule has changed since (rank {current}): nothing was written. Run what_if again for a new proposal."),

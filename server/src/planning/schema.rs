@@ -195,12 +195,12 @@ fn drop_null_branch(node: &mut Map<String, Value>, says_null: bool) {
         }
         *branches = flat;
     }
-    if branches.len() == 1 {
-        if let Some(Value::Object(only)) = branches.pop() {
-            node.remove("anyOf");
-            for (k, v) in only {
-                node.entry(k).or_insert(v);
-            }
+    if branches.len() == 1
+        && let Some(Value::Object(only)) = branches.pop()
+    {
+        node.remove("anyOf");
+        for (k, v) in only {
+            node.entry(k).or_insert(v);
         }
     }
 }

@@ -6,6 +6,7 @@
 //! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
 //! Neither looks at private fields: a search for an e-mail finds nothing.
 
+use crate::planning::Code;
 use palmaplan_model::filter::{self, FilterContext, fold};
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::text::LIST_CAP;
@@ -116,7 +117,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     let words: Vec<String> = p.query.split_whitespace().map(fold).collect();
     if words.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "« query » est vide : donnez un ou plusieurs mots à chercher.",
                 "“query” is empty: give one or more words to search for.",
@@ -231,7 +232,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     // The query is checked before the schedule is read: a typo costs nothing.
     let f = filter::parse(&p.filter).map_err(|e| {
         Refusal::new(
-            "invalid_filter",
+            Code::InvalidFilter,
             ctx.tr(
                 format!("Filtre invalide :\n{}", e.render(&p.filter, lang)),
                 format!("Invalid filter:\n{}", e.render(&p.filter, lang)),

@@ -14,6 +14,7 @@
 //! `structured` stays compact (`{schedule_id, name, view, options, rank, read_only,
 //! shown_at, url, expires_at}`), never the schedule: Claude Code hands it to the model.
 
+use crate::planning::Code;
 use palmaplan_model::filter::{self, FilterContext};
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::{BarId, Date, Lang, cpm, risk, text, wire};
@@ -182,7 +183,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     let query = p.filter.as_deref().map(str::trim).unwrap_or("");
     let parsed = filter::parse(query).map_err(|e| {
         Refusal::new(
-            "invalid_filter",
+            Code::InvalidFilter,
             ctx.tr(
                 format!("« filter » : requête invalide :\n{}", e.render(query, lang)),
                 format!("“filter”: invalid query:\n{}", e.render(query, lang)),
@@ -200,7 +201,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         && b < a
     {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« to » ({b}) est avant « from » ({a}) : donnez une fenêtre dont le dernier jour suit le premier."),
                 format!("“to” ({b}) is before “from” ({a}): give a window whose last day follows its first."),
@@ -469,7 +470,7 @@ async fn find_version(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<(i64, String
             VersionRef::Name(n) => n.clone(),
         };
         Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 format!("« reference » : aucune version « {shown} » pour ce planning. Enregistrez-en une avec save_version, ou appelez list_versions pour voir leurs ids et noms."),
                 format!("“reference”: no version “{shown}” for this schedule. Save one with save_version, or call list_versions to see their ids and names."),

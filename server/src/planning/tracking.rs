@@ -11,6 +11,7 @@
 //! Typography: the texts written here put a narrow no-break space before « : » and
 //! « ; » and no-break spaces inside « », as French wants.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, ProgressEntry};
 use palmaplan_model::cpm::ItemKind;
 use palmaplan_model::filter::{self, FilterContext};
@@ -345,7 +346,7 @@ pub(super) async fn version_state(
     {
         Some((info, state)) => Ok((info.id, info.name, state)),
         None => Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée. Appelez list_versions.",
                 "This version was just deleted. Call list_versions.",
@@ -433,7 +434,7 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
         None => None,
         Some(q) => Some(filter::parse(q).map_err(|e| {
             Refusal::new(
-                "invalid_filter",
+                Code::InvalidFilter,
                 ctx.tr(
                     format!("Filtre invalide\u{202f}:\n{}", e.render(q, lang)),
                     format!("Invalid filter:\n{}", e.render(q, lang)),

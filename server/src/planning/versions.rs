@@ -7,6 +7,7 @@
 //! schedule keeps its current name: a version is about the plan's content, and a
 //! rename since would otherwise be silently reverted.
 
+use crate::planning::Code;
 use palmaplan_model::Schedule;
 use palmaplan_model::command::Command;
 use schemars::JsonSchema;
@@ -76,7 +77,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
             VersionRef::Name(n) => n.clone(),
         };
         Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 format!("Aucune version « {shown} » pour ce planning. Appelez list_versions pour voir leurs ids et noms."),
                 format!("No version “{shown}” for this schedule. Call list_versions to see their ids and names."),
@@ -98,7 +99,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom d'une version doit compter de 1 à 200 caractères.",
                 "A version's name must have 1 to 200 characters.",
@@ -107,7 +108,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     }
     if let Ok(old) = find(&ctx, id, &VersionRef::Name(name.to_owned())).await {
         return Err(Refusal::new(
-            "version_exists",
+            Code::VersionExists,
             ctx.tr(
                 format!("Une version s'appelle déjà « {} » (id {}, rang {}). Choisissez un autre nom, ou supprimez-la d'abord avec delete_version.", old.name, old.id, old.rank),
                 format!("A version is already named “{}” (id {}, rank {}). Choose another name, or delete it first with delete_version.", old.name, old.id, old.rank),
@@ -229,7 +230,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
     let info = find(&ctx, id, &p.version).await?;
     if !p.confirm {
         return Err(Refusal::new(
-            "confirm_needed",
+            Code::ConfirmNeeded,
             ctx.tr(
                 format!("Rien n'a été modifié. Restaurer la version « {} » (rang {}) remplace tout le contenu du planning par celui de cette version. Si c'est bien voulu, rappelez restore_version avec \"confirm\": true (undo pourra revenir en arrière).", info.name, info.rank),
                 format!("Nothing was changed. Restoring version “{}” (rank {}) replaces the schedule's whole content with that version's. If that is intended, call restore_version again with \"confirm\": true (undo can take it back).", info.name, info.rank),
@@ -243,7 +244,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
         .map_err(|e| ctx.db_error(e))?
     else {
         return Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée ; rien n'a été modifié. Appelez list_versions.",
                 "This version was just deleted; nothing was changed. Call list_versions.",

@@ -33,6 +33,7 @@
 //! the zone's day before, which only orders the pages (a day's difference moves no
 //! data).
 
+use crate::planning::Code;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -280,7 +281,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
     let to = date(ctx, "window.to", &w.to)?;
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« window » : le dernier jour ({to}) précède le premier ({from}) ; inversez-les."),
                 format!("“window”: the last day ({to}) comes before the first ({from}); swap them."),
@@ -290,7 +291,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
     let rows = w.rows.clone().unwrap_or_default();
     if rows.len() > WINDOW_MAX_ROWS {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!(
                     "« window.rows » nomme {} lignes ; {WINDOW_MAX_ROWS} au plus.",
@@ -347,7 +348,7 @@ async fn page_set(
                 .map_err(|e| ctx.db_error(e))?;
             let Some((info, state)) = found else {
                 return Err(Refusal::new(
-                    "version_not_found",
+                    Code::VersionNotFound,
                     ctx.tr(
                         format!("Le planning {id} n'a pas de version {vid}. Appelez list_versions pour voir leurs ids."),
                         format!("Schedule {id} has no version {vid}. Call list_versions to see their ids."),
@@ -422,7 +423,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let n = set.pages.len();
     let Some(text) = set.pages.get(p.page) else {
         return Err(Refusal::new(
-            "page_not_found",
+            Code::PageNotFound,
             ctx.tr(
                 format!("Le planning {id} n'a pas de page {} : il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
                 format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
@@ -433,7 +434,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let mut page: Value = serde_json::from_str(text).map_err(|e| {
         tracing::error!(error = %e, "a page is not JSON");
         Refusal::new(
-            "internal",
+            Code::Internal,
             ctx.tr(
                 "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
                 "The server could not prepare this page. Try again in a moment.",
@@ -682,7 +683,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let to = date(&ctx, "to", &p.to)?;
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("« to » ({to}) précède « from » ({from}) : inversez-les."),
                 format!("“to” ({to}) comes before “from” ({from}): swap them."),
@@ -692,7 +693,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let days = from.days_until(to) + 1;
     if days > layout::AGENDA_MAX_DAYS {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("Du {from} au {to}, cela fait {days} jours ; demandez {} jours au plus (par exemple « to » = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
                 format!("From {from} to {to} is {days} days; ask for {} days at most (e.g. “to” = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
@@ -1355,6 +1356,6 @@ mod tests {
             .schedule_json(&stranger, k.schedule)
             .await
             .unwrap_err();
-        assert_eq!(refused.code, "schedule_not_found");
+        assert_eq!(refused.code, Code::ScheduleNotFound);
     }
 }

@@ -1,6 +1,7 @@
 //! Tools on actions: the to-dos on a bar (to do, in progress, done), optionally
 //! assigned to a member, and `list_actions` to read them by bar or by status.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{ActionId, ActionStatus, BarId, MemberId, Schedule};
 use schemars::JsonSchema;
@@ -296,7 +297,7 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         && s.bar(BarId(b)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("Le planning « {} » n'a pas de bloc {b}. Indiquez l'id d'un bloc (list_periods les donne).", s.name),
                 format!("Schedule “{}” has no bar {b}. Give a bar's id (list_periods gives them).", s.name),

@@ -5,6 +5,7 @@
 //! Deleting removes the schedule with its journal, versions and roles: it cannot be
 //! undone, so it asks for `confirm: true` and the Owner role.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,7 +53,7 @@ fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",
@@ -167,7 +168,7 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
     let s = &stored.state;
     if !p.confirm {
         return Err(Refusal::new(
-            "confirmation_needed",
+            Code::ConfirmNeeded,
             ctx.tr(
                 format!("Rien n'a été supprimé. Supprimer « {} » (id {id}, {} bloc(s), rang {}) efface aussi son historique et ses versions, sans retour possible : rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, s.bars.len(), stored.rank),
                 format!("Nothing was deleted. Deleting “{}” (id {id}, {} bar(s), rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, s.bars.len(), stored.rank),
@@ -306,7 +307,7 @@ mod tests {
                 json!({"confirm": false}),
             )
             .await,
-            "confirmation_needed",
+            "confirm_needed",
         );
         assert!(r.text.contains("Nothing was deleted"), "{}", r.text);
         refused(

@@ -3,6 +3,7 @@
 //! the writes that would touch it (`command::locks`); the gate records who set a lock
 //! and when, and lets only its holder or an owner remove it.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, lock_summary, lock_target};
 use palmaplan_model::{BarId, GroupId, LockTarget, RowId};
 use schemars::JsonSchema;
@@ -59,7 +60,7 @@ impl Target {
         match (set.next(), set.next()) {
             (Some(t), None) => Ok(t),
             _ => Err(Refusal::new(
-                "invalid_arguments",
+                Code::InvalidArguments,
                 ctx.tr(
                     "Donnez exactement une cible : « bar », « row » ou « group » (un id), ou « schedule_wide »: true pour tout le planning.",
                     "Give exactly one target: “bar”, “row” or “group” (an id), or “schedule_wide”: true for the whole schedule.",
@@ -113,7 +114,7 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.reason.is_some() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "« reason » va avec lock, pas avec unlock : retirez-le.",
                 "“reason” goes with lock, not unlock: leave it out.",

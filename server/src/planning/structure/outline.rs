@@ -6,6 +6,7 @@
 //! item landed in the same terms. Deleting a group or a row deletes what is on it: the
 //! answer counts what went, read from the journal's inverse.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{GroupId, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
@@ -128,7 +129,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         && s.group(GroupId(g)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("Le planning « {} » n'a pas de groupe {g}. Appelez list_rows sans « group » pour voir les groupes.", s.name),
                 format!("Schedule “{}” has no group {g}. Call list_rows without “group” to see the groups.", s.name),

@@ -3,6 +3,7 @@
 //! `remove_holidays` compute the new list from the current one and write it at the
 //! rank they read, so two people adding holidays at once both get theirs.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
@@ -328,7 +329,7 @@ struct Dates {
 fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
     if dates.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "« dates » est vide : donnez au moins une date AAAA-MM-JJ.",
                 "“dates” is empty: give at least one YYYY-MM-DD date.",
