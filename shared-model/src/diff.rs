@@ -44,6 +44,7 @@ impl Diff {
 }
 
 /// A bar or a milestone named in a change: what a link joins.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemRef {
     pub id: ItemId,
@@ -54,6 +55,7 @@ pub struct ItemRef {
 
 /// A change a Gantt chart shows. Labels and names are those of the new state, except
 /// for removed items (their last ones) and `old_*` fields.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {

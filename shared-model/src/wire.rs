@@ -6,8 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::command::Command;
 use crate::date::Date;
-use crate::schedule::{AbsenceId, MemberId};
+use crate::diff::Change;
+use crate::schedule::{AbsenceId, BarId, MemberId};
 
 /// Which view `show_schedule` opens.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,6 +120,166 @@ pub struct AgendaAbsences {
     pub absences: Vec<AgendaAbsence>,
     /// Whether more absences fall in the window than the answer holds.
     pub more: bool,
+}
+
+/// A list the answer caps: how many there are, and the first ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Listed<T> {
+    pub count: usize,
+    pub items: Vec<T>,
+}
+
+impl<T> Default for Listed<T> {
+    fn default() -> Self {
+        Listed {
+            count: 0,
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T> Listed<T> {
+    /// Whether every item is in the list (none was cut).
+    pub fn whole(&self) -> bool {
+        self.items.len() >= self.count
+    }
+}
+
+/// A change the chart draws (the model's `diff::Change`), with the id of its item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ChangeItem {
+    #[serde(flatten)]
+    pub change: Change,
+    /// The bar's or the milestone's id.
+    pub id: u64,
+}
+
+/// A change the chart cannot draw, named by its kind and its item (if it has one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Unshown {
+    pub kind: String,
+    pub id: Option<u64>,
+}
+
+/// The risks the new state has and the old one had not, counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NewRisks {
+    pub violated_links: usize,
+    pub absence_risks: usize,
+    pub broken_constraints: usize,
+    pub missed_deadlines: usize,
+    /// The bars newly at risk, by id (the first 50).
+    pub bars: Vec<BarId>,
+}
+
+/// A before/after: what changes, the project end on both sides, the new risks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DiffSummary {
+    pub changes: Listed<ChangeItem>,
+    pub not_shown: Listed<Unshown>,
+    pub end_before: Option<Date>,
+    pub end_after: Option<Date>,
+    /// Calendar days from the end before to the end after.
+    pub end_shift_days: Option<i32>,
+    pub new_risks: NewRisks,
+}
+
+/// The project end before and after a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Ends {
+    pub before: Option<Date>,
+    pub after: Option<Date>,
+}
+
+/// What a write's cascade moved beyond what was asked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CascadeSummary {
+    pub bars: Vec<u64>,
+    pub milestones: Vec<u64>,
+    pub project_end: Ends,
+}
+
+/// How to accept a proposal: `apply_patch` with its commands and these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ApplyWith {
+    pub cascade: bool,
+    pub expected_rank: i64,
+}
+
+/// The mark of a proposal's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum ProposalKind {
+    #[serde(rename = "proposal")]
+    Proposal,
+}
+
+/// The mark of a comparison's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum ComparisonKind {
+    #[serde(rename = "comparison")]
+    Comparison,
+}
+
+/// `what_if`'s result: the commands simulated, as `apply_patch` would write them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Proposal {
+    pub schedule_id: i64,
+    pub kind: ProposalKind,
+    /// The rank the proposal was made at.
+    pub rank: i64,
+    /// Whether the view offers "Accept" (everything drawn, something changes, the
+    /// caller could write it).
+    pub acceptable: bool,
+    /// The commands as applied (ids filled in, any cascade included).
+    pub commands: Vec<Command>,
+    pub apply_with: ApplyWith,
+    #[serde(flatten)]
+    pub diff: DiffSummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cascade: Option<CascadeSummary>,
+    /// The refusal the write would get (`{error, …}`), when the caller could not make
+    /// it: its details differ by refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// One side of a comparison: a saved version, or the current state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Side {
+    /// The version's id; null for the current state.
+    pub version: Option<i64>,
+    /// The version's name, or "current".
+    pub name: String,
+    pub rank: i64,
+}
+
+/// `diff_versions`'s result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Comparison {
+    pub schedule_id: i64,
+    pub kind: ComparisonKind,
+    /// The schedule's current rank.
+    pub rank: i64,
+    pub from: Side,
+    pub to: Side,
+    /// Always false: a comparison is not a proposal.
+    pub acceptable: bool,
+    pub read_only: bool,
+    #[serde(flatten)]
+    pub diff: DiffSummary,
 }
 
 #[cfg(test)]

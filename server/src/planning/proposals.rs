@@ -23,7 +23,7 @@
 use crate::planning::Code;
 use palmaplan_model::command;
 use palmaplan_model::diff::{self, Diff};
-use palmaplan_model::{Schedule, text};
+use palmaplan_model::{BarId, Schedule, text, wire};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -41,7 +41,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             what_if,
         )
         .used_by_view()
-        .with_view(),
+        .with_view()
+        .returns::<wire::Proposal>(),
         tool(
             "diff_versions",
             "Compare two versions or \"current\": moves, project end before/after, new risks.",
@@ -49,7 +50,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             diff_versions,
         )
         .used_by_view()
-        .with_view(),
+        .with_view()
+        .returns::<wire::Comparison>(),
     ]
 }
 
@@ -58,54 +60,57 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 const ITEMS_CAP: usize = 50;
 
 /// The compact structured form of a diff: counts, kinds and ids.
-fn diff_json(d: &Diff) -> Value {
-    let kind_and_id = |v: Value, id: Option<u64>| json!({ "kind": v.get("kind"), "id": id });
+fn diff_summary(d: &Diff) -> wire::DiffSummary {
     // Each change whole (kind, ids, labels, old and new dates): the view draws the
     // proposed state from them over the current one.
-    let changes: Vec<Value> = d
+    let changes = d
         .changes
         .iter()
         .take(ITEMS_CAP)
-        .map(|c| {
-            let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
-            if let Some(o) = v.as_object_mut() {
-                o.insert("id".into(), json!(c.id()));
-            }
-            v
+        .map(|c| wire::ChangeItem {
+            change: c.clone(),
+            id: c.id(),
         })
         .collect();
-    let not_shown: Vec<Value> = d
+    let not_shown = d
         .not_shown
         .iter()
         .take(ITEMS_CAP)
-        .map(|n| kind_and_id(serde_json::to_value(n).unwrap_or(Value::Null), n.id()))
+        .map(|n| wire::Unshown {
+            kind: serde_json::to_value(n)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_default(),
+            id: n.id(),
+        })
         .collect();
-    let mut at_risk: Vec<u64> = d
-        .new_risks
-        .bars_at_risk()
-        .into_iter()
-        .map(|b| b.0)
-        .collect();
+    let mut at_risk: Vec<BarId> = d.new_risks.bars_at_risk().into_iter().collect();
     at_risk.sort_unstable();
     at_risk.truncate(ITEMS_CAP);
     let shift = match (d.end_before, d.end_after) {
         (Some(b), Some(a)) => Some(b.days_until(a)),
         _ => None,
     };
-    json!({
-        "changes": { "count": d.changes.len(), "items": changes },
-        "not_shown": { "count": d.not_shown.len(), "items": not_shown },
-        "end_before": d.end_before,
-        "end_after": d.end_after,
-        "end_shift_days": shift,
-        "new_risks": {
-            "violated_links": d.new_risks.violated_links.len(),
-            "absence_risks": d.new_risks.absence_risks.len(),
-            "broken_constraints": d.new_risks.broken_constraints.len(),
-            "missed_deadlines": d.new_risks.missed_deadlines.len(),
-            "bars": at_risk,
+    wire::DiffSummary {
+        changes: wire::Listed {
+            count: d.changes.len(),
+            items: changes,
         },
-    })
+        not_shown: wire::Listed {
+            count: d.not_shown.len(),
+            items: not_shown,
+        },
+        end_before: d.end_before,
+        end_after: d.end_after,
+        end_shift_days: shift,
+        new_risks: wire::NewRisks {
+            violated_links: d.new_risks.violated_links.len(),
+            absence_risks: d.new_risks.absence_risks.len(),
+            broken_constraints: d.new_risks.broken_constraints.len(),
+            missed_deadlines: d.new_risks.missed_deadlines.len(),
+            bars: at_risk,
+        },
+    }
 }
 
 // ---- what_if
@@ -240,39 +245,33 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
             format!("Changes not shown: {n} (listed above), which the chart cannot draw; so the view does not offer “Accept”. apply_patch with these commands and expected_rank = {rank} is still possible after reading them."),
         )
     });
-    let mut structured = json!({
-        "schedule_id": id,
-        "kind": "proposal",
-        "rank": rank,
-        "acceptable": acceptable,
-        "commands": applied.applied,
-        // The commands are final (any cascade is in them): apply_patch them without one.
-        "apply_with": { "cascade": false, "expected_rank": rank },
+    let refused = refused.map(|r| {
+        let mut why = serde_json::Map::new();
+        why.insert("error".into(), json!(r.code));
+        if let Value::Object(details) = r.details {
+            why.extend(details);
+        }
+        why
     });
-    merge(&mut structured, diff_json(&d));
-    if !applied.cascade.is_empty() {
-        merge(
-            &mut structured,
-            json!({ "cascade": super::scheduling::cascade_json(
-                &applied.cascade,
-                before.span().map(|(_, e)| e),
-                &after,
-            ) }),
-        );
-    }
-    if let Some(r) = refused {
-        let mut why = json!({ "error": r.code });
-        merge(&mut why, r.details);
-        merge(&mut structured, json!({ "refused": why }));
-    }
+    let cascade = (!applied.cascade.is_empty()).then(|| {
+        super::scheduling::cascade_summary(&applied.cascade, before.span().map(|(_, e)| e), &after)
+    });
+    let structured = json!(wire::Proposal {
+        schedule_id: id,
+        kind: wire::ProposalKind::Proposal,
+        rank,
+        acceptable,
+        commands: applied.applied,
+        // The commands are final (any cascade is in them): apply_patch them without one.
+        apply_with: wire::ApplyWith {
+            cascade: false,
+            expected_rank: rank,
+        },
+        diff: diff_summary(&d),
+        cascade,
+        refused,
+    });
     Ok(Reply::ok(text, structured))
-}
-
-/// Adds the fields of `extra` (an object) to `v` (an object).
-fn merge(v: &mut Value, extra: Value) {
-    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
-        obj.extend(extra);
-    }
 }
 
 // ---- diff_versions
@@ -343,10 +342,18 @@ fn side_name(ctx: &Ctx, r: &Resolved) -> String {
     }
 }
 
-fn side_json(r: &Resolved) -> Value {
+fn side(r: &Resolved) -> wire::Side {
     match &r.version {
-        Some((vid, name)) => json!({ "version": vid, "name": name, "rank": r.rank }),
-        None => json!({ "version": Value::Null, "name": "current", "rank": r.rank }),
+        Some((vid, name)) => wire::Side {
+            version: Some(*vid),
+            name: name.clone(),
+            rank: r.rank,
+        },
+        None => wire::Side {
+            version: None,
+            name: "current".into(),
+            rank: r.rank,
+        },
     }
 }
 
@@ -390,16 +397,16 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         text.push_str(&line);
     }
     let current = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
-    let mut structured = json!({
-        "schedule_id": id,
-        "kind": "comparison",
-        "rank": current,
-        "from": side_json(&from),
-        "to": side_json(&to),
-        "acceptable": false,
-        "read_only": true,
+    let structured = json!(wire::Comparison {
+        schedule_id: id,
+        kind: wire::ComparisonKind::Comparison,
+        rank: current,
+        from: side(&from),
+        to: side(&to),
+        acceptable: false,
+        read_only: true,
+        diff: diff_summary(&d),
     });
-    merge(&mut structured, diff_json(&d));
     Ok(Reply::ok(text, structured))
 }
 

@@ -12,7 +12,7 @@ use palmaplan_model::calendar::Calendar;
 use palmaplan_model::cpm::{self, ItemKind};
 use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, PushError, Seeds};
 use palmaplan_model::text::{self, LIST_CAP};
-use palmaplan_model::{Constraint, Date, ItemId, Lang, Schedule};
+use palmaplan_model::{Constraint, Date, ItemId, Lang, Schedule, wire};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -46,7 +46,11 @@ pub(super) fn cascade_text(ctx: &Ctx, wrote: &Wrote) -> Option<String> {
 
 /// The compact structured part of a cascade: the moved ids, by kind, and the project
 /// end before and after.
-pub(super) fn cascade_json(moved: &[Moved], end_before: Option<Date>, after: &Schedule) -> Value {
+pub(super) fn cascade_summary(
+    moved: &[Moved],
+    end_before: Option<Date>,
+    after: &Schedule,
+) -> wire::CascadeSummary {
     let ids = |k: ItemKind| -> Vec<u64> {
         moved
             .iter()
@@ -54,11 +58,14 @@ pub(super) fn cascade_json(moved: &[Moved], end_before: Option<Date>, after: &Sc
             .map(|m| m.item.0)
             .collect()
     };
-    json!({
-        "bars": ids(ItemKind::Bar),
-        "milestones": ids(ItemKind::Milestone),
-        "project_end": { "before": end_before, "after": after.span().map(|(_, e)| e) },
-    })
+    wire::CascadeSummary {
+        bars: ids(ItemKind::Bar),
+        milestones: ids(ItemKind::Milestone),
+        project_end: wire::Ends {
+            before: end_before,
+            after: after.span().map(|(_, e)| e),
+        },
+    }
 }
 
 /// Appends the cascade's sentence to a write's text and its ids to the structured
@@ -70,7 +77,11 @@ pub(super) fn with_cascade(ctx: &Ctx, wrote: &Wrote, mut reply: Reply) -> Reply 
         if let Some(obj) = reply.structured.as_object_mut() {
             obj.insert(
                 "cascade".into(),
-                cascade_json(&wrote.cascade, wrote.end_before, &wrote.state),
+                json!(cascade_summary(
+                    &wrote.cascade,
+                    wrote.end_before,
+                    &wrote.state
+                )),
             );
         }
     }
@@ -308,7 +319,7 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
         text,
         json!({
             "schedule_id": id, "rank": wrote.rank, "moved": moved.len(),
-            "cascade": cascade_json(&moved, end_before, &wrote.state),
+            "cascade": cascade_summary(&moved, end_before, &wrote.state),
         }),
     ))
 }
