@@ -1138,7 +1138,7 @@ mod tests {
         let reason = s.absences[0].reason.clone();
         let mut reply = Reply::ok(
             format!(
-                "- 1 — Thomas <{email}> — 2 absence(s)\n- 31 — 2026-11-20 — motif : {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!\n- Sam <sam@localhost>"
+                "- 1 — Thomas <{email}> — 2 absences\n- 31 — 2026-11-20 — motif : {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!\n- Sam <sam@localhost>"
             ),
             serde_json::json!({
                 "members": [{"id": 1, "email": email, "name": "Thomas"}],
@@ -1153,7 +1153,7 @@ mod tests {
         assert!(
             reply
                 .text
-                .starts_with("- 1 — Thomas — 2 absence(s)\n- 31 — 2026-11-20\n"),
+                .starts_with("- 1 — Thomas — 2 absences\n- 31 — 2026-11-20\n"),
             "{}",
             reply.text
         );

@@ -23,6 +23,37 @@ use crate::schedule::*;
 /// edit a person reads through, short enough for an assistant's context.
 pub const LIST_CAP: usize = 50;
 
+/// A count a plural choice can be made on: every integer type the texts count with.
+pub trait Count: Copy {
+    /// The count's size, sign dropped ("-1 jour" is singular like "1 jour").
+    fn size(self) -> u64;
+}
+
+macro_rules! count_unsigned {
+    ($($t:ty),*) => {$(impl Count for $t { fn size(self) -> u64 { self as u64 } })*};
+}
+macro_rules! count_signed {
+    ($($t:ty),*) => {$(impl Count for $t { fn size(self) -> u64 { self.unsigned_abs() as u64 } })*};
+}
+count_unsigned!(u8, u16, u32, u64, usize);
+count_signed!(i8, i16, i32, i64, isize);
+
+/// `one` or `many`, chosen on a known count: French puts 0 and 1 in the singular
+/// (« 0 bloc », « 1 bloc », « 2 blocs »), English only 1 ("0 bars", "1 bar"). Every
+/// text with a count goes through here rather than writing "bloc(s)".
+pub fn plural<'a>(lang: Lang, n: impl Count, one: &'a str, many: &'a str) -> &'a str {
+    let singular = match lang {
+        Lang::Fr => n.size() <= 1,
+        Lang::En => n.size() == 1,
+    };
+    if singular { one } else { many }
+}
+
+/// The count and its word: « 2 blocs », "1 bar" (see [`plural`]).
+pub fn count<N: Count + Display>(lang: Lang, n: N, one: &str, many: &str) -> String {
+    format!("{n} {}", plural(lang, n, one, many))
+}
+
 /// A text made safe for HTML element content and quoted attributes: the server's error
 /// pages and the view's drawing put names and labels from the data into HTML.
 pub fn escape_html(s: &str) -> String {
@@ -82,6 +113,16 @@ pub fn risks_line(risks: &Risks, lang: Lang) -> Option<String> {
 /// "1 jour ouvré", "2 jours ouvrés"; "1 working day", "2 working days".
 pub fn working_days(n: i64, lang: Lang) -> String {
     Words::new(lang).count(n, Msg::WorkingDays)
+}
+
+/// A count in the schedule's time unit: « 1 jour ouvré », « 3 semaines ouvrées »;
+/// "1 working day", "3 working weeks". The sign of `n` is written as given.
+pub fn time_units(n: i64, unit: TimeUnit, lang: Lang) -> String {
+    let m = match unit {
+        TimeUnit::Day => Msg::WorkingDays,
+        TimeUnit::Week => Msg::WorkingWeeks,
+    };
+    Words::new(lang).count(n, m)
 }
 
 /// A constraint kind's name, as a phrase its date follows: « fin au plus tard le »,
@@ -963,14 +1004,8 @@ impl Words {
     /// "1 bloc", "2 blocs", "0 bloc" in French; "0 bars" in English. `m` is a
     /// "singular|plural" message.
     fn count(&self, n: i64, m: Msg) -> String {
-        let (singular, plural) = self.template(m).split_once('|').unwrap_or(("?", "?"));
-        let k = n.abs();
-        let one = match self.lang {
-            // French counts zero and one in the singular, English only one.
-            Lang::Fr => k <= 1,
-            Lang::En => k == 1,
-        };
-        format!("{n} {}", if one { singular } else { plural })
+        let (singular, many) = self.template(m).split_once('|').unwrap_or(("?", "?"));
+        count(self.lang, n, singular, many)
     }
 
     fn bar(&self, label: &str, id: BarId) -> String {
@@ -1084,7 +1119,7 @@ macro_rules! messages {
 
 messages! {
     Summary, SummaryNoDates, Groups, Rows, Bars, Milestones, RisksLine, ViolatedLinks,
-    BarsAtRisk, WorkingDays, Days, Others, More, LinkViolated, AbsenceRisk, BarRef,
+    BarsAtRisk, WorkingDays, WorkingWeeks, Days, Others, More, LinkViolated, AbsenceRisk, BarRef,
     MilestoneRef, GroupRef, RowRef, ActionRef, MemberRef, UnknownItem, UnknownMember,
     NoValue, DefaultColour, LagDays, LagWeeks, NoChange, NoVisibleChange, ChangesHeader,
     NewRisksHeader, NoNewRisk, NotShownHeader, EndSame, EndMoved, EndNew, EndGone, EndNone,
@@ -1118,6 +1153,7 @@ fn fr(m: Msg) -> &'static str {
         Msg::ViolatedLinks => "lien non respecté|liens non respectés",
         Msg::BarsAtRisk => "bloc à risque d'absence|blocs à risque d'absence",
         Msg::WorkingDays => "jour ouvré|jours ouvrés",
+        Msg::WorkingWeeks => "semaine ouvrée|semaines ouvrées",
         Msg::Days => "jour|jours",
         Msg::Others => "autre|autres",
         Msg::More => "… et {0}",
@@ -1249,6 +1285,7 @@ fn en(m: Msg) -> &'static str {
         Msg::ViolatedLinks => "violated link|violated links",
         Msg::BarsAtRisk => "bar at risk of absence|bars at risk of absence",
         Msg::WorkingDays => "working day|working days",
+        Msg::WorkingWeeks => "working week|working weeks",
         Msg::Days => "day|days",
         Msg::Others => "more|more",
         Msg::More => "… and {0}",
@@ -1362,6 +1399,22 @@ fn en(m: Msg) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn plurals_follow_each_language() {
+        assert_eq!(plural(Lang::Fr, 0usize, "bloc", "blocs"), "bloc");
+        assert_eq!(plural(Lang::Fr, 1u32, "bloc", "blocs"), "bloc");
+        assert_eq!(plural(Lang::Fr, 2i64, "bloc", "blocs"), "blocs");
+        assert_eq!(plural(Lang::Fr, -1i32, "jour", "jours"), "jour");
+        assert_eq!(plural(Lang::Fr, -3i32, "jour", "jours"), "jours");
+        assert_eq!(plural(Lang::En, 0usize, "bar", "bars"), "bars");
+        assert_eq!(plural(Lang::En, 1usize, "bar", "bars"), "bar");
+        assert_eq!(plural(Lang::En, -1i64, "day", "days"), "day");
+        assert_eq!(plural(Lang::En, 12u64, "bar", "bars"), "bars");
+        assert_eq!(count(Lang::Fr, 0usize, "lien", "liens"), "0 lien");
+        assert_eq!(count(Lang::En, 0usize, "link", "links"), "0 links");
+        assert_eq!(count(Lang::Fr, 1_000usize, "lien", "liens"), "1000 liens");
+    }
 
     #[test]
     fn html_text_is_escaped() {

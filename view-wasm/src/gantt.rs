@@ -1366,8 +1366,14 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
     }
     if doc.cut > 0 {
         sub.push(match lang {
-            Lang::Fr => format!("{} texte(s) coupé(s) : la suite arrive", doc.cut),
-            Lang::En => format!("{} text(s) cut: the rest is coming", doc.cut),
+            Lang::Fr => format!(
+                "{} : la suite arrive",
+                palmaplan_model::text::count(lang, doc.cut, "texte coupé", "textes coupés")
+            ),
+            Lang::En => format!(
+                "{} cut: the rest is coming",
+                palmaplan_model::text::count(lang, doc.cut, "text", "texts")
+            ),
         });
     }
     let shown = st.shown.get();

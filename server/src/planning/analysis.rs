@@ -412,17 +412,19 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
         overloaded += usize::from(over);
         text.push_str(&ctx.tr(
             format!(
-                "\n- {} ({}) : {} de blocs ({bars} bloc(s)), {} d'absence, {} disponibles",
+                "\n- {} ({}) : {} de blocs ({}), {} d'absence, {} disponibles",
                 m.name,
                 m.id,
+                text::count(Lang::Fr, bars, "bloc", "blocs"),
                 working_days(lang, bar_days),
                 working_days(lang, absence_days),
                 working_days(lang, available),
             ),
             format!(
-                "\n- {} ({}): {} of bars ({bars} bar(s)), {} of absence, {} available",
+                "\n- {} ({}): {} of bars ({}), {} of absence, {} available",
                 m.name,
                 m.id,
+                text::count(Lang::En, bars, "bar", "bars"),
                 working_days(lang, bar_days),
                 working_days(lang, absence_days),
                 working_days(lang, available),
@@ -445,12 +447,14 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     if free_bars > 0 {
         text.push_str(&ctx.tr(
             format!(
-                "\n- Sans membre : {} de blocs ({free_bars} bloc(s)) sur des lignes sans membre (set_row_member les affecte).",
-                working_days(lang, free_days)
+                "\n- Sans membre : {} de blocs ({}) sur des lignes sans membre (set_row_member les affecte).",
+                working_days(lang, free_days),
+                text::count(Lang::Fr, free_bars, "bloc", "blocs")
             ),
             format!(
-                "\n- No member: {} of bars ({free_bars} bar(s)) on rows without a member (set_row_member assigns them).",
-                working_days(lang, free_days)
+                "\n- No member: {} of bars ({}) on rows without a member (set_row_member assigns them).",
+                working_days(lang, free_days),
+                text::count(Lang::En, free_bars, "bar", "bars")
             ),
         ));
     }
@@ -596,7 +600,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             )
             .await;
         assert!(
-            r.text.contains("- Thomas Dubois (4): 5 working days of bars (1 bar(s)), 2 working days of absence, 3 working days available — overloaded"),
+            r.text.contains("- Thomas Dubois (4): 5 working days of bars (1 bar), 2 working days of absence, 3 working days available — overloaded"),
             "{}",
             r.text
         );
@@ -622,7 +626,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
         );
         assert!(
             r.text.contains(
-                "Camille Martin (1) : 5 jours ouvrés de blocs (1 bloc(s)), 0 jour ouvré d'absence"
+                "Camille Martin (1) : 5 jours ouvrés de blocs (1 bloc), 0 jour ouvré d'absence"
             ),
             "{}",
             r.text

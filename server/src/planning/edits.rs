@@ -6,7 +6,8 @@
 //! updates see one kind of write.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{BarId, RowId};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{BarId, Lang, RowId};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -154,19 +155,20 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
             CascadeArg::choice(p.cascade),
         )
         .await?;
+    let by = super::periods::units(&ctx, &wrote.state, p.by);
+    let moved = p.bars.len() + p.milestones.len();
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) et {} jalon(s) déplacés de {} ; rang {}.",
-            p.bars.len(),
-            p.milestones.len(),
-            p.by,
+            "{} et {} {} de {by} ; rang {}.",
+            count(Lang::Fr, p.bars.len(), "bloc", "blocs"),
+            count(Lang::Fr, p.milestones.len(), "jalon", "jalons"),
+            plural(Lang::Fr, moved, "déplacé", "déplacés"),
             wrote.rank
         ),
         format!(
-            "{} bar(s) and {} milestone(s) moved by {}; rank {}.",
-            p.bars.len(),
-            p.milestones.len(),
-            p.by,
+            "{} and {} moved by {by}; rank {}.",
+            count(Lang::En, p.bars.len(), "bar", "bars"),
+            count(Lang::En, p.milestones.len(), "milestone", "milestones"),
             wrote.rank
         ),
     );
@@ -239,13 +241,13 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         .await?;
     let text = ctx.tr(
         format!(
-            "{} commande(s) appliquée(s) ; le planning passe au rang {}.",
-            commands.len(),
+            "{} ; le planning passe au rang {}.",
+            count(Lang::Fr, commands.len(), "commande appliquée", "commandes appliquées"),
             wrote.rank
         ),
         format!(
-            "{} command(s) applied; the schedule is now at rank {}.",
-            commands.len(),
+            "{} applied; the schedule is now at rank {}.",
+            count(Lang::En, commands.len(), "command", "commands"),
             wrote.rank
         ),
     );

@@ -275,8 +275,8 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
         Format::Csv => {
             let csv = bars_csv(s);
             let header = ctx.tr(
-                format!("Export CSV des {} bloc(s) de « {} » (id {}, rang {}), colonnes {CSV_HEADER} ; import_csv_periods relit label, start, end et color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
-                format!("CSV export of the {} bar(s) of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
+                format!("Export CSV des {} de « {} » (id {}, rang {}), colonnes {CSV_HEADER} ; import_csv_periods relit label, start, end et color.{redacted}", text::count(Lang::Fr, s.bars.len(), "bloc", "blocs"), s.name, o.id, o.rank),
+                format!("CSV export of the {} of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", text::count(Lang::En, s.bars.len(), "bar", "bars"), s.name, o.id, o.rank),
             );
             Ok(Reply::ok(
                 format!("{header}\n\n{csv}"),
@@ -519,12 +519,12 @@ fn csv_commands(
                 ctx,
                 r.line,
                 format!(
-                    "{} champ(s), il en faut au moins {needed} d'après l'en-tête.",
-                    r.fields.len()
+                    "{}, il en faut au moins {needed} d'après l'en-tête.",
+                    text::count(Lang::Fr, r.fields.len(), "champ", "champs")
                 ),
                 format!(
-                    "{} field(s), the header needs at least {needed}.",
-                    r.fields.len()
+                    "{}, the header needs at least {needed}.",
+                    text::count(Lang::En, r.fields.len(), "field", "fields")
                 ),
             ));
         }
@@ -656,14 +656,14 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     };
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) ajouté(s) à la ligne {} (ids {range}) ; rang {}.",
-            ids.len(),
+            "{} à la ligne {} (ids {range}) ; rang {}.",
+            text::count(Lang::Fr, ids.len(), "bloc ajouté", "blocs ajoutés"),
             quoted(lang, &row_name),
             wrote.rank
         ),
         format!(
-            "{} bar(s) added to row {} (ids {range}); rank {}.",
-            ids.len(),
+            "{} added to row {} (ids {range}); rank {}.",
+            text::count(Lang::En, ids.len(), "bar", "bars"),
             quoted(lang, &row_name),
             wrote.rank
         ),
@@ -972,7 +972,7 @@ mod tool_tests {
             .await;
         assert_eq!(
             r.text,
-            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member, progress, actual_start, actual_finish."
+            "6 blocs ajoutés à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member, progress, actual_start, actual_finish."
         );
         let got = k.state(target).await;
         let key = |b: &palmaplan_model::Bar| (b.label.clone(), b.start, b.end, b.color.clone());
@@ -1061,7 +1061,7 @@ mod tool_tests {
             )
             .await;
         assert!(
-            r.text.starts_with("CSV, ligne 2 : 2 champ(s)"),
+            r.text.starts_with("CSV, ligne 2 : 2 champs"),
             "{}",
             r.text
         );

@@ -23,6 +23,7 @@
 use std::collections::{HashMap, HashSet};
 
 use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
+use palmaplan_model::text;
 use palmaplan_model::{
     AbsenceId, ActionId, BarId, Date, Lang, LinkId, MemberId, MilestoneId, Schedule,
 };
@@ -94,13 +95,14 @@ pub(super) fn parse_commands(json: &str) -> Option<Vec<Command>> {
     serde_json::from_str(json).ok()
 }
 
-/// "3 blocs" / "3 bars", "1 jalon" / "1 milestone".
+/// "3 blocs" / "3 bars", "1 jalon" / "1 milestone": `fr` and `en` are the singular,
+/// both made plural with an s.
 fn count(lang: Lang, n: usize, fr: &str, en: &str) -> String {
-    let s = if n > 1 { "s" } else { "" };
-    match lang {
-        Lang::Fr => format!("{n} {fr}{s}"),
-        Lang::En => format!("{n} {en}{s}"),
-    }
+    let one = match lang {
+        Lang::Fr => fr,
+        Lang::En => en,
+    };
+    text::count(lang, n, one, &format!("{one}s"))
 }
 
 /// How many runs of commands a summary names before "+ N more".
@@ -158,7 +160,7 @@ pub(super) fn summary(cmds: &[Command], lang: Lang) -> String {
     if runs.len() > SUMMARY_RUNS {
         let rest = runs.len() - SUMMARY_RUNS;
         parts.push(match lang {
-            Lang::Fr => format!("+ {rest} autre(s)"),
+            Lang::Fr => format!("+ {}", text::count(lang, rest, "autre", "autres")),
             Lang::En => format!("+ {rest} more"),
         });
     }
@@ -185,9 +187,57 @@ pub(super) fn kind_str(kind: EntryKind) -> &'static str {
     }
 }
 
-/// What an entry did, in one line: its commands' summary, and what it undid or redid.
-fn entry_summary(e: &JournalEntry, lang: Lang) -> String {
-    let what = match parse_commands(&e.commands) {
+/// The writes that undo and redo entries stand for, by the rank of the undo or redo.
+/// An undo stores the commands it applied, the inverse of what its author had done
+/// (undoing a move stores `set_period_dates`), so its line names the write it undid
+/// instead, as the person knows it; a redo names the write it brings back.
+pub(super) type Origins = HashMap<i64, JournalEntry>;
+
+/// The origins of `entries` (see [`Origins`]): each undo or redo followed back through
+/// its target ranks to the write at their start, read from `entries` or the store.
+pub(super) async fn origins(
+    ctx: &Ctx,
+    id: i64,
+    entries: &[JournalEntry],
+) -> Result<Origins, Refusal> {
+    // Undo of a redo of an undo...: a chain is short, the bound only guards a corrupt one.
+    const HOPS: usize = 64;
+    let mut known: HashMap<i64, JournalEntry> =
+        entries.iter().map(|e| (e.rank, e.clone())).collect();
+    let mut out = Origins::new();
+    for e in entries.iter().filter(|e| e.kind != EntryKind::Write) {
+        let mut cur = e.clone();
+        for _ in 0..HOPS {
+            let Some(t) = cur.target_rank.filter(|_| cur.kind != EntryKind::Write) else {
+                break;
+            };
+            let next = match known.get(&t) {
+                Some(x) => x.clone(),
+                None => match ctx.store().entry(id, t).await.map_err(|e| ctx.db_error(e))? {
+                    Some(x) => {
+                        known.insert(t, x.clone());
+                        x
+                    }
+                    None => break,
+                },
+            };
+            cur = next;
+        }
+        if cur.kind == EntryKind::Write {
+            out.insert(e.rank, cur);
+        }
+    }
+    Ok(out)
+}
+
+/// What an entry did, in one line: its commands' summary, and what it undid or redid
+/// (named by the write it stands for, see [`Origins`]).
+fn entry_summary(e: &JournalEntry, lang: Lang, origins: &Origins) -> String {
+    let named = match e.kind {
+        EntryKind::Write => e,
+        EntryKind::Undo | EntryKind::Redo => origins.get(&e.rank).unwrap_or(e),
+    };
+    let what = match parse_commands(&named.commands) {
         Some(cmds) => summary(&cmds, lang),
         None => "?".into(),
     };
@@ -215,7 +265,12 @@ pub(super) async fn user_names(ctx: &Ctx, ids: &[i64]) -> Result<HashMap<i64, St
 }
 
 /// "- rang 15 · Alice · 2026-05-01T09:30:00Z · écriture · move_periods (3 blocs)"
-fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> String {
+fn entry_line(
+    ctx: &Ctx,
+    e: &JournalEntry,
+    names: &HashMap<i64, String>,
+    origins: &Origins,
+) -> String {
     let who = names.get(&e.author).map_or("?", String::as_str);
     let lang = ctx.lang();
     format!(
@@ -224,7 +279,7 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
         e.rank,
         iso_utc(e.at),
         kind_name(e.kind, lang),
-        entry_summary(e, lang)
+        entry_summary(e, lang, origins)
     )
 }
 
@@ -265,18 +320,23 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
     let rank = newest.rank;
     let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
     let names = user_names(&ctx, &authors).await?;
+    let origins = origins(&ctx, id, &entries).await?;
+    let n = entries.len();
     let mut text = ctx.tr(
         format!(
-            "Les {} dernière(s) modification(s) du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne :",
-            entries.len()
+            "{} du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne :",
+            match n {
+                1 => "La dernière modification".to_owned(),
+                n => format!("Les {n} dernières modifications"),
+            }
         ),
         format!(
-            "The latest {} change(s) of schedule {id} (current rank {rank}), newest first:",
-            entries.len()
+            "The latest {} of schedule {id} (current rank {rank}), newest first:",
+            text::count(Lang::En, n, "change", "changes")
         ),
     );
     for e in &entries {
-        text.push_str(&entry_line(&ctx, e, &names));
+        text.push_str(&entry_line(&ctx, e, &names, &origins));
     }
     if more {
         let oldest = entries.last().map_or(0, |e| e.rank);
@@ -295,7 +355,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
                 "at": iso_utc(e.at),
                 "kind": kind_str(e.kind),
                 "target_rank": e.target_rank,
-                "summary": entry_summary(e, ctx.lang()),
+                "summary": entry_summary(e, ctx.lang(), &origins),
             })
         })
         .collect();
@@ -494,16 +554,18 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     let (rank, since, next, more) = (f.rank, f.since, packed.next, packed.more);
     let mut text = ctx.tr(
         format!(
-            "{} modification(s) du planning {id} après le rang {since} (rang actuel {rank}) :",
-            packed.items.len()
+            "{} du planning {id} après le rang {since} (rang actuel {rank}) :",
+            text::count(Lang::Fr, packed.items.len(), "modification", "modifications")
         ),
         format!(
-            "{} change(s) of schedule {id} after rank {since} (current rank {rank}):",
-            packed.items.len()
+            "{} of schedule {id} after rank {since} (current rank {rank}):",
+            text::count(Lang::En, packed.items.len(), "change", "changes")
         ),
     );
-    for e in f.entries.iter().take(packed.items.len()) {
-        text.push_str(&entry_line(&ctx, e, &f.names));
+    let shown = &f.entries[..packed.items.len().min(f.entries.len())];
+    let origins = origins(&ctx, id, shown).await?;
+    for e in shown {
+        text.push_str(&entry_line(&ctx, e, &f.names, &origins));
     }
     if let Some(first) = packed.too_large.first() {
         text.push_str(&ctx.tr(
@@ -717,6 +779,7 @@ fn entry_footprint(ctx: &Ctx, e: &JournalEntry) -> Result<Footprint, Refusal> {
 /// Refuses when someone else's later entry shares an item with the target.
 async fn check_others(
     ctx: &Ctx,
+    id: i64,
     plan: &Plan,
     state: &Schedule,
     way: Way,
@@ -756,7 +819,8 @@ async fn check_others(
             Way::Undo => ("d'annuler", "Annuler", "undo", "Undoing"),
             Way::Redo => ("de rétablir", "Rétablir", "redo", "Redoing"),
         };
-        let their = entry_summary(o, ctx.lang());
+        let stands_for = origins(ctx, id, std::slice::from_ref(o)).await?;
+        let their = entry_summary(o, ctx.lang(), &stands_for);
         let text = ctx.tr(
             format!(
                 "Impossible {of_fr} {what} : {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
@@ -805,19 +869,16 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 None => plan.target.clone(),
             },
         };
-        let what = ctx.tr(
-            format!(
-                "votre modification du rang {} ({})",
-                original.rank,
-                entry_summary(&original, lang)
-            ),
-            format!(
-                "your change at rank {} ({})",
-                original.rank,
-                entry_summary(&original, lang)
-            ),
+        let done = entry_summary(
+            &original,
+            lang,
+            &origins(&ctx, id, std::slice::from_ref(&original)).await?,
         );
-        check_others(&ctx, &plan, &cur.state, way, &what).await?;
+        let what = ctx.tr(
+            format!("votre modification du rang {} ({done})", original.rank),
+            format!("your change at rank {} ({done})", original.rank),
+        );
+        check_others(&ctx, id, &plan, &cur.state, way, &what).await?;
         let kind = match way {
             Way::Undo => EntryKind::Undo,
             Way::Redo => EntryKind::Redo,
@@ -1148,8 +1209,8 @@ mod tests {
         // The clock moves one second per reading (one per write).
         assert_eq!(
             t,
-            "Les 3 dernière(s) modification(s) du planning N (rang actuel 3), de la plus récente à la plus ancienne :\n\
-             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1 : set_period_dates ×3\n\
+            "Les 3 dernières modifications du planning N (rang actuel 3), de la plus récente à la plus ancienne :\n\
+             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1 : move_periods (3 blocs)\n\
              - rang 2 · Bob · 2026-05-03T09:20:01Z · écriture · resize_period\n\
              - rang 1 · Alice · 2026-05-03T09:20:00Z · écriture · move_periods (3 blocs)"
         );
@@ -1164,7 +1225,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("undo · undoes rank 1: set_period_dates ×3"),
+            r.text.contains("undo · undoes rank 1: move_periods (3 bars)"),
             "{}",
             r.text
         );

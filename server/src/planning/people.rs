@@ -22,7 +22,7 @@ use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
 use palmaplan_model::filter::fold;
 use palmaplan_model::risk::{self, AbsenceRisk};
-use palmaplan_model::text::LIST_CAP;
+use palmaplan_model::text::{LIST_CAP, count, plural};
 use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -338,8 +338,16 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         ));
     }
     let mut text = ctx.tr(
-        format!("« {} » : {} membre(s) :", s.name, s.members.len()),
-        format!("“{}”: {} member(s):", s.name, s.members.len()),
+        format!(
+            "« {} » : {} :",
+            s.name,
+            count(Lang::Fr, s.members.len(), "membre", "membres")
+        ),
+        format!(
+            "“{}”: {}:",
+            s.name,
+            count(Lang::En, s.members.len(), "member", "members")
+        ),
     );
     let mut items = Vec::new();
     for m in s.members.iter().take(MEMBER_CAP) {
@@ -353,14 +361,22 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
             let names: Vec<String> = rows.iter().take(5).map(|r| quoted(lang, &r.name)).collect();
             let more = if rows.len() > 5 { ", …" } else { "" };
             text.push_str(&ctx.tr(
-                format!(" — ligne(s) : {}{more}", names.join(", ")),
-                format!(" — row(s): {}{more}", names.join(", ")),
+                format!(
+                    " — {} : {}{more}",
+                    plural(Lang::Fr, rows.len(), "ligne", "lignes"),
+                    names.join(", ")
+                ),
+                format!(
+                    " — {}: {}{more}",
+                    plural(Lang::En, rows.len(), "row", "rows"),
+                    names.join(", ")
+                ),
             ));
         }
         if absences > 0 {
             text.push_str(&ctx.tr(
-                format!(" — {absences} absence(s)"),
-                format!(" — {absences} absence(s)"),
+                format!(" — {}", count(Lang::Fr, absences, "absence", "absences")),
+                format!(" — {}", count(Lang::En, absences, "absence", "absences")),
             ));
         }
         let mut item = json!({
@@ -593,27 +609,41 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
             let more = if c.rows.len() > 10 { ", …" } else { "" };
             parts.push(ctx.tr(
                 format!(
-                    "retiré de {} ligne(s) : {}{more}",
-                    c.rows.len(),
+                    "retiré de {} : {}{more}",
+                    count(Lang::Fr, c.rows.len(), "ligne", "lignes"),
                     names.join(", ")
                 ),
                 format!(
-                    "removed from {} row(s): {}{more}",
-                    c.rows.len(),
+                    "removed from {}: {}{more}",
+                    count(Lang::En, c.rows.len(), "row", "rows"),
                     names.join(", ")
                 ),
             ));
         }
         if !c.actions.is_empty() {
             parts.push(ctx.tr(
-                format!("désassigné de {} action(s)", c.actions.len()),
-                format!("unassigned from {} action(s)", c.actions.len()),
+                format!(
+                    "désassigné de {}",
+                    count(Lang::Fr, c.actions.len(), "action", "actions")
+                ),
+                format!(
+                    "unassigned from {}",
+                    count(Lang::En, c.actions.len(), "action", "actions")
+                ),
             ));
         }
         if !c.absences.is_empty() {
             parts.push(ctx.tr(
-                format!("{} absence(s) supprimée(s)", c.absences.len()),
-                format!("{} absence(s) deleted", c.absences.len()),
+                count(
+                    Lang::Fr,
+                    c.absences.len(),
+                    "absence supprimée",
+                    "absences supprimées",
+                ),
+                format!(
+                    "{} deleted",
+                    count(Lang::En, c.absences.len(), "absence", "absences")
+                ),
             ));
         }
         text.push_str(&ctx.tr(
@@ -869,8 +899,14 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let owner = role == Role::Owner;
     let mut text = ctx.tr(
-        format!("Accès à « {name} » ({} personne(s)) :", access.len()),
-        format!("Access to “{name}” ({} people):", access.len()),
+        format!(
+            "Accès à « {name} » ({}) :",
+            count(Lang::Fr, access.len(), "personne", "personnes")
+        ),
+        format!(
+            "Access to “{name}” ({}):",
+            count(Lang::En, access.len(), "person", "people")
+        ),
     );
     let mut items = Vec::new();
     for (u, r) in access.iter().take(MEMBER_CAP) {
@@ -956,17 +992,32 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
     }
     let mut out = if now {
         ctx.tr(
-            format!("Bloc(s) mis à risque ({}) :", at_risk.len()),
-            format!("Bar(s) put at risk ({}):", at_risk.len()),
+            format!(
+                "{} ({}) :",
+                plural(Lang::Fr, at_risk.len(), "Bloc mis à risque", "Blocs mis à risque"),
+                at_risk.len()
+            ),
+            format!(
+                "{} ({}):",
+                plural(Lang::En, at_risk.len(), "Bar put at risk", "Bars put at risk"),
+                at_risk.len()
+            ),
         )
     } else {
         ctx.tr(
             format!(
-                "Bloc(s) qui ne sont plus à risque de cette absence ({}) :",
+                "{} de cette absence ({}) :",
+                plural(
+                    Lang::Fr,
+                    at_risk.len(),
+                    "Bloc qui n'est plus à risque",
+                    "Blocs qui ne sont plus à risque"
+                ),
                 at_risk.len()
             ),
             format!(
-                "Bar(s) no longer at risk of this absence ({}):",
+                "{} no longer at risk of this absence ({}):",
+                plural(Lang::En, at_risk.len(), "Bar", "Bars"),
                 at_risk.len()
             ),
         )
@@ -1235,8 +1286,16 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
         )
     } else {
         ctx.tr(
-            format!("« {} » : {} absence(s) :", s.name, list.len()),
-            format!("“{}”: {} absence(s):", s.name, list.len()),
+            format!(
+                "« {} » : {} :",
+                s.name,
+                count(Lang::Fr, list.len(), "absence", "absences")
+            ),
+            format!(
+                "“{}”: {}:",
+                s.name,
+                count(Lang::En, list.len(), "absence", "absences")
+            ),
         )
     };
     let mut items = Vec::new();
@@ -1538,12 +1597,12 @@ mod tests {
             .await;
         assert!(
             r.text
-                .contains("removed from 1 row(s): “Adaptation du code spécifique” (8)"),
+                .contains("removed from 1 row: “Adaptation du code spécifique” (8)"),
             "{}",
             r.text
         );
-        assert!(r.text.contains("unassigned from 1 action(s)"), "{}", r.text);
-        assert!(r.text.contains("1 absence(s) deleted"), "{}", r.text);
+        assert!(r.text.contains("unassigned from 1 action"), "{}", r.text);
+        assert!(r.text.contains("1 absence deleted"), "{}", r.text);
         assert_eq!(r.structured["cleared"]["absences"], json!([31]));
         let s = k.state(k.schedule).await;
         assert!(s.member(MemberId(4)).is_none() && s.absences.is_empty());

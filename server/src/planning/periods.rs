@@ -9,7 +9,7 @@
 //! from a fresh read.
 
 use palmaplan_model::command::{Command, Edge};
-use palmaplan_model::{BarId, Date, RowId, Schedule, TimeUnit, diff, text};
+use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, diff, text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::json;
@@ -139,16 +139,11 @@ fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
     )
 }
 
-/// "de +2 jours ouvrés" / "by +2 working days", in the schedule's unit.
-fn units(ctx: &Ctx, s: &Schedule, by: i32) -> String {
-    let plural = by.abs() > 1;
-    let (fr, en) = match (s.settings.time_unit, plural) {
-        (TimeUnit::Day, false) => ("jour ouvré", "working day"),
-        (TimeUnit::Day, true) => ("jours ouvrés", "working days"),
-        (TimeUnit::Week, false) => ("semaine ouvrée", "working week"),
-        (TimeUnit::Week, true) => ("semaines ouvrées", "working weeks"),
-    };
-    ctx.tr(format!("{by:+} {fr}"), format!("{by:+} {en}"))
+/// "+2 jours ouvrés" / "+2 working days", "-1 jour ouvré": an offset in the schedule's
+/// unit, always signed.
+pub(super) fn units(ctx: &Ctx, s: &Schedule, by: i32) -> String {
+    let words = text::time_units(i64::from(by), s.settings.time_unit, ctx.lang());
+    if by > 0 { format!("+{words}") } else { words }
 }
 
 /// Which edge of a bar to move.
@@ -457,13 +452,13 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     let (_, wrote, (labels, links, actions)) = apply_fresh(&ctx, id, build).await?;
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) supprimé(s) : {}",
-            labels.len(),
+            "{} : {}",
+            text::count(Lang::Fr, labels.len(), "bloc supprimé", "blocs supprimés"),
             named_list(&ctx, &labels)
         ),
         format!(
-            "{} bar(s) deleted: {}",
-            labels.len(),
+            "{} deleted: {}",
+            text::count(Lang::En, labels.len(), "bar", "bars"),
             named_list(&ctx, &labels)
         ),
     );
@@ -475,14 +470,14 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     } else {
         text.push_str(&ctx.tr(
             format!(
-                ". Partis avec eux : {} lien(s), {} action(s)",
-                links.len(),
-                actions.len()
+                ". Partis avec eux : {}, {}",
+                text::count(Lang::Fr, links.len(), "lien", "liens"),
+                text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
             format!(
-                ". Gone with them: {} link(s), {} action(s)",
-                links.len(),
-                actions.len()
+                ". Gone with them: {}, {}",
+                text::count(Lang::En, links.len(), "link", "links"),
+                text::count(Lang::En, actions.len(), "action", "actions")
             ),
         ));
         let both: Vec<String> = links.iter().chain(&actions).cloned().collect();
@@ -511,13 +506,13 @@ fn confirm_needed(
     let labels: Vec<String> = bars.iter().map(|b| bar_name(ctx, s, b.0)).collect();
     let mut text = ctx.tr(
         format!(
-            "Rien n'a été supprimé. Supprimer {} bloc(s) ({})",
-            bars.len(),
+            "Rien n'a été supprimé. Supprimer {} ({})",
+            text::count(Lang::Fr, bars.len(), "bloc", "blocs"),
             named_list(ctx, &labels)
         ),
         format!(
-            "Nothing was deleted. Deleting {} bar(s) ({})",
-            bars.len(),
+            "Nothing was deleted. Deleting {} ({})",
+            text::count(Lang::En, bars.len(), "bar", "bars"),
             named_list(ctx, &labels)
         ),
     );
@@ -526,14 +521,14 @@ fn confirm_needed(
     } else {
         text.push_str(&ctx.tr(
             format!(
-                " supprimerait aussi {} lien(s) et {} action(s) : ",
-                links.len(),
-                actions.len()
+                " supprimerait aussi {} et {} : ",
+                text::count(Lang::Fr, links.len(), "lien", "liens"),
+                text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
             format!(
-                " would also remove {} link(s) and {} action(s): ",
-                links.len(),
-                actions.len()
+                " would also remove {} and {}: ",
+                text::count(Lang::En, links.len(), "link", "links"),
+                text::count(Lang::En, actions.len(), "action", "actions")
             ),
         ));
         let both: Vec<String> = links.iter().chain(actions).cloned().collect();
@@ -622,12 +617,14 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "{total} bloc(s) et jalon(s) ; {} à {} :",
+                "{total} {} ; {} à {} :",
+                text::plural(Lang::Fr, total, "bloc ou jalon", "blocs et jalons"),
                 (p.offset + 1).min(total),
                 p.offset + page.len()
             ),
             format!(
-                "{total} bar(s) and milestone(s); {} to {}:",
+                "{total} {}; {} to {}:",
+                text::plural(Lang::En, total, "bar or milestone", "bars and milestones"),
                 (p.offset + 1).min(total),
                 p.offset + page.len()
             ),
@@ -877,7 +874,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "Rien n'a été supprimé. Supprimer 2 bloc(s) (« Migration à blanc » (bloc 16) ; « Recette utilisateurs » (bloc 17)) supprimerait aussi 4 lien(s) et 1 action(s) : lien 22 : « Nettoyage des données » → « Migration à blanc » ; lien 23 : « Adaptation du code ABAP » → « Recette utilisateurs » ; lien 24 : « Migration à blanc » → « Recette utilisateurs » ; lien 25 : « Recette utilisateurs » → « Bascule en production » ; action 30 « Rédiger les cas de test » sur « Recette utilisateurs ». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
+            "Rien n'a été supprimé. Supprimer 2 blocs (« Migration à blanc » (bloc 16) ; « Recette utilisateurs » (bloc 17)) supprimerait aussi 4 liens et 1 action : lien 22 : « Nettoyage des données » → « Migration à blanc » ; lien 23 : « Adaptation du code ABAP » → « Recette utilisateurs » ; lien 24 : « Migration à blanc » → « Recette utilisateurs » ; lien 25 : « Recette utilisateurs » → « Bascule en production » ; action 30 « Rédiger les cas de test » sur « Recette utilisateurs ». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
         );
         assert_eq!(k.rank().await, 0, "nothing written");
         let r = k
@@ -887,7 +884,7 @@ mod tests {
                 json!({"schedule": id, "bars": [16, 17], "confirm": true}),
             )
             .await;
-        assert!(r.text.starts_with("2 bar(s) deleted: “Migration à blanc” (bar 16); “Recette utilisateurs” (bar 17). Gone with them: 4 link(s), 1 action(s) (link 22:"), "{}", r.text);
+        assert!(r.text.starts_with("2 bars deleted: “Migration à blanc” (bar 16); “Recette utilisateurs” (bar 17). Gone with them: 4 links, 1 action (link 22:"), "{}", r.text);
         assert_eq!(
             r.structured,
             json!({"schedule_id": id, "rank": 1, "deleted": 2, "links_removed": 4, "actions_removed": 1})
@@ -942,7 +939,7 @@ mod tests {
             .ok(&k.carol, "list_periods", json!({"schedule": id}))
             .await;
         assert_eq!(r.structured["total"], 7);
-        assert!(r.text.starts_with("7 bloc(s) et jalon(s) ; 1 à 7 :\n- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13 (ligne « Audit du système », 6)"), "{}", r.text);
+        assert!(r.text.starts_with("7 blocs et jalons ; 1 à 7 :\n- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13 (ligne « Audit du système », 6)"), "{}", r.text);
         let r = k
             .ok(
                 &en(&k.carol),
@@ -952,7 +949,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "2 bar(s) and milestone(s); 1 to 2:\n- bar 18 “Bascule en production”: 2026-12-14 → 2026-12-17 (row “Mise en production”, 12)\n- milestone 19 “Go-live S/4HANA”: 2026-12-18 (row “Mise en production”, 12)"
+            "2 bars and milestones; 1 to 2:\n- bar 18 “Bascule en production”: 2026-12-14 → 2026-12-17 (row “Mise en production”, 12)\n- milestone 19 “Go-live S/4HANA”: 2026-12-18 (row “Mise en production”, 12)"
         );
         assert_eq!(
             r.structured["items"][1],

@@ -1,7 +1,7 @@
 //! Tools on whole schedules: list, read, create, rename, duplicate, delete.
 
 use palmaplan_model::command;
-use palmaplan_model::{Schedule, demo, risk, text};
+use palmaplan_model::{Lang, Schedule, demo, risk, text};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -57,8 +57,14 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
         )
     } else {
         ctx.tr(
-            format!("{} planning(s) :", visible.len()),
-            format!("{} schedule(s):", visible.len()),
+            format!(
+                "{} :",
+                text::count(Lang::Fr, visible.len(), "planning", "plannings")
+            ),
+            format!(
+                "{}:",
+                text::count(Lang::En, visible.len(), "schedule", "schedules")
+            ),
         )
     };
     for s in &visible {

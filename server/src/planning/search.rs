@@ -8,8 +8,8 @@
 
 use palmaplan_model::filter::{self, FilterContext, fold};
 use palmaplan_model::idset::IdSet;
-use palmaplan_model::text::LIST_CAP;
-use palmaplan_model::{BarId, Schedule, cpm, risk};
+use palmaplan_model::text::{LIST_CAP, count, plural};
+use palmaplan_model::{BarId, Lang, Schedule, cpm, risk};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -166,13 +166,19 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     let q = quoted(lang, p.query.trim());
     let mut text = if total == 0 {
         ctx.tr(
-            format!("Aucun résultat pour {q} dans {searched} planning(s). Essayez moins de mots ou une partie de mot."),
-            format!("No result for {q} in {searched} schedule(s). Try fewer words or part of a word."),
+            format!(
+                "Aucun résultat pour {q} dans {}. Essayez moins de mots ou une partie de mot.",
+                count(Lang::Fr, searched, "planning", "plannings")
+            ),
+            format!(
+                "No result for {q} in {}. Try fewer words or part of a word.",
+                count(Lang::En, searched, "schedule", "schedules")
+            ),
         )
     } else {
         ctx.tr(
-            format!("{total} résultat(s) pour {q} :"),
-            format!("{total} result(s) for {q}:"),
+            format!("{} pour {q} :", count(Lang::Fr, total, "résultat", "résultats")),
+            format!("{} for {q}:", count(Lang::En, total, "result", "results")),
         )
     };
     for h in &hits {
@@ -265,29 +271,31 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     let mut text = if selected.is_empty() {
         ctx.tr(
             format!(
-                "Aucun des {} bloc(s) de « {} » ne correspond à {q}.",
-                s.bars.len(),
+                "Aucun des {} de « {} » ne correspond à {q}.",
+                count(Lang::Fr, s.bars.len(), "bloc", "blocs"),
                 s.name
             ),
             format!(
-                "None of the {} bar(s) of “{}” matches {q}.",
-                s.bars.len(),
+                "None of the {} of “{}” matches {q}.",
+                count(Lang::En, s.bars.len(), "bar", "bars"),
                 s.name
             ),
         )
     } else {
         ctx.tr(
             format!(
-                "{} bloc(s) sur {} de « {} » correspondent à {q} :",
-                selected.len(),
+                "{} sur {} de « {} » {} à {q} :",
+                count(Lang::Fr, selected.len(), "bloc", "blocs"),
                 s.bars.len(),
-                s.name
+                s.name,
+                plural(Lang::Fr, selected.len(), "correspond", "correspondent")
             ),
             format!(
-                "{} of the {} bar(s) of “{}” match {q}:",
+                "{} of the {} of “{}” {} {q}:",
                 selected.len(),
-                s.bars.len(),
-                s.name
+                count(Lang::En, s.bars.len(), "bar", "bars"),
+                s.name,
+                plural(Lang::En, selected.len(), "matches", "match")
             ),
         )
     };
@@ -349,7 +357,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "1 result(s) for “lefevre”:\n- member 3 “Sophie Lefèvre”"
+            "1 result for “lefevre”:\n- member 3 “Sophie Lefèvre”"
         );
         let r = k
             .ok(&k.owner, "search", json!({ "query": "example.org" }))
@@ -357,7 +365,7 @@ mod tests {
         assert_eq!(r.structured["count"], 0, "{}", r.text);
         assert!(
             r.text
-                .starts_with("Aucun résultat pour « example.org » dans 1 planning(s)."),
+                .starts_with("Aucun résultat pour « example.org » dans 1 planning."),
             "{}",
             r.text
         );

@@ -234,8 +234,15 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             json!(query),
             query.to_owned(),
             ctx.tr(
-                format!("filtre {q} ({matching} bloc(s) sur {})", s.bars.len()),
-                format!("filter {q} ({matching} of {} bar(s))", s.bars.len()),
+                format!(
+                    "filtre {q} ({} sur {})",
+                    text::count(Lang::Fr, matching, "bloc", "blocs"),
+                    s.bars.len()
+                ),
+                format!(
+                    "filter {q} ({matching} of {})",
+                    text::count(Lang::En, s.bars.len(), "bar", "bars")
+                ),
             ),
         );
     }
@@ -795,7 +802,7 @@ mod tests {
         .await;
         assert!(!r.is_error, "{}", r.text);
         assert!(
-            r.text.contains("Vue : diagramme de Gantt ; filtre « member:Thomas » (1 bloc(s) sur 6) ; zoom : mois ; du 2026-11-01 au 2026-12-31 ; panneaux : les blocs seuls ; chemin critique en évidence ; référence : version « Baseline » ; affichage compact."),
+            r.text.contains("Vue : diagramme de Gantt ; filtre « member:Thomas » (1 bloc sur 6) ; zoom : mois ; du 2026-11-01 au 2026-12-31 ; panneaux : les blocs seuls ; chemin critique en évidence ; référence : version « Baseline » ; affichage compact."),
             "{}",
             r.text
         );

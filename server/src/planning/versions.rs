@@ -7,7 +7,8 @@
 //! schedule keeps its current name: a version is about the plan's content, and a
 //! rename since would otherwise be silently reverted.
 
-use palmaplan_model::Schedule;
+use palmaplan_model::text::count;
+use palmaplan_model::{Lang, Schedule};
 use palmaplan_model::command::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -172,8 +173,14 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
     let authors: Vec<i64> = all.iter().map(|v| v.created_by).collect();
     let names = user_names(&ctx, &authors).await?;
     let mut text = ctx.tr(
-        format!("{total} version(s) du planning {id}, de la plus récente à la plus ancienne :"),
-        format!("{total} version(s) of schedule {id}, newest first:"),
+        format!(
+            "{} du planning {id}, de la plus récente à la plus ancienne :",
+            count(Lang::Fr, total, "version", "versions")
+        ),
+        format!(
+            "{} of schedule {id}, newest first:",
+            count(Lang::En, total, "version", "versions")
+        ),
     );
     for v in &all {
         let by = names.get(&v.created_by).map_or("?", String::as_str);
@@ -402,7 +409,7 @@ mod tests {
         assert_eq!(
             r.text,
             format!(
-                "1 version(s) of schedule {id}, newest first:\n- {v} “Base”: rank 0, 2026-05-03T09:20:00Z by Bob"
+                "1 version of schedule {id}, newest first:\n- {v} “Base”: rank 0, 2026-05-03T09:20:00Z by Bob"
             )
         );
 

@@ -40,7 +40,8 @@ use palmaplan_model::command::Command;
 use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
 use palmaplan_model::paging::{self, Priority};
-use palmaplan_model::{Date, MemberId, RowId, Schedule};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -460,29 +461,32 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     }
     let mut text = ctx.tr(
         format!(
-            "Page {} du planning {id} au rang {rank} ({n} page(s), numérotées de 0 à {}) : les données sont dans structuredContent.",
+            "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {}) : les données sont dans structuredContent.",
             p.page,
+            count(Lang::Fr, n, "page", "pages"),
+            plural(Lang::Fr, n, "numérotée", "numérotées"),
             n - 1
         ),
         format!(
-            "Page {} of schedule {id} at rank {rank} ({n} page(s), numbered 0 to {}): the data is in structuredContent.",
+            "Page {} of schedule {id} at rank {rank} ({}, numbered 0 to {}): the data is in structuredContent.",
             p.page,
+            count(Lang::En, n, "page", "pages"),
             n - 1
         ),
     );
     if p.page == 0 {
         text.push_str(&ctx.tr(
             format!(
-                " Elle commence par la fenêtre du {} au {} ({} ligne(s)).",
+                " Elle commence par la fenêtre du {} au {} ({}).",
                 w.from,
                 w.to,
-                w.rows.len()
+                count(Lang::Fr, w.rows.len(), "ligne", "lignes")
             ),
             format!(
-                " It starts with the window from {} to {} ({} row(s)).",
+                " It starts with the window from {} to {} ({}).",
                 w.from,
                 w.to,
-                w.rows.len()
+                count(Lang::En, w.rows.len(), "row", "rows")
             ),
         ));
     }
@@ -584,18 +588,18 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
     let mut by = who.join(", ");
     if extra > 0 {
         by.push_str(&ctx.tr(
-            format!(" et {extra} autre(s)"),
+            format!(" et {}", count(Lang::Fr, extra, "autre", "autres")),
             format!(" and {extra} more"),
         ));
     }
     let mut text = ctx.tr(
         format!(
-            "{} modification(s) du planning {id} après le rang {since}, jusqu'au rang {next} (rang actuel {rank}), par {by}.",
-            list.len()
+            "{} du planning {id} après le rang {since}, jusqu'au rang {next} (rang actuel {rank}), par {by}.",
+            count(Lang::Fr, list.len(), "modification", "modifications")
         ),
         format!(
-            "{} change(s) of schedule {id} after rank {since}, up to rank {next} (current rank {rank}), by {by}.",
-            list.len()
+            "{} of schedule {id} after rank {since}, up to rank {next} (current rank {rank}), by {by}.",
+            count(Lang::En, list.len(), "change", "changes")
         ),
     );
     if too_large {
@@ -760,14 +764,14 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     } else {
         ctx.tr(
             format!(
-                "{} absence(s) de {} membre(s) du {from} au {to} dans le planning {id} :",
-                list.len(),
-                people.len()
+                "{} de {} du {from} au {to} dans le planning {id} :",
+                count(Lang::Fr, list.len(), "absence", "absences"),
+                count(Lang::Fr, people.len(), "membre", "membres")
             ),
             format!(
-                "{} absence(s) of {} member(s) from {from} to {to} in schedule {id}:",
-                list.len(),
-                people.len()
+                "{} of {} from {from} to {to} in schedule {id}:",
+                count(Lang::En, list.len(), "absence", "absences"),
+                count(Lang::En, people.len(), "member", "members")
             ),
         )
     };
@@ -775,7 +779,10 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     if list.len() > ABSENCES_LISTED {
         let rest = list.len() - ABSENCES_LISTED;
         text.push_str(&ctx.tr(
-            format!("\n… et {rest} autre(s) (dans structuredContent)."),
+            format!(
+                "\n… et {} (dans structuredContent).",
+                count(Lang::Fr, rest, "autre", "autres")
+            ),
             format!("\n… and {rest} more (in structuredContent)."),
         ));
     }
@@ -892,7 +899,7 @@ mod tests {
         );
         assert!(
             r.text
-                .starts_with(&format!("Page 0 du planning {id} au rang 0 (1 page(s)")),
+                .starts_with(&format!("Page 0 du planning {id} au rang 0 (1 page")),
             "{}",
             r.text
         );

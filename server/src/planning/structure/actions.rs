@@ -2,7 +2,8 @@
 //! assigned to a member, and `list_actions` to read them by bar or by status.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{ActionId, ActionStatus, BarId, MemberId, Schedule};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{ActionId, ActionStatus, BarId, Lang, MemberId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -337,7 +338,9 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         .filter(|(_, n)| *n > 0)
         .map(|(st, n)| match (ctx.lang(), st) {
             // The only status word that agrees in number.
-            (palmaplan_model::Lang::Fr, ActionStatus::Done) => format!("{n} terminée(s)"),
+            (Lang::Fr, ActionStatus::Done) => {
+                format!("{n} {}", plural(Lang::Fr, n, "terminée", "terminées"))
+            }
             _ => format!("{n} {}", status_words(ctx.lang(), *st)),
         })
         .collect();
@@ -357,11 +360,13 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "{total} action(s) {scope} ({}) ; {at} :",
+                "{} {scope} ({}) ; {at} :",
+                count(Lang::Fr, total, "action", "actions"),
                 by_status.join(", ")
             ),
             format!(
-                "{total} action(s) {scope} ({}); {at}:",
+                "{} {scope} ({}); {at}:",
+                count(Lang::En, total, "action", "actions"),
                 by_status.join(", ")
             ),
         )
@@ -452,7 +457,7 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_actions", json!({})).await);
         assert!(
             r.text.contains(
-                "5 action(s) de « S/4HANA Migration » (2 à faire, 2 en cours, 1 terminée(s))"
+                "5 actions de « S/4HANA Migration » (2 à faire, 2 en cours, 1 terminée)"
             ) && r
                 .text
                 .contains("- [en cours] « Comparer » (32) — bloc « Migration à blanc » (16)"),
@@ -554,6 +559,6 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_actions", json!({"bar": 13})).await);
         assert_eq!(r.structured["count"], 61);
         assert_eq!(r.structured["shown"], 50);
-        assert!(r.text.contains("… et 11 autre(s)."), "{}", r.text);
+        assert!(r.text.contains("… et 11 autres."), "{}", r.text);
     }
 }

@@ -340,7 +340,7 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("Jalon « Go-live » (19) supprimé, avec 1 lien(s) ; rang 4."),
+                .contains("Jalon « Go-live » (19) supprimé, avec 1 lien ; rang 4."),
             "{}",
             r.text
         );

@@ -7,7 +7,8 @@
 //! answer counts what went, read from the journal's inverse.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{GroupId, MemberId, RowId, Schedule};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{GroupId, Lang, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -149,17 +150,17 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         .count();
     let mut text = ctx.tr(
         format!(
-            "« {} » : {} groupe(s), {} ligne(s) ; {}.",
+            "« {} » : {}, {} ; {}.",
             s.name,
-            groups.len(),
-            row_count,
+            count(Lang::Fr, groups.len(), "groupe", "groupes"),
+            count(Lang::Fr, row_count, "ligne", "lignes"),
             rank(&ctx, stored.rank)
         ),
         format!(
-            "“{}”: {} group(s), {} row(s); {}.",
+            "“{}”: {}, {}; {}.",
             s.name,
-            groups.len(),
-            row_count,
+            count(Lang::En, groups.len(), "group", "groups"),
+            count(Lang::En, row_count, "row", "rows"),
             rank(&ctx, stored.rank)
         ),
     );
@@ -214,8 +215,8 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             .take(CAP)
             .map(|(g, n)| {
                 ctx.tr(
-                    format!("« {} » ({}, {n} ligne(s))", g.name, g.id),
-                    format!("“{}” ({}, {n} row(s))", g.name, g.id),
+                    format!("« {} » ({}, {})", g.name, g.id, count(Lang::Fr, *n, "ligne", "lignes")),
+                    format!("“{}” ({}, {})", g.name, g.id, count(Lang::En, *n, "row", "rows")),
                 )
             })
             .collect();
@@ -274,13 +275,15 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
     );
     let text = ctx.tr(
         format!(
-            "Groupe « {} » ajouté (id {g}), à l'index {i} parmi {n} groupe(s) ; {}.",
+            "Groupe « {} » ajouté (id {g}), à l'index {i} parmi {n} {} ; {}.",
             p.name,
+            plural(Lang::Fr, n, "groupe", "groupes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Group “{}” added (id {g}), at index {i} of {n} group(s); {}.",
+            "Group “{}” added (id {g}), at index {i} of {n} {}; {}.",
             p.name,
+            plural(Lang::En, n, "group", "groups"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -358,17 +361,17 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
     let s = &wrote.state;
     let text = ctx.tr(
         format!(
-            "Groupe {} déplacé avec ses lignes à l'index {} parmi {} groupe(s) ; {}.",
+            "Groupe {} déplacé avec ses lignes à l'index {} parmi {} ; {}.",
             group_name(&ctx, s, GroupId(p.group)),
             p.index,
-            s.groups.len(),
+            count(Lang::Fr, s.groups.len(), "groupe", "groupes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Group {} moved with its rows to index {} of {} group(s); {}.",
+            "Group {} moved with its rows to index {} of {}; {}.",
             group_name(&ctx, s, GroupId(p.group)),
             p.index,
-            s.groups.len(),
+            count(Lang::En, s.groups.len(), "group", "groups"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -502,14 +505,16 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     let who = p.member.map(|m| member(s, MemberId(m)));
     let mut text = ctx.tr(
         format!(
-            "Ligne « {} » ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {n} ligne(s)",
+            "Ligne « {} » ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {}",
             p.name,
-            group_name(&ctx, s, GroupId(p.group))
+            group_name(&ctx, s, GroupId(p.group)),
+            count(Lang::Fr, n, "ligne", "lignes")
         ),
         format!(
-            "Row “{}” added (id {row}) to group {}, at index {index} of its {n} row(s)",
+            "Row “{}” added (id {row}) to group {}, at index {index} of its {}",
             p.name,
-            group_name(&ctx, s, GroupId(p.group))
+            group_name(&ctx, s, GroupId(p.group)),
+            count(Lang::En, n, "row", "rows")
         ),
     );
     if let Some(who) = who {
@@ -590,15 +595,17 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
     let (group, index, n) = row_place(s, RowId(p.row)).unwrap_or((GroupId(0), p.index, 0));
     let text = ctx.tr(
         format!(
-            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {n} ligne(s) ; {}.",
+            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {} ; {}.",
             row_name(&ctx, s, RowId(p.row)),
             group_name(&ctx, s, group),
+            count(Lang::Fr, n, "ligne", "lignes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Row {} moved to group {}, at index {index} of its {n} row(s); {}.",
+            "Row {} moved to group {}, at index {index} of its {}; {}.",
             row_name(&ctx, s, RowId(p.row)),
             group_name(&ctx, s, group),
+            count(Lang::En, n, "row", "rows"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -756,7 +763,7 @@ mod tests {
         // The cascade: 3 rows, their 3 bars, the 4 links touching those, 3 actions.
         let r = ok(k.call(&k.editor, "delete_group", json!({"group": 5})).await);
         assert!(
-            r.text.contains("Groupe « Préparation » (5) supprimé, avec 3 ligne(s), 3 bloc(s), 4 lien(s) et 3 action(s) ; rang 4."),
+            r.text.contains("Groupe « Préparation » (5) supprimé, avec 3 lignes, 3 blocs, 4 liens et 3 actions ; rang 4."),
             "{}",
             r.text
         );
@@ -809,7 +816,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("Ligne « Support » ajoutée (id 32) au groupe « Bascule » (9), à l'index 0 parmi ses 4 ligne(s), confiée à Sophie Lefèvre (3) ; rang 1."),
+            r.text.contains("Ligne « Support » ajoutée (id 32) au groupe « Bascule » (9), à l'index 0 parmi ses 4 lignes, confiée à Sophie Lefèvre (3) ; rang 1."),
             "{}",
             r.text
         );
@@ -874,7 +881,7 @@ mod tests {
         let r = ok(k.call(&k.editor, "delete_row", json!({"row": 6})).await);
         assert!(
             r.text.contains(
-                "Ligne « Audit du système » (6) supprimée, avec 1 bloc(s), 2 lien(s) et 1 action(s)"
+                "Ligne « Audit du système » (6) supprimée, avec 1 bloc, 2 liens et 1 action"
             ),
             "{}",
             r.text
@@ -928,7 +935,7 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_rows", json!({})).await);
         assert!(
             r.text
-                .contains("« S/4HANA Migration » : 2 groupe(s), 6 ligne(s) ; rang 0.")
+                .contains("« S/4HANA Migration » : 2 groupes, 6 lignes ; rang 0.")
                 && r.text.contains("Groupe « Préparation » (5) :")
                 && r.text
                     .contains("- « Audit du système » (6) — Karim Benali (2)"),
@@ -979,7 +986,7 @@ mod tests {
         assert_eq!(r.structured["more_groups"].as_array().unwrap().len(), 45);
         assert!(
             r.text
-                .contains("Autres groupes, à lister avec « group » : « G25 » (76, 2 ligne(s))"),
+                .contains("Autres groupes, à lister avec « group » : « G25 » (76, 2 lignes)"),
             "{}",
             r.text
         );

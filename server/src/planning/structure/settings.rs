@@ -4,6 +4,7 @@
 //! rank they read, so two people adding holidays at once both get theirs.
 
 use palmaplan_model::command::Command;
+use palmaplan_model::text::count;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -134,7 +135,10 @@ fn dates_list(ctx: &Ctx, dates: &[Date]) -> String {
     let mut out = shown.join(", ");
     if dates.len() > CAP {
         out.push_str(&ctx.tr(
-            format!(" … et {} autre(s)", dates.len() - CAP),
+            format!(
+                " … et {}",
+                count(Lang::Fr, dates.len() - CAP, "autre", "autres")
+            ),
             format!(" … and {} more", dates.len() - CAP),
         ));
     }
@@ -153,13 +157,13 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     } else {
         ctx.tr(
             format!(
-                "{} jour(s) férié(s) : {}",
-                st.holidays.len(),
+                "{} : {}",
+                count(Lang::Fr, st.holidays.len(), "jour férié", "jours fériés"),
                 dates_list(ctx, &st.holidays)
             ),
             format!(
-                "{} holiday(s): {}",
-                st.holidays.len(),
+                "{}: {}",
+                count(Lang::En, st.holidays.len(), "holiday", "holidays"),
                 dates_list(ctx, &st.holidays)
             ),
         )
@@ -459,23 +463,47 @@ fn holidays_reply(
             format!("None of these dates is a holiday of “{name}”: nothing changed ({at})."),
         ),
         (false, true) => ctx.tr(
-            format!("{n} jour(s) férié(s) ajouté(s) à « {name} » : {list} ({at})."),
-            format!("{n} holiday(s) added to “{name}”: {list} ({at})."),
+            format!(
+                "{} à « {name} » : {list} ({at}).",
+                count(Lang::Fr, n, "jour férié ajouté", "jours fériés ajoutés")
+            ),
+            format!(
+                "{} added to “{name}”: {list} ({at}).",
+                count(Lang::En, n, "holiday", "holidays")
+            ),
         ),
         (false, false) => ctx.tr(
-            format!("{n} jour(s) férié(s) retiré(s) de « {name} » : {list} ({at})."),
-            format!("{n} holiday(s) removed from “{name}”: {list} ({at})."),
+            format!(
+                "{} de « {name} » : {list} ({at}).",
+                count(Lang::Fr, n, "jour férié retiré", "jours fériés retirés")
+            ),
+            format!(
+                "{} removed from “{name}”: {list} ({at}).",
+                count(Lang::En, n, "holiday", "holidays")
+            ),
         ),
     };
     if !changed.is_empty() && unchanged > 0 {
         text.push_str(&ctx.tr(
-            format!(" {unchanged} date(s) l'étai(en)t déjà."),
-            format!(" {unchanged} date(s) already were."),
+            format!(
+                " {}.",
+                count(Lang::Fr, unchanged, "date l'était déjà", "dates l'étaient déjà")
+            ),
+            format!(
+                " {}.",
+                count(Lang::En, unchanged, "date already was", "dates already were")
+            ),
         ));
     }
     text.push_str(&ctx.tr(
-        format!(" Le calendrier compte {now} jour(s) férié(s)."),
-        format!(" The calendar has {now} holiday(s)."),
+        format!(
+            " Le calendrier compte {}.",
+            count(Lang::Fr, now, "jour férié", "jours fériés")
+        ),
+        format!(
+            " The calendar has {}.",
+            count(Lang::En, now, "holiday", "holidays")
+        ),
     ));
     let key = if adding { "added" } else { "removed" };
     let reply = Reply::ok(
@@ -584,9 +612,9 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("2 jour(s) férié(s) ajouté(s)")
+            r.text.contains("2 jours fériés ajoutés")
                 && r.text.contains("2026-12-24, 2026-12-31")
-                && r.text.contains("1 date(s) l'étai(en)t déjà")
+                && r.text.contains("1 date l'était déjà")
                 && r.text.contains("rang 1"),
             "{}",
             r.text
@@ -605,7 +633,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("retiré(s)") && r.text.contains("2026-11-11"),
+            r.text.contains("retiré") && r.text.contains("2026-11-11"),
             "{}",
             r.text
         );
