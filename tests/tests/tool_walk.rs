@@ -108,13 +108,13 @@ fn mentions(text: &str, what: &str) -> bool {
         None => text,
     };
     [
-        format!("« {what} »"),
+        format!("«\u{a0}{what}\u{a0}»"),
         format!("“{what}”"),
         format!("\"{what}\""),
         format!("`{what}`"),
         format!("champ {what}"),
         format!("field {what}"),
-        format!("{what} :"),
+        format!("{what}\u{a0}:"),
         format!("{what}:"),
     ]
     .iter()

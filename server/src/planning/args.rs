@@ -41,7 +41,7 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
         Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -87,7 +87,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
             "invalid_arguments",
             tr(
                 lang,
-                format!("Arguments invalides : {why}. Champs de cet outil : {fields}."),
+                format!("Arguments invalides\u{a0}: {why}. Champs de cet outil\u{a0}: {fields}."),
                 format!("Invalid arguments: {why}. This tool's fields: {fields}."),
             ),
         )
@@ -128,14 +128,14 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
     let at = if path == "." || path.is_empty() {
         String::new()
     } else {
-        tr(lang, format!("« {path} » : "), format!("“{path}”: "))
+        tr(lang, format!("«\u{a0}{path}\u{a0}»\u{a0}: "), format!("“{path}”: "))
     };
     if msg.starts_with("missing field") {
         let f = quoted(msg);
         return at
             + &tr(
                 lang,
-                format!("le champ « {f} » manque"),
+                format!("le champ «\u{a0}{f}\u{a0}» manque"),
                 format!("the field “{f}” is missing"),
             );
     }
@@ -144,7 +144,7 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
         return at
             + &tr(
                 lang,
-                format!("le champ « {f} » n'existe pas"),
+                format!("le champ «\u{a0}{f}\u{a0}» n'existe pas"),
                 format!("there is no field “{f}”"),
             );
     }
@@ -157,7 +157,7 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
             + &tr(
                 lang,
                 format!(
-                    "la valeur « {got} » n'est pas admise ; valeurs possibles : {}",
+                    "la valeur «\u{a0}{got}\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: {}",
                     valid.join(", ")
                 ),
                 format!(
@@ -177,7 +177,7 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
             return at
                 + &tr(
                     lang,
-                    format!("{fr} (reçu : {got} ; attendu : {expected})"),
+                    format!("{fr} (reçu\u{a0}: {got}\u{202f}; attendu\u{a0}: {expected})"),
                     format!("{en} (got {got}; expected {expected})"),
                 );
         }
@@ -191,7 +191,7 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
         return match (id_or_name, described) {
             (true, _) => tr(
                 lang,
-                format!("« {path} » doit être un id (nombre) ou un nom (texte)"),
+                format!("«\u{a0}{path}\u{a0}» doit être un id (nombre) ou un nom (texte)"),
                 format!("“{path}” must be an id (a number) or a name (a string)"),
             ),
             (false, Some(d)) => {
@@ -263,7 +263,7 @@ mod tests {
     fn messages_say_what_to_fix() {
         let e = parse::<Example>(serde_json::json!({"schedule": 1}), Lang::Fr).unwrap_err();
         assert_eq!(e.code, "invalid_arguments");
-        assert!(e.text.contains("« name » manque"), "{}", e.text);
+        assert!(e.text.contains("«\u{a0}name\u{a0}» manque"), "{}", e.text);
         assert!(
             e.text.contains("name*") && e.text.contains("schedule*"),
             "{}",
@@ -290,7 +290,7 @@ mod tests {
         .unwrap_err();
         assert!(
             e.text.contains(
-                "« count » : type incorrect (reçu : un objet { … } ; attendu : un nombre entier positif ou nul)"
+                "«\u{a0}count\u{a0}»\u{a0}: type incorrect (reçu\u{a0}: un objet { … }\u{202f}; attendu\u{a0}: un nombre entier positif ou nul)"
             ),
             "{}",
             e.text
@@ -318,7 +318,7 @@ mod tests {
         let e = parse::<WithKind>(serde_json::json!({"kind": "XX"}), Lang::Fr).unwrap_err();
         assert!(
             e.text
-                .contains("« XX » n'est pas admise ; valeurs possibles : FS, SS"),
+                .contains("«\u{a0}XX\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: FS, SS"),
             "{}",
             e.text
         );

@@ -47,7 +47,7 @@ pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
         Refusal::new(
             "invalid_command",
             ctx.tr(
-                format!("Commande invalide : {e}."),
+                format!("Commande invalide\u{a0}: {e}."),
                 format!("Invalid command: {e}."),
             ),
         )
@@ -108,7 +108,7 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
     let label = p.label.trim();
     let text = ctx.tr(
         format!(
-            "Bloc « {label} » ajouté (id {}) du {start} au {end} ; rang {}.",
+            "Bloc «\u{a0}{label}\u{a0}» ajouté (id {}) du {start} au {end}\u{202f}; rang {}.",
             bar.unwrap_or(0),
             wrote.rank
         ),
@@ -159,7 +159,7 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
     let moved = p.bars.len() + p.milestones.len();
     let mut text = ctx.tr(
         format!(
-            "{} et {} {} de {by} ; rang {}.",
+            "{} et {} {} de {by}\u{202f}; rang {}.",
             count(Lang::Fr, p.bars.len(), "bloc", "blocs"),
             count(Lang::Fr, p.milestones.len(), "jalon", "jalons"),
             plural(Lang::Fr, moved, "déplacé", "déplacés"),
@@ -176,7 +176,7 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
         if let Some(bar) = wrote.state.bar(BarId(*b)) {
             text.push_str(&ctx.tr(
                 format!(
-                    "\n- « {} » ({}) : {} → {}",
+                    "\n- «\u{a0}{}\u{a0}» ({})\u{a0}: {} → {}",
                     bar.label, bar.id, bar.start, bar.end
                 ),
                 format!(
@@ -221,7 +221,7 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "« commands » est vide : rien à appliquer.",
+                "«\u{a0}commands\u{a0}» est vide\u{a0}: rien à appliquer.",
                 "“commands” is empty: nothing to apply.",
             ),
         ));
@@ -241,7 +241,7 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         .await?;
     let text = ctx.tr(
         format!(
-            "{} ; le planning passe au rang {}.",
+            "{}\u{202f}; le planning passe au rang {}.",
             count(Lang::Fr, commands.len(), "commande appliquée", "commandes appliquées"),
             wrote.rank
         ),

@@ -242,10 +242,10 @@ fn entry_summary(e: &JournalEntry, lang: Lang, origins: &Origins) -> String {
         None => "?".into(),
     };
     match (e.kind, e.target_rank, lang) {
-        (EntryKind::Undo, Some(t), Lang::Fr) => format!("annule le rang {t} : {what}"),
+        (EntryKind::Undo, Some(t), Lang::Fr) => format!("annule le rang {t}\u{a0}: {what}"),
         (EntryKind::Undo, Some(t), Lang::En) => format!("undoes rank {t}: {what}"),
         (EntryKind::Redo, Some(t), Lang::Fr) => {
-            format!("rétablit ce qu'annulait le rang {t} : {what}")
+            format!("rétablit ce qu'annulait le rang {t}\u{a0}: {what}")
         }
         (EntryKind::Redo, Some(t), Lang::En) => format!("redoes what rank {t} undid: {what}"),
         _ => what,
@@ -324,7 +324,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
     let n = entries.len();
     let mut text = ctx.tr(
         format!(
-            "{} du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne :",
+            "{} du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne\u{a0}:",
             match n {
                 1 => "La dernière modification".to_owned(),
                 n => format!("Les {n} dernières modifications"),
@@ -341,7 +341,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
     if more {
         let oldest = entries.last().map_or(0, |e| e.rank);
         text.push_str(&ctx.tr(
-            format!("\nIl y en a de plus anciennes : rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
+            format!("\nIl y en a de plus anciennes\u{a0}: rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
             format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or get_changes with since_rank = {} for the commands.", oldest - 1),
         ));
     }
@@ -507,7 +507,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
         Poll::Idle { rank } => {
             let mut text = ctx.tr(
                 format!(
-                    "Aucune modification depuis le rang {} : le planning {id} est au rang {rank}.",
+                    "Aucune modification depuis le rang {}\u{a0}: le planning {id} est au rang {rank}.",
                     p.since_rank
                 ),
                 format!(
@@ -518,7 +518,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
             if rank < p.since_rank {
                 text.push_str(&ctx.tr(
                     format!(
-                        " (Le rang {} n'existe pas encore : repartez du rang {rank}.)",
+                        " (Le rang {} n'existe pas encore\u{a0}: repartez du rang {rank}.)",
                         p.since_rank
                     ),
                     format!(
@@ -554,7 +554,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     let (rank, since, next, more) = (f.rank, f.since, packed.next, packed.more);
     let mut text = ctx.tr(
         format!(
-            "{} du planning {id} après le rang {since} (rang actuel {rank}) :",
+            "{} du planning {id} après le rang {since} (rang actuel {rank})\u{a0}:",
             text::count(Lang::Fr, packed.items.len(), "modification", "modifications")
         ),
         format!(
@@ -569,13 +569,13 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     }
     if let Some(first) = packed.too_large.first() {
         text.push_str(&ctx.tr(
-            format!("\nLes commandes du rang {first} sont trop volumineuses pour cette réponse : relisez le planning entier."),
+            format!("\nLes commandes du rang {first} sont trop volumineuses pour cette réponse\u{a0}: relisez le planning entier."),
             format!("\nThe commands of rank {first} are too large for this answer: read the whole schedule again."),
         ));
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nIl y en a d'autres : rappelez get_changes avec since_rank = {next}."),
+            format!("\nIl y en a d'autres\u{a0}: rappelez get_changes avec since_rank = {next}."),
             format!("\nThere are more: call get_changes again with since_rank = {next}."),
         ));
     }
@@ -648,7 +648,7 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
                     return Err(Refusal::new(
                         "nothing_to_redo",
                         ctx.tr(
-                            format!("Rien à rétablir : votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
+                            format!("Rien à rétablir\u{a0}: votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
                             format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
                         ),
                     ).with(json!({ "rank": e.rank })));
@@ -698,7 +698,7 @@ fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
     Refusal::new(
         "storage",
         ctx.tr(
-            format!("L'entrée du journal au rang {rank} est illisible ; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
+            format!("L'entrée du journal au rang {rank} est illisible\u{202f}; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
             format!("The journal entry at rank {rank} cannot be read; nothing was changed. Report it to the server's administrator."),
         ),
     )
@@ -714,25 +714,25 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
     }
     if let Some(b) = s.bar(BarId(id)) {
         return ctx.tr(
-            format!("le bloc « {} » ({id})", b.label),
+            format!("le bloc «\u{a0}{}\u{a0}» ({id})", b.label),
             format!("bar “{}” ({id})", b.label),
         );
     }
     if let Some(m) = s.milestone(MilestoneId(id)) {
         return ctx.tr(
-            format!("le jalon « {} » ({id})", m.label),
+            format!("le jalon «\u{a0}{}\u{a0}» ({id})", m.label),
             format!("milestone “{}” ({id})", m.label),
         );
     }
     if let Some(r) = s.rows.iter().find(|r| r.id.0 == id) {
         return ctx.tr(
-            format!("la ligne « {} » ({id})", r.name),
+            format!("la ligne «\u{a0}{}\u{a0}» ({id})", r.name),
             format!("row “{}” ({id})", r.name),
         );
     }
     if let Some(g) = s.groups.iter().find(|g| g.id.0 == id) {
         return ctx.tr(
-            format!("le groupe « {} » ({id})", g.name),
+            format!("le groupe «\u{a0}{}\u{a0}» ({id})", g.name),
             format!("group “{}” ({id})", g.name),
         );
     }
@@ -740,13 +740,13 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
         let a = s.item_label(l.from).unwrap_or("?");
         let b = s.item_label(l.to).unwrap_or("?");
         return ctx.tr(
-            format!("le lien {id} (« {a} » → « {b} »)"),
+            format!("le lien {id} («\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»)"),
             format!("link {id} (“{a}” → “{b}”)"),
         );
     }
     if let Some(a) = s.action(ActionId(id)) {
         return ctx.tr(
-            format!("l'action « {} » ({id})", a.label),
+            format!("l'action «\u{a0}{}\u{a0}» ({id})", a.label),
             format!("action “{}” ({id})", a.label),
         );
     }
@@ -823,7 +823,7 @@ async fn check_others(
         let their = entry_summary(o, ctx.lang(), &stands_for);
         let text = ctx.tr(
             format!(
-                "Impossible {of_fr} {what} : {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
+                "Impossible {of_fr} {what}\u{a0}: {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence\u{202f}; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
                 o.rank,
             ),
             format!(
@@ -907,7 +907,7 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     Way::Redo => ("de rétablir", "redo"),
                 };
                 let text = ctx.tr(
-                    format!("Impossible {fr} {what} : elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
+                    format!("Impossible {fr} {what}\u{a0}: elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
                 let mut refusal = ctx.invalid_with(&e, text);
@@ -920,11 +920,11 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
         };
         let head = match way {
             Way::Undo => ctx.tr(
-                format!("Annulé : {what}. Le planning passe au rang {rank} ; redo la rétablit."),
+                format!("Annulé\u{a0}: {what}. Le planning passe au rang {rank}\u{202f}; redo la rétablit."),
                 format!("Undone: {what}. The schedule is now at rank {rank}; redo brings it back."),
             ),
             Way::Redo => ctx.tr(
-                format!("Rétabli : {what}, annulée au rang {target_rank}. Le planning passe au rang {rank}."),
+                format!("Rétabli\u{a0}: {what}, annulée au rang {target_rank}. Le planning passe au rang {rank}."),
                 format!("Redone: {what}, undone at rank {target_rank}. The schedule is now at rank {rank}."),
             ),
         };
@@ -979,12 +979,12 @@ mod tests {
         let r = k.ok(&k.alice, "undo", json!({"schedule": id})).await;
         assert!(
             r.text
-                .starts_with("Annulé : votre modification du rang 2 (resize_period)"),
+                .starts_with("Annulé\u{a0}: votre modification du rang 2 (resize_period)"),
             "{}",
             r.text
         );
         assert!(
-            r.text.contains("« Nettoyage des données » (bloc 14)"),
+            r.text.contains("«\u{a0}Nettoyage des données\u{a0}» (bloc 14)"),
             "{}",
             r.text
         );
@@ -1008,7 +1008,7 @@ mod tests {
         let r = k.ok(&k.alice, "redo", json!({"schedule": id})).await;
         assert!(
             r.text.starts_with(
-                "Rétabli : votre modification du rang 1 (move_periods (1 bloc)), annulée au rang 4."
+                "Rétabli\u{a0}: votre modification du rang 1 (move_periods (1 bloc)), annulée au rang 4."
             ),
             "{}",
             r.text
@@ -1058,7 +1058,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "Impossible d'annuler votre modification du rang 1 (move_periods (1 bloc)) : Bob a modifié depuis le bloc « Migration à blanc » (16) (rang 2, set_period_dates). Annuler écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à Bob d'annuler d'abord sa modification."
+            "Impossible d'annuler votre modification du rang 1 (move_periods (1 bloc))\u{a0}: Bob a modifié depuis le bloc «\u{a0}Migration à blanc\u{a0}» (16) (rang 2, set_period_dates). Annuler écraserait ou supprimerait son travail, et rien n'est fusionné en silence\u{202f}; rien n'a été modifié. Faites la correction voulue directement, ou demandez à Bob d'annuler d'abord sa modification."
         );
         assert_eq!(r.structured["rank"], 2);
         assert_eq!(r.structured["item"], 16);
@@ -1082,7 +1082,7 @@ mod tests {
             .refused(&k.bob, "redo", json!({"schedule": id}), "conflict")
             .await;
         assert!(
-            r.text.starts_with("Impossible de rétablir votre modification du rang 2 (set_period_dates) : Alice a modifié depuis le bloc « Migration à blanc » (16) (rang 4, annule le rang 1"),
+            r.text.starts_with("Impossible de rétablir votre modification du rang 2 (set_period_dates)\u{a0}: Alice a modifié depuis le bloc «\u{a0}Migration à blanc\u{a0}» (16) (rang 4, annule le rang 1"),
             "{}",
             r.text
         );
@@ -1143,7 +1143,7 @@ mod tests {
             .await;
         assert!(
             r.text.contains(&format!(
-                "le bloc « Gel des données » ({bar}) (rang 3, add_action)"
+                "le bloc «\u{a0}Gel des données\u{a0}» ({bar}) (rang 3, add_action)"
             )),
             "{}",
             r.text
@@ -1209,8 +1209,8 @@ mod tests {
         // The clock moves one second per reading (one per write).
         assert_eq!(
             t,
-            "Les 3 dernières modifications du planning N (rang actuel 3), de la plus récente à la plus ancienne :\n\
-             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1 : move_periods (3 blocs)\n\
+            "Les 3 dernières modifications du planning N (rang actuel 3), de la plus récente à la plus ancienne\u{a0}:\n\
+             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1\u{a0}: move_periods (3 blocs)\n\
              - rang 2 · Bob · 2026-05-03T09:20:01Z · écriture · resize_period\n\
              - rang 1 · Alice · 2026-05-03T09:20:00Z · écriture · move_periods (3 blocs)"
         );
@@ -1294,7 +1294,7 @@ mod tests {
         );
         assert_eq!(
             r.text,
-            format!("Aucune modification depuis le rang 5 : le planning {id} est au rang 5.")
+            format!("Aucune modification depuis le rang 5\u{a0}: le planning {id} est au rang 5.")
         );
         k.refused(
             &k.carol,

@@ -492,7 +492,7 @@ impl Planning {
                 tr(
                     caller.lang,
                     format!(
-                        "L'outil « {name} » n'existe pas. Outils disponibles : {}.",
+                        "L'outil «\u{a0}{name}\u{a0}» n'existe pas. Outils disponibles\u{a0}: {}.",
                         known.join(", ")
                     ),
                     format!(
@@ -524,7 +524,7 @@ impl Planning {
                     "internal",
                     tr(
                         caller.lang,
-                        format!("« {name} » a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite : vérifiez avec get_schedule, puis réessayez ou signalez-le."),
+                        format!("«\u{a0}{name}\u{a0}» a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite\u{a0}: vérifiez avec get_schedule, puis réessayez ou signalez-le."),
                         format!("“{name}” failed on an internal server error (it is in the server's logs). If it was a change, it was not written: check with get_schedule, then try again or report it."),
                     ),
                 )
@@ -544,7 +544,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "Un lien /embed ne sert qu'à la vue du planning : « {name} » n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
+                    "Un lien /embed ne sert qu'à la vue du planning\u{a0}: «\u{a0}{name}\u{a0}» n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
                 ),
                 format!(
                     "An /embed link serves the schedule's view only: “{name}” is not part of it. Call it from an MCP client with your token."
@@ -558,7 +558,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "« {name} » modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée « write »."
+                    "«\u{a0}{name}\u{a0}» modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée «\u{a0}write\u{a0}»."
                 ),
                 format!(
                     "“{name}” changes a schedule and this token is read-only. Create a token with the “write” scope."
@@ -574,7 +574,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "Ce jeton est limité au planning {only} : « {name} » crée un autre planning, que ce jeton ne pourrait ni voir ni supprimer. Utilisez un jeton sans restriction (palmaplan token create sans --schedule)."
+                    "Ce jeton est limité au planning {only}\u{a0}: «\u{a0}{name}\u{a0}» crée un autre planning, que ce jeton ne pourrait ni voir ni supprimer. Utilisez un jeton sans restriction (palmaplan token create sans --schedule)."
                 ),
                 format!(
                     "This token is restricted to schedule {only}: “{name}” creates another schedule, which this token could neither see nor delete. Use an unrestricted token (palmaplan token create without --schedule)."
@@ -623,7 +623,7 @@ impl Ctx {
         Refusal::new(
             "storage",
             self.tr(
-                "Le serveur n'a pas pu lire ou écrire ses données ; rien n'a été modifié. Réessayez dans un instant.",
+                "Le serveur n'a pas pu lire ou écrire ses données\u{202f}; rien n'a été modifié. Réessayez dans un instant.",
                 "The server could not read or write its data; nothing was changed. Try again in a moment.",
             ),
         )
@@ -658,7 +658,7 @@ impl Ctx {
                 return Err(Refusal::new(
                     "schedule_not_found",
                     self.tr(
-                        format!("Aucun planning « {schedule} » parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
+                        format!("Aucun planning «\u{a0}{schedule}\u{a0}» parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
                         format!("No schedule “{schedule}” among yours. Call list_schedules to see their names and ids."),
                     ),
                 ));
@@ -668,7 +668,7 @@ impl Ctx {
                 return Err(Refusal::new(
                     "ambiguous_schedule",
                     self.tr(
-                        format!("Plusieurs plannings s'appellent « {schedule} » (ids {}). Indiquez l'id.", ids.join(", ")),
+                        format!("Plusieurs plannings s'appellent «\u{a0}{schedule}\u{a0}» (ids {}). Indiquez l'id.", ids.join(", ")),
                         format!("Several schedules are named “{schedule}” (ids {}). Give the id.", ids.join(", ")),
                     ),
                 ));
@@ -689,7 +689,7 @@ impl Ctx {
                 "forbidden",
                 self.tr(
                     format!(
-                        "Ce lien donne au plus le rôle {} sur « {} » ; cette action demande le rôle {}.",
+                        "Ce lien donne au plus le rôle {} sur «\u{a0}{}\u{a0}»\u{202f}; cette action demande le rôle {}.",
                         role_name(role, Lang::Fr),
                         info.name,
                         role_name(needed, Lang::Fr)
@@ -709,7 +709,7 @@ impl Ctx {
                 "forbidden",
                 self.tr(
                     format!(
-                        "Votre rôle sur « {} » est {} ; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
+                        "Votre rôle sur «\u{a0}{}\u{a0}» est {}\u{202f}; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
                         info.name,
                         role_name(info.role, Lang::Fr),
                         role_name(needed, Lang::Fr)
@@ -757,7 +757,7 @@ impl Ctx {
             Err(Failed::OutOfDate(current)) => Err(Refusal::new(
                 "out_of_date",
                 self.tr(
-                    format!("Cette proposition n'est plus à jour : le planning a changé depuis (rang {current}). Rien n'a été écrit ; demandez une nouvelle proposition."),
+                    format!("Cette proposition n'est plus à jour\u{a0}: le planning a changé depuis (rang {current}). Rien n'a été écrit\u{202f}; demandez une nouvelle proposition."),
                     format!("This proposal is out of date: the schedule has changed since (rank {current}). Nothing was written; ask for a new one."),
                 ),
             )

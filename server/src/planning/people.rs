@@ -167,7 +167,7 @@ pub(super) fn find_member<'a>(
             "member_not_found",
             ctx.tr(
                 format!(
-                    "Aucun membre « {r} » dans « {} ». Appelez list_members pour voir les membres et leurs ids.",
+                    "Aucun membre «\u{a0}{r}\u{a0}» dans «\u{a0}{}\u{a0}». Appelez list_members pour voir les membres et leurs ids.",
                     s.name
                 ),
                 format!(
@@ -210,7 +210,7 @@ pub(super) fn find_member<'a>(
                         "ambiguous_member",
                         ctx.tr(
                             format!(
-                                "Plusieurs membres correspondent à « {r} » : {}. Indiquez l'id.",
+                                "Plusieurs membres correspondent à «\u{a0}{r}\u{a0}»\u{a0}: {}. Indiquez l'id.",
                                 names.join(", ")
                             ),
                             format!(
@@ -231,7 +231,7 @@ pub(super) fn parse_date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusa
         Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -266,7 +266,7 @@ pub(super) fn span_text(start: Date, end: Date) -> String {
 /// "« label »" in French, "“label”" in English.
 pub(super) fn quoted(lang: Lang, text: &str) -> String {
     match lang {
-        Lang::Fr => format!("« {text} »"),
+        Lang::Fr => format!("«\u{a0}{text}\u{a0}»"),
         Lang::En => format!("“{text}”"),
     }
 }
@@ -329,7 +329,7 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         return Ok(Reply::ok(
             ctx.tr(
                 format!(
-                    "« {} » n'a aucun membre. Ajoutez-en avec add_member.",
+                    "«\u{a0}{}\u{a0}» n'a aucun membre. Ajoutez-en avec add_member.",
                     s.name
                 ),
                 format!("“{}” has no member. Add some with add_member.", s.name),
@@ -339,7 +339,7 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     }
     let mut text = ctx.tr(
         format!(
-            "« {} » : {} :",
+            "«\u{a0}{}\u{a0}»\u{a0}: {}\u{a0}:",
             s.name,
             count(Lang::Fr, s.members.len(), "membre", "membres")
         ),
@@ -362,7 +362,7 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
             let more = if rows.len() > 5 { ", …" } else { "" };
             text.push_str(&ctx.tr(
                 format!(
-                    " — {} : {}{more}",
+                    " — {}\u{a0}: {}{more}",
                     plural(Lang::Fr, rows.len(), "ligne", "lignes"),
                     names.join(", ")
                 ),
@@ -436,7 +436,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     let mut text = ctx.tr(
         format!(
-            "Membre « {name} » ajouté à « {} » (id {member}) ; rang {}.",
+            "Membre «\u{a0}{name}\u{a0}» ajouté à «\u{a0}{}\u{a0}» (id {member})\u{202f}; rang {}.",
             wrote.state.name, wrote.rank
         ),
         format!(
@@ -446,7 +446,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
     );
     if has_email {
         text.push_str(&ctx.tr(
-            " Son e-mail est enregistré ; seuls les propriétaires et ce membre le voient.",
+            " Son e-mail est enregistré\u{202f}; seuls les propriétaires et ce membre le voient.",
             " Their e-mail is recorded; only owners and this member see it.",
         ));
     }
@@ -484,7 +484,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "Rien à changer : donnez « name » et/ou « email » (null efface l'e-mail).",
+                "Rien à changer\u{a0}: donnez «\u{a0}name\u{a0}» et/ou «\u{a0}email\u{a0}» (null efface l'e-mail).",
                 "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
             ),
         ));
@@ -507,7 +507,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     let mut changes = Vec::new();
     if let Some(n) = &name {
         changes.push(ctx.tr(
-            format!("nom « {old_name} » → « {n} »"),
+            format!("nom «\u{a0}{old_name}\u{a0}» → «\u{a0}{n}\u{a0}»"),
             format!("name “{old_name}” → “{n}”"),
         ));
     }
@@ -518,7 +518,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     }
     let text = ctx.tr(
         format!(
-            "Membre {member} mis à jour : {} ; rang {}.",
+            "Membre {member} mis à jour\u{a0}: {}\u{202f}; rang {}.",
             changes.join(", "),
             wrote.rank
         ),
@@ -584,7 +584,7 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     let lang = ctx.lang();
     let mut text = ctx.tr(
         format!(
-            "Membre « {} » ({}) supprimé ; rang {}.",
+            "Membre «\u{a0}{}\u{a0}» ({}) supprimé\u{202f}; rang {}.",
             c.name, c.member, wrote.rank
         ),
         format!(
@@ -594,7 +594,7 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     );
     if c.rows.is_empty() && c.actions.is_empty() && c.absences.is_empty() {
         text.push_str(&ctx.tr(
-            " Il n'était affecté à rien : rien d'autre n'a changé.",
+            " Il n'était affecté à rien\u{a0}: rien d'autre n'a changé.",
             " They were assigned to nothing: nothing else changed.",
         ));
     } else {
@@ -609,7 +609,7 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
             let more = if c.rows.len() > 10 { ", …" } else { "" };
             parts.push(ctx.tr(
                 format!(
-                    "retiré de {} : {}{more}",
+                    "retiré de {}\u{a0}: {}{more}",
                     count(Lang::Fr, c.rows.len(), "ligne", "lignes"),
                     names.join(", ")
                 ),
@@ -648,8 +648,8 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
         }
         text.push_str(&ctx.tr(
             format!(
-                " Effacé avec lui : {}. undo rétablit le tout.",
-                parts.join(" ; ")
+                " Effacé avec lui\u{a0}: {}. undo rétablit le tout.",
+                parts.join("\u{202f}; ")
             ),
             format!(
                 " Cleared with them: {}. undo brings it all back.",
@@ -727,7 +727,7 @@ fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
     Refusal::new(
         "user_not_found",
         ctx.tr(
-            format!("Aucun utilisateur de ce serveur n'a l'e-mail « {email} ». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
+            format!("Aucun utilisateur de ce serveur n'a l'e-mail «\u{a0}{email}\u{a0}». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
             format!("No user of this server has the e-mail “{email}”. Create their account with `palmaplan user add` on the server, then share again."),
         ),
     )
@@ -737,7 +737,7 @@ fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
     Refusal::new(
         "last_owner",
         ctx.tr(
-            format!("« {name} » doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
+            format!("«\u{a0}{name}\u{a0}» doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
             format!("“{name}” must keep at least one owner, and this is the last one. First give the owner role to someone else with share_schedule."),
         ),
     )
@@ -772,7 +772,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
     let text = match before {
         Some(old) if old == role => ctx.tr(
             format!(
-                "{who} avait déjà le rôle {} sur « {name} » : rien n'a changé.",
+                "{who} avait déjà le rôle {} sur «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé.",
                 new(Lang::Fr)
             ),
             format!(
@@ -782,7 +782,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
         ),
         Some(old) => ctx.tr(
             format!(
-                "{who} passe de {} à {} sur « {name} ».",
+                "{who} passe de {} à {} sur «\u{a0}{name}\u{a0}».",
                 role_name(old, Lang::Fr),
                 new(Lang::Fr)
             ),
@@ -794,7 +794,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "« {name} » est partagé avec {who}, comme {}.",
+                "«\u{a0}{name}\u{a0}» est partagé avec {who}, comme {}.",
                 new(Lang::Fr)
             ),
             format!("“{name}” is shared with {who}, as {}.", new(Lang::En)),
@@ -850,7 +850,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "no_access",
             ctx.tr(
-                format!("{} <{}> n'a pas accès à « {name} » : rien à retirer. list_access montre qui y a accès.", user.name, user.email),
+                format!("{} <{}> n'a pas accès à «\u{a0}{name}\u{a0}»\u{a0}: rien à retirer. list_access montre qui y a accès.", user.name, user.email),
                 format!("{} <{}> has no access to “{name}”: nothing to remove. list_access shows who has.", user.name, user.email),
             ),
         ));
@@ -865,7 +865,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let mut text = ctx.tr(
         format!(
-            "{} <{}> n'a plus accès à « {name} » (était {}).",
+            "{} <{}> n'a plus accès à «\u{a0}{name}\u{a0}» (était {}).",
             user.name,
             user.email,
             role_name(role, Lang::Fr)
@@ -879,7 +879,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
     );
     if user.id == ctx.caller.user_id {
         text.push_str(&ctx.tr(
-            " C'était vous : ce planning n'apparaît plus dans vos listes.",
+            " C'était vous\u{a0}: ce planning n'apparaît plus dans vos listes.",
             " That was you: this schedule no longer appears in your lists.",
         ));
     }
@@ -900,7 +900,7 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let owner = role == Role::Owner;
     let mut text = ctx.tr(
         format!(
-            "Accès à « {name} » ({}) :",
+            "Accès à «\u{a0}{name}\u{a0}» ({})\u{a0}:",
             count(Lang::Fr, access.len(), "personne", "personnes")
         ),
         format!(
@@ -967,7 +967,7 @@ fn risk_line(lang: Lang, s: &Schedule, bar: BarId, days: &[Date]) -> String {
         (Some(a), Some(b)) => span_text(*a, *b),
         _ => String::new(),
     };
-    let sep = if lang == Lang::Fr { " :" } else { ":" };
+    let sep = if lang == Lang::Fr { "\u{a0}:" } else { ":" };
     format!(
         "{} ({bar}){sep} {span} ({})",
         quoted(lang, label),
@@ -993,7 +993,7 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
     let mut out = if now {
         ctx.tr(
             format!(
-                "{} ({}) :",
+                "{} ({})\u{a0}:",
                 plural(Lang::Fr, at_risk.len(), "Bloc mis à risque", "Blocs mis à risque"),
                 at_risk.len()
             ),
@@ -1006,7 +1006,7 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
     } else {
         ctx.tr(
             format!(
-                "{} de cette absence ({}) :",
+                "{} de cette absence ({})\u{a0}:",
                 plural(
                     Lang::Fr,
                     at_risk.len(),
@@ -1037,7 +1037,7 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
     Refusal::new(
         "absence_not_found",
         ctx.tr(
-            format!("Aucune absence d'id {id} dans « {} ». Appelez list_absences pour voir les absences et leurs ids.", s.name),
+            format!("Aucune absence d'id {id} dans «\u{a0}{}\u{a0}». Appelez list_absences pour voir les absences et leurs ids.", s.name),
             format!("No absence with id {id} in “{}”. Call list_absences to see the absences and their ids.", s.name),
         ),
     )
@@ -1089,7 +1089,7 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence de {name} ajoutée (id {absence_id}) : {} ({days}) ; rang {}.",
+                "Absence de {name} ajoutée (id {absence_id})\u{a0}: {} ({days})\u{202f}; rang {}.",
                 span_text(start, end),
                 wrote.rank
             ),
@@ -1135,7 +1135,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "Rien à changer : donnez « start », « end » et/ou « reason ».",
+                "Rien à changer\u{a0}: donnez «\u{a0}start\u{a0}», «\u{a0}end\u{a0}» et/ou «\u{a0}reason\u{a0}».",
                 "Nothing to change: give “start”, “end” and/or “reason”.",
             ),
         ));
@@ -1174,7 +1174,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence {absence} de {name} mise à jour : {} ({days}) ; rang {}.{reason_note}",
+                "Absence {absence} de {name} mise à jour\u{a0}: {} ({days})\u{202f}; rang {}.{reason_note}",
                 span_text(a.start, a.end),
                 wrote.rank
             ),
@@ -1222,7 +1222,7 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence {absence} de {name} ({}) supprimée ; rang {}.",
+                "Absence {absence} de {name} ({}) supprimée\u{202f}; rang {}.",
                 span_text(a.start, a.end),
                 wrote.rank
             ),
@@ -1281,13 +1281,13 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
     let risks = risk::absence_risks(s, &cal);
     let mut text = if list.is_empty() {
         ctx.tr(
-            format!("Aucune absence dans « {} » pour ces critères.", s.name),
+            format!("Aucune absence dans «\u{a0}{}\u{a0}» pour ces critères.", s.name),
             format!("No absence in “{}” for these criteria.", s.name),
         )
     } else {
         ctx.tr(
             format!(
-                "« {} » : {} :",
+                "«\u{a0}{}\u{a0}»\u{a0}: {}\u{a0}:",
                 s.name,
                 count(Lang::Fr, list.len(), "absence", "absences")
             ),
@@ -1311,7 +1311,7 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
         ));
         if !a.reason.is_empty() {
             text.push_str(&ctx.tr(
-                format!(" — motif : {}", a.reason),
+                format!(" — motif\u{a0}: {}", a.reason),
                 format!(" — reason: {}", a.reason),
             ));
         }
@@ -1326,7 +1326,7 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
                 .collect();
             let more = if at_risk.len() > 5 { ", …" } else { "" };
             text.push_str(&ctx.tr(
-                format!(" — met à risque : {}{more}", bars.join(", ")),
+                format!(" — met à risque\u{a0}: {}{more}", bars.join(", ")),
                 format!(" — puts at risk: {}{more}", bars.join(", ")),
             ));
         }
@@ -1383,7 +1383,7 @@ mod tests {
         }
         // Thomas sees his own e-mail and reason, and nobody else's e-mail.
         let r = k.ok(&k.thomas, "list_absences", args.clone()).await;
-        assert!(r.text.contains("motif : Rendez-vous médical"), "{}", r.text);
+        assert!(r.text.contains("motif\u{a0}: Rendez-vous médical"), "{}", r.text);
         assert_eq!(r.structured["absences"][0]["reason"], "Rendez-vous médical");
         let r = k.ok(&k.thomas, "list_members", args.clone()).await;
         assert!(r.text.contains("<thomas.dubois@example.org>"), "{}", r.text);
@@ -1403,7 +1403,7 @@ mod tests {
         let r = k.ok(&k.viewer, "list_absences", args).await;
         assert!(
             r.text
-                .contains("met à risque : « Adaptation du code ABAP » (15)"),
+                .contains("met à risque\u{a0}: «\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
             "{}",
             r.text
         );
@@ -1473,7 +1473,7 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("« Adaptation du code ABAP » (15)"),
+            r.text.contains("«\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
             "{}",
             r.text
         );
@@ -1543,7 +1543,7 @@ mod tests {
                 json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
             )
             .await;
-        assert!(r.text.contains("Membre « Léa Roux » ajouté"), "{}", r.text);
+        assert!(r.text.contains("Membre «\u{a0}Léa Roux\u{a0}» ajouté"), "{}", r.text);
         assert!(!r.text.contains("lea@"), "{}", r.text);
         let lea = r.structured["member"].as_u64().unwrap();
         // An editor renames, but may not change an e-mail (it decides who sees what).

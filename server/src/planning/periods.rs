@@ -106,7 +106,7 @@ pub(super) fn busy(ctx: &Ctx) -> Refusal {
     Refusal::new(
         "busy",
         ctx.tr(
-            "D'autres modifications arrivent sans cesse sur ce planning ; rien n'a été écrit. Réessayez dans un instant.",
+            "D'autres modifications arrivent sans cesse sur ce planning\u{202f}; rien n'a été écrit. Réessayez dans un instant.",
             "Other changes keep arriving on this schedule; nothing was written. Try again in a moment.",
         ),
     )
@@ -123,7 +123,7 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
         Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -134,7 +134,7 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
 fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
     let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
     ctx.tr(
-        format!("« {label} » (bloc {bar})"),
+        format!("«\u{a0}{label}\u{a0}» (bloc {bar})"),
         format!("“{label}” (bar {bar})"),
     )
 }
@@ -201,11 +201,11 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let by = units(&ctx, &before, p.by);
     let head = match edge {
         Edge::Start => ctx.tr(
-            format!("Début de {name} déplacé de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("Début de {name} déplacé de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
             format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
         ),
         Edge::End => ctx.tr(
-            format!("Fin de {name} déplacée de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("Fin de {name} déplacée de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
             format!("End of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
         ),
     };
@@ -258,7 +258,7 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         .map_or((start, end), |b| (b.start, b.end));
     let head = ctx.tr(
         format!(
-            "{name} va maintenant du {start} au {end} (avant : du {} au {}) ; rang {}.",
+            "{name} va maintenant du {start} au {end} (avant\u{a0}: du {} au {})\u{202f}; rang {}.",
             was.0, was.1, wrote.rank
         ),
         format!(
@@ -330,7 +330,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "Rien à changer : donnez au moins un des champs label, color, notes, pin ou row.",
+                "Rien à changer\u{a0}: donnez au moins un des champs label, color, notes, pin ou row.",
                 "Nothing to change: give at least one of label, color, notes, pin or row.",
             ),
         ));
@@ -347,7 +347,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
     let name = bar_name(&ctx, &wrote.state, p.bar);
     let head = ctx.tr(
         format!(
-            "{name} mis à jour ({}) ; rang {}.",
+            "{name} mis à jour ({})\u{202f}; rang {}.",
             fields.join(", "),
             wrote.rank
         ),
@@ -395,7 +395,7 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
             let a = s.item_label(l.from).unwrap_or("?");
             let b = s.item_label(l.to).unwrap_or("?");
             ctx.tr(
-                format!("lien {} : « {a} » → « {b} »", l.id),
+                format!("lien {}\u{a0}: «\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»", l.id),
                 format!("link {}: “{a}” → “{b}”", l.id),
             )
         })
@@ -407,7 +407,7 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
         .map(|a| {
             let on = s.bar(a.bar).map_or("?", |b| b.label.as_str());
             ctx.tr(
-                format!("action {} « {} » sur « {on} »", a.id, a.label),
+                format!("action {} «\u{a0}{}\u{a0}» sur «\u{a0}{on}\u{a0}»", a.id, a.label),
                 format!("action {} “{}” on “{on}”", a.id, a.label),
             )
         })
@@ -417,7 +417,7 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
 
 /// "lien 30 : ..., lien 31 : ... et 4 autres".
 fn named_list(ctx: &Ctx, lines: &[String]) -> String {
-    let sep = ctx.tr(" ; ", "; ");
+    let sep = ctx.tr("\u{202f}; ", "; ");
     let mut out = lines
         .iter()
         .take(NAMED)
@@ -426,7 +426,7 @@ fn named_list(ctx: &Ctx, lines: &[String]) -> String {
         .join(&sep);
     if lines.len() > NAMED {
         out.push_str(&ctx.tr(
-            format!(" ; et {} autres", lines.len() - NAMED),
+            format!("\u{202f}; et {} autres", lines.len() - NAMED),
             format!("; and {} more", lines.len() - NAMED),
         ));
     }
@@ -452,7 +452,7 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     let (_, wrote, (labels, links, actions)) = apply_fresh(&ctx, id, build).await?;
     let mut text = ctx.tr(
         format!(
-            "{} : {}",
+            "{}\u{a0}: {}",
             text::count(Lang::Fr, labels.len(), "bloc supprimé", "blocs supprimés"),
             named_list(&ctx, &labels)
         ),
@@ -464,13 +464,13 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     );
     if links.is_empty() && actions.is_empty() {
         text.push_str(&ctx.tr(
-            " ; aucun lien ni action n'en dépendait.",
+            "\u{202f}; aucun lien ni action n'en dépendait.",
             "; no link or action depended on them.",
         ));
     } else {
         text.push_str(&ctx.tr(
             format!(
-                ". Partis avec eux : {}, {}",
+                ". Partis avec eux\u{a0}: {}, {}",
                 text::count(Lang::Fr, links.len(), "lien", "liens"),
                 text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
@@ -521,7 +521,7 @@ fn confirm_needed(
     } else {
         text.push_str(&ctx.tr(
             format!(
-                " supprimerait aussi {} et {} : ",
+                " supprimerait aussi {} et {}\u{a0}: ",
                 text::count(Lang::Fr, links.len(), "lien", "liens"),
                 text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
@@ -617,7 +617,7 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "{total} {} ; {} à {} :",
+                "{total} {}\u{202f}; {} à {}\u{a0}:",
                 text::plural(Lang::Fr, total, "bloc ou jalon", "blocs et jalons"),
                 (p.offset + 1).min(total),
                 p.offset + page.len()
@@ -643,12 +643,12 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
         let rn = row_name(*row);
         text.push_str(&if *ms {
             ctx.tr(
-                format!("\n- jalon {iid} « {label} » : {start} (ligne « {rn} », {row})"),
+                format!("\n- jalon {iid} «\u{a0}{label}\u{a0}»\u{a0}: {start} (ligne «\u{a0}{rn}\u{a0}», {row})"),
                 format!("\n- milestone {iid} “{label}”: {start} (row “{rn}”, {row})"),
             )
         } else {
             ctx.tr(
-                format!("\n- bloc {iid} « {label} » : {start} → {end} (ligne « {rn} », {row})"),
+                format!("\n- bloc {iid} «\u{a0}{label}\u{a0}»\u{a0}: {start} → {end} (ligne «\u{a0}{rn}\u{a0}», {row})"),
                 format!("\n- bar {iid} “{label}”: {start} → {end} (row “{rn}”, {row})"),
             )
         });
@@ -669,7 +669,7 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     if more {
         let next = p.offset + page.len();
         text.push_str(&ctx.tr(
-            format!("\nIl y en a d'autres : rappelez list_periods avec offset = {next}."),
+            format!("\nIl y en a d'autres\u{a0}: rappelez list_periods avec offset = {next}."),
             format!("\nThere are more: call list_periods again with offset = {next}."),
         ));
     }
@@ -716,7 +716,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.starts_with("Début de « Adaptation du code ABAP » (bloc 15) déplacé de +1 jour ouvré : le bloc va maintenant du 2026-11-17 au 2026-12-04 ; rang 1.\nChangements :"),
+            r.text.starts_with("Début de «\u{a0}Adaptation du code ABAP\u{a0}» (bloc 15) déplacé de +1 jour ouvré\u{a0}: le bloc va maintenant du 2026-11-17 au 2026-12-04\u{202f}; rang 1.\nChangements\u{a0}:"),
             "{}",
             r.text
         );
@@ -747,7 +747,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.starts_with("« Migration à blanc » (bloc 16) va maintenant du 2026-11-30 au 2026-12-04 (avant : du 2026-11-23 au 2026-12-04) ; rang 3."),
+            r.text.starts_with("«\u{a0}Migration à blanc\u{a0}» (bloc 16) va maintenant du 2026-11-30 au 2026-12-04 (avant\u{a0}: du 2026-11-23 au 2026-12-04)\u{202f}; rang 3."),
             "{}",
             r.text
         );
@@ -794,7 +794,7 @@ mod tests {
             .await;
         assert!(
             r.text.starts_with(
-                "« Audit du système » (bloc 13) mis à jour (color, notes, pin) ; rang 4."
+                "«\u{a0}Audit du système\u{a0}» (bloc 13) mis à jour (color, notes, pin)\u{202f}; rang 4."
             ),
             "{}",
             r.text
@@ -874,7 +874,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "Rien n'a été supprimé. Supprimer 2 blocs (« Migration à blanc » (bloc 16) ; « Recette utilisateurs » (bloc 17)) supprimerait aussi 4 liens et 1 action : lien 22 : « Nettoyage des données » → « Migration à blanc » ; lien 23 : « Adaptation du code ABAP » → « Recette utilisateurs » ; lien 24 : « Migration à blanc » → « Recette utilisateurs » ; lien 25 : « Recette utilisateurs » → « Bascule en production » ; action 30 « Rédiger les cas de test » sur « Recette utilisateurs ». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
+            "Rien n'a été supprimé. Supprimer 2 blocs («\u{a0}Migration à blanc\u{a0}» (bloc 16)\u{202f}; «\u{a0}Recette utilisateurs\u{a0}» (bloc 17)) supprimerait aussi 4 liens et 1 action\u{a0}: lien 22\u{a0}: «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Migration à blanc\u{a0}»\u{202f}; lien 23\u{a0}: «\u{a0}Adaptation du code ABAP\u{a0}» → «\u{a0}Recette utilisateurs\u{a0}»\u{202f}; lien 24\u{a0}: «\u{a0}Migration à blanc\u{a0}» → «\u{a0}Recette utilisateurs\u{a0}»\u{202f}; lien 25\u{a0}: «\u{a0}Recette utilisateurs\u{a0}» → «\u{a0}Bascule en production\u{a0}»\u{202f}; action 30 «\u{a0}Rédiger les cas de test\u{a0}» sur «\u{a0}Recette utilisateurs\u{a0}». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
         );
         assert_eq!(k.rank().await, 0, "nothing written");
         let r = k
@@ -939,7 +939,7 @@ mod tests {
             .ok(&k.carol, "list_periods", json!({"schedule": id}))
             .await;
         assert_eq!(r.structured["total"], 7);
-        assert!(r.text.starts_with("7 blocs et jalons ; 1 à 7 :\n- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13 (ligne « Audit du système », 6)"), "{}", r.text);
+        assert!(r.text.starts_with("7 blocs et jalons\u{202f}; 1 à 7\u{a0}:\n- bloc 13 «\u{a0}Audit du système\u{a0}»\u{a0}: 2026-11-02 → 2026-11-13 (ligne «\u{a0}Audit du système\u{a0}», 6)"), "{}", r.text);
         let r = k
             .ok(
                 &en(&k.carol),

@@ -118,7 +118,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "« query » est vide : donnez un ou plusieurs mots à chercher.",
+                "«\u{a0}query\u{a0}» est vide\u{a0}: donnez un ou plusieurs mots à chercher.",
                 "“query” is empty: give one or more words to search for.",
             ),
         ));
@@ -177,7 +177,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
         )
     } else {
         ctx.tr(
-            format!("{} pour {q} :", count(Lang::Fr, total, "résultat", "résultats")),
+            format!("{} pour {q}\u{a0}:", count(Lang::Fr, total, "résultat", "résultats")),
             format!("{} for {q}:", count(Lang::En, total, "result", "results")),
         )
     };
@@ -241,7 +241,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         Refusal::new(
             "invalid_filter",
             ctx.tr(
-                format!("Filtre invalide :\n{}", e.render(&p.filter, lang)),
+                format!("Filtre invalide\u{a0}:\n{}", e.render(&p.filter, lang)),
                 format!("Invalid filter:\n{}", e.render(&p.filter, lang)),
             ),
         )
@@ -271,7 +271,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     let mut text = if selected.is_empty() {
         ctx.tr(
             format!(
-                "Aucun des {} de « {} » ne correspond à {q}.",
+                "Aucun des {} de «\u{a0}{}\u{a0}» ne correspond à {q}.",
                 count(Lang::Fr, s.bars.len(), "bloc", "blocs"),
                 s.name
             ),
@@ -284,7 +284,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "{} sur {} de « {} » {} à {q} :",
+                "{} sur {} de «\u{a0}{}\u{a0}» {} à {q}\u{a0}:",
                 count(Lang::Fr, selected.len(), "bloc", "blocs"),
                 s.bars.len(),
                 s.name,
@@ -318,7 +318,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     if cycle {
         text.push('\n');
         text.push_str(&ctx.tr(
-            "Les liens forment un cycle : aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
+            "Les liens forment un cycle\u{a0}: aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
             "The links form a cycle: no bar is critical until it is broken (critical_path names it).",
         ));
     }
@@ -344,7 +344,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["count"], 2, "{}", r.text);
         assert!(
-            r.text.contains("- « S/4HANA Migration » (1) · bloc 13 « Audit du système », 2026-11-02 → 2026-11-13"),
+            r.text.contains("- «\u{a0}S/4HANA Migration\u{a0}» (1) · bloc 13 «\u{a0}Audit du système\u{a0}», 2026-11-02 → 2026-11-13"),
             "{}",
             r.text
         );
@@ -365,7 +365,7 @@ mod tests {
         assert_eq!(r.structured["count"], 0, "{}", r.text);
         assert!(
             r.text
-                .starts_with("Aucun résultat pour « example.org » dans 1 planning."),
+                .starts_with("Aucun résultat pour «\u{a0}example.org\u{a0}» dans 1 planning."),
             "{}",
             r.text
         );
@@ -388,7 +388,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["count"], 2, "{}", r.text);
         assert!(
-            r.text.contains("« Copie » (2)") && !r.text.contains("(1) ·"),
+            r.text.contains("«\u{a0}Copie\u{a0}» (2)") && !r.text.contains("(1) ·"),
             "{}",
             r.text
         );
@@ -411,7 +411,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["bars"], json!([15]), "{}", r.text);
         assert!(
-            r.text.contains("- 15 « Adaptation du code ABAP » — ligne « Adaptation du code spécifique », 2026-11-16 → 2026-12-04"),
+            r.text.contains("- 15 «\u{a0}Adaptation du code ABAP\u{a0}» — ligne «\u{a0}Adaptation du code spécifique\u{a0}», 2026-11-16 → 2026-12-04"),
             "{}",
             r.text
         );
@@ -448,7 +448,7 @@ mod tests {
             (Some(7), Some(4))
         );
         assert!(
-            r.text.starts_with("Filtre invalide :\nstatut:fini\n       ^^^^\n« fini » n'est pas une valeur possible pour statut:."),
+            r.text.starts_with("Filtre invalide\u{a0}:\nstatut:fini\n       ^^^^\n«\u{a0}fini\u{a0}» n'est pas une valeur possible pour statut:."),
             "{}",
             r.text
         );

@@ -283,7 +283,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("« window » : le dernier jour ({to}) précède le premier ({from}) ; inversez-les."),
+                format!("«\u{a0}window\u{a0}»\u{a0}: le dernier jour ({to}) précède le premier ({from})\u{202f}; inversez-les."),
                 format!("“window”: the last day ({to}) comes before the first ({from}); swap them."),
             ),
         ));
@@ -294,7 +294,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
             "invalid_arguments",
             ctx.tr(
                 format!(
-                    "« window.rows » nomme {} lignes ; {WINDOW_MAX_ROWS} au plus.",
+                    "«\u{a0}window.rows\u{a0}» nomme {} lignes\u{202f}; {WINDOW_MAX_ROWS} au plus.",
                     rows.len()
                 ),
                 format!(
@@ -425,7 +425,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "page_not_found",
             ctx.tr(
-                format!("Le planning {id} n'a pas de page {} : il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
+                format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
                 format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
             ),
         )
@@ -461,7 +461,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     }
     let mut text = ctx.tr(
         format!(
-            "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {}) : les données sont dans structuredContent.",
+            "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {})\u{a0}: les données sont dans structuredContent.",
             p.page,
             count(Lang::Fr, n, "page", "pages"),
             plural(Lang::Fr, n, "numérotée", "numérotées"),
@@ -492,7 +492,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     }
     if cut {
         text.push_str(&ctx.tr(
-            " Un texte trop long y est coupé ; sa suite est dans les dernières pages.",
+            " Un texte trop long y est coupé\u{202f}; sa suite est dans les dernières pages.",
             " A text too long is cut here; the rest of it is in the last pages.",
         ));
     }
@@ -545,7 +545,7 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             );
             if rank < p.rank {
                 text.push_str(&ctx.tr(
-                    format!(" Le rang {} n'existe pas : relisez le planning.", p.rank),
+                    format!(" Le rang {} n'existe pas\u{a0}: relisez le planning.", p.rank),
                     format!(" Rank {} does not exist: read the schedule again.", p.rank),
                 ));
             }
@@ -604,13 +604,13 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
     );
     if too_large {
         text.push_str(&ctx.tr(
-            " Une modification est trop volumineuse pour cette réponse : relisez le planning avec get_schedule_page.",
+            " Une modification est trop volumineuse pour cette réponse\u{a0}: relisez le planning avec get_schedule_page.",
             " One change is too large for this answer: read the schedule again with get_schedule_page.",
         ));
     }
     if more {
         text.push_str(&ctx.tr(
-            format!(" Il y en a d'autres : rappelez get_changes_since avec rank = {next}."),
+            format!(" Il y en a d'autres\u{a0}: rappelez get_changes_since avec rank = {next}."),
             format!(" There are more: call get_changes_since again with rank = {next}."),
         ));
     }
@@ -690,7 +690,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("« to » ({to}) précède « from » ({from}) : inversez-les."),
+                format!("«\u{a0}to\u{a0}» ({to}) précède «\u{a0}from\u{a0}» ({from})\u{a0}: inversez-les."),
                 format!("“to” ({to}) comes before “from” ({from}): swap them."),
             ),
         ));
@@ -700,7 +700,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                format!("Du {from} au {to}, cela fait {days} jours ; demandez {} jours au plus (par exemple « to » = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
+                format!("Du {from} au {to}, cela fait {days} jours\u{202f}; demandez {} jours au plus (par exemple «\u{a0}to\u{a0}» = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
                 format!("From {from} to {to} is {days} days; ask for {} days at most (e.g. “to” = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
             ),
         ));
@@ -747,7 +747,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
                 format!("{} → {}", a.start, a.end)
             };
             let who = name_of(a.member);
-            lines.push_str(&ctx.tr(format!("\n- {who} : {span}"), format!("\n- {who}: {span}")));
+            lines.push_str(&ctx.tr(format!("\n- {who}\u{a0}: {span}"), format!("\n- {who}: {span}")));
         }
         list.push(item);
     }
@@ -764,7 +764,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     } else {
         ctx.tr(
             format!(
-                "{} de {} du {from} au {to} dans le planning {id} :",
+                "{} de {} du {from} au {to} dans le planning {id}\u{a0}:",
                 count(Lang::Fr, list.len(), "absence", "absences"),
                 count(Lang::Fr, people.len(), "membre", "membres")
             ),
@@ -788,7 +788,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nLa liste s'arrête là : demandez une période plus courte que {from} → {to}."),
+            format!("\nLa liste s'arrête là\u{a0}: demandez une période plus courte que {from} → {to}."),
             format!("\nThe list stops here: ask for a shorter period than {from} → {to}."),
         ));
     }

@@ -80,7 +80,7 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     let text = match old {
         Some(old) => ctx.tr(
             format!(
-                "Planning {id} renommé de « {old} » en « {name} » ; {}.",
+                "Planning {id} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{name}\u{a0}»\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -90,7 +90,7 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "Planning {id} renommé « {name} » ; {}.",
+                "Planning {id} renommé «\u{a0}{name}\u{a0}»\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -127,7 +127,7 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let mut text = ctx.tr(
         format!(
-            "Planning « {source_name} » ({source}, au rang {}) dupliqué en « {name} » (id {id}) : {}, {}, {}, {}. Vous en êtes propriétaire ; son historique commence au rang 0.",
+            "Planning «\u{a0}{source_name}\u{a0}» ({source}, au rang {}) dupliqué en «\u{a0}{name}\u{a0}» (id {id})\u{a0}: {}, {}, {}, {}. Vous en êtes propriétaire\u{202f}; son historique commence au rang 0.",
             stored.rank,
             count(Lang::Fr, state.groups.len(), "groupe", "groupes"),
             count(Lang::Fr, state.rows.len(), "ligne", "lignes"),
@@ -146,7 +146,7 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     if redacted > 0 {
         text.push_str(&ctx.tr(
             format!(
-                " {} (e-mails de membres, motifs d'absence) {} : seul un propriétaire du planning source les voit.",
+                " {} (e-mails de membres, motifs d'absence) {}\u{a0}: seul un propriétaire du planning source les voit.",
                 count(Lang::Fr, redacted, "donnée privée", "données privées"),
                 plural(Lang::Fr, redacted, "n'a pas été copiée", "n'ont pas été copiées")
             ),
@@ -183,7 +183,7 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "confirmation_needed",
             ctx.tr(
-                format!("Rien n'a été supprimé. Supprimer « {} » (id {id}, {}, rang {}) efface aussi son historique et ses versions, sans retour possible : rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, count(Lang::Fr, s.bars.len(), "bloc", "blocs"), stored.rank),
+                format!("Rien n'a été supprimé. Supprimer «\u{a0}{}\u{a0}» (id {id}, {}, rang {}) efface aussi son historique et ses versions, sans retour possible\u{a0}: rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, count(Lang::Fr, s.bars.len(), "bloc", "blocs"), stored.rank),
                 format!("Nothing was deleted. Deleting “{}” (id {id}, {}, rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, count(Lang::En, s.bars.len(), "bar", "bars"), stored.rank),
             ),
         ));
@@ -198,7 +198,7 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
     }
     let text = ctx.tr(
         format!(
-            "Planning « {} » (id {id}) supprimé, avec son historique ({}), ses versions et les accès de chacun.",
+            "Planning «\u{a0}{}\u{a0}» (id {id}) supprimé, avec son historique ({}), ses versions et les accès de chacun.",
             s.name,
             count(Lang::Fr, stored.rank, "écriture", "écritures")
         ),
@@ -231,7 +231,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("« S/4HANA Migration » en « Bascule S/4 »")
+            r.text.contains("«\u{a0}S/4HANA Migration\u{a0}» en «\u{a0}Bascule S/4\u{a0}»")
                 && r.text.contains("rang 1"),
             "{}",
             r.text
@@ -264,7 +264,7 @@ mod tests {
         let copy = r.structured["schedule_id"].as_i64().unwrap();
         assert_ne!(copy, k.schedule);
         assert!(
-            r.text.contains("« Copie »") && r.text.contains("propriétaire"),
+            r.text.contains("«\u{a0}Copie\u{a0}»") && r.text.contains("propriétaire"),
             "{}",
             r.text
         );
@@ -332,7 +332,7 @@ mod tests {
         let r = ok(k
             .call(&k.owner, "delete_schedule", json!({"confirm": true}))
             .await);
-        assert!(r.text.contains("« S/4HANA Migration »"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}S/4HANA Migration\u{a0}»"), "{}", r.text);
         refused(
             k.call(&k.owner, "get_schedule", json!({})).await,
             "schedule_not_found",

@@ -161,7 +161,7 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
     };
     let mut text = ctx.tr(
         format!(
-            "Lien {l} ajouté : {} ; {}.",
+            "Lien {l} ajouté\u{a0}: {}\u{202f}; {}.",
             describe(&ctx, &wrote.state, l),
             rank(&ctx, wrote.rank)
         ),
@@ -214,7 +214,7 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
         .await?;
     let mut text = ctx.tr(
         format!(
-            "Lien {l} modifié : {} ; {}.",
+            "Lien {l} modifié\u{a0}: {}\u{202f}; {}.",
             describe(&ctx, &wrote.state, l),
             rank(&ctx, wrote.rank)
         ),
@@ -263,7 +263,7 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
     let at = rank(&ctx, wrote.rank);
     let text = ctx.tr(
         format!(
-            "Lien {}{between} supprimé ; {at}. Annulable avec undo.",
+            "Lien {}{between} supprimé\u{202f}; {at}. Annulable avec undo.",
             p.link
         ),
         format!(
@@ -295,7 +295,7 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     if total == 0 {
         let text = ctx.tr(
             format!(
-                "Les dates prévues de « {} » respectent ses {} ; {at}.",
+                "Les dates prévues de «\u{a0}{}\u{a0}» respectent ses {}\u{202f}; {at}.",
                 s.name,
                 text::count(Lang::Fr, s.links.len(), "lien", "liens")
             ),
@@ -315,7 +315,7 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     violated.truncate(CAP);
     let mut text = ctx.tr(
         format!(
-            "{total} {} sur {} {} dans « {} », du plus grand écart au plus petit ; {at} :",
+            "{total} {} sur {} {} dans «\u{a0}{}\u{a0}», du plus grand écart au plus petit\u{202f}; {at}\u{a0}:",
             text::plural(Lang::Fr, total, "lien", "liens"),
             s.links.len(),
             text::plural(Lang::Fr, total, "non respecté", "non respectés"),
@@ -359,7 +359,7 @@ mod tests {
         let k = kit().await;
         let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
         assert!(
-            r.text.contains("respectent ses 7 liens ; rang 0."),
+            r.text.contains("respectent ses 7 liens\u{202f}; rang 0."),
             "{}",
             r.text
         );
@@ -367,7 +367,7 @@ mod tests {
             .call(&k.editor, "add_link", json!({"from": 14, "to": 15}))
             .await);
         assert!(
-            r.text.contains("Lien 32 ajouté : « Nettoyage des données » (14) → « Adaptation du code ABAP » (15), FS (fin → début), sans décalage ; rang 1.")
+            r.text.contains("Lien 32 ajouté\u{a0}: «\u{a0}Nettoyage des données\u{a0}» (14) → «\u{a0}Adaptation du code ABAP\u{a0}» (15), FS (fin → début), sans décalage\u{202f}; rang 1.")
                 && r.text.contains("Lien 32 (FS) non respecté de 5 jours ouvrés"),
             "{}",
             r.text
@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(r.structured["links"][0]["by_days"], 3);
         let r = ok(k.call(&k.editor, "delete_link", json!({"link": 20})).await);
         assert!(
-            r.text.contains("Lien 20 (« Audit du système » (13) → « Nettoyage des données » (14)) supprimé ; rang 4."),
+            r.text.contains("Lien 20 («\u{a0}Audit du système\u{a0}» (13) → «\u{a0}Nettoyage des données\u{a0}» (14)) supprimé\u{202f}; rang 4."),
             "{}",
             r.text
         );

@@ -71,7 +71,7 @@ fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
     Refusal::new(
         "invalid_arguments",
         ctx.tr(
-            format!("Rien à changer : indiquez au moins un de ces champs : {fields}."),
+            format!("Rien à changer\u{a0}: indiquez au moins un de ces champs\u{a0}: {fields}."),
             format!("Nothing to change: give at least one of these fields: {fields}."),
         ),
     )
@@ -79,7 +79,7 @@ fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
 
 /// "« Audit du système » (13)" / "“Audit du système” (13)": a named item with its id.
 fn quote(ctx: &Ctx, name: &str, id: impl std::fmt::Display) -> String {
-    ctx.tr(format!("« {name} » ({id})"), format!("“{name}” ({id})"))
+    ctx.tr(format!("«\u{a0}{name}\u{a0}» ({id})"), format!("“{name}” ({id})"))
 }
 
 /// A bar or a milestone as texts name it, or its bare id when it is gone.
@@ -253,7 +253,7 @@ fn push_risks(ctx: &Ctx, text: &mut String, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
-    text.push_str(&ctx.tr("\nAttention :", "\nWatch out:"));
+    text.push_str(&ctx.tr("\nAttention\u{a0}:", "\nWatch out:"));
     for l in lines {
         text.push_str("\n- ");
         text.push_str(l);

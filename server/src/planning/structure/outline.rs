@@ -133,7 +133,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "not_found",
             ctx.tr(
-                format!("Le planning « {} » n'a pas de groupe {g}. Appelez list_rows sans « group » pour voir les groupes.", s.name),
+                format!("Le planning «\u{a0}{}\u{a0}» n'a pas de groupe {g}. Appelez list_rows sans «\u{a0}group\u{a0}» pour voir les groupes.", s.name),
                 format!("Schedule “{}” has no group {g}. Call list_rows without “group” to see the groups.", s.name),
             ),
         ));
@@ -150,7 +150,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         .count();
     let mut text = ctx.tr(
         format!(
-            "« {} » : {}, {} ; {}.",
+            "«\u{a0}{}\u{a0}»\u{a0}: {}, {}\u{202f}; {}.",
             s.name,
             count(Lang::Fr, groups.len(), "groupe", "groupes"),
             count(Lang::Fr, row_count, "ligne", "lignes"),
@@ -166,7 +166,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
     );
     if groups.is_empty() {
         text.push_str(&ctx.tr(
-            " Aucun groupe : ajoutez-en un avec add_group.",
+            " Aucun groupe\u{a0}: ajoutez-en un avec add_group.",
             " No group yet: add one with add_group.",
         ));
     }
@@ -183,7 +183,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             continue;
         }
         text.push_str(&ctx.tr(
-            format!("\nGroupe « {} » ({}) :", g.name, g.id),
+            format!("\nGroupe «\u{a0}{}\u{a0}» ({})\u{a0}:", g.name, g.id),
             format!("\nGroup “{}” ({}):", g.name, g.id),
         ));
         let mut rows = Vec::new();
@@ -205,7 +205,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
     let rows_left = row_count - shown_rows;
     if let Some(g) = cut {
         text.push_str(&ctx.tr(
-            format!("\n… le groupe {g} continue : rappelez list_rows avec \"group\": {g}."),
+            format!("\n… le groupe {g} continue\u{a0}: rappelez list_rows avec \"group\": {g}."),
             format!("\n… group {g} goes on: call list_rows with \"group\": {g}."),
         ));
     }
@@ -215,14 +215,14 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             .take(CAP)
             .map(|(g, n)| {
                 ctx.tr(
-                    format!("« {} » ({}, {})", g.name, g.id, count(Lang::Fr, *n, "ligne", "lignes")),
+                    format!("«\u{a0}{}\u{a0}» ({}, {})", g.name, g.id, count(Lang::Fr, *n, "ligne", "lignes")),
                     format!("“{}” ({}, {})", g.name, g.id, count(Lang::En, *n, "row", "rows")),
                 )
             })
             .collect();
         text.push_str(&ctx.tr(
             format!(
-                "\nAutres groupes, à lister avec « group » : {}",
+                "\nAutres groupes, à lister avec «\u{a0}group\u{a0}»\u{a0}: {}",
                 names.join(", ")
             ),
             format!("\nOther groups, to list with “group”: {}", names.join(", ")),
@@ -275,7 +275,7 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
     );
     let text = ctx.tr(
         format!(
-            "Groupe « {} » ajouté (id {g}), à l'index {i} parmi {n} {} ; {}.",
+            "Groupe «\u{a0}{}\u{a0}» ajouté (id {g}), à l'index {i} parmi {n} {}\u{202f}; {}.",
             p.name,
             plural(Lang::Fr, n, "groupe", "groupes"),
             rank(&ctx, wrote.rank)
@@ -322,7 +322,7 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
     let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
-            "Groupe {} renommé de « {old} » en « {} » ; {}.",
+            "Groupe {} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
             p.group,
             p.name,
             rank(&ctx, wrote.rank)
@@ -361,7 +361,7 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
     let s = &wrote.state;
     let text = ctx.tr(
         format!(
-            "Groupe {} déplacé avec ses lignes à l'index {} parmi {} ; {}.",
+            "Groupe {} déplacé avec ses lignes à l'index {} parmi {}\u{202f}; {}.",
             group_name(&ctx, s, GroupId(p.group)),
             p.index,
             count(Lang::Fr, s.groups.len(), "groupe", "groupes"),
@@ -452,11 +452,11 @@ fn deleted_reply(
     let at = rank(ctx, wrote.rank);
     let text = match target {
         Target::Group(_) => ctx.tr(
-            format!("Groupe {named} supprimé{with} ; {at}. Annulable avec undo."),
+            format!("Groupe {named} supprimé{with}\u{202f}; {at}. Annulable avec undo."),
             format!("Group {named} deleted{with}; {at}. Can be undone with undo."),
         ),
         Target::Row(_) => ctx.tr(
-            format!("Ligne {named} supprimée{with} ; {at}. Annulable avec undo."),
+            format!("Ligne {named} supprimée{with}\u{202f}; {at}. Annulable avec undo."),
             format!("Row {named} deleted{with}; {at}. Can be undone with undo."),
         ),
     };
@@ -505,7 +505,7 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     let who = p.member.map(|m| member(s, MemberId(m)));
     let mut text = ctx.tr(
         format!(
-            "Ligne « {} » ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {}",
+            "Ligne «\u{a0}{}\u{a0}» ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {}",
             p.name,
             group_name(&ctx, s, GroupId(p.group)),
             count(Lang::Fr, n, "ligne", "lignes")
@@ -521,7 +521,7 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
         text.push_str(&ctx.tr(format!(", confiée à {who}"), format!(", done by {who}")));
     }
     text.push_str(&ctx.tr(
-        format!(" ; {}.", rank(&ctx, wrote.rank)),
+        format!("\u{202f}; {}.", rank(&ctx, wrote.rank)),
         format!("; {}.", rank(&ctx, wrote.rank)),
     ));
     Ok(Reply::ok(
@@ -551,7 +551,7 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
     let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
-            "Ligne {} renommée de « {old} » en « {} » ; {}.",
+            "Ligne {} renommée de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
             p.row,
             p.name,
             rank(&ctx, wrote.rank)
@@ -595,7 +595,7 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
     let (group, index, n) = row_place(s, RowId(p.row)).unwrap_or((GroupId(0), p.index, 0));
     let text = ctx.tr(
         format!(
-            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {} ; {}.",
+            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {}\u{202f}; {}.",
             row_name(&ctx, s, RowId(p.row)),
             group_name(&ctx, s, group),
             count(Lang::Fr, n, "ligne", "lignes"),
@@ -653,7 +653,7 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     let mut text = match p.member {
         Some(m) => ctx.tr(
             format!(
-                "Ligne {row} confiée à {}{was} ; {}.",
+                "Ligne {row} confiée à {}{was}\u{202f}; {}.",
                 member(s, MemberId(m)),
                 rank(&ctx, wrote.rank)
             ),
@@ -665,7 +665,7 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "Ligne {row} sans membre désormais{was} ; {}.",
+                "Ligne {row} sans membre désormais{was}\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -732,7 +732,7 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("Groupe « Recette » ajouté (id 32), à l'index 0 parmi 3"),
+                .contains("Groupe «\u{a0}Recette\u{a0}» ajouté (id 32), à l'index 0 parmi 3"),
             "{}",
             r.text
         );
@@ -754,7 +754,7 @@ mod tests {
             .call(&k.editor, "move_group", json!({"group": 32, "index": 2}))
             .await);
         assert!(
-            r.text.contains("« Tests » (32)") && r.text.contains("index 2"),
+            r.text.contains("«\u{a0}Tests\u{a0}» (32)") && r.text.contains("index 2"),
             "{}",
             r.text
         );
@@ -763,7 +763,7 @@ mod tests {
         // The cascade: 3 rows, their 3 bars, the 4 links touching those, 3 actions.
         let r = ok(k.call(&k.editor, "delete_group", json!({"group": 5})).await);
         assert!(
-            r.text.contains("Groupe « Préparation » (5) supprimé, avec 3 lignes, 3 blocs, 4 liens et 3 actions ; rang 4."),
+            r.text.contains("Groupe «\u{a0}Préparation\u{a0}» (5) supprimé, avec 3 lignes, 3 blocs, 4 liens et 3 actions\u{202f}; rang 4."),
             "{}",
             r.text
         );
@@ -816,7 +816,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("Ligne « Support » ajoutée (id 32) au groupe « Bascule » (9), à l'index 0 parmi ses 4 lignes, confiée à Sophie Lefèvre (3) ; rang 1."),
+            r.text.contains("Ligne «\u{a0}Support\u{a0}» ajoutée (id 32) au groupe «\u{a0}Bascule\u{a0}» (9), à l'index 0 parmi ses 4 lignes, confiée à Sophie Lefèvre (3)\u{202f}; rang 1."),
             "{}",
             r.text
         );
@@ -828,7 +828,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("de « Support » en « Hypercare »"),
+            r.text.contains("de «\u{a0}Support\u{a0}» en «\u{a0}Hypercare\u{a0}»"),
             "{}",
             r.text
         );
@@ -841,7 +841,7 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("groupe « Préparation » (5), à l'index 3 parmi ses 4"),
+                .contains("groupe «\u{a0}Préparation\u{a0}» (5), à l'index 3 parmi ses 4"),
             "{}",
             r.text
         );
@@ -881,7 +881,7 @@ mod tests {
         let r = ok(k.call(&k.editor, "delete_row", json!({"row": 6})).await);
         assert!(
             r.text.contains(
-                "Ligne « Audit du système » (6) supprimée, avec 1 bloc, 2 liens et 1 action"
+                "Ligne «\u{a0}Audit du système\u{a0}» (6) supprimée, avec 1 bloc, 2 liens et 1 action"
             ),
             "{}",
             r.text
@@ -916,7 +916,7 @@ mod tests {
             k.call(&k.editor, "set_row_member", json!({"row": 6})).await,
             "invalid_arguments",
         );
-        assert!(r.text.contains("« member » manque"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}member\u{a0}» manque"), "{}", r.text);
         let r = refused(
             k.call(&Kit::en(&k.editor), "delete_row", json!({"row": 5}))
                 .await,
@@ -935,10 +935,10 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_rows", json!({})).await);
         assert!(
             r.text
-                .contains("« S/4HANA Migration » : 2 groupes, 6 lignes ; rang 0.")
-                && r.text.contains("Groupe « Préparation » (5) :")
+                .contains("«\u{a0}S/4HANA Migration\u{a0}»\u{a0}: 2 groupes, 6 lignes\u{202f}; rang 0.")
+                && r.text.contains("Groupe «\u{a0}Préparation\u{a0}» (5)\u{a0}:")
                 && r.text
-                    .contains("- « Audit du système » (6) — Karim Benali (2)"),
+                    .contains("- «\u{a0}Audit du système\u{a0}» (6) — Karim Benali (2)"),
             "{}",
             r.text
         );
@@ -986,7 +986,7 @@ mod tests {
         assert_eq!(r.structured["more_groups"].as_array().unwrap().len(), 45);
         assert!(
             r.text
-                .contains("Autres groupes, à lister avec « group » : « G25 » (76, 2 lignes)"),
+                .contains("Autres groupes, à lister avec «\u{a0}group\u{a0}»\u{a0}: «\u{a0}G25\u{a0}» (76, 2 lignes)"),
             "{}",
             r.text
         );

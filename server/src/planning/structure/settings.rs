@@ -157,7 +157,7 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     } else {
         ctx.tr(
             format!(
-                "{} : {}",
+                "{}\u{a0}: {}",
                 count(Lang::Fr, st.holidays.len(), "jour férié", "jours fériés"),
                 dates_list(ctx, &st.holidays)
             ),
@@ -170,7 +170,7 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     };
     ctx.tr(
         format!(
-            "fuseau {} ; jours ouvrés : {} ; durées et décalages comptés en {} ; {} ; {}",
+            "fuseau {}\u{202f}; jours ouvrés\u{a0}: {}\u{202f}; durées et décalages comptés en {}\u{202f}; {}\u{202f}; {}",
             st.time_zone,
             days.join(", "),
             unit_word(Lang::Fr, st.time_unit),
@@ -215,7 +215,7 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     let st = &stored.state.settings;
     let text = ctx.tr(
         format!(
-            "Réglages de « {} » (id {id}, {}) : {}.",
+            "Réglages de «\u{a0}{}\u{a0}» (id {id}, {})\u{a0}: {}.",
             stored.state.name,
             rank(&ctx, stored.rank),
             describe(&ctx, st)
@@ -306,7 +306,7 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     let st = &wrote.state.settings;
     let text = ctx.tr(
         format!(
-            "Réglages de « {} » modifiés ({}) ; {}. Désormais : {}.",
+            "Réglages de «\u{a0}{}\u{a0}» modifiés ({})\u{202f}; {}. Désormais\u{a0}: {}.",
             wrote.state.name,
             changed.join(", "),
             rank(&ctx, wrote.rank),
@@ -342,7 +342,7 @@ fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
         return Err(Refusal::new(
             "invalid_arguments",
             ctx.tr(
-                "« dates » est vide : donnez au moins une date AAAA-MM-JJ.",
+                "«\u{a0}dates\u{a0}» est vide\u{a0}: donnez au moins une date AAAA-MM-JJ.",
                 "“dates” is empty: give at least one YYYY-MM-DD date.",
             ),
         ));
@@ -453,18 +453,18 @@ fn holidays_reply(
     let list = dates_list(ctx, changed);
     let mut text = match (changed.is_empty(), adding) {
         (true, true) => ctx.tr(
-            format!("Ces dates sont déjà des jours fériés de « {name} » : rien n'a changé ({at})."),
+            format!("Ces dates sont déjà des jours fériés de «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé ({at})."),
             format!("These dates already are holidays of “{name}”: nothing changed ({at})."),
         ),
         (true, false) => ctx.tr(
             format!(
-                "Aucune de ces dates n'est un jour férié de « {name} » : rien n'a changé ({at})."
+                "Aucune de ces dates n'est un jour férié de «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé ({at})."
             ),
             format!("None of these dates is a holiday of “{name}”: nothing changed ({at})."),
         ),
         (false, true) => ctx.tr(
             format!(
-                "{} à « {name} » : {list} ({at}).",
+                "{} à «\u{a0}{name}\u{a0}»\u{a0}: {list} ({at}).",
                 count(Lang::Fr, n, "jour férié ajouté", "jours fériés ajoutés")
             ),
             format!(
@@ -474,7 +474,7 @@ fn holidays_reply(
         ),
         (false, false) => ctx.tr(
             format!(
-                "{} de « {name} » : {list} ({at}).",
+                "{} de «\u{a0}{name}\u{a0}»\u{a0}: {list} ({at}).",
                 count(Lang::Fr, n, "jour férié retiré", "jours fériés retirés")
             ),
             format!(
@@ -560,7 +560,7 @@ mod tests {
                 .await,
             "invalid_time_zone",
         );
-        assert!(r.text.contains("« Europe/Paris »"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}Europe/Paris\u{a0}»"), "{}", r.text);
         assert_eq!(r.structured["suggestions"][0], "Europe/Paris");
         let r = refused(
             k.call(
