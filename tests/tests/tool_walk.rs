@@ -145,7 +145,9 @@ fn check_refusal(
             format!("{case} {args}: no error code in {}", a.structured),
         );
     }
-    for p in text_problems(&a.text, tools) {
+    // A bad call is made in French unless it asks for English.
+    let french = args["lang"] != "en";
+    for p in text_problems(&a.text, tools, french) {
         f.push(tool, format!("{case} {args}: {p}: {}", a.text));
     }
     for hint in hints {
@@ -258,6 +260,25 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 &names,
             );
         }
+        if fields.contains_key("commands") {
+            // A command naming an operation that does not exist, and one with a field
+            // that does not: said in French, naming what to fix (never serde's English,
+            // never the internal operations).
+            for (case, command, hint) in [
+                ("unknown operation", json!({"op": "shift", "bars": [13], "by": 5}), "shift"),
+                ("unknown command field", json!({"op": "move_periods", "bar": [13], "by": 5}), "bar"),
+            ] {
+                let mut bad = args.clone();
+                bad["commands"] = json!([command]);
+                let got = try_call(&people.owner, tool, &bad).await;
+                if let Ok(a) = &got
+                    && a.text.contains("replace_schedule")
+                {
+                    f.push(tool, format!("{case}: names an internal operation: {}", a.text));
+                }
+                check_refusal(&mut f, tool, case, &bad, got, &[hint], &names);
+            }
+        }
         if fields.contains_key("schedule") {
             let bad = aimed_at(&ex.args, UNKNOWN);
             let got = try_call(&people.owner, tool, &bad).await;
@@ -325,7 +346,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
             f.push(tool, format!("the example {args} is refused: {}", fr.text));
             continue;
         }
-        for p in text_problems(&fr.text, &names) {
+        for p in text_problems(&fr.text, &names, true) {
             f.push(tool, format!("{p}: {}", fr.text));
         }
         let size = serde_json::to_string(&fr.structured).unwrap().len();
@@ -348,7 +369,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
         en_args["lang"] = json!("en");
         match try_call(&people.owner, tool, &en_args).await {
             Ok(en) if !en.is_error => {
-                for p in text_problems(&en.text, &names) {
+                for p in text_problems(&en.text, &names, false) {
                     f.push(tool, format!("(en) {p}: {}", en.text));
                 }
                 if en.text.contains('«') {

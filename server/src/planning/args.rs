@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use palmaplan_model::command::Command;
 use palmaplan_model::{Date, Lang};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -81,7 +82,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     serde_path_to_error::deserialize::<_, P>(raw).map_err(|e| {
         let path = e.path().to_string();
         let schema = schema_of::<P>();
-        let fields = field_list(&schema);
+        let fields = field_list(&schema, lang);
         let why = reword(&e.into_inner().to_string(), &path, &schema, lang);
         Refusal::new(
             "invalid_arguments",
@@ -95,7 +96,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
 }
 
 /// "name*, start, ..." from the schema (* = required).
-fn field_list(schema: &Value) -> String {
+fn field_list(schema: &Value, lang: Lang) -> String {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -112,7 +113,7 @@ fn field_list(schema: &Value) -> String {
         }
     }
     if out.is_empty() {
-        "(aucun / none)".into()
+        tr(lang, "aucun", "none")
     } else {
         out.join(", ")
     }
@@ -120,67 +121,19 @@ fn field_list(schema: &Value) -> String {
 
 /// serde_json's messages, made readable: which field ("." is the arguments
 /// themselves), what was wrong, with serde's and Rust's type names ("map", "u64")
-/// said in words.
+/// said in words. Nothing of serde's English is passed on: a message it does not know
+/// says, in the caller's language, that the value is not accepted.
 fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
     let msg = msg.split(" at line ").next().unwrap_or(msg);
-    let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
     // "« by » : …" before what is wrong with a field, nothing for the whole object.
     let at = if path == "." || path.is_empty() {
         String::new()
     } else {
         tr(lang, format!("«\u{a0}{path}\u{a0}»\u{a0}: "), format!("“{path}”: "))
     };
-    if msg.starts_with("missing field") {
-        let f = quoted(msg);
-        return at
-            + &tr(
-                lang,
-                format!("le champ «\u{a0}{f}\u{a0}» manque"),
-                format!("the field “{f}” is missing"),
-            );
-    }
-    if msg.starts_with("unknown field") {
-        let f = quoted(msg);
-        return at
-            + &tr(
-                lang,
-                format!("le champ «\u{a0}{f}\u{a0}» n'existe pas"),
-                format!("there is no field “{f}”"),
-            );
-    }
-    if msg.starts_with("unknown variant") {
-        // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
-        let parts: Vec<&str> = msg.split('`').collect();
-        let got = parts.get(1).copied().unwrap_or("");
-        let valid: Vec<&str> = parts.iter().skip(3).step_by(2).copied().collect();
-        return at
-            + &tr(
-                lang,
-                format!(
-                    "la valeur «\u{a0}{got}\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: {}",
-                    valid.join(", ")
-                ),
-                format!(
-                    "the value “{got}” is not allowed; valid values: {}",
-                    valid.join(", ")
-                ),
-            );
-    }
-    for (prefix, fr, en) in [
-        ("invalid type: ", "type incorrect", "wrong type"),
-        ("invalid value: ", "valeur incorrecte", "wrong value"),
-        ("invalid length ", "longueur incorrecte", "wrong length"),
-    ] {
-        if let Some(detail) = msg.strip_prefix(prefix) {
-            let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
-            let (got, expected) = (words(got, lang), words(expected, lang));
-            return at
-                + &tr(
-                    lang,
-                    format!("{fr} (reçu\u{a0}: {got}\u{202f}; attendu\u{a0}: {expected})"),
-                    format!("{en} (got {got}; expected {expected})"),
-                );
-        }
+    // The tool's fields are listed after the message, not again inside it.
+    if let Some(why) = reword_common(msg, None, lang) {
+        return at + &why;
     }
     if msg.starts_with("data did not match any variant of untagged enum") {
         let field = path.rsplit('.').next().unwrap_or(path);
@@ -204,11 +157,262 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
             (false, None) => at + &tr(lang, "forme non admise", "not an accepted form"),
         };
     }
-    at + msg
+    at + &tr(lang, "valeur non admise", "value not accepted")
+}
+
+/// The names between backticks in a serde message, after the first one: serde's
+/// "unknown field `x`, expected one of `a`, `b`" gives ["a", "b"].
+fn backticked_after_first(msg: &str) -> Vec<&str> {
+    msg.split('`').skip(3).step_by(2).collect()
+}
+
+/// The messages tool arguments and commands share: missing and unknown fields, values
+/// out of a list, wrong types, and our own date's. An unknown field's message lists the
+/// fields allowed when `listed` says so, less the hidden ones (filled by the server).
+/// `None` for a message of another kind.
+fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<String> {
+    let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
+    if msg.starts_with("missing field") {
+        let f = quoted(msg);
+        return Some(tr(
+            lang,
+            format!("le champ «\u{a0}{f}\u{a0}» manque"),
+            format!("the field “{f}” is missing"),
+        ));
+    }
+    if msg.starts_with("unknown field") {
+        let f = quoted(msg);
+        let allowed: Vec<&str> = backticked_after_first(msg)
+            .into_iter()
+            .filter(|a| listed.is_some_and(|hidden| !hidden.contains(a)))
+            .collect();
+        let near = closest(&f, &backticked_after_first(msg));
+        if listed.is_none() {
+            return Some(match near {
+                Some(near) => tr(
+                    lang,
+                    format!("le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)"),
+                    format!("there is no field “{f}” (the closest is “{near}”)"),
+                ),
+                None => tr(
+                    lang,
+                    format!("le champ «\u{a0}{f}\u{a0}» n'existe pas"),
+                    format!("there is no field “{f}”"),
+                ),
+            });
+        }
+        let near = near.filter(|n| allowed.contains(n));
+        return Some(match (near, allowed.is_empty()) {
+            (_, true) => tr(
+                lang,
+                format!("le champ «\u{a0}{f}\u{a0}» n'existe pas (aucun champ n'est admis ici)"),
+                format!("there is no field “{f}” (no field is allowed here)"),
+            ),
+            (Some(near), false) => tr(
+                lang,
+                format!(
+                    "le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)\u{202f}; champs admis\u{a0}: {}",
+                    allowed.join(", ")
+                ),
+                format!(
+                    "there is no field “{f}” (the closest is “{near}”); the fields allowed are {}",
+                    allowed.join(", ")
+                ),
+            ),
+            (None, false) => tr(
+                lang,
+                format!(
+                    "le champ «\u{a0}{f}\u{a0}» n'existe pas\u{202f}; champs admis\u{a0}: {}",
+                    allowed.join(", ")
+                ),
+                format!(
+                    "there is no field “{f}”; the fields allowed are {}",
+                    allowed.join(", ")
+                ),
+            ),
+        });
+    }
+    if msg.starts_with("unknown variant") {
+        // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
+        let got = quoted(msg);
+        let valid = backticked_after_first(msg);
+        return Some(tr(
+            lang,
+            format!(
+                "la valeur «\u{a0}{got}\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: {}",
+                valid.join(", ")
+            ),
+            format!(
+                "the value “{got}” is not allowed; valid values: {}",
+                valid.join(", ")
+            ),
+        ));
+    }
+    if let Some((input, _)) = msg.split_once(" is not a date: expected YYYY-MM-DD") {
+        // Our own `Date`'s message (an English fallback of the model's): said again.
+        let input = input.trim_start_matches("«\u{a0}").trim_end_matches("\u{a0}»");
+        return Some(tr(
+            lang,
+            format!("«\u{a0}{input}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30"),
+            format!("“{input}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30"),
+        ));
+    }
+    for (prefix, fr, en) in [
+        ("invalid type: ", "type incorrect", "wrong type"),
+        ("invalid value: ", "valeur incorrecte", "wrong value"),
+        ("invalid length ", "longueur incorrecte", "wrong length"),
+    ] {
+        if let Some(detail) = msg.strip_prefix(prefix) {
+            let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
+            let (got, expected) = (words(got, lang), words(expected, lang));
+            return Some(tr(
+                lang,
+                format!("{fr} (reçu\u{a0}: {got}\u{202f}; attendu\u{a0}: {expected})"),
+                format!("{en} (got {got}; expected {expected})"),
+            ));
+        }
+    }
+    None
+}
+
+/// The name of `candidates` closest to `got`, when one is close enough to be what was
+/// meant ("move_period" for "move_periods", "shift" for nothing).
+fn closest<'a>(got: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    const CLOSE_ENOUGH: f64 = 0.8;
+    let got = got.to_lowercase();
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&got, &c.to_lowercase()), *c))
+        .filter(|(score, _)| *score >= CLOSE_ENOUGH)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// Operations `apply_patch` takes but no caller writes by hand: `replace_schedule` is
+/// how restore_version writes a saved state. They are never offered in a message.
+const INTERNAL_OPS: &[&str] = &["replace_schedule"];
+
+/// Fields of some operations that the server fills in itself (who locked, and when):
+/// never offered in a message.
+const INTERNAL_FIELDS: &[(&str, &[&str])] = &[("lock", &["by", "by_name", "since_ms"])];
+
+/// The operations a command may name, as serde knows them (so a new command is listed
+/// without a second list to keep), less the internal ones.
+fn public_ops() -> &'static [String] {
+    static OPS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    OPS.get_or_init(|| {
+        let probe = serde_json::json!({ "op": "" });
+        let msg = serde_json::from_value::<Command>(probe)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        backticked_after_first(&msg)
+            .into_iter()
+            .filter(|op| !INTERNAL_OPS.contains(op))
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+/// A JSON command made the model's command, or what is wrong with it in the caller's
+/// words: the operation it names (with the closest one when it is unknown), its fields
+/// (with those allowed), a missing one, or a value of the wrong type, named when the
+/// command holds it at its first level.
+pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
+    let Some(obj) = v.as_object() else {
+        return Err(tr(
+            lang,
+            "une commande est un objet { \"op\": …, … }",
+            "a command is an object { \"op\": …, … }",
+        ));
+    };
+    let op = match obj.get("op") {
+        Some(Value::String(op)) => op.clone(),
+        Some(_) => {
+            return Err(tr(
+                lang,
+                "«\u{a0}op\u{a0}» doit être le nom d'une opération (un texte), par exemple \"move_periods\"",
+                "“op” must be the name of an operation (a string), e.g. \"move_periods\"",
+            ));
+        }
+        None => {
+            return Err(tr(
+                lang,
+                "le champ «\u{a0}op\u{a0}» manque\u{a0}: il nomme l'opération, par exemple \"move_periods\"",
+                "the field “op” is missing: it names the operation, e.g. \"move_periods\"",
+            ));
+        }
+    };
+    let ops = public_ops();
+    if !ops.contains(&op) && !INTERNAL_OPS.contains(&op.as_str()) {
+        let names: Vec<&str> = ops.iter().map(String::as_str).collect();
+        return Err(match closest(&op, &names) {
+            Some(near) => tr(
+                lang,
+                format!("l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; la plus proche\u{a0}: {near}"),
+                format!("there is no operation “{op}”; the closest is {near}"),
+            ),
+            None => tr(
+                lang,
+                format!(
+                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; les opérations sont les noms des outils qui écrivent, par exemple move_periods, add_link ou set_progress"
+                ),
+                format!(
+                    "there is no operation “{op}”; operations are the names of the tools that write, e.g. move_periods, add_link or set_progress"
+                ),
+            ),
+        });
+    }
+    let hidden: &[&str] = INTERNAL_FIELDS
+        .iter()
+        .find(|(o, _)| *o == op)
+        .map_or(&[], |(_, f)| f);
+    serde_json::from_value::<Command>(v.clone()).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg);
+        let why = reword_common(msg, Some(hidden), lang)
+            .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"));
+        // serde does not say which field held a value of the wrong type: the one at
+        // the first level whose value is what it got, when there is exactly one.
+        let field = msg
+            .strip_prefix("invalid type: ")
+            .or_else(|| msg.strip_prefix("invalid value: "))
+            .and_then(|d| d.split(", expected ").next())
+            .and_then(|got| holder(obj, got));
+        let head = match field {
+            Some(f) => tr(lang, format!("{op}, champ «\u{a0}{f}\u{a0}»\u{a0}: "), format!("{op}, field “{f}”: ")),
+            None => format!("{op}{}", tr(lang, "\u{a0}: ", ": ")),
+        };
+        head + &why
+    })
+}
+
+/// The one first-level field (or element of a first-level list) whose value serde
+/// described as `got` ("string \"x\"", "integer `5`", "map"...).
+fn holder<'a>(obj: &'a serde_json::Map<String, Value>, got: &str) -> Option<&'a str> {
+    let matches = |v: &Value| -> bool {
+        let value = got.split('`').nth(1);
+        match v {
+            Value::String(s) => got == format!("string {}", Value::String(s.clone())),
+            Value::Bool(b) => value == Some(if *b { "true" } else { "false" }),
+            Value::Number(n) => value == Some(n.to_string().as_str()),
+            Value::Object(_) => got == "map",
+            Value::Array(_) => got == "sequence",
+            Value::Null => got == "null" || got == "unit value",
+        }
+    };
+    let mut found = obj.iter().filter(|(k, v)| {
+        k.as_str() != "op" && (matches(v) || v.as_array().is_some_and(|a| a.iter().any(matches)))
+    });
+    match (found.next(), found.next()) {
+        (Some((k, _)), None) => Some(k.as_str()),
+        _ => None,
+    }
 }
 
 /// serde's names of what it got or expected, in words: "map" is an object, "u64" a
-/// whole number.
+/// whole number. A name it does not know is said as "another form", never in serde's
+/// English.
 fn words(serde: &str, lang: Lang) -> String {
     let serde = serde.trim();
     let (fr, en): (String, String) = match serde {
@@ -224,12 +428,26 @@ fn words(serde: &str, lang: Lang) -> String {
         "i8" | "i16" | "i32" | "i64" | "isize" => {
             ("un nombre entier".into(), "a whole number".into())
         }
-        s if s.starts_with("struct ") => ("un objet { … }".into(), "an object { … }".into()),
+        "f32" | "f64" => ("un nombre".into(), "a number".into()),
+        "a date as \"YYYY-MM-DD\"" => (
+            "une date AAAA-MM-JJ".into(),
+            "a date YYYY-MM-DD".into(),
+        ),
+        "a member's id (a number) or name (a string)" => (
+            "l'id d'un membre (un nombre) ou son nom (un texte)".into(),
+            "a member's id (a number) or name (a string)".into(),
+        ),
+        s if s.starts_with("struct ")
+            || s.starts_with("internally tagged enum")
+            || s.starts_with("enum ") =>
+        {
+            ("un objet { … }".into(), "an object { … }".into())
+        }
         s => {
             // "string \"x\"", "integer `5`", "boolean `true`", "floating point `1.5`"
             let value = s.split('`').nth(1);
             match (s.split([' ', '`']).next(), value) {
-                (Some("string"), _) => (
+                (Some("string"), _) if s.len() > 7 => (
                     format!("le texte {}", &s[7..]),
                     format!("the string {}", &s[7..]),
                 ),
@@ -238,7 +456,8 @@ fn words(serde: &str, lang: Lang) -> String {
                     (format!("le nombre {v}"), format!("the number {v}"))
                 }
                 (Some("boolean"), Some(v)) => (v.to_owned(), v.to_owned()),
-                _ => (s.to_owned(), s.to_owned()),
+                _ if s.is_empty() => ("autre chose".into(), "something else".into()),
+                _ => ("une autre forme".into(), "another form".into()),
             }
         }
     };
@@ -328,6 +547,85 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.schedule, ScheduleRef::Name("Plan".into()));
+    }
+
+    /// Words of serde's and Rust's that must never reach a person or a model.
+    const SERDE_WORDS: &[&str] = &[
+        "unknown", "expected", "variant", "invalid type", "one of", "missing", "u64", "i32",
+        "map", "sequence", "internally tagged",
+    ];
+
+    fn refused(v: Value, lang: Lang) -> String {
+        let why = command(v, lang).expect_err("the command must be refused");
+        if lang == Lang::Fr {
+            for w in SERDE_WORDS {
+                assert!(!why.contains(w), "{w:?} in {why}");
+            }
+        }
+        why
+    }
+
+    #[test]
+    fn commands_are_refused_in_the_callers_words() {
+        use super::super::people_testkit::visible;
+        let shift = serde_json::json!({"op": "shift", "bars": [1], "by": 2});
+        let why = refused(shift.clone(), Lang::Fr);
+        assert!(why.contains("l'opération «\u{a0}shift\u{a0}» n'existe pas"), "{}", visible(&why));
+        assert!(!why.contains("replace_schedule"), "{why}");
+        let why = refused(shift, Lang::En);
+        assert!(why.starts_with("there is no operation “shift”"), "{why}");
+        let why = refused(serde_json::json!({"op": "move_period", "bars": [1], "by": 2}), Lang::Fr);
+        assert!(why.ends_with("la plus proche\u{a0}: move_periods"), "{}", visible(&why));
+        let why = refused(serde_json::json!({"op": "move_period", "bars": [1], "by": 2}), Lang::En);
+        assert_eq!(why, "there is no operation “move_period”; the closest is move_periods");
+        // Unknown field: the fields allowed, never those the server fills in.
+        let why = refused(
+            serde_json::json!({"op": "lock", "target": "schedule", "who": 1}),
+            Lang::Fr,
+        );
+        assert!(why.starts_with("lock\u{a0}: le champ «\u{a0}who\u{a0}» n'existe pas"), "{}", visible(&why));
+        assert!(why.contains("target, reason"), "{}", visible(&why));
+        assert!(!why.contains("by_name") && !why.contains("since_ms"), "{why}");
+        let why = refused(serde_json::json!({"op": "move_periods", "bar": [1], "by": 2}), Lang::En);
+        assert_eq!(
+            why,
+            "move_periods: there is no field “bar” (the closest is “bars”); the fields allowed are bars, milestones, by"
+        );
+        // Missing field, wrong type (the field named), not an object, no op.
+        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1]}), Lang::Fr);
+        assert_eq!(visible(&why), "move_periods⟨nbsp⟩: le champ «⟨nbsp⟩by⟨nbsp⟩» manque");
+        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}), Lang::Fr);
+        assert_eq!(
+            visible(&why),
+            "move_periods, champ «⟨nbsp⟩by⟨nbsp⟩»⟨nbsp⟩: type incorrect (reçu⟨nbsp⟩: le texte \"x\"⟨nnbsp⟩; attendu⟨nbsp⟩: un nombre entier)"
+        );
+        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}), Lang::En);
+        assert_eq!(
+            why,
+            "move_periods, field “by”: wrong type (got the string \"x\"; expected a whole number)"
+        );
+        let why = refused(serde_json::json!({"op": "add_period", "row": 1, "label": "A", "start": "2026-13-01", "end": "2026-12-01"}), Lang::Fr);
+        assert!(why.contains("n'est pas une date"), "{why}");
+        assert!(refused(serde_json::json!(["op"]), Lang::Fr).starts_with("une commande est un objet"));
+        assert!(refused(serde_json::json!({"bars": [1]}), Lang::En).starts_with("the field “op” is missing"));
+        // The internal operation is still taken, but never offered.
+        assert!(!public_ops().iter().any(|o| o == "replace_schedule"));
+        assert!(public_ops().iter().any(|o| o == "set_progress"));
+    }
+
+    #[test]
+    fn an_unknown_argument_names_the_closest() {
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "cuont": 2}),
+            Lang::En,
+        )
+        .unwrap_err();
+        assert!(e.text.contains("there is no field “cuont” (the closest is “count”)"), "{}", e.text);
+        let e = parse::<Example>(serde_json::json!({"schedule": 1, "name": "x", "zzz": 2}), Lang::Fr)
+            .unwrap_err();
+        for w in SERDE_WORDS {
+            assert!(!e.text.contains(w), "{w:?} in {}", e.text);
+        }
     }
 
     #[test]

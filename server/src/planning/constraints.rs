@@ -410,7 +410,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» posée (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- «\u{a0}Recette utilisateurs\u{a0}» (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» non respectée de 2 jours ouvrés.\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+            "«⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» posée (avant⟨nbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nbsp⟩:\n- «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» non respectée de 2 jours ouvrés.\nMarge totale désormais⟨nbsp⟩: -2 jours ouvrés, sur le chemin critique."
         );
         assert_eq!(
             r.structured["constraints"],
@@ -428,7 +428,7 @@ mod tests {
             .await;
         assert!(
             visible(&l.text).ends_with(
-                "(ligne «\u{a0}Recette utilisateurs\u{a0}», 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
+                "(ligne «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩», 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
             ),
             "{}",
             l.text
@@ -640,7 +640,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nnbsp⟩: échéance le 2026-12-16 (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- «\u{a0}Go-live S/4HANA\u{a0}» (jalon 19)⟨nnbsp⟩: échéance dépassée de 2 jours ouvrés (échéance le 2026-12-16).\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+            "«⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance le 2026-12-16 (avant⟨nbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nbsp⟩:\n- «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance dépassée de 2 jours ouvrés (échéance le 2026-12-16).\nMarge totale désormais⟨nbsp⟩: -2 jours ouvrés, sur le chemin critique."
         );
         assert_eq!(r.structured["deadline"], "2026-12-16");
         assert_eq!(r.structured["risks"]["missed_deadline"], true);

@@ -41,14 +41,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// Turns a JSON command into the model's command (the wire form is the model's).
+/// Turns a JSON command into the model's command (the wire form is the model's); what
+/// is wrong with one is said in the caller's words (see `args::command`).
 pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
-    serde_json::from_value(v).map_err(|e| {
+    super::args::command(v, ctx.lang()).map_err(|why| {
         Refusal::new(
             "invalid_command",
             ctx.tr(
-                format!("Commande invalide\u{a0}: {e}."),
-                format!("Invalid command: {e}."),
+                format!("Commande invalide\u{a0}: {why}."),
+                format!("Invalid command: {why}."),
             ),
         )
     })

@@ -1468,7 +1468,7 @@ mod tests {
             .await;
         assert!(
             r.text
-                .contains("ne sont plus à risque de cette absence (1)"),
+                .contains("n'est plus à risque de cette absence (1)"),
             "{}",
             r.text
         );
@@ -1623,7 +1623,7 @@ mod tests {
                 json!({ "schedule": k.schedule, "member": true }),
             )
             .await;
-        assert!(r.text.contains("a member's id"), "{}", r.text);
+        assert!(r.text.contains("l'id d'un membre"), "{}", r.text);
     }
 
     #[tokio::test]

@@ -747,7 +747,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» au 2026-11-25⟨nbsp⟩— Risques\u{a0}: 2 blocs en retard, 1 bloc hors délai.\n- «\u{a0}Adaptation du code ABAP\u{a0}» (bloc 15)⟨nnbsp⟩: en retard de 7 jours ouvrés au 2026-11-25 (avancement 10⟨nnbsp⟩%, prévu 53⟨nnbsp⟩%).\n- «\u{a0}Migration à blanc\u{a0}» (bloc 16)⟨nnbsp⟩: en retard de 3 jours ouvrés au 2026-11-25 (avancement 0⟨nnbsp⟩%, prévu 30⟨nnbsp⟩%).\n- «\u{a0}Nettoyage des données\u{a0}» (bloc 14)⟨nnbsp⟩: fin dépassée de 3 jours ouvrés au 2026-11-25, avancement 50⟨nnbsp⟩%."
+            "«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» au 2026-11-25⟨nbsp⟩— Risques⟨nbsp⟩: 2 blocs en retard, 1 bloc hors délai.\n- «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: en retard de 7 jours ouvrés au 2026-11-25 (avancement 10⟨nnbsp⟩%, prévu 53⟨nnbsp⟩%).\n- «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16)⟨nbsp⟩: en retard de 3 jours ouvrés au 2026-11-25 (avancement 0⟨nnbsp⟩%, prévu 30⟨nnbsp⟩%).\n- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: fin dépassée de 3 jours ouvrés au 2026-11-25, avancement 50⟨nnbsp⟩%."
         );
         assert_eq!(r.structured["counts"], json!({ "late": 2, "overdue": 1 }));
         assert_eq!(r.structured["bars"][0]["bar"], 14, "overdue first");
@@ -820,11 +820,11 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("Fin du projet⟨nnbsp⟩: 2026-12-18 → 2026-12-28 (+5⟨nbsp⟩j)."),
+            text.contains("Fin du projet⟨nbsp⟩: 2026-12-18 → 2026-12-28 (+5⟨nbsp⟩j)."),
             "{text}"
         );
         assert!(
-            text.contains("- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nnbsp⟩: début 2026-11-17 (+5⟨nbsp⟩j), fin 2026-11-27 (+5⟨nbsp⟩j), critique"),
+            text.contains("- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: début 2026-11-17 (+5⟨nbsp⟩j), fin 2026-11-27 (+5⟨nbsp⟩j), critique"),
             "{text}"
         );
         assert_eq!(r.structured["project_end"]["days"], 5);
@@ -855,7 +855,7 @@ mod tests {
             .await;
         assert!(
             visible(&g.text).contains(
-                "Glissements depuis la version «⟨nbsp⟩Baseline⟨nbsp⟩» (la plus récente)⟨nnbsp⟩: "
+                "Glissements depuis la version «⟨nbsp⟩Baseline⟨nbsp⟩» (la plus récente)⟨nbsp⟩: "
             ),
             "{}",
             g.text
