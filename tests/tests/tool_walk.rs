@@ -397,3 +397,28 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
     people.close().await;
     server.stop().await;
 }
+
+/// The walk's text checks themselves: each problem it must catch is caught, and a text
+/// written as the tools write it passes.
+#[test]
+fn text_checks_catch_lazy_plurals_ordinary_spaces_and_english_in_french() {
+    let tools = vec!["list_rows".to_owned()];
+    let good = "«\u{a0}Recette\u{a0}» (bloc 17)\u{a0}: 2 blocs déplacés de +5\u{a0}jours ouvrés\u{202f}; rang 3. Et alors\u{202f}? 40\u{202f}%\u{202f}! expected_rank\u{a0}: 3.";
+    assert_eq!(text_problems(good, &tools, true), Vec::<String>::new());
+    for bad in [
+        "2 bloc(s) déplacés.",
+        "Rang 3 : fait.",
+        "Rang 3\u{a0}: fait ; suite.",
+        "Vraiment ?",
+        "« Recette\u{a0}»",
+        "«\u{a0}Recette »",
+        "Commande invalide\u{a0}: unknown variant `shift`.",
+        "Arguments invalides\u{a0}: missing field.",
+        "valeurs\u{a0}: one of a, b",
+    ] {
+        assert!(!text_problems(bad, &tools, true).is_empty(), "not caught: {bad}");
+    }
+    // English: only the lazy plural; its colons and words are its own.
+    assert!(!text_problems("2 bar(s) moved.", &tools, false).is_empty());
+    assert!(text_problems("Unknown field: x.", &tools, false).is_empty());
+}
