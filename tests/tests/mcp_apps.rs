@@ -757,9 +757,9 @@ async fn the_view_resource_is_listed_to_mcp_apps_clients_and_read_at_any_of_its_
         };
         assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{bad}: {e:?}");
         assert!(
-            e.message.starts_with(&format!("Aucune vue «\u{a0}{bad}\u{a0}»"))
+            e.message.starts_with(&format!("Aucune vue « {bad} »"))
                 && e.message
-                    .contains("PalmaPlan n'a qu'une vue\u{a0}: ui://palmaplan/planning,"),
+                    .contains("PalmaPlan n'a qu'une vue : ui://palmaplan/planning,"),
             "{bad}: {}",
             e.message
         );
