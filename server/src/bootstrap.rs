@@ -99,7 +99,9 @@ pub async fn add_user(
     if name.is_empty() || email.is_empty() || !email.contains('@') {
         return Err(SetupError::Invalid(tr(
             lang,
-            format!("Il faut un nom et une adresse e-mail (reçu «\u{a0}{name}\u{a0}», «\u{a0}{email}\u{a0}»)."),
+            format!(
+                "Il faut un nom et une adresse e-mail (reçu «\u{a0}{name}\u{a0}», «\u{a0}{email}\u{a0}»)."
+            ),
             format!("A name and an e-mail address are needed (got “{name}”, “{email}”)."),
         )));
     }

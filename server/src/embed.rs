@@ -963,8 +963,9 @@ mod tests {
         );
         assert_eq!(e.status(), StatusCode::UNAUTHORIZED);
         assert!(
-            e.message(Lang::Fr)
-                .starts_with("Ce lien a expiré (2027-01-15 09:00 UTC)\u{a0}: il est valable une heure"),
+            e.message(Lang::Fr).starts_with(
+                "Ce lien a expiré (2027-01-15 09:00 UTC)\u{a0}: il est valable une heure"
+            ),
             "{}",
             e.message(Lang::Fr)
         );

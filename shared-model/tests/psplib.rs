@@ -74,7 +74,7 @@ fn numbers(line: &str, file: &str) -> Vec<i64> {
     line.split_whitespace()
         .map(|w| {
             w.parse()
-                .unwrap_or_else(|_| panic!("{file}: «\u{a0}{w}\u{a0}» is not a number in «\u{a0}{line}\u{a0}»"))
+                .unwrap_or_else(|_| panic!("{file}: « {w} » is not a number in « {line} »"))
         })
         .collect()
 }

@@ -242,7 +242,8 @@ async fn a_read_only_link_reads_and_refuses_writes_and_other_schedules() {
         assert_eq!(r.status, 200, "{}", r.raw);
         assert!(!r.is_error, "{}", r.text);
         assert!(
-            r.text.starts_with("Planning «\u{a0}S/4HANA Migration\u{a0}»"),
+            r.text
+                .starts_with("Planning «\u{a0}S/4HANA Migration\u{a0}»"),
             "{}",
             r.text
         );
@@ -274,8 +275,9 @@ async fn a_read_only_link_reads_and_refuses_writes_and_other_schedules() {
     assert!(r.is_error);
     assert_eq!(r.structured["error"], "read_only_link");
     assert!(
-        r.text
-            .starts_with("Ce lien est en lecture seule\u{a0}: «\u{a0}move_periods\u{a0}» modifie le planning."),
+        r.text.starts_with(
+            "Ce lien est en lecture seule\u{a0}: «\u{a0}move_periods\u{a0}» modifie le planning."
+        ),
         "{}",
         r.text
     );

@@ -265,8 +265,16 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
             // that does not: said in French, naming what to fix (never serde's English,
             // never the internal operations).
             for (case, command, hint) in [
-                ("unknown operation", json!({"op": "shift", "bars": [13], "by": 5}), "shift"),
-                ("unknown command field", json!({"op": "move_periods", "bar": [13], "by": 5}), "bar"),
+                (
+                    "unknown operation",
+                    json!({"op": "shift", "bars": [13], "by": 5}),
+                    "shift",
+                ),
+                (
+                    "unknown command field",
+                    json!({"op": "move_periods", "bar": [13], "by": 5}),
+                    "bar",
+                ),
             ] {
                 let mut bad = args.clone();
                 bad["commands"] = json!([command]);
@@ -274,7 +282,10 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 if let Ok(a) = &got
                     && a.text.contains("replace_schedule")
                 {
-                    f.push(tool, format!("{case}: names an internal operation: {}", a.text));
+                    f.push(
+                        tool,
+                        format!("{case}: names an internal operation: {}", a.text),
+                    );
                 }
                 check_refusal(&mut f, tool, case, &bad, got, &[hint], &names);
             }
@@ -416,7 +427,10 @@ fn text_checks_catch_lazy_plurals_ordinary_spaces_and_english_in_french() {
         "Arguments invalides\u{a0}: missing field.",
         "valeurs\u{a0}: one of a, b",
     ] {
-        assert!(!text_problems(bad, &tools, true).is_empty(), "not caught: {bad}");
+        assert!(
+            !text_problems(bad, &tools, true).is_empty(),
+            "not caught: {bad}"
+        );
     }
     // English: only the lazy plural; its colons and words are its own.
     assert!(!text_problems("2 bar(s) moved.", &tools, false).is_empty());

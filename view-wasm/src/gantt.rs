@@ -1130,9 +1130,14 @@ pub fn details_text(
                 ),
             });
         }
-        None if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS => {
-            parts.push(tr(lang, "marges\u{a0}: schedule_floats", "floats: schedule_floats").to_owned())
-        }
+        None if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS => parts.push(
+            tr(
+                lang,
+                "marges\u{a0}: schedule_floats",
+                "floats: schedule_floats",
+            )
+            .to_owned(),
+        ),
         None => {}
     }
     parts.push(match (lang, b.actual_finish) {

@@ -65,7 +65,10 @@ pub(super) fn cycle_refusal(ctx: &Ctx, s: &Schedule, e: &CycleError) -> Refusal 
     Refusal::new(
         "cycle",
         ctx.tr(
-            format!("Pas de chemin critique pour «\u{a0}{}\u{a0}»\u{a0}: {problem}", s.name),
+            format!(
+                "Pas de chemin critique pour «\u{a0}{}\u{a0}»\u{a0}: {problem}",
+                s.name
+            ),
             format!("No critical path for “{}”: {problem}", s.name),
         ),
     )
@@ -562,7 +565,11 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
             .await;
         assert_eq!(r.structured["error"], "cycle");
         assert!(r.text.starts_with("Pas de chemin critique pour «\u{a0}Boucle\u{a0}»\u{a0}: cycle de liens\u{a0}: 13 «\u{a0}Audit du système\u{a0}» → "), "{}", r.text);
-        assert!(r.text.contains("17 «\u{a0}Recette utilisateurs\u{a0}»"), "{}", r.text);
+        assert!(
+            r.text.contains("17 «\u{a0}Recette utilisateurs\u{a0}»"),
+            "{}",
+            r.text
+        );
         assert!(r.text.contains("retirez un lien"), "{}", r.text);
         assert_eq!(r.structured["items"][0], 13);
         // The filter still answers, and says why nothing is critical.

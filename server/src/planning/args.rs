@@ -129,7 +129,11 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
     let at = if path == "." || path.is_empty() {
         String::new()
     } else {
-        tr(lang, format!("«\u{a0}{path}\u{a0}»\u{a0}: "), format!("“{path}”: "))
+        tr(
+            lang,
+            format!("«\u{a0}{path}\u{a0}»\u{a0}: "),
+            format!("“{path}”: "),
+        )
     };
     // The tool's fields are listed after the message, not again inside it.
     if let Some(why) = reword_common(msg, None, lang) {
@@ -191,7 +195,9 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
             return Some(match near {
                 Some(near) => tr(
                     lang,
-                    format!("le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)"),
+                    format!(
+                        "le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)"
+                    ),
                     format!("there is no field “{f}” (the closest is “{near}”)"),
                 ),
                 None => tr(
@@ -250,10 +256,14 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
     }
     if let Some((input, _)) = msg.split_once(" is not a date: expected YYYY-MM-DD") {
         // Our own `Date`'s message (an English fallback of the model's): said again.
-        let input = input.trim_start_matches("«\u{a0}").trim_end_matches("\u{a0}»");
+        let input = input
+            .trim_start_matches("«\u{a0}")
+            .trim_end_matches("\u{a0}»");
         return Some(tr(
             lang,
-            format!("«\u{a0}{input}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30"),
+            format!(
+                "«\u{a0}{input}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30"
+            ),
             format!("“{input}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30"),
         ));
     }
@@ -273,6 +283,14 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
         }
     }
     None
+}
+
+/// A serde message of any origin, in the caller's words (its position left out): what
+/// `parse` says of a field, without naming one.
+pub(super) fn serde_message(msg: &str, lang: Lang) -> String {
+    let msg = msg.split(" at line ").next().unwrap_or(msg);
+    reword_common(msg, Some(&[]), lang)
+        .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"))
 }
 
 /// The name of `candidates` closest to `got`, when one is close enough to be what was
@@ -349,7 +367,9 @@ pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
         return Err(match closest(&op, &names) {
             Some(near) => tr(
                 lang,
-                format!("l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; la plus proche\u{a0}: {near}"),
+                format!(
+                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; la plus proche\u{a0}: {near}"
+                ),
                 format!("there is no operation “{op}”; the closest is {near}"),
             ),
             None => tr(
@@ -380,7 +400,11 @@ pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
             .and_then(|d| d.split(", expected ").next())
             .and_then(|got| holder(obj, got));
         let head = match field {
-            Some(f) => tr(lang, format!("{op}, champ «\u{a0}{f}\u{a0}»\u{a0}: "), format!("{op}, field “{f}”: ")),
+            Some(f) => tr(
+                lang,
+                format!("{op}, champ «\u{a0}{f}\u{a0}»\u{a0}: "),
+                format!("{op}, field “{f}”: "),
+            ),
             None => format!("{op}{}", tr(lang, "\u{a0}: ", ": ")),
         };
         head + &why
@@ -429,10 +453,7 @@ fn words(serde: &str, lang: Lang) -> String {
             ("un nombre entier".into(), "a whole number".into())
         }
         "f32" | "f64" => ("un nombre".into(), "a number".into()),
-        "a date as \"YYYY-MM-DD\"" => (
-            "une date AAAA-MM-JJ".into(),
-            "a date YYYY-MM-DD".into(),
-        ),
+        "a date as \"YYYY-MM-DD\"" => ("une date AAAA-MM-JJ".into(), "a date YYYY-MM-DD".into()),
         "a member's id (a number) or name (a string)" => (
             "l'id d'un membre (un nombre) ou son nom (un texte)".into(),
             "a member's id (a number) or name (a string)".into(),
@@ -536,8 +557,9 @@ mod tests {
         }
         let e = parse::<WithKind>(serde_json::json!({"kind": "XX"}), Lang::Fr).unwrap_err();
         assert!(
-            e.text
-                .contains("«\u{a0}XX\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: FS, SS"),
+            e.text.contains(
+                "«\u{a0}XX\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: FS, SS"
+            ),
             "{}",
             e.text
         );
@@ -551,8 +573,17 @@ mod tests {
 
     /// Words of serde's and Rust's that must never reach a person or a model.
     const SERDE_WORDS: &[&str] = &[
-        "unknown", "expected", "variant", "invalid type", "one of", "missing", "u64", "i32",
-        "map", "sequence", "internally tagged",
+        "unknown",
+        "expected",
+        "variant",
+        "invalid type",
+        "one of",
+        "missing",
+        "u64",
+        "i32",
+        "map",
+        "sequence",
+        "internally tagged",
     ];
 
     fn refused(v: Value, lang: Lang) -> String {
@@ -570,44 +601,103 @@ mod tests {
         use super::super::people_testkit::visible;
         let shift = serde_json::json!({"op": "shift", "bars": [1], "by": 2});
         let why = refused(shift.clone(), Lang::Fr);
-        assert!(why.contains("l'opération «\u{a0}shift\u{a0}» n'existe pas"), "{}", visible(&why));
+        assert!(
+            why.contains("l'opération «\u{a0}shift\u{a0}» n'existe pas"),
+            "{}",
+            visible(&why)
+        );
         assert!(!why.contains("replace_schedule"), "{why}");
         let why = refused(shift, Lang::En);
         assert!(why.starts_with("there is no operation “shift”"), "{why}");
-        let why = refused(serde_json::json!({"op": "move_period", "bars": [1], "by": 2}), Lang::Fr);
-        assert!(why.ends_with("la plus proche\u{a0}: move_periods"), "{}", visible(&why));
-        let why = refused(serde_json::json!({"op": "move_period", "bars": [1], "by": 2}), Lang::En);
-        assert_eq!(why, "there is no operation “move_period”; the closest is move_periods");
+        let why = refused(
+            serde_json::json!({"op": "move_period", "bars": [1], "by": 2}),
+            Lang::Fr,
+        );
+        assert!(
+            why.ends_with("la plus proche\u{a0}: move_periods"),
+            "{}",
+            visible(&why)
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_period", "bars": [1], "by": 2}),
+            Lang::En,
+        );
+        assert_eq!(
+            why,
+            "there is no operation “move_period”; the closest is move_periods"
+        );
         // Unknown field: the fields allowed, never those the server fills in.
         let why = refused(
             serde_json::json!({"op": "lock", "target": "schedule", "who": 1}),
             Lang::Fr,
         );
-        assert!(why.starts_with("lock\u{a0}: le champ «\u{a0}who\u{a0}» n'existe pas"), "{}", visible(&why));
+        assert!(
+            why.starts_with("lock\u{a0}: le champ «\u{a0}who\u{a0}» n'existe pas"),
+            "{}",
+            visible(&why)
+        );
         assert!(why.contains("target, reason"), "{}", visible(&why));
-        assert!(!why.contains("by_name") && !why.contains("since_ms"), "{why}");
-        let why = refused(serde_json::json!({"op": "move_periods", "bar": [1], "by": 2}), Lang::En);
+        assert!(
+            !why.contains("by_name") && !why.contains("since_ms"),
+            "{why}"
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bar": [1], "by": 2}),
+            Lang::En,
+        );
         assert_eq!(
             why,
             "move_periods: there is no field “bar” (the closest is “bars”); the fields allowed are bars, milestones, by"
         );
         // Missing field, wrong type (the field named), not an object, no op.
-        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1]}), Lang::Fr);
-        assert_eq!(visible(&why), "move_periods⟨nbsp⟩: le champ «⟨nbsp⟩by⟨nbsp⟩» manque");
-        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}), Lang::Fr);
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1]}),
+            Lang::Fr,
+        );
+        assert_eq!(
+            visible(&why),
+            "move_periods⟨nbsp⟩: le champ «⟨nbsp⟩by⟨nbsp⟩» manque"
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}),
+            Lang::Fr,
+        );
         assert_eq!(
             visible(&why),
             "move_periods, champ «⟨nbsp⟩by⟨nbsp⟩»⟨nbsp⟩: type incorrect (reçu⟨nbsp⟩: le texte \"x\"⟨nnbsp⟩; attendu⟨nbsp⟩: un nombre entier)"
         );
-        let why = refused(serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}), Lang::En);
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}),
+            Lang::En,
+        );
         assert_eq!(
             why,
             "move_periods, field “by”: wrong type (got the string \"x\"; expected a whole number)"
         );
-        let why = refused(serde_json::json!({"op": "add_period", "row": 1, "label": "A", "start": "2026-13-01", "end": "2026-12-01"}), Lang::Fr);
+        let why = refused(
+            serde_json::json!({"op": "add_period", "row": 1, "label": "A", "start": "2026-13-01", "end": "2026-12-01"}),
+            Lang::Fr,
+        );
         assert!(why.contains("n'est pas une date"), "{why}");
-        assert!(refused(serde_json::json!(["op"]), Lang::Fr).starts_with("une commande est un objet"));
-        assert!(refused(serde_json::json!({"bars": [1]}), Lang::En).starts_with("the field “op” is missing"));
+        assert!(
+            refused(serde_json::json!(["op"]), Lang::Fr).starts_with("une commande est un objet")
+        );
+        assert!(
+            refused(serde_json::json!({"bars": [1]}), Lang::En)
+                .starts_with("the field “op” is missing")
+        );
+        // Any serde message, e.g. an import's, said in words.
+        assert_eq!(
+            visible(&serde_message(
+                "missing field `name` at line 1 column 2",
+                Lang::Fr
+            )),
+            "le champ «⟨nbsp⟩name⟨nbsp⟩» manque"
+        );
+        assert_eq!(
+            serde_message("something serde says", Lang::En),
+            "value not accepted"
+        );
         // The internal operation is still taken, but never offered.
         assert!(!public_ops().iter().any(|o| o == "replace_schedule"));
         assert!(public_ops().iter().any(|o| o == "set_progress"));
@@ -620,9 +710,17 @@ mod tests {
             Lang::En,
         )
         .unwrap_err();
-        assert!(e.text.contains("there is no field “cuont” (the closest is “count”)"), "{}", e.text);
-        let e = parse::<Example>(serde_json::json!({"schedule": 1, "name": "x", "zzz": 2}), Lang::Fr)
-            .unwrap_err();
+        assert!(
+            e.text
+                .contains("there is no field “cuont” (the closest is “count”)"),
+            "{}",
+            e.text
+        );
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "zzz": 2}),
+            Lang::Fr,
+        )
+        .unwrap_err();
         for w in SERDE_WORDS {
             assert!(!e.text.contains(w), "{w:?} in {}", e.text);
         }

@@ -243,7 +243,12 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
     let text = ctx.tr(
         format!(
             "{}\u{202f}; le planning passe au rang {}.",
-            count(Lang::Fr, commands.len(), "commande appliquée", "commandes appliquées"),
+            count(
+                Lang::Fr,
+                commands.len(),
+                "commande appliquée",
+                "commandes appliquées"
+            ),
             wrote.rank
         ),
         format!(

@@ -316,10 +316,19 @@ fn too_big(ctx: &Ctx, what: &str, size: usize, max: usize) -> Refusal {
     .with(json!({ "bytes": size, "max_bytes": max }))
 }
 
-/// serde_json's message without its position (given separately) and its Rust names.
+/// What is wrong with the JSON, where: serde_json's message said again in the caller's
+/// words (see `args::serde_message`), its position given separately.
 fn json_problem(e: &serde_json::Error, lang: Lang) -> String {
-    let msg = e.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
+    use serde_json::error::Category;
+    let msg = match e.classify() {
+        Category::Syntax => super::tr(lang, "JSON mal formé", "malformed JSON"),
+        Category::Eof => super::tr(
+            lang,
+            "le JSON s'arrête avant la fin",
+            "the JSON ends too early",
+        ),
+        Category::Io | Category::Data => super::args::serde_message(&e.to_string(), lang),
+    };
     let (line, column) = (e.line(), e.column());
     match lang {
         Lang::Fr => format!("ligne {line}, colonne {column}\u{a0}: {msg}"),
@@ -1036,7 +1045,8 @@ mod tool_tests {
             )
             .await;
         assert!(
-            r.text.starts_with("CSV, ligne 2\u{a0}: un guillemet ouvert"),
+            r.text
+                .starts_with("CSV, ligne 2\u{a0}: un guillemet ouvert"),
             "{}",
             r.text
         );

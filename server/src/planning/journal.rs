@@ -213,7 +213,12 @@ pub(super) async fn origins(
             };
             let next = match known.get(&t) {
                 Some(x) => x.clone(),
-                None => match ctx.store().entry(id, t).await.map_err(|e| ctx.db_error(e))? {
+                None => match ctx
+                    .store()
+                    .entry(id, t)
+                    .await
+                    .map_err(|e| ctx.db_error(e))?
+                {
                     Some(x) => {
                         known.insert(t, x.clone());
                         x
@@ -555,7 +560,12 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     let mut text = ctx.tr(
         format!(
             "{} du planning {id} après le rang {since} (rang actuel {rank})\u{a0}:",
-            text::count(Lang::Fr, packed.items.len(), "modification", "modifications")
+            text::count(
+                Lang::Fr,
+                packed.items.len(),
+                "modification",
+                "modifications"
+            )
         ),
         format!(
             "{} of schedule {id} after rank {since} (current rank {rank}):",
@@ -984,7 +994,8 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("«\u{a0}Nettoyage des données\u{a0}» (bloc 14)"),
+            r.text
+                .contains("«\u{a0}Nettoyage des données\u{a0}» (bloc 14)"),
             "{}",
             r.text
         );
@@ -1225,7 +1236,8 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("undo · undoes rank 1: move_periods (3 bars)"),
+            r.text
+                .contains("undo · undoes rank 1: move_periods (3 bars)"),
             "{}",
             r.text
         );

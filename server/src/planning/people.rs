@@ -994,12 +994,22 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
         ctx.tr(
             format!(
                 "{} ({})\u{a0}:",
-                plural(Lang::Fr, at_risk.len(), "Bloc mis à risque", "Blocs mis à risque"),
+                plural(
+                    Lang::Fr,
+                    at_risk.len(),
+                    "Bloc mis à risque",
+                    "Blocs mis à risque"
+                ),
                 at_risk.len()
             ),
             format!(
                 "{} ({}):",
-                plural(Lang::En, at_risk.len(), "Bar put at risk", "Bars put at risk"),
+                plural(
+                    Lang::En,
+                    at_risk.len(),
+                    "Bar put at risk",
+                    "Bars put at risk"
+                ),
                 at_risk.len()
             ),
         )
@@ -1281,7 +1291,10 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
     let risks = risk::absence_risks(s, &cal);
     let mut text = if list.is_empty() {
         ctx.tr(
-            format!("Aucune absence dans «\u{a0}{}\u{a0}» pour ces critères.", s.name),
+            format!(
+                "Aucune absence dans «\u{a0}{}\u{a0}» pour ces critères.",
+                s.name
+            ),
             format!("No absence in “{}” for these criteria.", s.name),
         )
     } else {
@@ -1383,7 +1396,11 @@ mod tests {
         }
         // Thomas sees his own e-mail and reason, and nobody else's e-mail.
         let r = k.ok(&k.thomas, "list_absences", args.clone()).await;
-        assert!(r.text.contains("motif\u{a0}: Rendez-vous médical"), "{}", r.text);
+        assert!(
+            r.text.contains("motif\u{a0}: Rendez-vous médical"),
+            "{}",
+            r.text
+        );
         assert_eq!(r.structured["absences"][0]["reason"], "Rendez-vous médical");
         let r = k.ok(&k.thomas, "list_members", args.clone()).await;
         assert!(r.text.contains("<thomas.dubois@example.org>"), "{}", r.text);
@@ -1467,13 +1484,13 @@ mod tests {
             )
             .await;
         assert!(
-            r.text
-                .contains("n'est plus à risque de cette absence (1)"),
+            r.text.contains("n'est plus à risque de cette absence (1)"),
             "{}",
             r.text
         );
         assert!(
-            r.text.contains("«\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
+            r.text
+                .contains("«\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
             "{}",
             r.text
         );
@@ -1543,7 +1560,11 @@ mod tests {
                 json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
             )
             .await;
-        assert!(r.text.contains("Membre «\u{a0}Léa Roux\u{a0}» ajouté"), "{}", r.text);
+        assert!(
+            r.text.contains("Membre «\u{a0}Léa Roux\u{a0}» ajouté"),
+            "{}",
+            r.text
+        );
         assert!(!r.text.contains("lea@"), "{}", r.text);
         let lea = r.structured["member"].as_u64().unwrap();
         // An editor renames, but may not change an e-mail (it decides who sees what).

@@ -407,7 +407,10 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
         .map(|a| {
             let on = s.bar(a.bar).map_or("?", |b| b.label.as_str());
             ctx.tr(
-                format!("action {} «\u{a0}{}\u{a0}» sur «\u{a0}{on}\u{a0}»", a.id, a.label),
+                format!(
+                    "action {} «\u{a0}{}\u{a0}» sur «\u{a0}{on}\u{a0}»",
+                    a.id, a.label
+                ),
                 format!("action {} “{}” on “{on}”", a.id, a.label),
             )
         })

@@ -338,7 +338,10 @@ async fn resolve(ctx: &Ctx, id: i64, side: &Side) -> Result<Resolved, Refusal> {
 fn side_name(ctx: &Ctx, r: &Resolved) -> String {
     match &r.version {
         Some((vid, name)) => ctx.tr(
-            format!("la version «\u{a0}{name}\u{a0}» (id {vid}, rang {})", r.rank),
+            format!(
+                "la version «\u{a0}{name}\u{a0}» (id {vid}, rang {})",
+                r.rank
+            ),
             format!("version “{name}” (id {vid}, rank {})", r.rank),
         ),
         None => ctx.tr(
@@ -527,7 +530,11 @@ mod tests {
         assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
         assert_eq!(r.structured["from"]["name"], "Base");
         assert_eq!(r.structured["to"]["version"], Value::Null);
-        assert!(r.text.contains("la version «\u{a0}Base\u{a0}»"), "{}", r.text);
+        assert!(
+            r.text.contains("la version «\u{a0}Base\u{a0}»"),
+            "{}",
+            r.text
+        );
         k.refused(
             &k.carol,
             "diff_versions",

@@ -70,7 +70,10 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
     for s in &visible {
         let role = super::role_name(s.role, ctx.lang());
         text.push_str(&ctx.tr(
-            format!("\n- {} — «\u{a0}{}\u{a0}» ({role}, rang {})", s.id, s.name, s.rank),
+            format!(
+                "\n- {} — «\u{a0}{}\u{a0}» ({role}, rang {})",
+                s.id, s.name, s.rank
+            ),
             format!("\n- {} — “{}” ({role}, rank {})", s.id, s.name, s.rank),
         ));
     }

@@ -534,7 +534,8 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("Fin du projet\u{a0}: 2026-12-18 → 2026-12-28"),
+            r.text
+                .contains("Fin du projet\u{a0}: 2026-12-18 → 2026-12-28"),
             "{}",
             r.text
         );

@@ -177,7 +177,10 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
         )
     } else {
         ctx.tr(
-            format!("{} pour {q}\u{a0}:", count(Lang::Fr, total, "résultat", "résultats")),
+            format!(
+                "{} pour {q}\u{a0}:",
+                count(Lang::Fr, total, "résultat", "résultats")
+            ),
             format!("{} for {q}:", count(Lang::En, total, "result", "results")),
         )
     };

@@ -183,7 +183,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         Refusal::new(
             "invalid_filter",
             ctx.tr(
-                format!("«\u{a0}filter\u{a0}»\u{a0}: requête invalide\u{a0}:\n{}", e.render(query, lang)),
+                format!(
+                    "«\u{a0}filter\u{a0}»\u{a0}: requête invalide\u{a0}:\n{}",
+                    e.render(query, lang)
+                ),
                 format!("“filter”: invalid query:\n{}", e.render(query, lang)),
             ),
         )
@@ -269,7 +272,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             (Panel::Timeline, Lang::En) => "bars only",
             (Panel::Both, Lang::En) => "rows and bars",
         };
-        let phrase = ctx.tr(format!("panneaux\u{a0}: {shown}"), format!("panels: {shown}"));
+        let phrase = ctx.tr(
+            format!("panneaux\u{a0}: {shown}"),
+            format!("panels: {shown}"),
+        );
         options.push("panel", json!(name), name.clone(), phrase);
     }
     if let Some(cp) = p.critical_path {
@@ -562,7 +568,11 @@ mod tests {
             r.text
         );
         assert!(r.text.contains("Risques\u{a0}:"), "{}", r.text);
-        assert!(r.text.contains("Vue\u{a0}: diagramme de Gantt."), "{}", r.text);
+        assert!(
+            r.text.contains("Vue\u{a0}: diagramme de Gantt."),
+            "{}",
+            r.text
+        );
         let url = r.structured["url"].as_str().unwrap();
         let last = lines.last().unwrap();
         assert_eq!(
@@ -644,8 +654,9 @@ mod tests {
             .await;
         assert_eq!(r.structured["read_only"], true);
         assert!(
-            r.text
-                .contains("en lecture seule (votre rôle lecteur ne permet pas de modifier)\u{a0}: http"),
+            r.text.contains(
+                "en lecture seule (votre rôle lecteur ne permet pas de modifier)\u{a0}: http"
+            ),
             "{}",
             r.text
         );
@@ -763,7 +774,11 @@ mod tests {
             r.text
         );
         let r = call(json!({"schedule": w.id, "from": "2026-13-01"})).await;
-        assert!(r.is_error && r.text.contains("«\u{a0}from\u{a0}»"), "{}", r.text);
+        assert!(
+            r.is_error && r.text.contains("«\u{a0}from\u{a0}»"),
+            "{}",
+            r.text
+        );
         let r = call(json!({"schedule": w.id, "from": "2026-12-01", "to": "2026-11-01"})).await;
         assert!(
             r.is_error && r.text.contains("«\u{a0}to\u{a0}» (2026-11-01) est avant"),

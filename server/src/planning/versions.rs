@@ -7,9 +7,9 @@
 //! schedule keeps its current name: a version is about the plan's content, and a
 //! rename since would otherwise be silently reverted.
 
+use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
 use palmaplan_model::{Lang, Schedule};
-use palmaplan_model::command::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

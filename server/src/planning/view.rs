@@ -425,7 +425,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             "page_not_found",
             ctx.tr(
-                format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
+                format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, {} de 0 à {} (rang {rank}).", p.page, plural(Lang::Fr, n, "numérotée", "numérotées"), n - 1),
                 format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
             ),
         )
@@ -545,7 +545,10 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             );
             if rank < p.rank {
                 text.push_str(&ctx.tr(
-                    format!(" Le rang {} n'existe pas\u{a0}: relisez le planning.", p.rank),
+                    format!(
+                        " Le rang {} n'existe pas\u{a0}: relisez le planning.",
+                        p.rank
+                    ),
                     format!(" Rank {} does not exist: read the schedule again.", p.rank),
                 ));
             }
@@ -747,7 +750,10 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
                 format!("{} → {}", a.start, a.end)
             };
             let who = name_of(a.member);
-            lines.push_str(&ctx.tr(format!("\n- {who}\u{a0}: {span}"), format!("\n- {who}: {span}")));
+            lines.push_str(&ctx.tr(
+                format!("\n- {who}\u{a0}: {span}"),
+                format!("\n- {who}: {span}"),
+            ));
         }
         list.push(item);
     }
@@ -788,7 +794,9 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nLa liste s'arrête là\u{a0}: demandez une période plus courte que {from} → {to}."),
+            format!(
+                "\nLa liste s'arrête là\u{a0}: demandez une période plus courte que {from} → {to}."
+            ),
             format!("\nThe list stops here: ask for a shorter period than {from} → {to}."),
         ));
     }

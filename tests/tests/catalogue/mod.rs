@@ -280,13 +280,20 @@ fn language_problems(text: &str, french: bool) -> Vec<String> {
     }
     let chars: Vec<char> = text.chars().collect();
     for (i, pair) in chars.windows(2).enumerate() {
-        let context = || chars[i.saturating_sub(20)..(i + 20).min(chars.len())].iter().collect::<String>();
+        let context = || {
+            chars[i.saturating_sub(20)..(i + 20).min(chars.len())]
+                .iter()
+                .collect::<String>()
+        };
         match pair {
             [' ', c @ (':' | ';' | '!' | '?')] => {
                 out.push(format!("an ordinary space before {c:?} in …{}…", context()));
             }
             ['«', ' '] | [' ', '»'] => {
-                out.push(format!("an ordinary space inside guillemets in …{}…", context()));
+                out.push(format!(
+                    "an ordinary space inside guillemets in …{}…",
+                    context()
+                ));
             }
             _ => {}
         }

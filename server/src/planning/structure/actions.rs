@@ -349,7 +349,10 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
             format!("du bloc {}", item(&ctx, s, BarId(b).into())),
             format!("of bar {}", item(&ctx, s, BarId(b).into())),
         ),
-        None => ctx.tr(format!("de «\u{a0}{}\u{a0}»", s.name), format!("of “{}”", s.name)),
+        None => ctx.tr(
+            format!("de «\u{a0}{}\u{a0}»", s.name),
+            format!("of “{}”", s.name),
+        ),
     };
     let at = rank(&ctx, stored.rank);
     let mut text = if total == 0 {

@@ -5,9 +5,9 @@
 //! Deleting removes the schedule with its journal, versions and roles: it cannot be
 //! undone, so it asks for `confirm: true` and the Owner role.
 
+use palmaplan_model::Lang;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
-use palmaplan_model::Lang;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -231,7 +231,8 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("«\u{a0}S/4HANA Migration\u{a0}» en «\u{a0}Bascule S/4\u{a0}»")
+            r.text
+                .contains("«\u{a0}S/4HANA Migration\u{a0}» en «\u{a0}Bascule S/4\u{a0}»")
                 && r.text.contains("rang 1"),
             "{}",
             r.text
@@ -332,7 +333,11 @@ mod tests {
         let r = ok(k
             .call(&k.owner, "delete_schedule", json!({"confirm": true}))
             .await);
-        assert!(r.text.contains("«\u{a0}S/4HANA Migration\u{a0}»"), "{}", r.text);
+        assert!(
+            r.text.contains("«\u{a0}S/4HANA Migration\u{a0}»"),
+            "{}",
+            r.text
+        );
         refused(
             k.call(&k.owner, "get_schedule", json!({})).await,
             "schedule_not_found",

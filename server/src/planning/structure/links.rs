@@ -11,9 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{
-    CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines,
-};
+use super::{CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines};
 use crate::planning::args::CascadeArg;
 use crate::planning::scheduling::with_cascade;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};

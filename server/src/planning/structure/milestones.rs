@@ -339,8 +339,9 @@ mod tests {
             .call(&k.editor, "delete_milestone", json!({"milestone": 19}))
             .await);
         assert!(
-            r.text
-                .contains("Jalon «\u{a0}Go-live\u{a0}» (19) supprimé, avec 1 lien\u{202f}; rang 4."),
+            r.text.contains(
+                "Jalon «\u{a0}Go-live\u{a0}» (19) supprimé, avec 1 lien\u{202f}; rang 4."
+            ),
             "{}",
             r.text
         );

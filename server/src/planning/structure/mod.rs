@@ -61,7 +61,10 @@ fn more(ctx: &Ctx, left: usize) -> String {
         return String::new();
     }
     ctx.tr(
-        format!("\n… et {left} {}.", text::plural(Lang::Fr, left, "autre", "autres")),
+        format!(
+            "\n… et {left} {}.",
+            text::plural(Lang::Fr, left, "autre", "autres")
+        ),
         format!("\n… and {left} more."),
     )
 }
@@ -79,7 +82,10 @@ fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
 
 /// "« Audit du système » (13)" / "“Audit du système” (13)": a named item with its id.
 fn quote(ctx: &Ctx, name: &str, id: impl std::fmt::Display) -> String {
-    ctx.tr(format!("«\u{a0}{name}\u{a0}» ({id})"), format!("“{name}” ({id})"))
+    ctx.tr(
+        format!("«\u{a0}{name}\u{a0}» ({id})"),
+        format!("“{name}” ({id})"),
+    )
 }
 
 /// A bar or a milestone as texts name it, or its bare id when it is gone.
@@ -172,9 +178,15 @@ impl Removed {
         let parts: Vec<String> = [
             (self.rows, words(["ligne", "lignes"], ["row", "rows"])),
             (self.bars, words(["bloc", "blocs"], ["bar", "bars"])),
-            (self.milestones, words(["jalon", "jalons"], ["milestone", "milestones"])),
+            (
+                self.milestones,
+                words(["jalon", "jalons"], ["milestone", "milestones"]),
+            ),
             (self.links, words(["lien", "liens"], ["link", "links"])),
-            (self.actions, words(["action", "actions"], ["action", "actions"])),
+            (
+                self.actions,
+                words(["action", "actions"], ["action", "actions"]),
+            ),
         ]
         .iter()
         .filter(|(n, _)| *n > 0)

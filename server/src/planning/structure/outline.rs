@@ -215,8 +215,18 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             .take(CAP)
             .map(|(g, n)| {
                 ctx.tr(
-                    format!("«\u{a0}{}\u{a0}» ({}, {})", g.name, g.id, count(Lang::Fr, *n, "ligne", "lignes")),
-                    format!("“{}” ({}, {})", g.name, g.id, count(Lang::En, *n, "row", "rows")),
+                    format!(
+                        "«\u{a0}{}\u{a0}» ({}, {})",
+                        g.name,
+                        g.id,
+                        count(Lang::Fr, *n, "ligne", "lignes")
+                    ),
+                    format!(
+                        "“{}” ({}, {})",
+                        g.name,
+                        g.id,
+                        count(Lang::En, *n, "row", "rows")
+                    ),
                 )
             })
             .collect();
@@ -828,7 +838,8 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("de «\u{a0}Support\u{a0}» en «\u{a0}Hypercare\u{a0}»"),
+            r.text
+                .contains("de «\u{a0}Support\u{a0}» en «\u{a0}Hypercare\u{a0}»"),
             "{}",
             r.text
         );
@@ -934,9 +945,11 @@ mod tests {
         let k = kit().await;
         let r = ok(k.call(&k.viewer, "list_rows", json!({})).await);
         assert!(
-            r.text
-                .contains("«\u{a0}S/4HANA Migration\u{a0}»\u{a0}: 2 groupes, 6 lignes\u{202f}; rang 0.")
-                && r.text.contains("Groupe «\u{a0}Préparation\u{a0}» (5)\u{a0}:")
+            r.text.contains(
+                "«\u{a0}S/4HANA Migration\u{a0}»\u{a0}: 2 groupes, 6 lignes\u{202f}; rang 0."
+            ) && r
+                .text
+                .contains("Groupe «\u{a0}Préparation\u{a0}» (5)\u{a0}:")
                 && r.text
                     .contains("- «\u{a0}Audit du système\u{a0}» (6) — Karim Benali (2)"),
             "{}",

@@ -487,11 +487,21 @@ fn holidays_reply(
         text.push_str(&ctx.tr(
             format!(
                 " {}.",
-                count(Lang::Fr, unchanged, "date l'était déjà", "dates l'étaient déjà")
+                count(
+                    Lang::Fr,
+                    unchanged,
+                    "date l'était déjà",
+                    "dates l'étaient déjà"
+                )
             ),
             format!(
                 " {}.",
-                count(Lang::En, unchanged, "date already was", "dates already were")
+                count(
+                    Lang::En,
+                    unchanged,
+                    "date already was",
+                    "dates already were"
+                )
             ),
         ));
     }
