@@ -199,7 +199,7 @@ impl LinkError {
             LinkError::Missing => tr(
                 lang,
                 format!(
-                    "Cette adresse n'a pas de jeton de lien («\u{202f}?t=…\u{a0}»)\u{a0}: elle n'ouvre rien seule. {new_link}"
+                    "Cette adresse n'a pas de jeton de lien («\u{a0}?t=…\u{a0}»)\u{a0}: elle n'ouvre rien seule. {new_link}"
                 ),
                 format!(
                     "This address has no link token (“?t=…”): it opens nothing by itself. {new_link}"
