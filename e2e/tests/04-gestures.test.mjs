@@ -39,6 +39,8 @@ for (const profile of PROFILES) {
     const callMade = await waitFor(async () => (await host.state()).appCalls.find((c) => c.name === 'move_periods'), { what: 'move_periods called' });
     assert.deepEqual(callMade.arguments.bars.map(String), [id]);
     assert.equal(callMade.arguments.by, 1);
+    // The host is en-US: the view asks the tools for English, as its chrome is.
+    assert.equal(callMade.arguments.lang, 'en', 'the view passes its language to the tools');
     await waitFor(async () => (await label(f, id)) !== before, { what: 'the bar moved in the MCP view' });
     const j = await call(ctx.owner, 'get_changes', { schedule: sid, since_rank: 0, lang: 'en' });
     assert.match(j.text, /move_periods/);

@@ -16,12 +16,12 @@ pub const TOKEN_PREFIX: &str = "ppt_";
 pub fn new_token() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)?;
-    Ok(format!("{TOKEN_PREFIX}{}", hex(&bytes)))
+    Ok(format!("{TOKEN_PREFIX}{}", hex::encode(bytes)))
 }
 
 /// The stored form of a token: the hex SHA-256 of the whole secret.
 pub fn token_hash(secret: &str) -> String {
-    hex(&Sha256::digest(secret.as_bytes()))
+    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 /// Whether a string has the shape of one of our tokens (checked before any lookup, so
@@ -29,16 +29,6 @@ pub fn token_hash(secret: &str) -> String {
 pub fn looks_like_token(s: &str) -> bool {
     s.strip_prefix(TOKEN_PREFIX)
         .is_some_and(|rest| rest.len() == 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -60,6 +50,15 @@ mod tests {
         assert_eq!(
             token_hash("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        // Lower-case digits, two per byte, as the stored hashes of existing tokens.
+        let t = new_token().unwrap();
+        assert_eq!(t.len(), TOKEN_PREFIX.len() + 64);
+        assert!(
+            t[TOKEN_PREFIX.len()..]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{t}"
         );
     }
 }

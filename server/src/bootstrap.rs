@@ -8,7 +8,7 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-use palmaplan_model::{Date, Lang, demo};
+use palmaplan_model::{Lang, demo};
 
 use crate::auth;
 use crate::planning::tr;
@@ -378,10 +378,7 @@ pub fn token_table(lang: Lang, user: &User, tokens: &[TokenInfo]) -> String {
 
 /// A time stamp for people: `YYYY-MM-DD HH:MM UTC`.
 pub fn utc(ms: i64) -> String {
-    let day = ms.div_euclid(86_400_000);
-    let minutes = ms.rem_euclid(86_400_000) / 60_000;
-    let date = Date::from_days(i32::try_from(day).unwrap_or(0));
-    format!("{date} {:02}:{:02} UTC", minutes / 60, minutes % 60)
+    crate::utc::stamp(ms, crate::utc::Precision::Minutes)
 }
 
 #[cfg(test)]

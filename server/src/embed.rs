@@ -30,9 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::http::StatusCode;
+use base64::Engine as _;
 use hmac::{Hmac, KeyInit, Mac};
-use palmaplan_model::idset::{ALPHABET, sextet};
 use palmaplan_model::{Lang, Schedule};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
@@ -542,92 +543,42 @@ fn read_key(path: &Path) -> io::Result<[u8; KEY_LEN]> {
 }
 
 // ---------------------------------------------------------------------------------
-// base64url without padding (RFC 4648 §5), strict: a decoder that accepted unused
-// trailing bits would let two spellings carry one signature, so a changed character
-// could go unnoticed.
+// Encodings
+
+/// base64url without padding (RFC 4648 §5), strict: no `=`, and the unused bits of the
+/// last character must be zero. A decoder that accepted them set would let two
+/// spellings carry one signature, so a changed character could go unnoticed. This is
+/// exactly what links have always been written in, so links already given still open.
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 pub(crate) fn b64url_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
-        let n = (b(0) << 16) | (b(1) << 8) | b(2);
-        for i in 0..=chunk.len() {
-            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
+    B64.encode(bytes)
 }
 
 pub(crate) fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| sextet(c).map(u32::from);
-    let s = s.as_bytes();
-    if s.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 2);
-    for chunk in s.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= value(c)? << (18 - 6 * i);
-        }
-        let bytes = chunk.len() - 1;
-        for i in 0..bytes {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-        // The bits past the last whole byte must be zero (one spelling per value).
-        if n & ((1u32 << (24 - 8 * bytes)) - 1) != 0 {
-            return None;
-        }
-    }
-    Some(out)
+    B64.decode(s).ok()
 }
 
-/// Percent-encodes a query value (everything but RFC 3986's unreserved characters).
+/// What a query value keeps as it is: RFC 3986's unreserved characters; everything
+/// else is percent-encoded (a space as `%20`, which every reader takes, `+` too).
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Percent-encodes a query value.
 pub(crate) fn query_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(s, QUERY_VALUE).to_string()
 }
 
-/// Decodes a percent-encoded query value (`+` is a space, as forms write it); `None`
-/// when the result is not UTF-8.
-pub(crate) fn query_unescape(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// The value of `name` in a raw query string (`a=1&t=…`).
+/// The value of `name` in a raw query string (`a=1&t=…`), decoded as browsers do
+/// (`+` is a space; a `%` not followed by two hex digits stays as it is; bytes that are
+/// not UTF-8 become U+FFFD, so such a token reads as damaged, not as missing).
 pub(crate) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
-    query?
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(k, _)| *k == name)
-        .and_then(|(_, v)| query_unescape(v))
+    form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
 }
 
 // ---------------------------------------------------------------------------------
@@ -874,24 +825,106 @@ mod tests {
         assert_eq!(b64url_decode(""), Some(vec![]));
     }
 
+    /// The base64url coder links were written with before the `base64` crate: links
+    /// already given out must keep opening, and nothing it refused may open now.
+    mod before {
+        use palmaplan_model::idset::{ALPHABET, sextet};
+
+        pub(super) fn encode(bytes: &[u8]) -> String {
+            let mut out = String::new();
+            for chunk in bytes.chunks(3) {
+                let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+                let n = (b(0) << 16) | (b(1) << 8) | b(2);
+                for i in 0..=chunk.len() {
+                    out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+                }
+            }
+            out
+        }
+
+        pub(super) fn decode(s: &str) -> Option<Vec<u8>> {
+            let s = s.as_bytes();
+            if s.len() % 4 == 1 {
+                return None;
+            }
+            let mut out = Vec::new();
+            for chunk in s.chunks(4) {
+                let mut n = 0u32;
+                for (i, &c) in chunk.iter().enumerate() {
+                    n |= u32::from(sextet(c)?) << (18 - 6 * i);
+                }
+                let bytes = chunk.len() - 1;
+                for i in 0..bytes {
+                    out.push((n >> (16 - 8 * i)) as u8);
+                }
+                if n & ((1u32 << (24 - 8 * bytes)) - 1) != 0 {
+                    return None;
+                }
+            }
+            Some(out)
+        }
+    }
+
+    mod same_as_before {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn encodes_the_same(bytes in proptest::collection::vec(any::<u8>(), 0..80)) {
+                prop_assert_eq!(b64url_encode(&bytes), before::encode(&bytes));
+            }
+
+            #[test]
+            fn accepts_exactly_what_it_accepted(s in "[A-Za-z0-9_=+/.-]{0,12}") {
+                prop_assert_eq!(b64url_decode(&s), before::decode(&s), "{}", s);
+            }
+        }
+
+        #[test]
+        fn a_link_signed_before_still_opens() {
+            let embed = Embed::new(&dir("before"), "http://h");
+            let claims = Claims::for_grant(&grant(Role::Editor, true), 5);
+            let payload = before::encode(&serde_json::to_vec(&claims).unwrap());
+            let signature = embed.sign(&payload).unwrap();
+            let token = format!("{payload}.{}", before::encode(&signature));
+            assert_eq!(embed.verify(&token, "7", 10), Ok(claims));
+        }
+    }
+
     #[test]
     fn queries_are_escaped_and_read() {
         assert_eq!(
-            query_escape("member:Thomas -status:done é"),
-            "member%3AThomas%20-status%3Adone%20%C3%A9"
+            query_escape("member:Thomas -status:done é~"),
+            "member%3AThomas%20-status%3Adone%20%C3%A9~"
         );
+        assert_eq!(query_escape("a+b&c=d/e"), "a%2Bb%26c%3Dd%2Fe");
+        let value = |q: &str| query_param(Some(q), "v");
         assert_eq!(
-            query_unescape("member%3AThomas+x%20%C3%A9").as_deref(),
+            value("v=member%3AThomas+x%20%C3%A9").as_deref(),
             Some("member:Thomas x é")
         );
-        assert_eq!(query_unescape("%zz"), None);
-        assert_eq!(query_unescape("%4"), Some("%4".into()));
+        // What escaping writes, reading gives back.
+        for s in ["member:Thomas -status:done é", "a+b&c=d", "100%", " ~ "] {
+            assert_eq!(value(&format!("v={}", query_escape(s))).as_deref(), Some(s));
+        }
+        // A broken escape stays as written; bytes that are not UTF-8 are replaced.
+        assert_eq!(value("v=%zz").as_deref(), Some("%zz"));
+        assert_eq!(value("v=%4").as_deref(), Some("%4"));
+        assert_eq!(value("v=%ff").as_deref(), Some("\u{fffd}"));
         assert_eq!(
             query_param(Some("a=1&t=abc.def&b"), "t").as_deref(),
             Some("abc.def")
         );
+        assert_eq!(
+            query_param(Some("t=first&t=second"), "t").as_deref(),
+            Some("first")
+        );
         assert_eq!(query_param(Some("a=1&b"), "b").as_deref(), Some(""));
         assert_eq!(query_param(Some("a=1"), "t"), None);
+        assert_eq!(query_param(Some(""), "t"), None);
         assert_eq!(query_param(None, "t"), None);
     }
 
@@ -1264,7 +1297,6 @@ mod tests {
                 }
                 prop_assert!(links.verify(&junk, "7", 2_000).is_err());
                 let _ = query_param(Some(&junk), "t");
-                let _ = query_unescape(&junk);
             }
         }
     }

@@ -40,6 +40,7 @@ use palmaplan_model::Lang;
 use palmaplan_model::text::escape_html;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -551,62 +552,12 @@ async fn embed_call(
             return call_refused(e.status(), e.code(), e.message(lang));
         }
     };
-    let how = tr(
-        lang,
-        "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}",
-        "The body must be a JSON object {\"tool\": \"…\", \"arguments\": {…}}",
-    );
-    let Ok(Value::Object(mut body)) = serde_json::from_slice::<Value>(&body) else {
-        return call_refused(StatusCode::BAD_REQUEST, "invalid_body", format!("{how}."));
-    };
-    let Some(Value::String(tool)) = body.remove("tool") else {
-        return call_refused(
-            StatusCode::BAD_REQUEST,
-            "invalid_body",
-            tr(
-                lang,
-                format!("{how}\u{a0}: «\u{a0}tool\u{a0}» manque ou n'est pas un texte."),
-                format!("{how}: “tool” is missing or not a string."),
-            ),
-        );
-    };
-    let mut arguments = match body.remove("arguments") {
-        None | Some(Value::Null) => serde_json::Map::new(),
-        Some(Value::Object(a)) => a,
-        Some(_) => {
-            return call_refused(
-                StatusCode::BAD_REQUEST,
-                "invalid_body",
-                tr(
-                    lang,
-                    format!("{how}\u{a0}: «\u{a0}arguments\u{a0}» doit être un objet."),
-                    format!("{how}: “arguments” must be an object."),
-                ),
-            );
+    let (tool, mut arguments) = match read_call_body(&body, &mut lang) {
+        Ok(call) => call,
+        Err(e) => {
+            return call_refused(StatusCode::BAD_REQUEST, "invalid_body", e.message(lang));
         }
     };
-    // The language: the body's, else the arguments' (as over MCP), else the server's.
-    for given in [body.remove(LANG_ARG), arguments.remove(LANG_ARG)]
-        .into_iter()
-        .flatten()
-    {
-        match given.as_str().map(str::to_ascii_lowercase).as_deref() {
-            Some(l) if l.starts_with("en") => lang = Lang::En,
-            Some(l) if l.starts_with("fr") => lang = Lang::Fr,
-            _ => {}
-        }
-    }
-    if let Some(extra) = body.keys().next() {
-        return call_refused(
-            StatusCode::BAD_REQUEST,
-            "invalid_body",
-            tr(
-                lang,
-                format!("{how}\u{a0}: le champ «\u{a0}{extra}\u{a0}» n'existe pas."),
-                format!("{how}: there is no field “{extra}”."),
-            ),
-        );
-    }
 
     // What the link allows, before the tool runs.
     let spec = state.planning.tools().find(|t| t.name == tool).cloned();
@@ -698,6 +649,131 @@ async fn embed_call(
     (StatusCode::OK, Json(to_result(reply))).into_response()
 }
 
+/// The body of `POST /embed/<schedule>/call`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallBody {
+    tool: String,
+    /// Absent or null: none.
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, Value>>,
+    /// Any value; a string starting with "fr" or "en" chooses the language. Read from
+    /// the raw body before this struct, so that a body refused here is answered in it.
+    #[serde(default, rename = "lang")]
+    _lang: Option<serde::de::IgnoredAny>,
+}
+
+/// The fields of [`CallBody`], to name the one that is not.
+const CALL_FIELDS: [&str; 3] = ["tool", "arguments", LANG_ARG];
+
+/// Why a call body does not read.
+#[derive(Debug, PartialEq, Eq)]
+enum BodyError {
+    /// Not JSON: where it stops reading (from 1).
+    Syntax { line: usize, column: usize },
+    /// JSON, not an object.
+    NotObject,
+    /// `tool` missing or not a string.
+    Tool,
+    /// `arguments` neither an object nor null.
+    Arguments,
+    /// A field that is not one of [`CALL_FIELDS`].
+    Unknown(String),
+}
+
+impl BodyError {
+    fn message(&self, lang: Lang) -> String {
+        let how = tr(
+            lang,
+            "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}",
+            "The body must be a JSON object {\"tool\": \"…\", \"arguments\": {…}}",
+        );
+        match self {
+            BodyError::Syntax { line, column } => tr(
+                lang,
+                format!(
+                    "{how}\u{a0}: ce corps n'est pas du JSON (illisible ligne {line}, colonne {column})."
+                ),
+                format!(
+                    "{how}: this body is not JSON (unreadable at line {line}, column {column})."
+                ),
+            ),
+            BodyError::NotObject => format!("{how}."),
+            BodyError::Tool => tr(
+                lang,
+                format!("{how}\u{a0}: «\u{a0}tool\u{a0}» manque ou n'est pas un texte."),
+                format!("{how}: “tool” is missing or not a string."),
+            ),
+            BodyError::Arguments => tr(
+                lang,
+                format!("{how}\u{a0}: «\u{a0}arguments\u{a0}» doit être un objet."),
+                format!("{how}: “arguments” must be an object."),
+            ),
+            BodyError::Unknown(extra) => tr(
+                lang,
+                format!("{how}\u{a0}: le champ «\u{a0}{extra}\u{a0}» n'existe pas."),
+                format!("{how}: there is no field “{extra}”."),
+            ),
+        }
+    }
+}
+
+/// The tool and arguments of a call body, with `lang` set from it: the body's
+/// `lang`, then the arguments' (removed from them, as over MCP; the later one wins).
+/// A body that does not read still sets `lang` when it names one, so the refusal is
+/// in the caller's language.
+fn read_call_body(
+    bytes: &[u8],
+    lang: &mut Lang,
+) -> Result<(String, serde_json::Map<String, Value>), BodyError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            BodyError::Syntax {
+                line: e.line(),
+                column: e.column(),
+            }
+        } else {
+            BodyError::NotObject
+        }
+    })?;
+    let Value::Object(fields) = &value else {
+        return Err(BodyError::NotObject);
+    };
+    for given in [
+        fields.get(LANG_ARG),
+        fields
+            .get("arguments")
+            .and_then(|a| a.as_object())
+            .and_then(|a| a.get(LANG_ARG)),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        match given.as_str().map(str::to_ascii_lowercase).as_deref() {
+            Some(l) if l.starts_with("en") => *lang = Lang::En,
+            Some(l) if l.starts_with("fr") => *lang = Lang::Fr,
+            _ => {}
+        }
+    }
+    let unknown = fields
+        .keys()
+        .find(|k| !CALL_FIELDS.contains(&k.as_str()))
+        .cloned();
+    let body: CallBody = serde_path_to_error::deserialize(value).map_err(|e| {
+        match e.path().iter().next() {
+            Some(serde_path_to_error::Segment::Map { key }) if key == "tool" => BodyError::Tool,
+            Some(serde_path_to_error::Segment::Map { key }) if key == "arguments" => {
+                BodyError::Arguments
+            }
+            // deny_unknown_fields, or no tool at all.
+            _ => unknown.map_or(BodyError::Tool, BodyError::Unknown),
+        }
+    })?;
+    let mut arguments = body.arguments.unwrap_or_default();
+    arguments.remove(LANG_ARG);
+    Ok((body.tool, arguments))
+}
+
 /// The private strings of a schedule and of its users, for `scrub_reply`. When the
 /// database does not answer, the structured fields and anything shaped like an e-mail
 /// are still removed.
@@ -732,6 +808,74 @@ mod tests {
             b = b.header(header::AUTHORIZATION, a);
         }
         b.body(Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn call_bodies_are_read_or_refused_with_what_to_fix() {
+        let read = |body: &str| {
+            let mut lang = Lang::Fr;
+            let r = read_call_body(body.as_bytes(), &mut lang);
+            (r, lang)
+        };
+        let (r, lang) =
+            read(r#"{"tool": "list_bars", "arguments": {"schedule": 7, "lang": "en"}}"#);
+        let (tool, args) = r.unwrap();
+        assert_eq!((tool.as_str(), lang), ("list_bars", Lang::En));
+        assert_eq!(
+            Value::Object(args),
+            json!({"schedule": 7}),
+            "lang is the server's"
+        );
+        let (r, lang) = read(r#"{"tool": "undo", "arguments": null, "lang": "EN-gb"}"#);
+        assert_eq!(r.unwrap().1.len(), 0);
+        assert_eq!(lang, Lang::En);
+        let (r, lang) = read(r#"{"tool": "undo"}"#);
+        assert!(r.is_ok());
+        assert_eq!(lang, Lang::Fr);
+        // The arguments' language is the later one, as before.
+        let (_, lang) = read(r#"{"tool": "x", "lang": "en", "arguments": {"lang": "fr"}}"#);
+        assert_eq!(lang, Lang::Fr);
+
+        assert_eq!(read(r#"{"tool": 3}"#).0, Err(BodyError::Tool));
+        assert_eq!(read(r#"{"arguments": {}}"#).0, Err(BodyError::Tool));
+        assert_eq!(
+            read(r#"{"tool": "x", "arguments": [1]}"#).0,
+            Err(BodyError::Arguments)
+        );
+        let (r, lang) = read(r#"{"tool": "x", "args": {}, "lang": "en"}"#);
+        assert_eq!(r, Err(BodyError::Unknown("args".into())));
+        assert_eq!(lang, Lang::En, "the refusal speaks the caller's language");
+        assert_eq!(read("[1, 2]").0, Err(BodyError::NotObject));
+        assert_eq!(read("\"tool\"").0, Err(BodyError::NotObject));
+        assert_eq!(
+            read("{\"tool\": \"x\",\n oops}").0,
+            Err(BodyError::Syntax { line: 2, column: 2 })
+        );
+        assert!(matches!(read("").0, Err(BodyError::Syntax { .. })));
+
+        let e = BodyError::Unknown("args".into());
+        assert_eq!(
+            e.message(Lang::Fr),
+            "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}\u{a0}: le champ «\u{a0}args\u{a0}» n'existe pas."
+        );
+        assert_eq!(
+            e.message(Lang::En),
+            "The body must be a JSON object {\"tool\": \"…\", \"arguments\": {…}}: there is no field “args”."
+        );
+        assert_eq!(
+            BodyError::Syntax { line: 2, column: 2 }.message(Lang::Fr),
+            "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}\u{a0}: ce corps n'est pas du JSON (illisible ligne 2, colonne 2)."
+        );
+        assert!(
+            BodyError::Tool
+                .message(Lang::En)
+                .ends_with(": “tool” is missing or not a string.")
+        );
+        assert!(
+            BodyError::Arguments
+                .message(Lang::En)
+                .ends_with(": “arguments” must be an object.")
+        );
     }
 
     #[test]

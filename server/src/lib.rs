@@ -4,7 +4,7 @@
 //! `mcp` (the rmcp adapter), `http` (the routes and the token check), `embed` (the
 //! signed one-hour `/embed` links), `view` (the embedded view page, served as the MCP
 //! Apps resource and under `/embed`), `bootstrap` (first start, users and tokens from
-//! the command line).
+//! the command line), `utc` (the time stamps every text and answer writes).
 
 pub mod auth;
 pub mod bootstrap;
@@ -14,4 +14,5 @@ pub mod mcp;
 pub mod planning;
 pub mod protocol;
 pub mod storage;
+pub mod utc;
 pub mod view;

@@ -232,8 +232,8 @@ fn refusal(code: &str, text: String) -> Reply {
 }
 
 /// The planning catalogue as MCP tools: each schema gains the optional `lang` property
-/// (so clients that check arguments against the schema let it through), and each tool
-/// says whether it only reads. For a client that renders MCP Apps (`ui`), the view-only
+/// (so clients that check arguments against the schema let it through; the server's
+/// `instructions` say what it is, once), and each tool has its title and hints. For a client that renders MCP Apps (`ui`), the view-only
 /// tools come too, with `_meta.ui.visibility: ["app"]`, and the tools that show a view
 /// point at it; otherwise only the model tools, without any `_meta.ui`.
 fn catalogue(planning: &Planning, ui: bool) -> Vec<Tool> {
@@ -248,19 +248,22 @@ fn catalogue(planning: &Planning, ui: bool) -> Vec<Tool> {
             if let Some(Value::Object(props)) = schema.get_mut("properties") {
                 props.insert(
                     LANG_ARG.into(),
-                    json!({
-                        "type": "string",
-                        "enum": ["fr", "en"],
-                        "description": "Language of the answer's text (default: the server's, French unless configured)."
-                    }),
+                    json!({ "type": "string", "enum": ["fr", "en"] }),
                 );
             }
             let read = spec.access == Access::Read;
-            // Only the read-only hint is known for every tool; the others keep the
-            // protocol's cautious defaults (a write may be destructive).
-            let annotations = ToolAnnotations::new().read_only(read);
-            let tool = Tool::new(spec.name, spec.description, Arc::new(schema))
+            let shown = crate::planning::presentation(spec.name);
+            // A reading tool destroys nothing and may be called again freely.
+            let annotations = ToolAnnotations::new()
+                .read_only(read)
+                .destructive(!read && shown.is_some_and(|p| p.destructive))
+                .idempotent(read || shown.is_some_and(|p| p.idempotent))
+                .open_world(false);
+            let mut tool = Tool::new(spec.name, spec.description, Arc::new(schema))
                 .with_annotations(annotations);
+            if let Some(p) = shown {
+                tool = tool.with_title(p.title);
+            }
             match ui_meta(spec, ui) {
                 Some(meta) => tool.with_meta(meta),
                 None => tool,
@@ -390,12 +393,14 @@ fn instructions(lang: Lang) -> String {
     tr(
         lang,
         "PalmaPlan garde des plannings (groupes, lignes, blocs datés, jalons, liens de dépendance, actions, membres et absences). \
-         Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
+         Les outils dont le nom dit « period » travaillent sur les blocs (les barres du Gantt). \
+         « schedule » est l'id ou le nom d'un planning. Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
          Chaque écriture répond avec le nouveau rang du planning (sa position dans le journal). \
          Un refus (isError) dit quoi corriger : corrigez l'appel plutôt que de réessayer tel quel. \
          Les textes sont en français ; ajoutez \"lang\": \"en\" aux arguments d'un appel pour une réponse en anglais.",
         "PalmaPlan keeps schedules (groups, rows, dated bars, milestones, dependency links, actions, members and absences). \
-         Start with list_schedules to see the schedules and their ids, then get_schedule for one schedule's summary and risks. \
+         Tools whose name says \"period\" work on bars (the Gantt's bars). \
+         \"schedule\" is a schedule's id or name. Start with list_schedules to see the schedules and their ids, then get_schedule for one schedule's summary and risks. \
          Every write answers with the schedule's new rank (its position in the journal). \
          A refusal (isError) says what to fix: fix the call rather than retrying it unchanged. \
          Texts are in English; add \"lang\": \"fr\" to a call's arguments for a French answer.",
@@ -676,6 +681,53 @@ mod tests {
         let list = server.get_tool("list_schedules").unwrap();
         assert_eq!(list.annotations.unwrap().read_only_hint, Some(true));
         assert!(server.get_tool("nope").is_none());
+    }
+
+    /// The most the model tools may take (issue 20 asks for 40 KB: see docs/tools.md
+    /// for where it stands).
+    const MODEL_TOOLS_BUDGET: usize = 78_000;
+
+    /// What a client hands the model for every model tool, in bytes of compact JSON
+    /// (`outputSchema` is for the client's validation and is counted apart).
+    fn model_bytes(tools: &[Tool]) -> usize {
+        tools
+            .iter()
+            .map(|t| {
+                let mut v = serde_json::to_value(t).unwrap();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("outputSchema");
+                    o.remove("_meta");
+                }
+                serde_json::to_string(&v).unwrap().len()
+            })
+            .sum()
+    }
+
+    #[tokio::test]
+    async fn the_catalogue_is_portable_and_compact() {
+        let (server, _) = server("portable").await;
+        let mut problems = Vec::new();
+        for tool in server.tools_for_views() {
+            let schema = Value::Object((*tool.input_schema).clone());
+            for f in crate::planning::schema_findings(&schema) {
+                problems.push(format!("{} inputSchema{f}", tool.name));
+            }
+            if let Some(out) = &tool.output_schema {
+                for f in crate::planning::schema_findings(&Value::Object((**out).clone())) {
+                    problems.push(format!("{} outputSchema{f}", tool.name));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
+        if let Ok(path) = std::env::var("PALMAPLAN_DUMP_TOOLS") {
+            std::fs::write(path, serde_json::to_string(server.tools()).unwrap()).unwrap();
+        }
+        let bytes = model_bytes(server.tools());
+        eprintln!("model tools: {} tools, {bytes} bytes", server.tools().len());
+        assert!(
+            bytes < MODEL_TOOLS_BUDGET,
+            "the model tools take {bytes} bytes"
+        );
     }
 
     #[tokio::test]

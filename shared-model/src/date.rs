@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub struct Date(i32);
 
 /// Day of the week, Monday first (ISO 8601).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Weekday {
@@ -327,5 +328,17 @@ mod tests {
                 prop_assert_eq!(d.to_string().parse::<Date>().unwrap(), d);
             }
         }
+    }
+}
+
+/// On the wire a date is "YYYY-MM-DD" (see its `Serialize`).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "format": "date" })
     }
 }

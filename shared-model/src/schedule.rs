@@ -24,6 +24,7 @@ macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[serde(transparent)]
         pub struct $name(pub u64);
 
@@ -101,6 +102,7 @@ impl From<MilestoneId> for ItemId {
 }
 
 /// The unit durations and lags are counted in.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TimeUnit {
@@ -113,6 +115,7 @@ pub enum TimeUnit {
 
 /// Whether a write that changes dates or links moves the successors (see
 /// `docs/scheduling.md`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheduling {
@@ -184,6 +187,7 @@ pub struct Row {
 /// or finish from below, from above, or both (`must_start_on`); see `constraint` for
 /// what they mean in working time and `docs/scheduling.md` for how scheduling honours
 /// them.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConstraintKind {
@@ -245,6 +249,7 @@ impl ConstraintKind {
 }
 
 /// A date constraint: `{"kind": "finish_no_later_than", "date": "2026-12-04"}`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Constraint {
@@ -321,6 +326,7 @@ pub struct Milestone {
 }
 
 /// The four dependency types (MS Project's codes: FF=0, FS=1, SF=2, SS=3).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LinkKind {
     /// The successor starts after the predecessor finishes.
@@ -347,6 +353,7 @@ pub struct Link {
     pub lag: i32,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
@@ -411,6 +418,7 @@ pub struct Absence {
 /// (its bars and milestones with it) or a bar. On the wire `"schedule"`,
 /// `{"group": 5}`, `{"row": 6}` or `{"bar": 14}`. Ordered schedule, groups, rows, bars
 /// (then by id): the order `Schedule::locks` is kept in.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LockTarget {

@@ -341,6 +341,7 @@ impl St {
         cb: impl FnOnce(Result<Reply, CallError>) + 'static,
     ) {
         let write = tool_writes(tool);
+        let args = with_lang(args, self.lang.get_untracked());
         self.backend.get_untracked().call(tool, args, write, cb);
     }
 
@@ -1687,9 +1688,34 @@ pub fn watch_size(root: &web_sys::Element) {
     cb.forget();
 }
 
+/// A tool's arguments with the view's language, so the texts the tools return (the
+/// change list, a refusal) are in the language of the chrome around them.
+fn with_lang(mut args: Value, lang: Lang) -> Value {
+    if let Value::Object(map) = &mut args {
+        let tag = match lang {
+            Lang::Fr => "fr",
+            Lang::En => "en",
+        };
+        map.insert("lang".into(), Value::String(tag.into()));
+    }
+    args
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_call_says_the_view_s_language() {
+        assert_eq!(
+            with_lang(json!({"schedule": 1}), Lang::En),
+            json!({"schedule": 1, "lang": "en"})
+        );
+        assert_eq!(
+            with_lang(json!({"schedule": 1, "lang": "en"}), Lang::Fr)["lang"],
+            "fr"
+        );
+    }
 
     #[test]
     fn occupied_rows_are_those_with_something_in_the_window_in_display_order() {

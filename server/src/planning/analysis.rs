@@ -46,7 +46,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 
@@ -212,7 +211,6 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RisksArgs {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The status date late and overdue bars are measured at, YYYY-MM-DD (the
     /// schedule's today by default).
@@ -302,7 +300,6 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Workload {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// First day of the range, YYYY-MM-DD (the schedule's first day by default).
     #[serde(default)]

@@ -16,13 +16,25 @@ use serde_json::Value;
 use super::{Ctx, Refusal, tr};
 
 /// A schedule named by its id or its name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ScheduleRef {
     /// The schedule's id (see list_schedules).
     Id(i64),
     /// The schedule's exact name (case does not matter when it is unique).
     Name(String),
+}
+
+/// Written by hand: the derived schema repeats two branch descriptions in each of 70
+/// tools; the field's own description says "id or name".
+impl JsonSchema for ScheduleRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScheduleRef".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "anyOf": [{ "type": "integer" }, { "type": "string" }] })
+    }
 }
 
 impl fmt::Display for ScheduleRef {
@@ -32,6 +44,18 @@ impl fmt::Display for ScheduleRef {
             ScheduleRef::Name(n) => f.write_str(n),
         }
     }
+}
+
+/// The name among `names` closest to `want` (a typo, another case, a word left out),
+/// if one is close enough to be worth suggesting.
+pub(crate) fn closest<'a>(want: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let want = want.to_lowercase();
+    names
+        .into_iter()
+        .map(|n| (strsim::jaro_winkler(&want, &n.to_lowercase()), n))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
 }
 
 /// Parses a date argument ("YYYY-MM-DD"); the refusal names the field and shows the
@@ -64,6 +88,7 @@ pub(super) fn schema_of<P: JsonSchema>() -> Value {
         obj.entry("properties")
             .or_insert_with(|| Value::Object(Default::default()));
     }
+    super::schema::portable(&mut v);
     v
 }
 
@@ -172,9 +197,9 @@ fn backticked_after_first(msg: &str) -> Vec<&str> {
 
 /// The messages tool arguments and commands share: missing and unknown fields, values
 /// out of a list, wrong types, and our own date's. An unknown field's message lists the
-/// fields allowed when `listed` says so, less the hidden ones (filled by the server).
-/// `None` for a message of another kind.
-fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<String> {
+/// `allowed` fields when given (serde's own list would name those the server fills
+/// in). `None` for a message of another kind.
+fn reword_common(msg: &str, allowed: Option<&[&str]>, lang: Lang) -> Option<String> {
     let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
     if msg.starts_with("missing field") {
         let f = quoted(msg);
@@ -186,12 +211,8 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
     }
     if msg.starts_with("unknown field") {
         let f = quoted(msg);
-        let allowed: Vec<&str> = backticked_after_first(msg)
-            .into_iter()
-            .filter(|a| listed.is_some_and(|hidden| !hidden.contains(a)))
-            .collect();
-        let near = closest(&f, &backticked_after_first(msg));
-        if listed.is_none() {
+        let Some(allowed) = allowed else {
+            let near = closest(&f, backticked_after_first(msg));
             return Some(match near {
                 Some(near) => tr(
                     lang,
@@ -206,8 +227,8 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
                     format!("there is no field “{f}”"),
                 ),
             });
-        }
-        let near = near.filter(|n| allowed.contains(n));
+        };
+        let near = closest(&f, allowed.iter().copied());
         return Some(match (near, allowed.is_empty()) {
             (_, true) => tr(
                 lang,
@@ -289,47 +310,26 @@ fn reword_common(msg: &str, listed: Option<&[&str]>, lang: Lang) -> Option<Strin
 /// `parse` says of a field, without naming one.
 pub(super) fn serde_message(msg: &str, lang: Lang) -> String {
     let msg = msg.split(" at line ").next().unwrap_or(msg);
-    reword_common(msg, Some(&[]), lang)
+    reword_common(msg, None, lang)
         .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"))
 }
 
-/// The name of `candidates` closest to `got`, when one is close enough to be what was
-/// meant ("move_period" for "move_periods", "shift" for nothing).
-fn closest<'a>(got: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    const CLOSE_ENOUGH: f64 = 0.8;
-    let got = got.to_lowercase();
-    candidates
+/// The fields of an operation of the patch language (the model's `Command` as its
+/// schema shows it: without what the server fills in, such as who set a lock), or
+/// `None` for an operation outside the language.
+fn op_fields(op: &str) -> Option<Vec<&'static str>> {
+    super::patch::command_schema()["oneOf"]
+        .as_array()?
         .iter()
-        .map(|c| (strsim::jaro_winkler(&got, &c.to_lowercase()), *c))
-        .filter(|(score, _)| *score >= CLOSE_ENOUGH)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
-/// Operations `apply_patch` takes but no caller writes by hand: `replace_schedule` is
-/// how restore_version writes a saved state. They are never offered in a message.
-const INTERNAL_OPS: &[&str] = &["replace_schedule"];
-
-/// Fields of some operations that the server fills in itself (who locked, and when):
-/// never offered in a message.
-const INTERNAL_FIELDS: &[(&str, &[&str])] = &[("lock", &["by", "by_name", "since_ms"])];
-
-/// The operations a command may name, as serde knows them (so a new command is listed
-/// without a second list to keep), less the internal ones.
-fn public_ops() -> &'static [String] {
-    static OPS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    OPS.get_or_init(|| {
-        let probe = serde_json::json!({ "op": "" });
-        let msg = serde_json::from_value::<Command>(probe)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        backticked_after_first(&msg)
-            .into_iter()
-            .filter(|op| !INTERNAL_OPS.contains(op))
-            .map(str::to_owned)
-            .collect()
-    })
+        .find(|b| b["properties"]["op"]["const"] == op)?["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "op")
+                .collect()
+        })
 }
 
 /// A JSON command made the model's command, or what is wrong with it in the caller's
@@ -361,10 +361,9 @@ pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
             ));
         }
     };
-    let ops = public_ops();
-    if !ops.contains(&op) && !INTERNAL_OPS.contains(&op.as_str()) {
-        let names: Vec<&str> = ops.iter().map(String::as_str).collect();
-        return Err(match closest(&op, &names) {
+    let unknown_op = |op: &str| {
+        let ops = super::patch::ops();
+        match closest(op, ops.iter().copied()) {
             Some(near) => tr(
                 lang,
                 format!(
@@ -375,22 +374,24 @@ pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
             None => tr(
                 lang,
                 format!(
-                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; les opérations sont les noms des outils qui écrivent, par exemple move_periods, add_link ou set_progress"
+                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; les opérations sont les noms des outils qui écrivent, par exemple move_periods, add_link ou set_progress (describe_patch les donne toutes)"
                 ),
                 format!(
-                    "there is no operation “{op}”; operations are the names of the tools that write, e.g. move_periods, add_link or set_progress"
+                    "there is no operation “{op}”; operations are the names of the tools that write, e.g. move_periods, add_link or set_progress (describe_patch gives them all)"
                 ),
             ),
-        });
-    }
-    let hidden: &[&str] = INTERNAL_FIELDS
-        .iter()
-        .find(|(o, _)| *o == op)
-        .map_or(&[], |(_, f)| f);
+        }
+    };
+    // An operation outside the patch language (restore_version's replace_schedule) is
+    // still parsed, but never offered, nor are fields the server fills in.
+    let allowed = op_fields(&op);
     serde_json::from_value::<Command>(v.clone()).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg);
-        let why = reword_common(msg, Some(hidden), lang)
+        if msg.starts_with("unknown variant") && msg.split('`').nth(1) == Some(op.as_str()) {
+            return unknown_op(&op);
+        }
+        let why = reword_common(msg, allowed.as_deref(), lang)
             .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"));
         // serde does not say which field held a value of the wrong type: the one at
         // the first level whose value is what it got, when there is exactly one.
@@ -699,8 +700,8 @@ mod tests {
             "value not accepted"
         );
         // The internal operation is still taken, but never offered.
-        assert!(!public_ops().iter().any(|o| o == "replace_schedule"));
-        assert!(public_ops().iter().any(|o| o == "set_progress"));
+        assert!(op_fields("replace_schedule").is_none());
+        assert_eq!(op_fields("unlock"), Some(vec!["target"]));
     }
 
     #[test]
@@ -735,7 +736,7 @@ mod tests {
 }
 
 /// A date-changing tool's `cascade`: whether the write moves what follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum CascadeArg {
     /// true: push the successors so every link holds; false: leave them where they are.
@@ -750,6 +751,19 @@ pub(crate) enum CascadeArg {
 pub(crate) enum CascadeMode {
     Push,
     Pull,
+}
+
+/// By hand: the field's description says what each form does, once.
+impl JsonSchema for CascadeArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CascadeArg".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [{ "type": "boolean" }, { "type": "string", "enum": ["push", "pull"] }]
+        })
+    }
 }
 
 impl CascadeArg {

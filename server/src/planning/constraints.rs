@@ -175,7 +175,6 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetConstraint {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,
@@ -227,7 +226,6 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ClearConstraint {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,
@@ -337,7 +335,6 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetDeadline {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's or the milestone's id.
     item: u64,

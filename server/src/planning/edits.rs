@@ -58,7 +58,6 @@ pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddPeriod {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -128,7 +127,6 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MovePeriods {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The ids of the bars to move.
     #[serde(default)]
@@ -138,8 +136,8 @@ struct MovePeriods {
     milestones: Vec<u64>,
     /// The offset in working units (days by default); negative moves earlier.
     by: i32,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -203,15 +201,16 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ApplyPatch {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
-    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}].
+    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}]; each op's
+    /// fields: describe_patch.
+    #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
     /// The rank the commands were prepared at (what_if's rank): nothing is written if the
     /// schedule has moved on since.
     expected_rank: i64,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }

@@ -8,9 +8,14 @@
 //! into `add_period` commands applied as one atomic write, with the line of the file
 //! in every error.
 //!
-//! The CSV reader and writer are the few lines RFC 4180 needs (quoted fields with
-//! doubled quotes, separators and line breaks inside quotes); a file from a French
-//! spreadsheet, which separates with ";", is recognised by its header.
+//! CSV is read and written by the `csv` crate (RFC 4180: quoted fields with doubled
+//! quotes, separators and line breaks inside quotes); a file from a French
+//! spreadsheet, which separates with ";", is recognised by its header. An export
+//! neutralises, by default, the text cells a spreadsheet would run as a formula
+//! (OWASP's rule: a leading `'` before `=`, `+`, `-`, `@`, a tab or a carriage
+//! return); the numbers and dates it writes itself are never changed, so a spreadsheet
+//! still reads them as numbers and dates. `formulas: "keep"` writes every cell as it
+//! is, for an exact round trip.
 
 use palmaplan_model::command::{self, Command};
 use palmaplan_model::filter::fold;
@@ -32,7 +37,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet. Private data you may not see is left out.",
+            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet; a CSV text cell that starts with =, +, -, @, a tab or a carriage return gets a leading ' so that a spreadsheet does not run it as a formula, unless formulas is \"keep\" (every cell as it is, for an exact round trip). Private data you may not see is left out.",
             Access::Read,
             export_schedule,
         ),
@@ -56,27 +61,80 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 // ---------------------------------------------------------------------------------
 // CSV
 
-/// One CSV field, quoted when it must be (separator, quote, line break, or blanks at
-/// an end that a reader would trim).
-fn csv_field(v: &str) -> String {
-    let needs = v.contains([',', '"', '\n', '\r', ';'])
-        || v.starts_with(char::is_whitespace)
-        || v.ends_with(char::is_whitespace);
-    if needs {
-        format!("\"{}\"", v.replace('"', "\"\""))
-    } else {
-        v.to_owned()
-    }
-}
-
 /// The header of the bars export.
 /// The columns, the older ones first (a spreadsheet that reads them by position keeps
 /// working): progress in percent, then the actual start and finish (empty when none).
 const CSV_HEADER: &str =
     "id,row,group,label,start,end,color,member,progress,actual_start,actual_finish";
 
-/// A schedule's bars as CSV, in display order (by row, then start).
-pub(super) fn bars_csv(s: &Schedule) -> String {
+/// What an export does with text cells that a spreadsheet would run as a formula.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Formulas {
+    /// A text cell starting with =, +, -, @, a tab or a carriage return gets a leading
+    /// ' so that a spreadsheet shows it instead of running it (the default).
+    #[default]
+    Neutralise,
+    /// Every cell exactly as in the schedule: for an exact round trip.
+    Keep,
+}
+
+impl Formulas {
+    fn name(self) -> &'static str {
+        match self {
+            Formulas::Neutralise => "neutralise",
+            Formulas::Keep => "keep",
+        }
+    }
+}
+
+/// The first characters that make a spreadsheet read a cell as a formula (or, for a
+/// tab and a carriage return, hide one behind blank space).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// CSV being written, one record at a time, with the count of neutralised cells.
+struct CsvOut {
+    writer: csv::Writer<Vec<u8>>,
+    formulas: Formulas,
+    neutralised: usize,
+}
+
+impl CsvOut {
+    fn new(formulas: Formulas) -> CsvOut {
+        CsvOut {
+            writer: csv::WriterBuilder::new()
+                .terminator(csv::Terminator::Any(b'\n'))
+                .from_writer(Vec::new()),
+            formulas,
+            neutralised: 0,
+        }
+    }
+
+    /// A text cell as it is written: behind a `'` when it would be a formula.
+    fn text(&mut self, v: &str) -> String {
+        if self.formulas == Formulas::Neutralise && v.starts_with(FORMULA_STARTS) {
+            self.neutralised += 1;
+            format!("'{v}")
+        } else {
+            v.to_owned()
+        }
+    }
+
+    fn record<I: AsRef<[u8]>>(&mut self, fields: impl IntoIterator<Item = I>) -> csv::Result<()> {
+        self.writer.write_record(fields)
+    }
+
+    /// The text and how many cells were neutralised.
+    fn finish(self) -> Result<(String, usize), String> {
+        let bytes = self.writer.into_inner().map_err(|e| e.to_string())?;
+        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        Ok((text, self.neutralised))
+    }
+}
+
+/// A schedule's bars as CSV, in display order (by row, then start), and how many
+/// text cells were neutralised.
+fn bars_csv(s: &Schedule, formulas: Formulas) -> Result<(String, usize), String> {
     let positions = s.row_positions();
     let pos = |r: RowId| {
         positions
@@ -85,9 +143,9 @@ pub(super) fn bars_csv(s: &Schedule) -> String {
     };
     let mut bars: Vec<_> = s.bars.iter().collect();
     bars.sort_by_key(|b| (pos(b.row), b.start, b.id));
-    let mut out = String::with_capacity(64 * (bars.len() + 1));
-    out.push_str(CSV_HEADER);
-    out.push('\n');
+    let mut out = CsvOut::new(formulas);
+    out.record(CSV_HEADER.split(','))
+        .map_err(|e| e.to_string())?;
     for b in bars {
         let row = s.row(b.row);
         let group = row.and_then(|r| s.group(r.group)).map_or("", |g| &g.name);
@@ -97,21 +155,20 @@ pub(super) fn bars_csv(s: &Schedule) -> String {
             .map_or("", |m| &m.name);
         let fields = [
             b.id.to_string(),
-            csv_field(row.map_or("", |r| &r.name)),
-            csv_field(group),
-            csv_field(&b.label),
+            out.text(row.map_or("", |r| &r.name)),
+            out.text(group),
+            out.text(&b.label),
             b.start.to_string(),
             b.end.to_string(),
-            csv_field(b.color.as_deref().unwrap_or("")),
-            csv_field(member),
+            out.text(b.color.as_deref().unwrap_or("")),
+            out.text(member),
             b.progress.to_string(),
             b.actual_start.map_or_else(String::new, |d| d.to_string()),
             b.actual_finish.map_or_else(String::new, |d| d.to_string()),
         ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        out.record(&fields).map_err(|e| e.to_string())?;
     }
-    out
+    out.finish()
 }
 
 /// A CSV record and the line it starts on (from 1).
@@ -124,93 +181,86 @@ struct Record {
 /// Why a CSV text does not read.
 #[derive(Debug, PartialEq, Eq)]
 enum CsvError {
-    /// A quoted field still open at the end of the text.
+    /// A quoted field still open at the end of the text (the line of its record).
     Unclosed { line: usize },
-    /// Text right after a closing quote (`"ab"c`).
-    AfterQuote { line: usize },
 }
 
-/// Reads CSV text with separator `sep`: records with their starting line; blank lines
-/// are skipped. A byte-order mark at the start is ignored.
-fn read_csv(text: &str, sep: char) -> Result<Vec<Record>, CsvError> {
+/// Reads CSV text with separator `sep` (`,` or `;`): records with their starting line;
+/// blank lines are skipped, a byte-order mark at the start is ignored. Text after a
+/// closing quote joins the field (`"ab"c` reads `abc`, as spreadsheets read it).
+fn read_csv(text: &str, sep: u8) -> Result<Vec<Record>, CsvError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let records = parse_csv(text, sep);
+    // The reader closes a quote left open at the end of the text without a word; one
+    // more line break is where it shows: outside quotes it ends a record (nothing
+    // changes), inside it joins the field.
+    if let Some((last, at)) = records.last() {
+        let tail = format!("{}\n", &text[*at..]);
+        if parse_csv(&tail, sep).first().map(|(r, _)| &r.fields) != Some(&last.fields) {
+            return Err(CsvError::Unclosed { line: last.line });
+        }
+    }
+    Ok(records.into_iter().map(|(r, _)| r).collect())
+}
+
+/// The records of `text` and the byte each starts at.
+fn parse_csv(text: &str, sep: u8) -> Vec<(Record, usize)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(sep)
+        .from_reader(text.as_bytes());
+    let bytes = text.as_bytes();
     let mut records = Vec::new();
-    let mut fields: Vec<String> = Vec::new();
-    let mut field = String::new();
-    let mut line = 1;
-    let mut start_line = 1;
-    let mut chars = text.chars().peekable();
-    // Whether the current field was quoted (then it is kept even if empty).
-    let mut quoted_field = false;
-    let end_record = |fields: &mut Vec<String>, records: &mut Vec<Record>, at: usize| {
-        let blank = fields.len() == 1 && fields[0].is_empty();
-        let taken = std::mem::take(fields);
-        if !blank {
-            records.push(Record {
-                line: at,
-                fields: taken,
-            });
+    let mut record = csv::ByteRecord::new();
+    // The line of `counted`, a byte before every record read so far.
+    let (mut line, mut counted) = (1, 0);
+    // Reading from memory: no I/O error can occur, and fields split at ASCII
+    // separators of UTF-8 text are UTF-8.
+    while reader.read_byte_record(&mut record).unwrap_or(false) {
+        let Some(at) = record.position() else {
+            continue;
+        };
+        // The reader's position is where the previous record ended, before the line
+        // breaks (and blank lines) it skipped: the record starts after them.
+        let mut start = usize::try_from(at.byte()).unwrap_or(0).max(counted);
+        while matches!(bytes.get(start), Some(b'\r' | b'\n')) {
+            start += 1;
         }
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if field.is_empty() && !quoted_field => {
-                quoted_field = true;
-                let open_line = line;
-                loop {
-                    match chars.next() {
-                        None => return Err(CsvError::Unclosed { line: open_line }),
-                        Some('"') if chars.peek() == Some(&'"') => {
-                            chars.next();
-                            field.push('"');
-                        }
-                        Some('"') => break,
-                        Some(c) => {
-                            if c == '\n' {
-                                line += 1;
-                            }
-                            field.push(c);
-                        }
-                    }
-                }
-                match chars.peek() {
-                    None | Some('\n' | '\r') => {}
-                    Some(c) if *c == sep => {}
-                    Some(_) => return Err(CsvError::AfterQuote { line }),
-                }
-            }
-            c if c == sep => {
-                fields.push(std::mem::take(&mut field));
-                quoted_field = false;
-            }
-            '\r' | '\n' => {
-                if c == '\r' && chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                fields.push(std::mem::take(&mut field));
-                quoted_field = false;
-                end_record(&mut fields, &mut records, start_line);
-                line += 1;
-                start_line = line;
-            }
-            c => field.push(c),
-        }
+        line += line_breaks(&bytes[counted..start]);
+        counted = start;
+        records.push((
+            Record {
+                line,
+                fields: record
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect(),
+            },
+            start,
+        ));
     }
-    if !field.is_empty() || quoted_field || !fields.is_empty() {
-        fields.push(field);
-        end_record(&mut fields, &mut records, start_line);
-    }
-    Ok(records)
+    records
+}
+
+/// How many line breaks `bytes` holds: `\n`, `\r\n` or a lone `\r`, as an editor shows
+/// lines.
+fn line_breaks(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
+        .count()
 }
 
 /// The separator of a CSV text, from its first line: ";" when it has some and no ","
 /// (a French spreadsheet's export), "," otherwise.
-fn separator(text: &str) -> char {
+fn separator(text: &str) -> u8 {
     let first = text.lines().next().unwrap_or("");
     if first.contains(';') && !first.contains(',') {
-        ';'
+        b';'
     } else {
-        ','
+        b','
     }
 }
 
@@ -230,10 +280,14 @@ enum Format {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Export {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// "json" (the whole schedule) or "csv" (its bars).
     format: Format,
+    /// CSV only: "neutralise" (the default) puts a ' before a text cell that starts
+    /// with =, +, -, @, a tab or a carriage return, so that a spreadsheet does not run
+    /// it as a formula; "keep" writes every cell as it is, for an exact round trip.
+    #[serde(default)]
+    formulas: Formulas,
 }
 
 async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
@@ -273,19 +327,41 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             ))
         }
         Format::Csv => {
-            let csv = bars_csv(s);
-            let header = ctx.tr(
+            let (csv, neutralised) = bars_csv(s, p.formulas).map_err(|e| {
+                tracing::error!(error = %e, "CSV export");
+                Refusal::new(
+                    "storage",
+                    ctx.tr(
+                        "Les blocs n'ont pas pu être écrits en CSV\u{202f}; rien n'a été exporté.",
+                        "The bars could not be written as CSV; nothing was exported.",
+                    ),
+                )
+            })?;
+            let mut header = ctx.tr(
                 format!("Export CSV des {} de «\u{a0}{}\u{a0}» (id {}, rang {}), colonnes {CSV_HEADER}\u{202f}; import_csv_periods relit label, start, end et color.{redacted}", text::count(Lang::Fr, s.bars.len(), "bloc", "blocs"), s.name, o.id, o.rank),
                 format!("CSV export of the {} of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", text::count(Lang::En, s.bars.len(), "bar", "bars"), s.name, o.id, o.rank),
             );
+            header.push_str(&neutralised_note(ctx.lang(), neutralised));
             Ok(Reply::ok(
                 format!("{header}\n\n{csv}"),
                 json!({
                     "schedule_id": o.id, "rank": o.rank, "format": "csv",
                     "bars": s.bars.len(), "csv": csv,
+                    "formulas": p.formulas.name(), "neutralised_cells": neutralised,
                 }),
             ))
         }
+    }
+}
+
+/// What an export says of its neutralised cells (nothing when there are none).
+fn neutralised_note(lang: Lang, n: usize) -> String {
+    match (lang, n) {
+        (_, 0) => String::new(),
+        (Lang::Fr, 1) => " 1\u{a0}cellule de texte commence par =, +, -, @, une tabulation ou un retour chariot\u{a0}: elle est précédée d'une apostrophe (') pour qu'un tableur ne l'exécute pas comme une formule\u{202f}; «\u{a0}formulas\u{a0}»\u{a0}: «\u{a0}keep\u{a0}» la laisse telle quelle.".into(),
+        (Lang::Fr, n) => format!(" {n}\u{a0}cellules de texte commencent par =, +, -, @, une tabulation ou un retour chariot\u{a0}: elles sont précédées d'une apostrophe (') pour qu'un tableur ne les exécute pas comme des formules\u{202f}; «\u{a0}formulas\u{a0}»\u{a0}: «\u{a0}keep\u{a0}» les laisse telles quelles."),
+        (Lang::En, 1) => " 1 text cell starts with =, +, -, @, a tab or a carriage return: it gets a leading apostrophe (') so that a spreadsheet does not run it as a formula; \"formulas\": \"keep\" leaves it as it is.".into(),
+        (Lang::En, n) => format!(" {n} text cells start with =, +, -, @, a tab or a carriage return: they get a leading apostrophe (') so that a spreadsheet does not run them as formulas; \"formulas\": \"keep\" leaves them as they are."),
     }
 }
 
@@ -298,6 +374,7 @@ struct Import {
     /// The new schedule's name (it replaces the name in the JSON).
     name: String,
     /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]
     json: Value,
 }
 
@@ -439,7 +516,6 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The id of the row that receives the bars.
     row: u64,
@@ -589,12 +665,6 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
             "un guillemet ouvert n'est jamais fermé. Fermez le champ par \" (un guillemet dans un champ s'écrit \"\").".into(),
             "a quote is opened and never closed. Close the field with \" (a quote inside a field is written \"\").".into(),
         ),
-        CsvError::AfterQuote { line } => csv_error(
-            &ctx,
-            line,
-            "du texte suit un guillemet fermant. Mettez tout le champ entre guillemets, et doublez les guillemets qu'il contient.".into(),
-            "text follows a closing quote. Quote the whole field, and double the quotes inside it.".into(),
-        ),
     })?;
     let Some((header, data)) = records.split_first() else {
         return Err(csv_error(
@@ -704,22 +774,97 @@ mod tests {
         }
     }
 
+    /// One record through the export's writer.
+    fn written(fields: &[&str], formulas: Formulas) -> (String, usize) {
+        let mut out = CsvOut::new(formulas);
+        let cells: Vec<String> = fields.iter().map(|f| out.text(f)).collect();
+        out.record(&cells).unwrap();
+        out.finish().unwrap()
+    }
+
     #[test]
     fn fields_are_quoted_only_when_needed() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
-        assert_eq!(csv_field(" padded"), "\" padded\"");
-        assert_eq!(csv_field("a;b"), "\"a;b\"");
-        assert_eq!(csv_field(""), "");
+        let one = |v: &str| written(&[v], Formulas::Keep).0;
+        assert_eq!(one("plain"), "plain\n");
+        assert_eq!(one("a,b"), "\"a,b\"\n");
+        assert_eq!(one("say \"hi\""), "\"say \"\"hi\"\"\"\n");
+        assert_eq!(one("two\nlines"), "\"two\nlines\"\n");
+        assert_eq!(one("cr\rhere"), "\"cr\rhere\"\n");
+        assert_eq!(
+            written(&["a", "", "b"], Formulas::Keep).0,
+            "a,,b\n",
+            "empty cells stay bare"
+        );
+    }
+
+    #[test]
+    fn text_cells_that_would_be_formulas_are_neutralised() {
+        let (text, n) = written(
+            &[
+                "=SUM(A1:A9)",
+                "+33 6",
+                "-5",
+                "@cmd",
+                "\tx",
+                "\ry",
+                "a=b",
+                " =x",
+                "'",
+                "",
+            ],
+            Formulas::Neutralise,
+        );
+        assert_eq!(n, 6);
+        assert_eq!(
+            text,
+            "'=SUM(A1:A9),'+33 6,'-5,'@cmd,'\tx,\"'\ry\",a=b, =x,',\n"
+        );
+        let (text, n) = written(&["=SUM(A1:A9)", "-5"], Formulas::Keep);
+        assert_eq!((text.as_str(), n), ("=SUM(A1:A9),-5\n", 0));
+        // Numbers and dates the export writes itself are never text cells.
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        s.bars[0].label = "=1+1".into();
+        let (csv, n) = bars_csv(&s, Formulas::Neutralise).unwrap();
+        assert_eq!(n, 1);
+        let records = read_csv(&csv, b',').unwrap();
+        let bar = records
+            .iter()
+            .find(|r| r.fields[0] == s.bars[0].id.to_string())
+            .unwrap();
+        assert_eq!(bar.fields[3], "'=1+1");
+        assert_eq!(bar.fields[4], s.bars[0].start.to_string());
+    }
+
+    #[test]
+    fn the_note_counts_neutralised_cells() {
+        assert_eq!(neutralised_note(Lang::Fr, 0), "");
+        assert!(
+            neutralised_note(Lang::Fr, 1).starts_with(" 1\u{a0}cellule de texte commence par"),
+            "{}",
+            neutralised_note(Lang::Fr, 1)
+        );
+        assert!(
+            neutralised_note(Lang::Fr, 1).ends_with("«\u{a0}keep\u{a0}» la laisse telle quelle.")
+        );
+        assert!(
+            neutralised_note(Lang::Fr, 3).starts_with(" 3\u{a0}cellules de texte commencent par")
+        );
+        assert!(
+            neutralised_note(Lang::Fr, 3)
+                .contains("formules\u{202f}; «\u{a0}formulas\u{a0}»\u{a0}:")
+        );
+        assert!(neutralised_note(Lang::En, 1).starts_with(" 1 text cell starts with"));
+        assert!(
+            neutralised_note(Lang::En, 2)
+                .ends_with("\"formulas\": \"keep\" leaves them as they are.")
+        );
     }
 
     #[test]
     fn reads_quotes_separators_and_line_breaks() {
         let text = "\u{feff}label,start\r\n\"a, \"\"b\"\"\",x\n\n\"multi\nline\",y\nlast,\"\"";
         assert_eq!(
-            read_csv(text, ',').unwrap(),
+            read_csv(text, b',').unwrap(),
             vec![
                 rec(1, &["label", "start"]),
                 rec(2, &["a, \"b\"", "x"]),
@@ -728,27 +873,49 @@ mod tests {
             ]
         );
         assert_eq!(
-            read_csv("a;b\n1;2", ';').unwrap(),
-            vec![rec(1, &["a", "b"]), rec(2, &["1", "2"])]
+            read_csv("a;b\r\n1;\"2;3\"\r\n", b';').unwrap(),
+            vec![rec(1, &["a", "b"]), rec(2, &["1", "2;3"])]
         );
         assert_eq!(
-            read_csv("a\n\"open\nstill", ','),
+            read_csv("a\n\"open\nstill", b','),
             Err(CsvError::Unclosed { line: 2 })
         );
         assert_eq!(
-            read_csv("a\nb\n\"x\"y", ','),
-            Err(CsvError::AfterQuote { line: 3 })
+            read_csv("a\n\"x\"\"", b','),
+            Err(CsvError::Unclosed { line: 2 }),
+            "a doubled quote does not close"
         );
-        assert_eq!(separator("label;start;end\n"), ';');
-        assert_eq!(separator("label,start,end\n"), ',');
+        // Closed at the very end, with or without a line break: read.
+        assert_eq!(read_csv("a\n\"x\"", b',').unwrap()[1], rec(2, &["x"]));
+        assert_eq!(read_csv("a\n\"x\"\r", b',').unwrap()[1], rec(2, &["x"]));
+        // Text after a closing quote joins the field; a quote inside a bare field is text.
+        assert_eq!(read_csv("a\nb\n\"x\"y", b',').unwrap()[2], rec(3, &["xy"]));
+        assert_eq!(
+            read_csv("say \"hi\",b", b',').unwrap()[0],
+            rec(1, &["say \"hi\"", "b"])
+        );
+        // Old Mac line breaks count as lines too.
+        assert_eq!(
+            read_csv("a\rb\r\"c\rd\"\re", b',').unwrap(),
+            vec![
+                rec(1, &["a"]),
+                rec(2, &["b"]),
+                rec(3, &["c\rd"]),
+                rec(5, &["e"])
+            ]
+        );
+        assert_eq!(read_csv("", b',').unwrap(), vec![]);
+        assert_eq!(read_csv("\n\r\n\n", b',').unwrap(), vec![]);
+        assert_eq!(separator("label;start;end\n"), b';');
+        assert_eq!(separator("label,start,end\n"), b',');
     }
 
     #[test]
     fn written_csv_reads_back() {
         let mut s = palmaplan_model::demo::s4hana_migration();
         s.bars[0].label = "Tricky, \"quoted\"\nlabel ".into();
-        let csv = bars_csv(&s);
-        let records = read_csv(&csv, ',').unwrap();
+        let (csv, _) = bars_csv(&s, Formulas::Neutralise).unwrap();
+        let records = read_csv(&csv, b',').unwrap();
         assert_eq!(records[0].fields.join(","), CSV_HEADER);
         assert_eq!(records.len(), s.bars.len() + 1);
         let tricky = records
@@ -757,6 +924,66 @@ mod tests {
             .unwrap();
         assert_eq!(tricky.fields[3], s.bars[0].label);
         assert_eq!(tricky.fields[7], "Karim Benali");
+    }
+
+    /// Any labels and row names, written then read: exactly the same with "keep",
+    /// behind a ' where a spreadsheet would see a formula with "neutralise".
+    mod round_trip {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn cell() -> impl Strategy<Value = String> {
+            proptest::collection::vec(
+                prop_oneof![
+                    3 => "[a-zA-Zé0-9 ]",
+                    1 => prop::sample::select(vec![
+                        "\"", ",", ";", "\n", "\r", "\r\n", "\t", "=", "+", "-", "@", "'", "\u{feff}",
+                    ])
+                    .prop_map(str::to_owned),
+                ],
+                0..12,
+            )
+            .prop_map(|parts| parts.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn bars_read_back(labels in proptest::collection::vec(cell(), 1..6), row in cell()) {
+                let mut s = palmaplan_model::demo::s4hana_migration();
+                s.rows[0].name = row;
+                for (bar, label) in s.bars.iter_mut().zip(&labels) {
+                    bar.label = label.clone();
+                }
+                for formulas in [Formulas::Keep, Formulas::Neutralise] {
+                    let (csv, neutralised) = bars_csv(&s, formulas).unwrap();
+                    let records = read_csv(&csv, separator(&csv)).unwrap();
+                    prop_assert_eq!(records.len(), s.bars.len() + 1);
+                    let mut expected_neutralised = 0;
+                    for b in &s.bars {
+                        let id = b.id.to_string();
+                        let r = records.iter().find(|r| r.fields[0] == id).unwrap();
+                        let row_name = &s.row(b.row).unwrap().name;
+                        for (got, want) in [(&r.fields[3], &b.label), (&r.fields[1], row_name)] {
+                            let risky = want.starts_with(FORMULA_STARTS);
+                            if formulas == Formulas::Neutralise && risky {
+                                expected_neutralised += 1;
+                                prop_assert_eq!(got, &format!("'{want}"));
+                            } else {
+                                prop_assert_eq!(got, want);
+                            }
+                        }
+                        prop_assert_eq!(&r.fields[4], &b.start.to_string());
+                    }
+                    if formulas == Formulas::Keep {
+                        prop_assert_eq!(neutralised, 0);
+                    } else {
+                        prop_assert!(neutralised >= expected_neutralised);
+                    }
+                }
+            }
+        }
     }
 }
 

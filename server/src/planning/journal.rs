@@ -24,9 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
 use palmaplan_model::text;
-use palmaplan_model::{
-    AbsenceId, ActionId, BarId, Date, Lang, LinkId, MemberId, MilestoneId, Schedule,
-};
+use palmaplan_model::{AbsenceId, ActionId, BarId, Lang, LinkId, MemberId, MilestoneId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -70,24 +68,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 // ---- Shared texts.
 
 /// Unix milliseconds as ISO 8601 UTC, to the second: "2026-05-01T09:30:00Z".
+pub(super) fn iso_utc(ms: i64) -> String {
+    crate::utc::stamp(ms, crate::utc::Precision::Seconds)
+}
+
 /// The same time to the millisecond: when a view was shown, so that two views shown
 /// within one second are still ordered.
 pub(super) fn iso_utc_ms(ms: i64) -> String {
-    let base = iso_utc(ms);
-    format!("{}.{:03}Z", base.trim_end_matches('Z'), ms.rem_euclid(1000))
-}
-
-pub(super) fn iso_utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let day = Date::from_days(i32::try_from(days).unwrap_or(0));
-    format!(
-        "{day}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    crate::utc::stamp(ms, crate::utc::Precision::Millis)
 }
 
 /// The commands of a stored list (commands or inverse).
@@ -293,7 +281,6 @@ fn entry_line(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct History {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// How many entries, newest first (20 by default, at most 100).
     #[serde(default)]
@@ -375,7 +362,6 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetChanges {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The rank you already have: entries after it are returned (0 for all).
     since_rank: i64,
@@ -600,7 +586,6 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 

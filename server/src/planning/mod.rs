@@ -29,6 +29,7 @@ mod io;
 mod journal;
 #[cfg(test)]
 mod journal_testkit;
+mod patch;
 mod people;
 #[cfg(test)]
 mod people_testkit;
@@ -37,9 +38,11 @@ pub(crate) mod privacy;
 mod proposals;
 mod schedules;
 pub(crate) mod scheduling;
+mod schema;
 mod search;
 mod show;
 mod structure;
+mod titles;
 mod tracking;
 mod versions;
 mod view;
@@ -61,6 +64,17 @@ use crate::storage::{Role, Store, StoreError};
 pub(crate) use gate::{Cascading, Failed, Origin, Write};
 
 pub use args::ScheduleRef;
+
+/// A tool's title and hints (see `titles`).
+pub(crate) fn presentation(name: &str) -> Option<titles::Presentation> {
+    titles::of(name)
+}
+
+/// What a strict client finds wrong with a tool schema (see `schema`).
+#[cfg(test)]
+pub(crate) fn schema_findings(schema: &Value) -> Vec<String> {
+    schema::findings(schema)
+}
 
 /// A source of the current time, injected so tests can move it.
 pub trait Clock: Send + Sync + std::fmt::Debug {
@@ -311,6 +325,7 @@ fn specs() -> Vec<ToolSpec> {
     let all = schedules::tools()
         .into_iter()
         .chain(edits::tools())
+        .chain(patch::tools())
         .chain(structure::tools())
         .chain(people::tools())
         .chain(analysis::tools())
@@ -642,26 +657,57 @@ impl Ctx {
             ScheduleRef::Id(id) => mine.iter().filter(|s| s.id == *id).collect(),
             ScheduleRef::Name(name) => {
                 let exact: Vec<_> = mine.iter().filter(|s| s.name == *name).collect();
-                if exact.is_empty() {
-                    let lower = name.to_lowercase();
+                let lower = name.to_lowercase();
+                let any_case = || -> Vec<_> {
                     mine.iter()
                         .filter(|s| s.name.to_lowercase() == lower)
                         .collect()
-                } else {
+                };
+                // "2" from a client that sends every argument as a string: an id,
+                // when no schedule is named so.
+                let as_id = || -> Vec<_> {
+                    name.trim()
+                        .parse::<i64>()
+                        .map(|id| mine.iter().filter(|s| s.id == id).collect())
+                        .unwrap_or_default()
+                };
+                if !exact.is_empty() {
                     exact
+                } else if !any_case().is_empty() {
+                    any_case()
+                } else {
+                    as_id()
                 }
             }
         };
         let info = match found.as_slice() {
             [one] => *one,
             [] => {
+                let close = match schedule {
+                    ScheduleRef::Name(name) => {
+                        args::closest(name, mine.iter().map(|s| s.name.as_str()))
+                            .and_then(|n| mine.iter().find(|s| s.name == n))
+                    }
+                    ScheduleRef::Id(_) => None,
+                };
+                let hint = match close {
+                    Some(s) => self.tr(
+                        format!(
+                            " Vouliez-vous dire «\u{a0}{}\u{a0}» (id {})\u{202f}?",
+                            s.name, s.id
+                        ),
+                        format!(" Did you mean “{}” (id {})?", s.name, s.id),
+                    ),
+                    None => String::new(),
+                };
                 return Err(Refusal::new(
                     "schedule_not_found",
                     self.tr(
-                        format!("Aucun planning «\u{a0}{schedule}\u{a0}» parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
-                        format!("No schedule “{schedule}” among yours. Call list_schedules to see their names and ids."),
+                        format!("Aucun planning «\u{a0}{schedule}\u{a0}» parmi les vôtres.{hint} Appelez list_schedules pour voir leurs noms et ids."),
+                        format!("No schedule “{schedule}” among yours.{hint} Call list_schedules to see their names and ids."),
                     ),
-                ));
+                )
+                .with(json!({ "closest": close.map(|s| s.id) })));
             }
             many => {
                 let ids: Vec<String> = many.iter().map(|s| s.id.to_string()).collect();
@@ -753,7 +799,7 @@ impl Ctx {
         match self.write(id, write).await {
             Ok(wrote) => Ok(wrote),
             Err(Failed::Refused(r)) => Err(r),
-            Err(Failed::Invalid(e)) => Err(self.invalid(&e)),
+            Err(Failed::Invalid(e)) => Err(self.invalid_here(id, &e).await),
             Err(Failed::OutOfDate(current)) => Err(Refusal::new(
                 "out_of_date",
                 self.tr(
@@ -763,6 +809,60 @@ impl Ctx {
             )
             .with(json!({ "rank": current }))),
         }
+    }
+
+    /// [`Ctx::invalid`] for a write to schedule `here`: an id that names nothing there
+    /// but something of the kind asked for in another of the caller's schedules says
+    /// which (a model with two schedules open mixes their ids up).
+    async fn invalid_here(&self, here: i64, e: &command::ApplyError) -> Refusal {
+        let refusal = self.invalid(e);
+        let command::Problem::NotFound {
+            kind,
+            id,
+            actual: None,
+        } = e.problem
+        else {
+            return refusal;
+        };
+        let Ok(mine) = self.store().schedules_of(self.caller.user_id).await else {
+            return refusal;
+        };
+        let mut found = Vec::new();
+        // Bounded: a refusal must stay cheap for someone with many schedules.
+        for info in mine.iter().filter(|s| s.id != here).take(ELSEWHERE_CAP) {
+            if let Ok((_, s)) = self.store().load_shared(info.id).await
+                && command::kind_of(&s, id).is_some_and(|k| kind.admits(k))
+            {
+                found.push((info.name.clone(), info.id));
+            }
+        }
+        if found.is_empty() {
+            return refusal;
+        }
+        let what = kind.indefinite(self.lang());
+        let fr: Vec<String> = found
+            .iter()
+            .map(|(n, i)| format!("«\u{a0}{n}\u{a0}» (id {i})"))
+            .collect();
+        let en: Vec<String> = found
+            .iter()
+            .map(|(n, i)| format!("“{n}” (id {i})"))
+            .collect();
+        let hint = self.tr(
+            format!(
+                "Il existe {what} {id} dans {}\u{a0}: {}. Nommez ce planning si c'est celui que vous vouliez.",
+                if found.len() > 1 { "vos plannings" } else { "votre planning" },
+                fr.join(", ")
+            ),
+            format!(
+                "There is {what} {id} in your schedule{} {}: name that schedule if it is the one you meant.",
+                if found.len() > 1 { "s" } else { "" },
+                en.join(", ")
+            ),
+        );
+        let mut refusal = refusal;
+        refusal.text = format!("{} {hint}", refusal.text);
+        refusal
     }
 
     /// A command that does not apply, as a refusal: `locked` when a lock holds what
@@ -807,6 +907,9 @@ impl Ctx {
         Refusal::new(code, text).with(details)
     }
 }
+
+/// How many of the caller's other schedules a refusal for an unknown id looks in.
+const ELSEWHERE_CAP: usize = 50;
 
 /// A role's name in a language.
 pub fn role_name(role: Role, lang: Lang) -> &'static str {

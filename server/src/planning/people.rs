@@ -306,7 +306,6 @@ fn added_id(w: &Wrote) -> Option<u64> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 
@@ -409,7 +408,6 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddMember {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The member's name, e.g. "Alice Martin".
     name: String,
@@ -463,7 +461,6 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateMember {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -537,7 +534,6 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteMember {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -699,7 +695,6 @@ impl From<RoleArg> for Role {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Share {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The e-mail of a user of this server.
     email: String,
@@ -825,7 +820,6 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Unshare {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The e-mail of the user to remove.
     email: String,
@@ -1056,7 +1050,6 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddAbsence {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The member's id or name.
     member: MemberRef,
@@ -1123,7 +1116,6 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateAbsence {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1209,7 +1201,6 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteAbsence {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The absence's id (see list_absences).
     absence: u64,
@@ -1256,7 +1247,6 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListAbsences {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only this member's absences (id or name; optional).
     #[serde(default)]

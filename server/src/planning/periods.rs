@@ -158,7 +158,6 @@ enum EdgeArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ResizePeriod {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -168,8 +167,8 @@ struct ResizePeriod {
     /// By how many working units (days, or weeks if the schedule counts in weeks);
     /// negative moves the edge earlier.
     by: i32,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -220,7 +219,6 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetPeriodDates {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -228,8 +226,8 @@ struct SetPeriodDates {
     start: String,
     /// Last day (inclusive), YYYY-MM-DD.
     end: String,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -284,7 +282,6 @@ fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdatePeriod {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -367,7 +364,6 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeletePeriods {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The ids of the bars to delete.
     bars: Vec<u64>,
@@ -550,7 +546,6 @@ fn confirm_needed(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListPeriods {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only the bars and milestones of this row (its id).
     #[serde(default)]

@@ -112,15 +112,14 @@ fn diff_json(d: &Diff) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WhatIf {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The model's commands, as apply_patch takes them, e.g.
     /// [{"op":"move_periods","bars":[14],"by":5}]. May be empty with "reschedule".
     #[serde(default)]
+    #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
-    /// Whether what follows the commands moves so that links hold: true (push), false
-    /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting. The
-    /// answer's commands then include every move, so apply_patch writes exactly them.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting. The answer's commands include every move.
     #[serde(default)]
     cascade: Option<super::args::CascadeArg>,
     /// Simulates `reschedule` after the commands: {"bars": [...], "milestones": [...],
@@ -361,7 +360,6 @@ fn side_json(r: &Resolved) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DiffVersions {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The state to compare from: a version's id or name, or "current".
     from: Side,

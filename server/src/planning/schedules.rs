@@ -95,7 +95,6 @@ const SUMMARY_RISKS: usize = 10;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 
@@ -289,5 +288,56 @@ mod tests {
         );
         assert!(r.text.len() < 4_000, "{} chars", r.text.len());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn ids_and_names_are_forgiven_and_mix_ups_named() {
+        let k = crate::planning::people_testkit::Kit::new("forgiving").await;
+        let en = crate::planning::people_testkit::en(&k.owner);
+        let name = k.state(k.schedule).await.name;
+        // A number sent as a string is the id when no schedule has that name.
+        let r = k
+            .ok(
+                &en,
+                "get_schedule",
+                json!({ "schedule": k.schedule.to_string() }),
+            )
+            .await;
+        assert_eq!(r.structured["schedule_id"], k.schedule, "{}", r.structured);
+        // A name with a typo gets the closest one, with its id.
+        let typo = format!("{}x", &name[..name.len() - 1]);
+        let r = k
+            .refused(&en, "get_schedule", json!({ "schedule": typo }))
+            .await;
+        assert_eq!(r.structured["error"], "schedule_not_found");
+        assert!(
+            r.text
+                .contains(&format!("Did you mean “{name}” (id {})?", k.schedule)),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["closest"], k.schedule);
+        // A bar of the demo, written to another schedule of the same owner: the refusal
+        // says where that bar is.
+        let other = k
+            .ok(&en, "create_schedule", json!({ "name": "Autre" }))
+            .await;
+        let other_id = other.structured["schedule_id"].as_i64().unwrap();
+        let bar = k.state(k.schedule).await.bars[0].id.0;
+        let r = k
+            .refused(
+                &en,
+                "move_periods",
+                json!({ "schedule": other_id, "bars": [bar], "by": 1 }),
+            )
+            .await;
+        assert!(
+            r.text.contains(&format!(
+                "There is a bar {bar} in your schedule “{name}” (id {})",
+                k.schedule
+            )),
+            "{}",
+            r.text
+        );
     }
 }

@@ -215,7 +215,6 @@ fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Reschedule {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only what follows these bars (ids); with no bar nor milestone, the whole schedule.
     #[serde(default)]
@@ -341,7 +340,6 @@ fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Floats {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only the critical items (no float).
     #[serde(default)]

@@ -38,7 +38,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Search {
-    /// The schedule's id or exact name; leave it out to search all your schedules.
+    /// Schedule id or name. leave it out to search all your schedules.
     #[serde(default)]
     schedule: Option<ScheduleRef>,
     /// The words to find, e.g. "migration audit".
@@ -227,7 +227,6 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FilterPeriods {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// A Filter panel query, e.g. "member:Alice is:critical -status:done". Empty selects
     /// every bar.

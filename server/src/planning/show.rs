@@ -95,7 +95,6 @@ enum VersionRef {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ShowSchedule {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// "gantt" (default), "kanban" (the actions' board) or "agenda" (the absences).
     #[serde(default)]

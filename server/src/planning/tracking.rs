@@ -113,7 +113,6 @@ struct ProgressArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetProgress {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// One entry per bar; what an entry leaves out stays as it is.
     bars: Vec<ProgressArg>,
@@ -242,7 +241,6 @@ fn only(lateness: &[&Lateness], status: Date) -> risk::Risks {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct LatenessArgs {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The status date, YYYY-MM-DD (the schedule's today by default).
     #[serde(default)]
@@ -327,7 +325,6 @@ async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SlippageArgs {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The saved version to compare with: its id or its name (see list_versions).
     reference: VersionRef,

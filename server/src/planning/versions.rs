@@ -91,7 +91,6 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The version's name, unique within the schedule (e.g. "Baseline", "Before the audit").
     name: String,
@@ -142,7 +141,6 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListVersions {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 
@@ -221,7 +219,6 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RestoreVersion {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,
@@ -305,7 +302,6 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteVersion {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The version's id or name (see list_versions).
     version: VersionRef,

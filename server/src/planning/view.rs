@@ -238,7 +238,6 @@ struct WindowArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetPage {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The page number, from 0 (the answer says how many pages there are).
     page: usize,
@@ -504,7 +503,6 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ChangesSince {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The rank the view already has: entries after it are returned.
     rank: i64,
@@ -672,7 +670,6 @@ async fn delta_of(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Absences {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// First day, YYYY-MM-DD.
     from: String,

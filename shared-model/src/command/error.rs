@@ -61,6 +61,20 @@ impl Kind {
         }
     }
 
+    /// "un bloc", "a bar": the indefinite, in a language.
+    pub fn indefinite(self, lang: crate::Lang) -> &'static str {
+        match lang {
+            crate::Lang::Fr => self.fr().1,
+            crate::Lang::En => self.en_a(),
+        }
+    }
+
+    /// Whether an item of kind `found` is what this kind asks for (a link's end is a
+    /// bar or a milestone).
+    pub fn admits(self, found: Kind) -> bool {
+        self == found || self == Kind::Item && matches!(found, Kind::Bar | Kind::Milestone)
+    }
+
     /// "a bar", "an action": the English indefinite.
     fn en_a(self) -> &'static str {
         match self {

@@ -71,11 +71,12 @@ pub use policy::{Clearance, Subject};
 // The date arithmetic of moves and resizes, for the view's drag preview: the same
 // functions the commands run, without the rest of the command engine.
 pub use periods::{resized_bar, shifted_bar, shifted_milestone};
-pub use validate::validate_schedule;
+pub use validate::{kind_of, validate_schedule};
 
 use ctx::{Ctx, Fault, Mode};
 
 /// One bar's part of `set_progress`: what is left out stays as it is.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProgressEntry {
@@ -85,13 +86,16 @@ pub struct ProgressEntry {
     pub percent: Option<u8>,
     /// Null clears.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
     pub actual_start: Option<Option<Date>>,
     /// Null clears; a date completes the bar.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
     pub actual_finish: Option<Option<Date>>,
 }
 
 /// Which edge of a bar `resize_period` moves.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Edge {
@@ -107,6 +111,7 @@ pub enum Edge {
 /// item comes back with the same id; it must be unused, and `next_id` grows past it.
 /// Optional fields marked "null clears" distinguish absent (unchanged) from `null`
 /// (cleared). Positions (`index`) count from 0; `index` equal to the count means last.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
@@ -209,11 +214,13 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
         color: Option<Option<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         notes: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
         pin: Option<Option<Date>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         row: Option<RowId>,
@@ -245,6 +252,7 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
         color: Option<Option<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         notes: Option<String>,
@@ -330,6 +338,7 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<MemberId>"))]
         assignee: Option<Option<MemberId>>,
     },
     DeleteAction {
@@ -350,6 +359,7 @@ pub enum Command {
         name: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
+        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
         email: Option<Option<String>>,
     },
     /// Deletes a member and their absences; rows and actions lose them.
@@ -407,11 +417,15 @@ pub enum Command {
     /// it and when; the server fills them in from the caller and its clock.
     Lock {
         target: LockTarget,
+        // Filled in by the server from the caller and its clock: not the model's to say.
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         by: u64,
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         by_name: String,
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         since_ms: i64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
@@ -423,6 +437,8 @@ pub enum Command {
     /// Replaces the whole schedule (restoring a saved version): the given state must
     /// pass `validate_schedule`; `next_id` keeps the larger of the two, so ids stay
     /// unused forever. Its inverse is another `replace_schedule` with the old state.
+    // Not in the patch language a model reads: restore_version and import write it.
+    #[cfg_attr(feature = "schema", schemars(skip))]
     ReplaceSchedule {
         schedule: Box<Schedule>,
     },

@@ -133,8 +133,9 @@ fn ids(s: &Schedule) -> Checked {
     }
 }
 
-/// The kind of the item with this id, for an error that says what an id names instead.
-fn kind_of(s: &Schedule, id: u64) -> Option<Kind> {
+/// The kind of the item with this id, for an error that says what an id names instead
+/// (and for the server, which looks for it in the caller's other schedules).
+pub fn kind_of(s: &Schedule, id: u64) -> Option<Kind> {
     if s.groups.iter().any(|g| g.id.0 == id) {
         Some(Kind::Group)
     } else if s.rows.iter().any(|r| r.id.0 == id) {

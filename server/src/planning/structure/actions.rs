@@ -79,7 +79,6 @@ fn named(ctx: &Ctx, s: &Schedule, id: ActionId) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddAction {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The bar's id.
     bar: u64,
@@ -140,7 +139,6 @@ async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetStatus {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -187,7 +185,6 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateAction {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -248,7 +245,6 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteAction {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The action's id.
     action: u64,
@@ -295,7 +291,6 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListActions {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only the actions of this bar (its id).
     #[serde(default)]

@@ -45,7 +45,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Named {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The new name (1 to 200 characters).
     name: String,
@@ -169,7 +168,6 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Delete {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Must be true: deleting cannot be undone.
     confirm: bool,

@@ -123,7 +123,6 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddLink {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The predecessor: a bar's or a milestone's id.
     from: u64,
@@ -135,8 +134,8 @@ struct AddLink {
     /// In the schedule's time unit; 0 by default, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -180,7 +179,6 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateLink {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -190,8 +188,8 @@ struct UpdateLink {
     /// In the schedule's time unit, negative for a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -233,7 +231,6 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteLink {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The link's id.
     link: u64,
@@ -278,7 +275,6 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 

@@ -33,7 +33,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// A bar's id.
     #[serde(default)]

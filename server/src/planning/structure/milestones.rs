@@ -63,7 +63,6 @@ fn push_link_risks(ctx: &Ctx, text: &mut String, wrote: &Wrote, m: MilestoneId) 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddMilestone {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -120,14 +119,13 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveMilestone {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,
     /// Its new day, YYYY-MM-DD.
     date: String,
-    /// Whether what follows moves so that links hold: true (push), false (stay),
-    /// "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
+    /// Default: the schedule's setting.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -179,7 +177,6 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateMilestone {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,
@@ -248,7 +245,6 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteMilestone {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The milestone's id.
     milestone: u64,

@@ -116,7 +116,6 @@ fn row_place(s: &Schedule, id: RowId) -> Option<(GroupId, usize, usize)> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ListRows {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// Only this group's rows (its id).
     #[serde(default)]
@@ -257,7 +256,6 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddGroup {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The group's name.
     name: String,
@@ -306,7 +304,6 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameGroup {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -353,7 +350,6 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveGroup {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -394,7 +390,6 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteGroup {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The group's id.
     group: u64,
@@ -482,7 +477,6 @@ fn deleted_reply(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddRow {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The id of the group it goes in.
     group: u64,
@@ -543,7 +537,6 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameRow {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -582,7 +575,6 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveRow {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -628,7 +620,6 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetRowMember {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,
@@ -702,7 +693,6 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DeleteRow {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The row's id.
     row: u64,

@@ -205,7 +205,6 @@ fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct One {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
 }
 
@@ -233,7 +232,6 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Update {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// IANA time zone, e.g. "Europe/Paris" (checked against the time-zone database):
     /// "today" for this schedule is the date there.
@@ -330,7 +328,6 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Dates {
-    /// The schedule's id or exact name.
     schedule: ScheduleRef,
     /// The dates, YYYY-MM-DD.
     dates: Vec<String>,
