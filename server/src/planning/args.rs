@@ -637,7 +637,7 @@ mod tests {
             "{}",
             visible(&why)
         );
-        assert!(why.contains("target, reason"), "{}", visible(&why));
+        assert!(why.contains("reason, target"), "{}", visible(&why));
         assert!(
             !why.contains("by_name") && !why.contains("since_ms"),
             "{why}"
@@ -648,7 +648,7 @@ mod tests {
         );
         assert_eq!(
             why,
-            "move_periods: there is no field “bar” (the closest is “bars”); the fields allowed are bars, milestones, by"
+            "move_periods: there is no field “bar” (the closest is “bars”); the fields allowed are bars, by, milestones"
         );
         // Missing field, wrong type (the field named), not an object, no op.
         let why = refused(
