@@ -656,7 +656,7 @@ fn thousands(n: usize, lang: Lang) -> String {
 
 fn valid_values(key: Key, lang: Lang) -> &'static str {
     match (key, lang) {
-        (Key::Status, Lang::Fr) => "à-faire, en-cours, fait (ou todo, in_progress, done)",
+        (Key::Status, Lang::Fr) => "à-faire, en-cours, terminée (ou todo, in_progress, done)",
         (Key::Status, Lang::En) => "todo, in_progress, done",
         (Key::Is, Lang::Fr) => {
             "critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, \
@@ -720,8 +720,8 @@ fn missing_operand(operator: &str, side: Side, lang: Lang) -> String {
         operator == "-" || matches!(operator.to_ascii_lowercase().as_str(), "not" | "non");
     match (lang, negation, side) {
         (Lang::Fr, true, _) => format!(
-            "«\u{a0}{operator}\u{a0}» attend une condition juste après, par exemple -statut:fait ou \
-             non statut:fait."
+            "«\u{a0}{operator}\u{a0}» attend une condition juste après, par exemple -statut:terminée ou \
+             non statut:terminée."
         ),
         (Lang::En, true, _) => format!(
             "\"{operator}\" needs a condition right after it, e.g. -status:done or not \
@@ -1201,7 +1201,8 @@ fn key_term(
 fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
     let bad = |kind| FilterError::at(span, kind);
     let folded = fold(value);
-    // "in_progress", "in-progress" and "en cours" name the same status.
+    // "in_progress", "in-progress" and "en cours" name the same status; "fait" is an
+    // older word for « terminée », the status's name in every text.
     let word = folded.replace(['_', ' '], "-");
     Ok(match key {
         Key::Member => Test::Member(folded),
@@ -1211,7 +1212,7 @@ fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
         Key::Status => Test::Status(match word.as_str() {
             "todo" | "to-do" | "a-faire" => ActionStatus::Todo,
             "in-progress" | "doing" | "en-cours" => ActionStatus::InProgress,
-            "done" | "fait" | "termine" => ActionStatus::Done,
+            "done" | "fait" | "termine" | "terminee" => ActionStatus::Done,
             _ => {
                 return Err(bad(FilterErrorKind::BadValue {
                     key,
@@ -2304,7 +2305,7 @@ mod tests {
                 --
                 status:started
                        ^^^^^^^
-                «⟨nbsp⟩started⟨nbsp⟩» n'est pas une valeur possible pour statut:. Valeurs valides⟨nbsp⟩: à-faire, en-cours, fait (ou todo, in_progress, done)."#]],
+                «⟨nbsp⟩started⟨nbsp⟩» n'est pas une valeur possible pour statut:. Valeurs valides⟨nbsp⟩: à-faire, en-cours, terminée (ou todo, in_progress, done)."#]],
         );
         check_error(
             "is:slow",
@@ -2440,7 +2441,7 @@ mod tests {
                 --
                 a - b
                   ^
-                «⟨nbsp⟩-⟨nbsp⟩» attend une condition juste après, par exemple -statut:fait ou non statut:fait."#]],
+                «⟨nbsp⟩-⟨nbsp⟩» attend une condition juste après, par exemple -statut:terminée ou non statut:terminée."#]],
         );
         let e = parse("a (not)").unwrap_err();
         assert_eq!((e.position, e.len), (3, 3));
@@ -3021,6 +3022,20 @@ mod tests {
         assert_eq!(thousands(7, Lang::En), "7");
         assert_eq!(thousands(1_234_567, Lang::En), "1,234,567");
         assert_eq!(thousands(100_000, Lang::Fr), "100\u{202f}000");
+    }
+
+    #[test]
+    fn the_done_status_reads_as_the_texts_write_it() {
+        // « terminée » is the status's word in every text; the older « fait » still reads.
+        for q in ["statut:terminée", "statut:fait", "status:done"] {
+            let f = parse(q).unwrap_or_else(|e| panic!("{q}: {}", e.render(q, Lang::En)));
+            assert!(
+                f.expr()
+                    .map(sexp)
+                    .is_some_and(|t| t.starts_with("Status(Done)@")),
+                "{q}"
+            );
+        }
     }
 
     #[test]
