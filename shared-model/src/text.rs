@@ -1,5 +1,7 @@
 //! The texts the tools return to people and to assistants: a schedule's summary, its
-//! risks, and the change list of a diff, in French (the default) or English.
+//! risks, and the change list of a diff, in French (the default) or English; and the
+//! plural rule of both languages (`plural`, `count`), which every text with a count,
+//! here or in the server and the view, goes through.
 //!
 //! Every word lives in two tables, `fr` and `en`, one `match` each, keyed by `Msg`; the
 //! functions below only choose messages and fill their `{0}`, `{1}`... slots. A wording
