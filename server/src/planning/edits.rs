@@ -6,7 +6,7 @@
 //! updates see one kind of write.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::text::{count, plural};
+use palmaplan_model::text::count;
 use palmaplan_model::{BarId, Lang, RowId};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -155,13 +155,12 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
         )
         .await?;
     let by = super::periods::units(&ctx, &wrote.state, p.by);
-    let moved = p.bars.len() + p.milestones.len();
+    // « 1 bloc et 0 jalon déplacés »: two nouns joined by « et » agree in the plural.
     let mut text = ctx.tr(
         format!(
-            "{} et {} {} de {by}\u{202f}; rang {}.",
+            "{} et {} déplacés de {by}\u{202f}; rang {}.",
             count(Lang::Fr, p.bars.len(), "bloc", "blocs"),
             count(Lang::Fr, p.milestones.len(), "jalon", "jalons"),
-            plural(Lang::Fr, moved, "déplacé", "déplacés"),
             wrote.rank
         ),
         format!(

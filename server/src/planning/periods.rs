@@ -703,6 +703,38 @@ mod tests {
     use serde_json::json;
 
     #[tokio::test]
+    async fn a_move_names_its_counts_and_its_unit() {
+        let k = Kit::new("periods_move_words").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.alice,
+                "move_periods",
+                json!({"schedule": id, "bars": [13], "by": 1, "cascade": false}),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("1 bloc et 0 jalon déplacés de +1 jour ouvré\u{202f}; rang 1."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &en(&k.alice),
+                "move_periods",
+                json!({"schedule": id, "bars": [13, 14], "by": -2, "cascade": false}),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("2 bars and 0 milestones moved by -2 working days; rank 2."),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
     async fn edges_dates_and_fields_change_with_a_readable_answer() {
         let k = Kit::new("periods_edit").await;
         let id = k.schedule;
