@@ -24,6 +24,7 @@
 //! Time comes in as `now_ms` from the planning service's injected `Clock`, so tests
 //! move it (expiry is exact: a link issued at t is refused from t + 1 h on).
 
+use crate::planning::Code;
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -137,17 +138,17 @@ pub enum LinkError {
 
 impl LinkError {
     /// A short machine-readable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            LinkError::Missing => "missing_link_token",
-            LinkError::Malformed => "malformed_link",
-            LinkError::Tampered => "tampered_link",
-            LinkError::Expired { .. } => "expired_link",
-            LinkError::WrongSchedule { .. } => "wrong_schedule",
-            LinkError::NoAccess => "no_access",
-            LinkError::ReadOnly { .. } => "read_only_link",
-            LinkError::Key(_) => "link_key_unavailable",
-            LinkError::Unavailable => "unavailable",
+            LinkError::Missing => Code::MissingLinkToken,
+            LinkError::Malformed => Code::MalformedLink,
+            LinkError::Tampered => Code::TamperedLink,
+            LinkError::Expired { .. } => Code::ExpiredLink,
+            LinkError::WrongSchedule { .. } => Code::WrongSchedule,
+            LinkError::NoAccess => Code::NoAccess,
+            LinkError::ReadOnly { .. } => Code::ReadOnlyLink,
+            LinkError::Key(_) => Code::LinkKeyUnavailable,
+            LinkError::Unavailable => Code::Unavailable,
         }
     }
 
@@ -962,7 +963,7 @@ mod tests {
         std::fs::write(a.key_path(), b"short").unwrap();
         let c = Embed::new(&d, "http://x");
         let e = c.issue(&grant(Role::Editor, false), 0).unwrap_err();
-        assert_eq!(e.code(), "link_key_unavailable");
+        assert_eq!(e.code(), Code::LinkKeyUnavailable);
         assert!(
             e.message(Lang::En).contains("not a key of 32 bytes"),
             "{}",
@@ -1048,7 +1049,7 @@ mod tests {
                 .verify(&format!("{}x", t.token), "7", 10)
                 .unwrap_err()
                 .code(),
-            "malformed_link"
+            Code::MalformedLink
         );
         assert_eq!(
             embed.verify(&format!("{}.{sig}", t.token), "7", 10),
@@ -1127,7 +1128,7 @@ mod tests {
         let embed = Embed::new(&dir("use"), "http://h");
         let ro = embed.issue(&grant(Role::Owner, false), 0).unwrap().claims;
         let e = ro.check_write("move_periods").unwrap_err();
-        assert_eq!(e.code(), "read_only_link");
+        assert_eq!(e.code(), Code::ReadOnlyLink);
         assert!(
             e.message(Lang::Fr)
                 .contains("lecture seule\u{a0}: «\u{a0}move_periods\u{a0}»"),

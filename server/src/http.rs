@@ -27,6 +27,7 @@
 //! answers the same JSON as an MCP `CallToolResult`, with e-mails and absence reasons
 //! removed whatever the role: that is what the view calls.
 
+use crate::planning::Code;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -499,7 +500,7 @@ async fn embed_page(
     let lang = state.lang;
     match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
         Err(e) => {
-            tracing::info!(reason = e.code(), "embed page refused");
+            tracing::info!(reason = e.code().as_str(), "embed page refused");
             page(e.status(), lang, &e.title(lang), &e.message(lang))
         }
         Ok((claims, _)) => {
@@ -525,7 +526,7 @@ async fn embed_page(
 }
 
 /// A refusal in the shape of a tool result, with an HTTP status.
-fn call_refused(status: StatusCode, code: &'static str, text: String) -> Response {
+fn call_refused(status: StatusCode, code: Code, text: String) -> Response {
     let reply = Reply {
         text,
         structured: json!({ "error": code }),
@@ -548,14 +549,14 @@ async fn embed_call(
     let claims = match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
         Ok((claims, _)) => claims,
         Err(e) => {
-            tracing::info!(reason = e.code(), "embed call refused");
+            tracing::info!(reason = e.code().as_str(), "embed call refused");
             return call_refused(e.status(), e.code(), e.message(lang));
         }
     };
     let (tool, mut arguments) = match read_call_body(&body, &mut lang) {
         Ok(call) => call,
         Err(e) => {
-            return call_refused(StatusCode::BAD_REQUEST, "invalid_body", e.message(lang));
+            return call_refused(StatusCode::BAD_REQUEST, Code::InvalidBody, e.message(lang));
         }
     };
 
@@ -573,7 +574,7 @@ async fn embed_call(
         if spec.in_view && !names_schedule {
             return call_refused(
                 StatusCode::FORBIDDEN,
-                "outside_link",
+                Code::OutsideLink,
                 tr(
                     lang,
                     format!(
@@ -594,7 +595,7 @@ async fn embed_call(
             Some(Value::Number(n)) if n.as_i64() != Some(claims.schedule) => {
                 return call_refused(
                     StatusCode::FORBIDDEN,
-                    "other_schedule",
+                    Code::OtherSchedule,
                     tr(
                         lang,
                         format!(
@@ -626,7 +627,7 @@ async fn embed_call(
         apps: true,
     };
     if let Some(refusal) = state.planning.refusal_for(&caller, &tool) {
-        let status = if refusal.code == "outside_link" {
+        let status = if refusal.code == Code::OutsideLink {
             StatusCode::FORBIDDEN
         } else {
             StatusCode::OK

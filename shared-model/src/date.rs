@@ -274,6 +274,18 @@ fn civil_from_days(z: i32) -> (i32, u32, u32) {
     (y, m, d)
 }
 
+/// On the wire a date is "YYYY-MM-DD" (see its `Serialize`).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "format": "date" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,17 +340,5 @@ mod tests {
                 prop_assert_eq!(d.to_string().parse::<Date>().unwrap(), d);
             }
         }
-    }
-}
-
-/// On the wire a date is "YYYY-MM-DD" (see its `Serialize`).
-#[cfg(feature = "schema")]
-impl schemars::JsonSchema for Date {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Date".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "string", "format": "date" })
     }
 }

@@ -34,6 +34,7 @@ pub mod schedule;
 pub mod synth;
 pub mod text;
 pub mod tracking;
+pub mod wire;
 
 // The fuzz harnesses (proptest, stable Rust) of the parsers and of the patch commands.
 #[cfg(test)]

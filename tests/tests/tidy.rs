@@ -1,5 +1,6 @@
 //! Tidy checks of the repository itself, as ordinary tests: every Rust file says what it
-//! owns in a `//!` header, and the model crate's manifest names no crate beyond serde.
+//! owns in a `//!` header, and the model crate's manifest names no crate beyond serde
+//! (and schemars, optional, which only describes types).
 //! (`.ci/test.sh` also checks the model's real dependency tree with `cargo tree`.)
 
 use std::fs;
@@ -56,7 +57,7 @@ fn every_rust_file_starts_with_a_header_saying_what_it_owns() {
 }
 
 #[test]
-fn the_model_manifest_depends_on_serde_only() {
+fn the_model_manifest_depends_on_serde_and_schemars_only() {
     let manifest = fs::read_to_string(repo_root().join("shared-model/Cargo.toml")).unwrap();
     let deps = manifest
         .split("[dependencies]")
@@ -72,8 +73,10 @@ fn the_model_manifest_depends_on_serde_only() {
         .filter(|n| !n.is_empty() && !n.starts_with('#'))
         .collect();
     for n in &names {
+        // schemars derives the JSON Schema of the patch language and of the tools'
+        // results (the server's `schema` feature): a description of types, pure too.
         assert!(
-            ["serde", "serde_json"].contains(n),
+            ["serde", "serde_json", "schemars"].contains(n),
             "palmaplan-model must stay pure (no IO, clock, randomness, async): it depends on `{n}`"
         );
     }

@@ -9,7 +9,8 @@
 //! id, a viewer where more is needed) must be a refusal — a tool result with
 //! `isError`, never a protocol error nor an HTTP 500 — whose text says what to fix,
 //! with an `error` code, and which writes nothing. One call per tool is made in
-//! English and must differ from the French one.
+//! English and must differ from the French one. A tool that declares an `outputSchema`
+//! must answer structuredContent that validates against it.
 //!
 //! Failures are collected and reported together, so a broken example or tool shows
 //! every problem in one run.
@@ -368,6 +369,24 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 tool,
                 format!("structuredContent of {size} bytes (bound {STRUCTURED_BOUND})"),
             );
+        }
+        // A tool that declares its result's type answers that type.
+        if let Some(schema) = &spec.output_schema {
+            let schema = Value::Object((**schema).clone());
+            match jsonschema::validator_for(&schema) {
+                Ok(v) => {
+                    for e in v.iter_errors(&fr.structured) {
+                        f.push(
+                            tool,
+                            format!(
+                                "structuredContent against outputSchema: {e} at {}",
+                                e.instance_path()
+                            ),
+                        );
+                    }
+                }
+                Err(e) => f.push(tool, format!("outputSchema does not compile: {e}")),
+            }
         }
         let _ = server.store.delete_schedule(id).await;
 

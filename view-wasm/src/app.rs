@@ -12,6 +12,7 @@ use std::time::Duration;
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
 use palmaplan_model::readback;
+use palmaplan_model::wire::{self, ViewOptions};
 use palmaplan_model::{
     Bar, BarId, Date, GroupId, Lang, Milestone, MilestoneId, RowId, Schedule, filter, risk,
 };
@@ -201,7 +202,10 @@ pub struct St {
     pub embed: bool,
     pub card: Sig<Card>,
     pub shown: Sig<Option<Shown>>,
-    pub options: Sig<Value>,
+    /// The options the view was shown with (`show_schedule`'s, or the link's).
+    pub options: Sig<ViewOptions>,
+    /// The server's help page, when it has an address (the result's `_meta`).
+    pub help: Sig<Option<String>>,
     pub read_only: Sig<bool>,
     pub doc: Sig<Option<Arc<Doc>>>,
     /// The "before" of a proposal or comparison (the shadow).
@@ -235,7 +239,7 @@ pub struct St {
     pub confirm: Sig<Option<BarId>>,
     pub declined: Sig<bool>,
     /// The agenda's data (`get_schedule_absences`), or why it is missing.
-    pub agenda: Sig<Option<Result<Value, String>>>,
+    pub agenda: Sig<Option<Result<wire::AgendaAbsences, String>>>,
     pub backend: Sig<Backend>,
 }
 
@@ -264,6 +268,7 @@ impl St {
             card,
             shown,
             options,
+            help,
             read_only,
             doc,
             before,
@@ -299,6 +304,7 @@ impl St {
             card.trigger(),
             shown.trigger(),
             options.trigger(),
+            help.trigger(),
             read_only.trigger(),
             doc.trigger(),
             before.trigger(),
@@ -398,15 +404,7 @@ impl St {
         let today = self.today.get_untracked();
         let s = &doc.s;
         let window = layout::useful_window(s, today, 200);
-        let from = opts
-            .get("from")
-            .and_then(Value::as_str)
-            .and_then(|d| d.parse::<Date>().ok());
-        let to = opts
-            .get("to")
-            .and_then(Value::as_str)
-            .and_then(|d| d.parse::<Date>().ok());
-        let (mut from, mut to) = match (from, to) {
+        let (mut from, mut to) = match (opts.from, opts.to) {
             (Some(a), Some(b)) => (a, b),
             (Some(a), None) => (a, a.add_days(layout::WINDOW_MAX_DAYS - 1)),
             (None, Some(b)) => (b.add_days(-(layout::WINDOW_MAX_DAYS - 1)), b),
@@ -418,10 +416,7 @@ impl St {
             to = to.max(b.add_days(layout::WINDOW_PADDING_DAYS));
         }
         let mut only: Option<RowFilter> = None;
-        if let Some(q) = opts
-            .get("filter")
-            .and_then(Value::as_str)
-            .filter(|q| !q.trim().is_empty())
+        if let Some(q) = opts.filter.as_deref().filter(|q| !q.trim().is_empty())
             && let Ok(f) = filter::parse(q)
         {
             // Late and overdue bars at this schedule's today (a pass over its bars), as
@@ -462,10 +457,7 @@ impl St {
         let zoom = self
             .zoom
             .get_untracked()
-            .or_else(|| {
-                opts.get("zoom")
-                    .and_then(|z| z.as_str().and_then(readback::zoom_named))
-            })
+            .or_else(|| opts.zoom.as_deref().and_then(readback::zoom_named))
             .unwrap_or_else(|| Zoom::fitting(from.days_until(to) + 1, width));
         self.lay.set(Some(Arc::new(Lay {
             lines,
@@ -566,9 +558,7 @@ pub fn occupied_rows(s: &Schedule, from: Date, to: Date) -> Vec<RowId> {
 
 /// The grid panel's width (0 when only the timeline shows).
 pub fn grid_width(st: &St) -> f64 {
-    let panel = st
-        .options
-        .with_untracked(|o| o.get("panel").and_then(Value::as_str).map(str::to_owned));
+    let panel = st.options.with_untracked(|o| o.panel.clone());
     let narrow = st.width.get_untracked() < 600.0;
     match panel.as_deref() {
         Some("timeline") => 0.0,
@@ -609,7 +599,8 @@ pub fn start(embed: Option<Embed>) {
         embed: embed.is_some(),
         card: Sig::new(Card::new(host::now())),
         shown: Sig::new(None),
-        options: Sig::new(json!({})),
+        options: Sig::new(ViewOptions::default()),
+        help: Sig::new(None),
         read_only: Sig::new(true),
         doc: Sig::new(None),
         before: Sig::new(None),
@@ -801,22 +792,24 @@ fn on_result(st: St, result: Value) {
             _ => Shown::Gantt,
         },
     };
-    let mut options = sc.get("options").cloned().unwrap_or(json!({}));
+    // show_schedule's answer is a type of the model's (proposals and comparisons
+    // carry no view options: they open with none).
+    let view: Option<wire::Shown> = match kind {
+        Some(_) => None,
+        None => serde_json::from_value(sc.clone()).ok(),
+    };
     // Help opens the server's page through the host, when the server has an address.
-    if let (Some(o), Some(url)) = (
-        options.as_object_mut(),
-        reply.meta.get("palmaplan/help_url").and_then(Value::as_str),
-    ) {
-        o.insert("help_url".into(), json!(url));
-    }
-    st.options.set(options);
-    st.read_only
-        .set(sc.get("read_only").and_then(Value::as_bool).unwrap_or(true));
-    st.shown_at.set(
-        sc.get("shown_at")
+    st.help.set(
+        reply
+            .meta
+            .get("palmaplan/help_url")
             .and_then(Value::as_str)
             .map(str::to_owned),
     );
+    st.options
+        .set(view.as_ref().map(|v| v.options.clone()).unwrap_or_default());
+    st.read_only.set(view.as_ref().is_none_or(|v| v.read_only));
+    st.shown_at.set(view.as_ref().map(|v| v.shown_at.clone()));
     st.changes.set(sc.get("changes").cloned());
     let side = |k: &str| {
         sc.get(k)
@@ -826,9 +819,10 @@ fn on_result(st: St, result: Value) {
     st.sides.set((side("from"), side("to")));
     st.reply_text.set(reply.text.clone());
     st.shown.set(Some(shown));
-    if let Some(zoom) = sc
-        .pointer("/options/zoom")
-        .and_then(|z| z.as_str().and_then(readback::zoom_named))
+    if let Some(zoom) = view
+        .as_ref()
+        .and_then(|v| v.options.zoom.as_deref())
+        .and_then(readback::zoom_named)
     {
         st.zoom.set(Some(zoom));
     }
@@ -841,12 +835,10 @@ fn on_result(st: St, result: Value) {
 /// Loads the schedule page by page: page 0 is drawn at once, the rest follows.
 pub fn load(st: St, id: i64) {
     st.load_error.set(None);
-    let window = st
-        .options
-        .with_untracked(|o| match (o.get("from"), o.get("to")) {
-            (Some(f), Some(t)) => Some(json!({ "from": f, "to": t })),
-            _ => None,
-        });
+    let window = st.options.with_untracked(|o| match (o.from, o.to) {
+        (Some(f), Some(t)) => Some(json!({ "from": f, "to": t })),
+        _ => None,
+    });
     let refresh = st
         .doc
         .with_untracked(|d| d.as_ref().is_some_and(|d| d.complete && d.id == id));
@@ -1118,7 +1110,7 @@ fn loaded(st: St) {
     // The baseline, once per view.
     if let Some(vid) = st
         .options
-        .with_untracked(|o| o.pointer("/reference/id").and_then(Value::as_i64))
+        .with_untracked(|o| o.reference.as_ref().map(|r| r.id))
         && st.reference.with_untracked(Option::is_none)
     {
         fetch_page(

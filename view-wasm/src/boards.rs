@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use palmaplan_model::layout;
-use palmaplan_model::{ActionStatus, Date, Lang};
-use serde_json::{Value, json};
+use palmaplan_model::{ActionStatus, Date, Lang, wire};
+use serde_json::json;
 
 use crate::app::{self, Shown, St};
 use crate::gantt::esc;
@@ -126,13 +126,8 @@ fn agenda_range(st: St) -> (Date, Date) {
     // Tracked: the bottom's effect draws the agenda from this range.
     let o = st.options.get();
     let today = st.today.get();
-    let day = |k: &str| {
-        o.get(k)
-            .and_then(Value::as_str)
-            .and_then(|d| d.parse::<Date>().ok())
-    };
-    let from = day("from").unwrap_or(today);
-    let to = day("to").unwrap_or(from.add_days(27));
+    let from = o.from.unwrap_or(today);
+    let to = o.to.unwrap_or(from.add_days(27));
     (from, to)
 }
 
@@ -143,7 +138,10 @@ pub fn fetch_agenda(st: St, id: i64) {
         "get_schedule_absences",
         json!({ "schedule": id, "from": from, "to": to }),
         move |r| match r {
-            Ok(reply) if !reply.is_error => st.agenda.set(Some(Ok(reply.structured))),
+            Ok(reply) if !reply.is_error => st.agenda.set(Some(
+                serde_json::from_value::<wire::AgendaAbsences>(reply.structured)
+                    .map_err(|_| reply.text),
+            )),
             Ok(reply) => st.agenda.set(Some(Err(reply.text))),
             Err(e) => st
                 .agenda
@@ -170,37 +168,20 @@ fn agenda(st: St, h: &mut String) {
         Some(Ok(d)) => d,
     };
     let (from, to) = agenda_range(st);
-    let mut names: Vec<(i64, String)> = d
-        .get("members")
-        .and_then(Value::as_array)
-        .map(|m| {
-            m.iter()
-                .filter_map(|m| Some((m.get("id")?.as_i64()?, m.get("name")?.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut names: Vec<(u64, String)> =
+        d.members.iter().map(|m| (m.id.0, m.name.clone())).collect();
     palmaplan_model::order::sort(&mut names);
-    let name_of = |id: i64| {
+    let name_of = |id: u64| {
         names
             .binary_search_by_key(&id, |(i, _)| *i)
             .ok()
             .map(|k| names[k].1.clone())
     };
-    let absences: Vec<(i64, Date, Date)> = d
-        .get("absences")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|a| {
-                    Some((
-                        a.get("member")?.as_i64()?,
-                        a.get("start")?.as_str()?.parse().ok()?,
-                        a.get("end")?.as_str()?.parse().ok()?,
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let absences: Vec<(u64, Date, Date)> = d
+        .absences
+        .iter()
+        .map(|a| (a.member.0, a.start, a.end))
+        .collect();
     let cal = st.doc.with(|d| {
         d.as_ref()
             .map(|d| palmaplan_model::calendar::Calendar::for_schedule(&d.s))

@@ -523,10 +523,7 @@ pub fn mount(st: St) -> Option<()> {
                     }
                 });
             }
-            if st
-                .options
-                .with_untracked(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true))
-            {
+            if st.options.with_untracked(|o| o.critical_path == Some(true)) {
                 p.critical = critical_with(&doc.s, p.bar, p.start, p.end, &p.cascade);
             }
             p
@@ -1274,9 +1271,7 @@ fn legend_html(st: St, h: &mut String, doc: &Doc) {
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
     let m = marks_of(doc, st.today.get());
-    let show_crit = st
-        .options
-        .with(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true));
+    let show_crit = st.options.with(|o| o.critical_path == Some(true));
     let entries: [(bool, &str, &str); 6] = [
         (
             show_crit && !doc.critical.is_empty(),
@@ -1436,7 +1431,7 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
             &texts::ask_label(lang, st.host.get().as_deref()),
             true,
         );
-        if st.options.with(|o| o.get("help_url").is_some()) {
+        if st.help.with(Option::is_some) {
             button(h, "help", "?", t("Aide", "Help"), true);
         }
         if st.fullscreen.get() {
@@ -1479,10 +1474,7 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
         "redo" => app::write(st, "redo", json!({})),
         "ask" => ask(st),
         "help" => {
-            if let Some(url) = st
-                .options
-                .with_untracked(|o| o.get("help_url").and_then(Value::as_str).map(str::to_owned))
-            {
+            if let Some(url) = st.help.get_untracked() {
                 host::request("ui/open-link", json!({ "url": url }), Kind::Read, |_| {});
             }
         }
@@ -1757,12 +1749,8 @@ fn chart_html(
     let before = st.before.get().or_else(|| st.reference.get());
     let lang = st.lang.get();
     let gw = app::grid_width(&st);
-    let show_tl = st
-        .options
-        .with(|o| o.get("panel").and_then(Value::as_str) != Some("grid"));
-    let show_crit = st
-        .options
-        .with(|o| o.get("critical_path").and_then(Value::as_bool) == Some(true));
+    let show_tl = st.options.with(|o| o.panel.as_deref() != Some("grid"));
+    let show_crit = st.options.with(|o| o.critical_path == Some(true));
     let full = st.fullscreen.get();
     let selected = st.selected.get();
     let today = st.today.get();

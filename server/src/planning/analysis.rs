@@ -5,6 +5,7 @@
 //! and `risk`, the same code the view uses, so the numbers an assistant quotes are
 //! the ones the chart draws.
 
+use crate::planning::Code;
 use std::collections::HashMap;
 
 use palmaplan_model::calendar::Calendar;
@@ -23,20 +24,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "critical_path",
-            "The critical path: the project's first and last days, its length in working days, and the bars and milestones with no slack, in order, with the links that drive them. If they slip, the project end slips.",
+            "Project start, end, length, and the zero-slack items in order with their driving links.",
             Access::Read,
             critical_path,
         )
         .used_by_view(),
         tool(
             "schedule_risks",
-            "The risks of a schedule: links whose dates break them (by how many working days), bars whose row's member is absent on some of their working days, bars and milestones whose dates break one of their date constraints, those that finish after their deadline, and at the status date (the schedule's today by default) the bars late or overdue (each by how many working days).",
+            "Risks: violated links, absences on bars, broken constraints, missed deadlines, late or overdue bars.",
             Access::Read,
             schedule_risks,
         ),
         tool(
             "workload",
-            "Each member's workload over a range (the schedule's whole span by default): working days of the bars on their rows, how many bars, their absence days, and whether they are overloaded.",
+            "Each member's working days and bars on their rows over a range, absence days, overload.",
             Access::Read,
             workload,
         ),
@@ -62,7 +63,7 @@ pub(super) fn cycle_refusal(ctx: &Ctx, s: &Schedule, e: &CycleError) -> Refusal 
         .collect();
     let problem = Problem::Cycle { items }.message(ctx.lang());
     Refusal::new(
-        "cycle",
+        Code::Cycle,
         ctx.tr(
             format!(
                 "Pas de chemin critique pour «\u{a0}{}\u{a0}»\u{a0}: {problem}",
@@ -212,8 +213,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RisksArgs {
     schedule: ScheduleRef,
-    /// The status date late and overdue bars are measured at, YYYY-MM-DD (the
-    /// schedule's today by default).
+    /// YYYY-MM-DD; default: today.
     #[serde(default)]
     status_date: Option<String>,
 }
@@ -301,10 +301,10 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Workload {
     schedule: ScheduleRef,
-    /// First day of the range, YYYY-MM-DD (the schedule's first day by default).
+    /// YYYY-MM-DD; default: the schedule's start.
     #[serde(default)]
     from: Option<String>,
-    /// Last day of the range, inclusive (the schedule's last day by default).
+    /// YYYY-MM-DD; default: the schedule's end.
     #[serde(default)]
     to: Option<String>,
 }
@@ -361,7 +361,7 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     };
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}to\u{a0}» ({to}) précède «\u{a0}from\u{a0}» ({from})\u{a0}: donnez une fin le jour du début ou après."),
                 format!("“to” ({to}) is before “from” ({from}): give an end on or after the start."),

@@ -4,6 +4,7 @@
 //! have to guess. So a parse failure is reworded here: which field, what was wrong, and
 //! (from the schema) which fields the tool takes, in the caller's language.
 
+use crate::planning::Code;
 use std::fmt;
 
 use palmaplan_model::command::Command;
@@ -64,7 +65,7 @@ pub(crate) fn closest<'a>(want: &str, names: impl IntoIterator<Item = &'a str>) 
 pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -92,6 +93,21 @@ pub(super) fn schema_of<P: JsonSchema>() -> Value {
     v
 }
 
+/// The JSON Schema of a tool's result (what it serialises), as an object schema.
+pub(super) fn output_schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let settings = settings.for_serialize();
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut v = serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({}));
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("$schema");
+    }
+    super::schema::portable_output(&mut v);
+    v
+}
+
 /// Parses a tool's arguments, turning serde's message into one that says what to fix.
 /// serde_path_to_error finds WHICH field was wrong (serde_json's own message on a
 /// `Value` says "invalid type: map, expected u64" without naming it).
@@ -110,7 +126,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
         let fields = field_list(&schema, lang);
         let why = reword(&e.into_inner().to_string(), &path, &schema, lang);
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             tr(
                 lang,
                 format!("Arguments invalides\u{a0}: {why}. Champs de cet outil\u{a0}: {fields}."),
@@ -503,7 +519,7 @@ mod tests {
     #[test]
     fn messages_say_what_to_fix() {
         let e = parse::<Example>(serde_json::json!({"schedule": 1}), Lang::Fr).unwrap_err();
-        assert_eq!(e.code, "invalid_arguments");
+        assert_eq!(e.code, Code::InvalidArguments);
         assert!(e.text.contains("«\u{a0}name\u{a0}» manque"), "{}", e.text);
         assert!(
             e.text.contains("name*") && e.text.contains("schedule*"),

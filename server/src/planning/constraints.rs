@@ -13,6 +13,7 @@
 //! Typography: the texts written here put a narrow no-break space before « : » and
 //! « ; » and no-break spaces inside « », as French wants.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{
     Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text,
@@ -30,26 +31,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_constraint",
-            "Set a date constraint on a bar or a milestone: kind \"start_no_earlier_than\", \"start_no_later_than\", \"must_start_on\", \"finish_no_earlier_than\" or \"finish_no_later_than\", on date (YYYY-MM-DD). A milestone has one constraint, which this replaces; a bar has its start-no-earlier-than (its pin) and one constraint of another kind. Lower bounds move the item when the write cascades; a cascade that would push an item past an upper bound is refused, naming it. The answer gives the item's constraints before and after, its risks and its total float.",
+            "Set a date constraint. A milestone has one; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused.",
             Access::Write,
             set_constraint,
         ),
         tool(
             "clear_constraint",
-            "Remove the date constraints of a bar or a milestone (all of them, or only the one of `kind`; a bar's start-no-earlier-than is its pin). The answer names what was removed.",
+            "Remove a bar's or milestone's date constraints (all, or only kind).",
             Access::Write,
             clear_constraint,
         ),
         tool(
             "set_deadline",
-            "Set (date YYYY-MM-DD) or clear (date null) the deadline of a bar or a milestone: the day it should finish by. A deadline never moves anything; finishing after it is a risk (\"deadline missed by N working days\"), and it lowers the item's total float as MS Project's deadlines do.",
+            "Set or clear (null) a bar's or milestone's finish-by day. Moves nothing; missing it is a risk.",
             Access::Write,
             set_deadline,
         ),
     ]
 }
 
-/// A constraint kind, as the tools take it.
+// A constraint kind, as the tools take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
@@ -109,7 +110,7 @@ fn constraints_words(lang: Lang, cs: &[Constraint]) -> String {
 /// The refusal for an id that names no bar nor milestone, before anything is written.
 fn no_item(ctx: &Ctx, id: u64) -> Refusal {
     Refusal::new(
-        "not_found",
+        Code::NotFound,
         ctx.tr(
             format!("«\u{a0}item\u{a0}»\u{a0}: aucun bloc ni jalon n'a l'id {id} dans ce planning. Listez-les avec list_periods."),
             format!("“item”: no bar or milestone has id {id} in this schedule. List them with list_periods."),
@@ -176,15 +177,11 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
 #[serde(deny_unknown_fields)]
 struct SetConstraint {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// "start_no_earlier_than", "start_no_later_than", "must_start_on",
-    /// "finish_no_earlier_than" or "finish_no_later_than".
     kind: Kind,
-    /// The constraint's day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     date: String,
-    /// Whether the item and what follows move to honour it: true (push), false
-    /// (stay), "pull" (also earlier). Default: the schedule's scheduling setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -227,10 +224,8 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ClearConstraint {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// Only the constraint of this kind (a bar may have a start-no-earlier-than and
-    /// one other); all of the item's by default.
+    /// Only this kind; default: all.
     #[serde(default)]
     kind: Option<Kind>,
 }
@@ -298,7 +293,7 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
             Some((cmds, gone)) if !cmds.is_empty() => Ok((cmds, gone)),
             // Someone else removed it meanwhile: the write would do nothing.
             _ => Err(Refusal::new(
-                "out_of_date",
+                Code::OutOfDate,
                 ctx.tr(
                     "Cette contrainte vient d'être changée par quelqu'un d'autre\u{202f}; rien n'a été écrit. Relisez-la avec list_periods.",
                     "This constraint was just changed by someone else; nothing was written. Read it again with list_periods.",
@@ -336,9 +331,8 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
 #[serde(deny_unknown_fields)]
 struct SetDeadline {
     schedule: ScheduleRef,
-    /// The bar's or the milestone's id.
     item: u64,
-    /// The deadline, YYYY-MM-DD, or null to remove it.
+    /// YYYY-MM-DD; null removes it.
     #[serde(deserialize_with = "required_nullable")]
     #[schemars(required)]
     date: Option<String>,

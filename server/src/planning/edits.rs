@@ -5,6 +5,7 @@
 //! `Ctx::apply`, exactly as the view's gestures will: the journal, undo and live
 //! updates see one kind of write.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
 use palmaplan_model::{BarId, Lang, RowId};
@@ -20,20 +21,20 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_period",
-            "Add a bar (a period with a first and a last day, inclusive) to a row. Dates are YYYY-MM-DD in the schedule's calendar.",
+            "Add a bar (first and last day, inclusive) to a row.",
             Access::Write,
             add_period,
         ),
         tool(
             "move_periods",
-            "Move one or several bars (and milestones) by the same offset in working units (days by default; negative moves earlier). Each bar keeps its working duration; weekends and holidays are skipped.",
+            "Move bars (and milestones) by a working offset; each bar keeps its duration.",
             Access::Write,
             move_periods,
         )
         .used_by_view(),
         tool(
             "apply_patch",
-            "Apply a list of the model's commands (as returned by what_if) atomically, only if the schedule is still at expected_rank. If someone wrote in between, nothing is written and the answer says the proposal is out of date.",
+            "Apply commands (as from what_if) atomically, only if the schedule is still at expected_rank.",
             Access::Write,
             apply_patch,
         )
@@ -46,7 +47,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
     super::args::command(v, ctx.lang()).map_err(|why| {
         Refusal::new(
-            "invalid_command",
+            Code::InvalidCommand,
             ctx.tr(
                 format!("Commande invalide\u{a0}: {why}."),
                 format!("Invalid command: {why}."),
@@ -59,21 +60,18 @@ pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
 #[serde(deny_unknown_fields)]
 struct AddPeriod {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
-    /// What the bar is.
     label: String,
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     start: String,
-    /// Last day (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     end: String,
-    /// A colour "#rrggbb" (optional).
+    /// "#rrggbb".
     #[serde(default)]
     color: Option<String>,
-    /// Notes (optional).
     #[serde(default)]
     notes: Option<String>,
-    /// "Start no earlier than" date, YYYY-MM-DD (optional).
+    /// Start no earlier than.
     #[serde(default)]
     pin: Option<String>,
 }
@@ -128,16 +126,13 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct MovePeriods {
     schedule: ScheduleRef,
-    /// The ids of the bars to move.
     #[serde(default)]
     bars: Vec<u64>,
-    /// The ids of milestones to move with them (optional).
     #[serde(default)]
     milestones: Vec<u64>,
-    /// The offset in working units (days by default); negative moves earlier.
+    /// Negative: earlier.
     by: i32,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -201,15 +196,12 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ApplyPatch {
     schedule: ScheduleRef,
-    /// The model's commands, e.g. [{"op":"move_periods","bars":[42],"by":5}]; each op's
-    /// fields: describe_patch.
+    /// See describe_patch.
     #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
-    /// The rank the commands were prepared at (what_if's rank): nothing is written if the
-    /// schedule has moved on since.
+    /// what_if's rank.
     expected_rank: i64,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -218,7 +210,7 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "«\u{a0}commands\u{a0}» est vide\u{a0}: rien à appliquer.",
                 "“commands” is empty: nothing to apply.",

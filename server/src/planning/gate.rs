@@ -24,6 +24,7 @@
 //! restricted token creating a schedule, an `/embed` link calling a tool the view does
 //! not use) are decided once in `Planning::call` from each tool's declaration.
 
+use crate::planning::Code;
 use std::borrow::Cow;
 
 use palmaplan_model::command::{ApplyError, Clearance, Command, Subject, lock_summary};
@@ -176,7 +177,7 @@ impl Writer {
             let n = i + 1;
             let held = lock_summary(lock, self.lang);
             return Err(Refusal::new(
-                "forbidden",
+                Code::Forbidden,
                 super::tr(
                     self.lang,
                     format!("La commande {n} ({op}) retirerait le verrou de quelqu'un d'autre ({held})\u{a0}: c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle\u{a0}: {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
@@ -229,7 +230,7 @@ impl Writer {
             let op = c.op();
             let n = i + 1;
             return Err(Refusal::new(
-                "forbidden",
+                Code::Forbidden,
                 super::tr(
                     self.lang,
                     format!(
@@ -252,7 +253,7 @@ impl Writer {
 fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusal {
     let n = i + 1;
     Refusal::new(
-        "forbidden",
+        Code::Forbidden,
         super::tr(
             lang,
             format!(
@@ -297,7 +298,7 @@ impl Ctx {
         let lang = self.lang();
         if !self.caller.can_write {
             return Err(Refusal::new(
-                "read_only_token",
+                Code::ReadOnlyToken,
                 self.tr(
                     "Ce jeton (ou ce lien) est en lecture seule\u{a0}: il ne modifie aucun planning. Créez un jeton avec la portée «\u{a0}write\u{a0}».",
                     "This token (or link) is read-only: it changes no schedule. Create a token with the “write” scope.",
@@ -316,7 +317,7 @@ impl Ctx {
             .map_err(|e| self.db_error(e))?;
         let Some(role) = stored else {
             return Err(Refusal::new(
-                "schedule_not_found",
+                Code::ScheduleNotFound,
                 self.tr(
                     format!("Le planning {id} n'est pas parmi les vôtres. Appelez list_schedules pour voir leurs noms et ids."),
                     format!("Schedule {id} is not among yours. Call list_schedules to see their names and ids."),
@@ -452,7 +453,7 @@ impl Ctx {
     /// A token or link restricted to another schedule.
     pub(crate) fn restricted(&self, only: i64, id: i64) -> Refusal {
         Refusal::new(
-            "token_restricted",
+            Code::TokenRestricted,
             self.tr(
                 format!("Ce jeton est limité au planning {only}\u{a0}: il ne donne pas accès au planning {id}."),
                 format!("This token is restricted to schedule {only}: it gives no access to schedule {id}."),
@@ -490,7 +491,7 @@ mod tests {
         let e = writer(Role::Editor, Some("eve@example.net"))
             .check_personal(&set, &s)
             .unwrap_err();
-        assert_eq!(e.code, "forbidden");
+        assert_eq!(e.code, Code::Forbidden);
         assert!(e.text.contains("Command 1 (update_member)"), "{}", e.text);
         assert!(
             writer(Role::Editor, Some(" Camille@Example.net "))

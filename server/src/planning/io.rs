@@ -17,6 +17,7 @@
 //! still reads them as numbers and dates. `formulas: "keep"` writes every cell as it
 //! is, for an exact round trip.
 
+use crate::planning::Code;
 use palmaplan_model::command::{self, Command};
 use palmaplan_model::filter::fold;
 use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, text};
@@ -37,13 +38,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export a schedule: \"json\" gives the whole schedule in PalmaPlan's format (import_schedule reads it back), \"csv\" gives its bars (id,row,group,label,start,end,color,member,progress,actual_start,actual_finish) for a spreadsheet; a CSV text cell that starts with =, +, -, @, a tab or a carriage return gets a leading ' so that a spreadsheet does not run it as a formula, unless formulas is \"keep\" (every cell as it is, for an exact round trip). Private data you may not see is left out.",
+            "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see. CSV text cells starting with = + - @ get a leading ' (no spreadsheet formula) unless formulas is \"keep\".",
             Access::Read,
             export_schedule,
         ),
         tool(
             "import_schedule",
-            "Create a new schedule from PalmaPlan JSON (as export_schedule gives it), under a new name. The data is checked first; nothing is created if it is invalid. You become its owner.",
+            "Create a schedule you own from PalmaPlan JSON (export_schedule's). Invalid data creates nothing.",
             Access::Write,
             import_schedule,
         )
@@ -51,7 +52,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "import_csv_periods",
-            "Add bars to a row from CSV text with a header line label,start,end[,color] (other columns are ignored; \";\" separators work too). All lines are added in one write, or none if a line is wrong (the error names its line).",
+            "Add bars to a row from CSV with header label,start,end[,color] (\",\" or \";\"). All lines or none.",
             Access::Write,
             import_csv_periods,
         ),
@@ -281,11 +282,9 @@ enum Format {
 #[serde(deny_unknown_fields)]
 struct Export {
     schedule: ScheduleRef,
-    /// "json" (the whole schedule) or "csv" (its bars).
+    /// "json" (whole schedule) or "csv" (bars).
     format: Format,
-    /// CSV only: "neutralise" (the default) puts a ' before a text cell that starts
-    /// with =, +, -, @, a tab or a carriage return, so that a spreadsheet does not run
-    /// it as a formula; "keep" writes every cell as it is, for an exact round trip.
+    /// CSV: "neutralise" (default) or "keep" (exact round trip).
     #[serde(default)]
     formulas: Formulas,
 }
@@ -306,7 +305,7 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             let value = serde_json::to_value(s).map_err(|e| {
                 tracing::error!(error = %e, "schedule serialisation");
                 Refusal::new(
-                    "storage",
+                    Code::Storage,
                     ctx.tr(
                         "Le planning n'a pas pu être converti en JSON\u{202f}; rien n'a été exporté.",
                         "The schedule could not be turned into JSON; nothing was exported.",
@@ -330,7 +329,7 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             let (csv, neutralised) = bars_csv(s, p.formulas).map_err(|e| {
                 tracing::error!(error = %e, "CSV export");
                 Refusal::new(
-                    "storage",
+                    Code::Storage,
                     ctx.tr(
                         "Les blocs n'ont pas pu être écrits en CSV\u{202f}; rien n'a été exporté.",
                         "The bars could not be written as CSV; nothing was exported.",
@@ -371,9 +370,9 @@ fn neutralised_note(lang: Lang, n: usize) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Import {
-    /// The new schedule's name (it replaces the name in the JSON).
+    /// Replaces the JSON's name.
     name: String,
-    /// The schedule in PalmaPlan's JSON, as a JSON object or as a string holding it.
+    /// PalmaPlan JSON, as an object or a string.
     #[schemars(extend("anyOf" = [{ "type": "object" }, { "type": "string" }]))]
     json: Value,
 }
@@ -384,7 +383,7 @@ fn megabytes(n: usize) -> String {
 
 fn too_big(ctx: &Ctx, what: &str, size: usize, max: usize) -> Refusal {
     Refusal::new(
-        "too_large",
+        Code::TooLarge,
         ctx.tr(
             format!("{what} fait {} Mo\u{202f}; la limite est {} Mo. Rien n'a été importé\u{a0}: découpez les données en plusieurs parties.", megabytes(size), megabytes(max)),
             format!("The {what} is {} MB; the limit is {} MB. Nothing was imported: split the data into several parts.", megabytes(size), megabytes(max)),
@@ -417,7 +416,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",
@@ -451,7 +450,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         }
         _ => {
             return Err(Refusal::new(
-                "invalid_arguments",
+                Code::InvalidArguments,
                 ctx.tr(
                     "«\u{a0}json\u{a0}» doit être un objet JSON de planning (ou un texte qui en contient un), tel que l'export JSON d'export_schedule.",
                     "“json” must be a schedule as a JSON object (or a string holding one), such as export_schedule's JSON.",
@@ -461,7 +460,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     };
     let mut state = parsed.map_err(|e| {
         Refusal::new(
-            "invalid_schedule",
+            Code::InvalidSchedule,
             ctx.tr(
                 format!("Ce JSON n'est pas un planning PalmaPlan ({}). Rien n'a été importé\u{202f}; partez d'un export JSON d'export_schedule.", json_problem(&e, lang)),
                 format!("This JSON is not a PalmaPlan schedule ({}). Nothing was imported; start from an export_schedule JSON export.", json_problem(&e, lang)),
@@ -471,7 +470,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     state.name = name.to_owned();
     command::validate_schedule(&state).map_err(|e| {
         Refusal::new(
-            "invalid_schedule",
+            Code::InvalidSchedule,
             ctx.tr(
                 format!("{} Rien n'a été importé.", e.message(lang)),
                 format!("{} Nothing was imported.", e.message(lang)),
@@ -517,10 +516,9 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ImportCsv {
     schedule: ScheduleRef,
-    /// The id of the row that receives the bars.
+    /// The row receiving the bars.
     row: u64,
-    /// CSV text: a header line with label, start, end and optionally color, then one
-    /// bar per line, e.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
+    /// E.g. "label,start,end\nAudit,2026-11-02,2026-11-13".
     csv: String,
 }
 
@@ -546,7 +544,7 @@ fn column_of(name: &str) -> Option<&'static str> {
 
 fn csv_error(ctx: &Ctx, line: usize, fr: String, en: String) -> Refusal {
     Refusal::new(
-        "invalid_csv",
+        Code::InvalidCsv,
         ctx.tr(
             format!("CSV, ligne {line}\u{a0}: {fr} Rien n'a été ajouté."),
             format!("CSV, line {line}: {en} Nothing was added."),
@@ -685,7 +683,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     }
     if data.len() > MAX_CSV_ROWS {
         return Err(Refusal::new(
-            "too_large",
+            Code::TooLarge,
             ctx.tr(
                 format!("Le CSV a {} lignes de blocs\u{202f}; la limite est {MAX_CSV_ROWS} par appel. Rien n'a été ajouté\u{a0}: découpez-le.", data.len()),
                 format!("The CSV has {} bar lines; the limit is {MAX_CSV_ROWS} per call. Nothing was added: split it.", data.len()),
@@ -699,7 +697,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     let (wrote, _, row_name) = write_on_state(&ctx, id, |s| {
         let Some(r) = s.row(row) else {
             return Err(Refusal::new(
-                "row_not_found",
+                Code::RowNotFound,
                 ctx.tr(
                     format!("Aucune ligne d'id {} dans «\u{a0}{}\u{a0}». list_rows donne les lignes et leurs ids.", p.row, s.name),
                     format!("No row with id {} in “{}”. list_rows gives the rows and their ids.", p.row, s.name),

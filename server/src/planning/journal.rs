@@ -20,6 +20,7 @@
 //! decided again from a fresh read, so a concurrent write can never slip in between.
 //! If the inverse no longer applies for another reason, the model's message says why.
 
+use crate::planning::Code;
 use std::collections::{HashMap, HashSet};
 
 use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
@@ -38,26 +39,26 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "history",
-            "The latest changes of a schedule, newest first: rank, who, when (UTC), kind (write, undo, redo) and a one-line summary of the commands. For the commands themselves, use get_changes.",
+            "Latest changes, newest first: rank, who, when, kind, summary (commands: get_changes).",
             Access::Read,
             history,
         ),
         tool(
             "get_changes",
-            "The journal entries after a rank (since_rank), oldest first, with their commands, author and time: how a client catches up. Answers at once with nothing when the schedule is still at since_rank. Capped: when \"more\" is true, call again with since_rank = next_since.",
+            "Journal entries after since_rank with commands. If \"more\": call again with since_rank = next_since.",
             Access::Read,
             get_changes,
         ),
         tool(
             "undo",
-            "Undo YOUR latest change on a schedule (each person undoes their own). Refused, with the reason, if someone else has changed the same items since: nothing is ever merged silently. redo brings an undone change back.",
+            "Undo YOUR latest change. Refused, with why, if someone else changed the same items since.",
             Access::Write,
             undo,
         )
         .used_by_view(),
         tool(
             "redo",
-            "Bring back YOUR latest undone change, as long as you have made no new change since that undo. Refused, with the reason, if someone else has changed the same items since.",
+            "Redo YOUR latest undone change, if you changed nothing since.",
             Access::Write,
             redo,
         )
@@ -282,7 +283,7 @@ fn entry_line(
 #[serde(deny_unknown_fields)]
 struct History {
     schedule: ScheduleRef,
-    /// How many entries, newest first (20 by default, at most 100).
+    /// At most 100; default 20.
     #[serde(default)]
     limit: Option<u32>,
 }
@@ -363,9 +364,9 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct GetChanges {
     schedule: ScheduleRef,
-    /// The rank you already have: entries after it are returned (0 for all).
+    /// 0: all.
     since_rank: i64,
-    /// At most this many entries (50 by default, at most 500).
+    /// Default 50, at most 500.
     #[serde(default)]
     limit: Option<u32>,
 }
@@ -641,7 +642,7 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
                 (Way::Undo, _) => !done.contains(&e.rank),
                 (Way::Redo, EntryKind::Write) => {
                     return Err(Refusal::new(
-                        "nothing_to_redo",
+                        Code::NothingToRedo,
                         ctx.tr(
                             format!("Rien à rétablir\u{a0}: votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
                             format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
@@ -668,12 +669,12 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
 fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
     let (code, fr, en) = match way {
         Way::Undo => (
-            "nothing_to_undo",
+            Code::NothingToUndo,
             "Vous n'avez aucune modification à annuler sur ce planning (undo n'annule que vos propres modifications, pas celles des autres).",
             "You have no change to undo on this schedule (undo only undoes your own changes, not other people's).",
         ),
         Way::Redo => (
-            "nothing_to_redo",
+            Code::NothingToRedo,
             "Vous n'avez aucune annulation à rétablir sur ce planning.",
             "You have no undo to redo on this schedule.",
         ),
@@ -691,7 +692,7 @@ fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
 fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
     tracing::error!(rank, "journal entry cannot be read");
     Refusal::new(
-        "storage",
+        Code::Storage,
         ctx.tr(
             format!("L'entrée du journal au rang {rank} est illisible\u{202f}; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
             format!("The journal entry at rank {rank} cannot be read; nothing was changed. Report it to the server's administrator."),
@@ -826,7 +827,7 @@ async fn check_others(
                 o.rank,
             ),
         );
-        return Err(Refusal::new("conflict", text).with(json!({
+        return Err(Refusal::new(Code::Conflict, text).with(json!({
             "rank": o.rank, "author": o.author, "author_name": who, "item": item,
             "target_rank": plan.target.rank,
         })));
@@ -906,8 +907,8 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
                 let mut refusal = ctx.invalid_with(&e, text);
-                if refusal.code != "locked" {
-                    refusal.code = "no_longer_applies";
+                if refusal.code != Code::Locked {
+                    refusal.code = Code::NoLongerApplies;
                 }
                 refusal.details["target_rank"] = json!(target_rank);
                 return Err(refusal);

@@ -20,6 +20,7 @@
 
 mod analysis;
 pub(crate) mod args;
+mod codes;
 mod constraints;
 mod edits;
 #[cfg(test)]
@@ -64,6 +65,7 @@ use crate::storage::{Role, Store, StoreError};
 pub(crate) use gate::{Cascading, Failed, Origin, Write};
 
 pub use args::ScheduleRef;
+pub use codes::Code;
 
 /// A tool's title and hints (see `titles`).
 pub(crate) fn presentation(name: &str) -> Option<titles::Presentation> {
@@ -144,13 +146,13 @@ impl Reply {
 /// Why a tool refused: a text saying what to fix, and a short machine-readable code.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refusal {
-    pub code: &'static str,
+    pub code: Code,
     pub text: String,
     pub details: Value,
 }
 
 impl Refusal {
-    pub fn new(code: &'static str, text: impl Into<String>) -> Refusal {
+    pub fn new(code: Code, text: impl Into<String>) -> Refusal {
         Refusal {
             code,
             text: text.into(),
@@ -229,6 +231,9 @@ pub struct ToolSpec {
     pub in_view: bool,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,
+    /// JSON Schema of a successful answer's structuredContent, for the tools whose
+    /// result is a type (`returns`); clients validate the answers against it.
+    pub output_schema: Option<Value>,
     run: ToolFn,
 }
 
@@ -260,6 +265,12 @@ impl ToolSpec {
     /// The same tool, creating a schedule.
     pub(crate) fn creates_schedule(mut self) -> ToolSpec {
         self.creates = true;
+        self
+    }
+
+    /// The same tool, answering a `T` as structuredContent (its schema is declared).
+    pub(crate) fn returns<T: schemars::JsonSchema>(mut self) -> ToolSpec {
+        self.output_schema = Some(args::output_schema_of::<T>());
         self
     }
 
@@ -310,6 +321,7 @@ where
         creates: false,
         in_view: false,
         input_schema: args::schema_of::<P>(),
+        output_schema: None,
         run: Arc::new(move |ctx: Ctx, raw: Value| {
             let f = Arc::clone(&f);
             Box::pin(async move {
@@ -503,7 +515,7 @@ impl Planning {
         let Some(spec) = self.inner.tools.get(name) else {
             let known: Vec<&str> = self.inner.tools.keys().copied().collect();
             return Refusal::new(
-                "unknown_tool",
+                Code::UnknownTool,
                 tr(
                     caller.lang,
                     format!(
@@ -536,7 +548,7 @@ impl Planning {
             Err(e) => {
                 tracing::error!(tool = name, error = %e, "a tool failed unexpectedly");
                 Refusal::new(
-                    "internal",
+                    Code::Internal,
                     tr(
                         caller.lang,
                         format!("«\u{a0}{name}\u{a0}» a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite\u{a0}: vérifiez avec get_schedule, puis réessayez ou signalez-le."),
@@ -555,7 +567,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
     let lang = caller.lang;
     if caller.max_role.is_some() && !spec.in_view {
         return Some(Refusal::new(
-            "outside_link",
+            Code::OutsideLink,
             tr(
                 lang,
                 format!(
@@ -569,7 +581,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
     }
     if spec.access == Access::Write && !caller.can_write {
         return Some(Refusal::new(
-            "read_only_token",
+            Code::ReadOnlyToken,
             tr(
                 lang,
                 format!(
@@ -585,7 +597,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
         && let Some(only) = caller.only_schedule
     {
         return Some(Refusal::new(
-            "token_restricted",
+            Code::TokenRestricted,
             tr(
                 lang,
                 format!(
@@ -627,7 +639,7 @@ impl Ctx {
     pub fn db_error(&self, e: StoreError) -> Refusal {
         if matches!(e, StoreError::NotFound) {
             return Refusal::new(
-                "not_found",
+                Code::NotFound,
                 self.tr(
                     "Ce planning n'existe plus.",
                     "This schedule no longer exists.",
@@ -636,7 +648,7 @@ impl Ctx {
         }
         tracing::error!(error = %e, "storage failure");
         Refusal::new(
-            "storage",
+            Code::Storage,
             self.tr(
                 "Le serveur n'a pas pu lire ou écrire ses données\u{202f}; rien n'a été modifié. Réessayez dans un instant.",
                 "The server could not read or write its data; nothing was changed. Try again in a moment.",
@@ -701,7 +713,7 @@ impl Ctx {
                     None => String::new(),
                 };
                 return Err(Refusal::new(
-                    "schedule_not_found",
+                    Code::ScheduleNotFound,
                     self.tr(
                         format!("Aucun planning «\u{a0}{schedule}\u{a0}» parmi les vôtres.{hint} Appelez list_schedules pour voir leurs noms et ids."),
                         format!("No schedule “{schedule}” among yours.{hint} Call list_schedules to see their names and ids."),
@@ -712,7 +724,7 @@ impl Ctx {
             many => {
                 let ids: Vec<String> = many.iter().map(|s| s.id.to_string()).collect();
                 return Err(Refusal::new(
-                    "ambiguous_schedule",
+                    Code::AmbiguousSchedule,
                     self.tr(
                         format!("Plusieurs plannings s'appellent «\u{a0}{schedule}\u{a0}» (ids {}). Indiquez l'id.", ids.join(", ")),
                         format!("Several schedules are named “{schedule}” (ids {}). Give the id.", ids.join(", ")),
@@ -732,7 +744,7 @@ impl Ctx {
         if role < info.role && role < needed {
             // Capped by an /embed link: the role is not what to ask for.
             return Err(Refusal::new(
-                "forbidden",
+                Code::Forbidden,
                 self.tr(
                     format!(
                         "Ce lien donne au plus le rôle {} sur «\u{a0}{}\u{a0}»\u{202f}; cette action demande le rôle {}.",
@@ -752,7 +764,7 @@ impl Ctx {
         }
         if role < needed {
             return Err(Refusal::new(
-                "forbidden",
+                Code::Forbidden,
                 self.tr(
                     format!(
                         "Votre rôle sur «\u{a0}{}\u{a0}» est {}\u{202f}; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
@@ -801,7 +813,7 @@ impl Ctx {
             Err(Failed::Refused(r)) => Err(r),
             Err(Failed::Invalid(e)) => Err(self.invalid_here(id, &e).await),
             Err(Failed::OutOfDate(current)) => Err(Refusal::new(
-                "out_of_date",
+                Code::OutOfDate,
                 self.tr(
                     format!("Cette proposition n'est plus à jour\u{a0}: le planning a changé depuis (rang {current}). Rien n'a été écrit\u{202f}; demandez une nouvelle proposition."),
                     format!("This proposal is out of date: the schedule has changed since (rank {current}). Nothing was written; ask for a new one."),
@@ -888,7 +900,7 @@ impl Ctx {
                 details["lock"] = json!({
                     "target": lock.target, "by_name": lock.by_name, "since_ms": lock.since_ms,
                 });
-                "locked"
+                Code::Locked
             }
             command::Problem::CascadeConstraint {
                 item,
@@ -900,9 +912,9 @@ impl Ctx {
                 details["cascade_item"] = json!(item);
                 details["constraint"] = json!({ "kind": kind, "date": date });
                 details["by_days"] = json!(by_days);
-                "constraint_broken"
+                Code::ConstraintBroken
             }
-            _ => "invalid_command",
+            _ => Code::InvalidCommand,
         };
         Refusal::new(code, text).with(details)
     }

@@ -6,6 +6,7 @@
 //! object whose `op` is one of the names, and `describe_patch` gives the fields of the
 //! operations a model asks about.
 
+use crate::planning::Code;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -20,7 +21,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "describe_patch",
-            "The JSON Schema of the patch language that apply_patch and what_if take: every operation (op) with its fields, or only those named in ops.",
+            "JSON Schema of the commands of apply_patch and what_if, per op.",
             Access::Read,
             describe_patch,
         )
@@ -86,7 +87,6 @@ impl JsonSchema for PatchCommand {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DescribePatch {
-    /// Only these operations (all by default).
     #[serde(default)]
     ops: Vec<String>,
 }
@@ -110,7 +110,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
             None => String::new(),
         };
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}{op}\u{a0}» n'est pas une opération du langage de patch.{hint} Opérations\u{a0}: {}.", names.join(", ")),
                 format!("“{op}” is not an operation of the patch language.{hint} Operations: {}.", names.join(", ")),

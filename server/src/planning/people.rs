@@ -16,6 +16,7 @@
 //! id or name, date arguments, counted words, and `write_on_state` (a write built from
 //! the current state, at that state's rank).
 
+use crate::planning::Code;
 use std::fmt;
 
 use palmaplan_model::calendar::Calendar;
@@ -36,69 +37,69 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_members",
-            "List a schedule's members (the people rows are assigned to) with their ids, their rows and how many absences they have. E-mails are shown only to owners and to each member for themself.",
+            "List members (the people assigned to rows): ids, rows, absence counts.",
             Access::Read,
             list_members,
         ),
         tool(
             "add_member",
-            "Add a member (a person of the team) to a schedule, with an optional e-mail. Assign them to rows with set_row_member; their absences then put those rows' bars at risk.",
+            "Add a team member; assign rows with set_row_member.",
             Access::Write,
             add_member,
         ),
         tool(
             "update_member",
-            "Rename a member or change their e-mail (null clears it). Changing an e-mail needs the owner role: the e-mail decides who sees the member's private data.",
+            "Rename a member or change their e-mail (owners only).",
             Access::Write,
             update_member,
         ),
         tool(
             "delete_member",
-            "Delete a member: their absences are deleted, and their rows and actions lose them (the answer lists what was cleared; undo brings everything back).",
+            "Delete a member with their absences; their rows and actions are unassigned.",
             Access::Write,
             delete_member,
         ),
         tool(
             "share_schedule",
-            "Give a user of this server a role on a schedule: viewer (reads), editor (reads and writes) or owner (also shares and sees private data). Owners only. The user must already exist (palmaplan user add).",
+            "Give an existing server user a role (owner also shares, sees private data). Owners only.",
             Access::Write,
             share_schedule,
         )
         .needs(Role::Owner),
         tool(
             "unshare_schedule",
-            "Remove a user's access to a schedule. Owners only; the last owner cannot be removed.",
+            "Remove a user's access. Owners only; the last owner cannot be removed.",
             Access::Write,
             unshare_schedule,
         )
         .needs(Role::Owner),
         tool(
             "list_access",
-            "List who has access to a schedule and with which role (owners also see their e-mails).",
+            "List who has access and with which role (e-mails to owners).",
             Access::Read,
             list_access,
         ),
         tool(
             "add_absence",
-            "Record a member's absence from a first to a last day (inclusive), with an optional private reason. The answer lists the bars it puts at risk (bars on the member's rows during the absence).",
+            "Record a member's absence (days inclusive); answers the bars it puts at risk.",
             Access::Write,
             add_absence,
         ),
         tool(
             "update_absence",
-            "Change an absence's first day, last day or reason (an empty reason clears it). The answer lists the bars it now puts at risk.",
+            "Change an absence's days or reason; answers the bars it now puts at risk.",
             Access::Write,
             update_absence,
         ),
         tool(
             "delete_absence",
-            "Delete an absence; the answer lists the bars it no longer puts at risk.",
+            "Delete an absence; answers the bars no longer at risk.",
             Access::Write,
             delete_absence,
         ),
         tool(
             "list_absences",
-            "List the absences of a schedule, optionally of one member and overlapping a from/to range, with the bars each puts at risk. Reasons are shown only to owners and to the member themself.",
+            "List absences, optionally one member's or overlapping from/to, with the bars each puts at risk.",
             Access::Read,
             list_absences,
         ),
@@ -112,10 +113,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]
 pub(super) enum MemberRef {
-    /// The member's id (see list_members).
     Id(u64),
-    /// The member's name; case and accents do not matter, and a part of the name is
-    /// enough when only one member has it.
+    /// Or a unique part of it.
     Name(String),
 }
 
@@ -164,7 +163,7 @@ pub(super) fn find_member<'a>(
 ) -> Result<&'a Member, Refusal> {
     let not_found = || {
         Refusal::new(
-            "member_not_found",
+            Code::MemberNotFound,
             ctx.tr(
                 format!(
                     "Aucun membre «\u{a0}{r}\u{a0}» dans «\u{a0}{}\u{a0}». Appelez list_members pour voir les membres et leurs ids.",
@@ -207,7 +206,7 @@ pub(super) fn find_member<'a>(
                         .map(|m| format!("{} ({})", m.name, m.id))
                         .collect();
                     Err(Refusal::new(
-                        "ambiguous_member",
+                        Code::AmbiguousMember,
                         ctx.tr(
                             format!(
                                 "Plusieurs membres correspondent à «\u{a0}{r}\u{a0}»\u{a0}: {}. Indiquez l'id.",
@@ -229,7 +228,7 @@ pub(super) fn find_member<'a>(
 pub(super) fn parse_date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.trim().parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -409,10 +408,9 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct AddMember {
     schedule: ScheduleRef,
-    /// The member's name, e.g. "Alice Martin".
+    /// Full name.
     name: String,
-    /// Their e-mail (optional, private: only owners and the member see it; only an
-    /// owner may set it, or a member adding themself).
+    /// Private (owners and the member).
     #[serde(default)]
     email: Option<String>,
 }
@@ -462,13 +460,12 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateMember {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
-    /// The new name (optional).
+    /// New name.
     #[serde(default)]
     name: Option<String>,
-    /// The new e-mail, or null to clear it (optional; owners only, or the member
-    /// themself).
+    /// null clears. Owners or the member only.
     #[serde(default, deserialize_with = "nullable")]
     email: Option<Option<String>>,
 }
@@ -479,7 +476,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.name.is_none() && p.email.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer\u{a0}: donnez «\u{a0}name\u{a0}» et/ou «\u{a0}email\u{a0}» (null efface l'e-mail).",
                 "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
@@ -535,7 +532,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteMember {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
 }
 
@@ -696,9 +693,9 @@ impl From<RoleArg> for Role {
 #[serde(deny_unknown_fields)]
 struct Share {
     schedule: ScheduleRef,
-    /// The e-mail of a user of this server.
+    /// A server user's e-mail.
     email: String,
-    /// viewer, editor or owner.
+    /// Role to give.
     role: RoleArg,
 }
 
@@ -720,7 +717,7 @@ async fn user_by_email(ctx: &Ctx, email: &str) -> Result<Option<User>, Refusal> 
 fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
     let email = email.trim();
     Refusal::new(
-        "user_not_found",
+        Code::UserNotFound,
         ctx.tr(
             format!("Aucun utilisateur de ce serveur n'a l'e-mail «\u{a0}{email}\u{a0}». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
             format!("No user of this server has the e-mail “{email}”. Create their account with `palmaplan user add` on the server, then share again."),
@@ -730,7 +727,7 @@ fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
 
 fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
     Refusal::new(
-        "last_owner",
+        Code::LastOwner,
         ctx.tr(
             format!("«\u{a0}{name}\u{a0}» doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
             format!("“{name}” must keep at least one owner, and this is the last one. First give the owner role to someone else with share_schedule."),
@@ -821,7 +818,7 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Unshare {
     schedule: ScheduleRef,
-    /// The e-mail of the user to remove.
+    /// The user's e-mail.
     email: String,
 }
 
@@ -842,7 +839,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         .map(|(_, r)| *r)
     else {
         return Err(Refusal::new(
-            "no_access",
+            Code::NoAccess,
             ctx.tr(
                 format!("{} <{}> n'a pas accès à «\u{a0}{name}\u{a0}»\u{a0}: rien à retirer. list_access montre qui y a accès.", user.name, user.email),
                 format!("{} <{}> has no access to “{name}”: nothing to remove. list_access shows who has.", user.name, user.email),
@@ -1039,7 +1036,7 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
 
 fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
     Refusal::new(
-        "absence_not_found",
+        Code::AbsenceNotFound,
         ctx.tr(
             format!("Aucune absence d'id {id} dans «\u{a0}{}\u{a0}». Appelez list_absences pour voir les absences et leurs ids.", s.name),
             format!("No absence with id {id} in “{}”. Call list_absences to see the absences and their ids.", s.name),
@@ -1051,14 +1048,13 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct AddAbsence {
     schedule: ScheduleRef,
-    /// The member's id or name.
+    /// Id or name.
     member: MemberRef,
-    /// First day of absence, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     start: String,
-    /// Last day of absence (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Why (optional, private: only owners and the member see it, and only they may
-    /// set it).
+    /// Private: owners and the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1117,16 +1113,15 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateAbsence {
     schedule: ScheduleRef,
-    /// The absence's id (see list_absences).
+    /// Absence id.
     absence: u64,
-    /// New first day, YYYY-MM-DD (optional).
+    /// YYYY-MM-DD.
     #[serde(default)]
     start: Option<String>,
-    /// New last day (inclusive), YYYY-MM-DD (optional).
+    /// YYYY-MM-DD, inclusive.
     #[serde(default)]
     end: Option<String>,
-    /// New reason (optional; "" clears it). Private: only an owner or the member
-    /// themself may set it.
+    /// "" clears. Owners or the member only.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -1135,7 +1130,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.start.is_none() && p.end.is_none() && p.reason.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer\u{a0}: donnez «\u{a0}start\u{a0}», «\u{a0}end\u{a0}» et/ou «\u{a0}reason\u{a0}».",
                 "Nothing to change: give “start”, “end” and/or “reason”.",
@@ -1202,7 +1197,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteAbsence {
     schedule: ScheduleRef,
-    /// The absence's id (see list_absences).
+    /// Absence id.
     absence: u64,
 }
 
@@ -1248,13 +1243,13 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ListAbsences {
     schedule: ScheduleRef,
-    /// Only this member's absences (id or name; optional).
+    /// Only this member's (id or name).
     #[serde(default)]
     member: Option<MemberRef>,
-    /// Only absences ending on or after this day, YYYY-MM-DD (optional).
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only absences starting on or before this day, YYYY-MM-DD (optional).
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
 }

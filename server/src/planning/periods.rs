@@ -8,6 +8,7 @@
 //! even when someone else writes at the same moment — a lost race is simply redone
 //! from a fresh read.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, Edge};
 use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, diff, text};
 use schemars::JsonSchema;
@@ -22,33 +23,33 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "resize_period",
-            "Move one edge of a bar (\"end\" by default, or \"start\") by a number of working units (days, or weeks if the schedule counts in weeks); negative moves earlier. The other edge stays. The answer lists what changed and any new risk.",
+            "Move one edge of a bar by working units; the other edge stays.",
             Access::Write,
             resize_period,
         )
         .used_by_view(),
         tool(
             "set_period_dates",
-            "Set a bar's first and last day (inclusive, YYYY-MM-DD; a one-day bar has start = end). The answer lists what changed and any new risk.",
+            "Set a bar's first and last day (inclusive; a one-day bar has start = end).",
             Access::Write,
             set_period_dates,
         ),
         tool(
             "update_period",
-            "Change a bar's label, colour (\"#rrggbb\", null clears), notes (\"\" clears), start-no-earlier-than pin (YYYY-MM-DD, null clears) or row. Give only the fields to change.",
+            "Change a bar's label, colour, notes, pin (start no earlier than) or row.",
             Access::Write,
             update_period,
         ),
         tool(
             "delete_periods",
-            "Delete bars with their links and actions. When the deletion would also remove links or actions, or more than 10 bars, the first call only says what would go: call again with \"confirm\": true. undo brings everything back.",
+            "Delete bars with their links and actions. If links or actions go too, or over 10 bars, this first says what would go: repeat with confirm: true.",
             Access::Write,
             delete_periods,
         )
         .used_by_view(),
         tool(
             "list_periods",
-            "List bars and milestones with their ids, dates and rows, by start date; optionally only one row, or only those overlapping from/to (YYYY-MM-DD). At most 50 per call: use offset for the next ones.",
+            "List bars and milestones by start date, optionally of one row or overlapping from/to. 50 per call (offset).",
             Access::Read,
             list_periods,
         )
@@ -94,7 +95,7 @@ where
             .await
         {
             Ok(wrote) => return Ok((cur.state, wrote, extra)),
-            Err(r) if r.code == "out_of_date" => continue,
+            Err(r) if r.code == Code::OutOfDate => continue,
             Err(r) => return Err(r),
         }
     }
@@ -104,7 +105,7 @@ where
 /// The refusal when other writers won every race.
 pub(super) fn busy(ctx: &Ctx) -> Refusal {
     Refusal::new(
-        "busy",
+        Code::Busy,
         ctx.tr(
             "D'autres modifications arrivent sans cesse sur ce planning\u{202f}; rien n'a été écrit. Réessayez dans un instant.",
             "Other changes keep arriving on this schedule; nothing was written. Try again in a moment.",
@@ -121,7 +122,7 @@ pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> Str
 pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
     v.trim().parse().map_err(|_| {
         Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
@@ -159,16 +160,12 @@ enum EdgeArg {
 #[serde(deny_unknown_fields)]
 struct ResizePeriod {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// Which edge moves: "end" (default) or "start".
     #[serde(default)]
     edge: EdgeArg,
-    /// By how many working units (days, or weeks if the schedule counts in weeks);
-    /// negative moves the edge earlier.
+    /// Negative: earlier.
     by: i32,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -220,14 +217,12 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct SetPeriodDates {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     start: String,
-    /// Last day (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     end: String,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -283,23 +278,20 @@ fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 #[serde(deny_unknown_fields)]
 struct UpdatePeriod {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// A new label.
     #[serde(default)]
     label: Option<String>,
-    /// A colour "#rrggbb" (or "#rgb"); null clears it (the theme's colour).
+    /// null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     color: Option<Option<String>>,
-    /// New notes; "" clears them.
+    /// "" clears.
     #[serde(default)]
     notes: Option<String>,
-    /// "Start no earlier than" date, YYYY-MM-DD; null clears it.
+    /// Start no earlier than; null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     pin: Option<Option<String>>,
-    /// The id of the row to move the bar to.
     #[serde(default)]
     row: Option<u64>,
 }
@@ -325,7 +317,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
     }
     if fields.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Rien à changer\u{a0}: donnez au moins un des champs label, color, notes, pin ou row.",
                 "Nothing to change: give at least one of label, color, notes, pin or row.",
@@ -365,10 +357,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeletePeriods {
     schedule: ScheduleRef,
-    /// The ids of the bars to delete.
     bars: Vec<u64>,
-    /// true to delete even though links or actions go with the bars (or more than 10
-    /// bars); without it such a deletion only says what it would remove.
     #[serde(default)]
     confirm: bool,
 }
@@ -538,7 +527,7 @@ fn confirm_needed(
         " Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre).",
         " If that is intended, call delete_periods again with \"confirm\": true (undo can bring it all back).",
     ));
-    Refusal::new("confirm_needed", text).with(json!({
+    Refusal::new(Code::ConfirmNeeded, text).with(json!({
         "bars": bars.len(), "links": links.len(), "actions": actions.len(),
     }))
 }
@@ -547,16 +536,14 @@ fn confirm_needed(
 #[serde(deny_unknown_fields)]
 struct ListPeriods {
     schedule: ScheduleRef,
-    /// Only the bars and milestones of this row (its id).
     #[serde(default)]
     row: Option<u64>,
-    /// Only those ending on or after this day, YYYY-MM-DD.
+    /// Ending on or after, YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Only those starting on or before this day, YYYY-MM-DD.
+    /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// How many to skip (for the next page); 0 by default.
     #[serde(default)]
     offset: usize,
 }
@@ -578,7 +565,7 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
         && s.row(RowId(r)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("La ligne {r} n'existe pas dans ce planning. Omettez row, ou appelez list_rows pour voir les lignes et leurs ids."),
                 format!("Row {r} does not exist in this schedule. Leave row out, or call list_rows to see the rows and their ids."),

@@ -20,6 +20,7 @@
 //! Private data never shows: `diff` does not carry e-mails nor absence reasons, and
 //! the texts never write them.
 
+use crate::planning::Code;
 use palmaplan_model::command;
 use palmaplan_model::diff::{self, Diff};
 use palmaplan_model::{Schedule, text};
@@ -35,7 +36,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "what_if",
-            "Simulate the model's commands on a schedule WITHOUT writing anything: the bars that would move (old and new dates), the project end before and after, the new risks (violated links, bars at risk of absence), and the changes a Gantt chart cannot show. Answers the rank it was made at and the commands as applied: to accept, call apply_patch with these commands and expected_rank = that rank. Anyone who can read the schedule may simulate; if you could not write the commands (your role, a read-only token), the answer says why (structuredContent.refused).",
+            "Simulate commands WITHOUT writing: moves, project end, new risks. To accept: apply_patch with the answer's commands and expected_rank = its rank. structuredContent.refused: why you could not write them.",
             Access::Read,
             what_if,
         )
@@ -43,7 +44,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .with_view(),
         tool(
             "diff_versions",
-            "Compare two versions of a schedule (by id or name, or \"current\" for the schedule as it is now), read-only: what moved from one to the other, the project end before and after, the new risks, and the changes a Gantt chart cannot show.",
+            "Compare two versions or \"current\": moves, project end before/after, new risks.",
             Access::Read,
             diff_versions,
         )
@@ -113,21 +114,17 @@ fn diff_json(d: &Diff) -> Value {
 #[serde(deny_unknown_fields)]
 struct WhatIf {
     schedule: ScheduleRef,
-    /// The model's commands, as apply_patch takes them, e.g.
-    /// [{"op":"move_periods","bars":[14],"by":5}]. May be empty with "reschedule".
+    /// As apply_patch takes them; may be empty with reschedule.
     #[serde(default)]
     #[schemars(with = "Vec<super::patch::PatchCommand>")]
     commands: Vec<Value>,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting. The answer's commands include every move.
+    /// The answer's commands include every move.
     #[serde(default)]
     cascade: Option<super::args::CascadeArg>,
-    /// Simulates `reschedule` after the commands: {"bars": [...], "milestones": [...],
-    /// "mode": "push"|"asap"} (all optional; {} reschedules the whole schedule).
+    /// Then simulate reschedule ({}: everything).
     #[serde(default)]
     reschedule: Option<super::scheduling::Scope>,
-    /// "compact": an MCP Apps host draws a one-line card the person can expand (for a
-    /// simulation made on the way to another answer). The text is the same.
+    /// "compact": a one-line expandable card.
     #[serde(default)]
     #[allow(
         dead_code,
@@ -140,7 +137,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.commands.is_empty() && p.reschedule.is_none() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "«\u{a0}commands\u{a0}» est vide\u{a0}: donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], ou «\u{a0}reschedule\u{a0}».",
                 "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], or “reschedule”.",
@@ -190,7 +187,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     // and is not offered for acceptance.
     let refused = match ctx.may_write(id, &applied.applied, before).await {
         Ok(()) => None,
-        Err(r) if r.code == "storage" => return Err(r),
+        Err(r) if r.code == Code::Storage => return Err(r),
         Err(r) => Some(r),
     };
     let d = diff::diff(before, &after);
@@ -280,13 +277,12 @@ fn merge(v: &mut Value, extra: Value) {
 
 // ---- diff_versions
 
-/// One side of a comparison: a saved version, or the schedule as it is now.
+// One side of a comparison: a saved version, or the schedule as it is now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum Side {
-    /// A version's id (see list_versions).
     Id(i64),
-    /// A version's name (case does not matter), or "current" for the schedule as it is now.
+    /// Or "current" (now).
     Name(String),
 }
 
@@ -319,7 +315,7 @@ async fn resolve(ctx: &Ctx, id: i64, side: &Side) -> Result<Resolved, Refusal> {
         .map_err(|e| ctx.db_error(e))?
     else {
         return Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée. Appelez list_versions.",
                 "This version was just deleted. Call list_versions.",
@@ -361,12 +357,9 @@ fn side_json(r: &Resolved) -> Value {
 #[serde(deny_unknown_fields)]
 struct DiffVersions {
     schedule: ScheduleRef,
-    /// The state to compare from: a version's id or name, or "current".
     from: Side,
-    /// The state to compare to: a version's id or name, or "current".
     to: Side,
-    /// "compact": an MCP Apps host draws a one-line card the person can expand. The
-    /// text is the same.
+    /// "compact": a one-line expandable card.
     #[serde(default)]
     #[allow(
         dead_code,

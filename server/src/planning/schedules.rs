@@ -1,5 +1,6 @@
 //! Tools on whole schedules: list, read, create, rename, duplicate, delete.
 
+use crate::planning::Code;
 use palmaplan_model::command;
 use palmaplan_model::{Lang, Schedule, demo, risk, text};
 use schemars::JsonSchema;
@@ -13,21 +14,21 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_schedules",
-            "List the schedules you can see, with their id, name, your role and their rank (journal position). Start here to find a schedule's id.",
+            "List the schedules you can see: id, name, your role, rank.",
             Access::Read,
             list_schedules,
         )
         .on_no_schedule(),
         tool(
             "get_schedule",
-            "Summarise one schedule: period, counts of groups, rows, bars (periods) and milestones, risks (violated links, bars at risk of a member's absence, broken date constraints, missed deadlines), and its rank.",
+            "A schedule's summary: period, counts, risks, rank.",
             Access::Read,
             get_schedule,
         )
         .used_by_view(),
         tool(
             "create_schedule",
-            "Create a schedule, empty or as a copy of the demo (\"demo\": true). You become its owner.",
+            "Create a schedule you own: empty, or a copy of the demo.",
             Access::Write,
             create_schedule,
         )
@@ -196,9 +197,8 @@ pub(super) fn summary_json(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Create {
-    /// The new schedule's name.
     name: String,
-    /// Start from a copy of the demo schedule ("S/4HANA Migration") instead of an empty one.
+    /// Copy the demo instead.
     #[serde(default)]
     demo: bool,
 }
@@ -207,7 +207,7 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",

@@ -7,6 +7,7 @@
 //! drag preview, so what a person sees move is what is written. See
 //! `docs/scheduling.md` for the semantics.
 
+use crate::planning::Code;
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::cpm::{self, ItemKind};
 use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, PushError, Seeds};
@@ -24,13 +25,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "reschedule",
-            "Move bars and milestones so that every link holds: the whole schedule, or only what follows the given bars/milestones. mode \"push\" (default) only moves items later, to exactly the date their links require; \"asap\" also brings items earlier to that date. One write, one undo; the answer lists every moved item and the project end before and after. Preview it first with what_if's \"reschedule\".",
+            "Move items so every link holds (all, or what follows given ones). Preview: what_if's reschedule.",
             Access::Write,
             reschedule,
         ),
         tool(
             "schedule_floats",
-            "Early and late dates, total float (slack before the project end moves) and free float (slack before any successor moves), in working days, for each bar and milestone, least float first. Optionally only critical items or some ids; at most 50 per call (offset pages).",
+            "Early/late dates and total/free float per bar and milestone, least first. 50 per call (offset).",
             Access::Read,
             schedule_floats,
         )
@@ -117,13 +118,13 @@ pub(super) enum Mode {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Scope {
-    /// Only what follows these bars (ids); with no bar nor milestone, the whole schedule.
+    /// Only what follows these (none: everything).
     #[serde(default)]
     pub(super) bars: Vec<u64>,
-    /// Only what follows these milestones (ids).
+    /// Only what follows these.
     #[serde(default)]
     pub(super) milestones: Vec<u64>,
-    /// "push" (default) or "asap".
+    /// "push" (default): later only; "asap": earlier too.
     #[serde(default)]
     pub(super) mode: Mode,
 }
@@ -180,7 +181,7 @@ pub(super) fn reschedule_moves(
                 ("commencer", "start")
             };
             Refusal::new(
-                "constraint_broken",
+                Code::ConstraintBroken,
                 ctx.tr(
                     format!(
                         "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{a0}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
@@ -203,7 +204,7 @@ pub(super) fn reschedule_moves(
 
 fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
     Refusal::new(
-        "not_found",
+        Code::NotFound,
         ctx.tr(
             format!("«\u{a0}{field}\u{a0}»\u{a0}: l'id {id} ne désigne aucun élément de ce type dans ce planning. Listez-les avec list_periods."),
             format!("“{field}”: id {id} names no such item in this schedule. List them with list_periods."),
@@ -216,17 +217,16 @@ fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct Reschedule {
     schedule: ScheduleRef,
-    /// Only what follows these bars (ids); with no bar nor milestone, the whole schedule.
+    /// Only what follows these (none: everything).
     #[serde(default)]
     bars: Vec<u64>,
-    /// Only what follows these milestones (ids).
+    /// Only what follows these.
     #[serde(default)]
     milestones: Vec<u64>,
-    /// "push" (default): later only, to exactly the date the links require; "asap":
-    /// earlier too.
+    /// "push" (default): later only; "asap": earlier too.
     #[serde(default)]
     mode: Mode,
-    /// Write only if the schedule is still at this rank (what_if's rank).
+    /// Write only if still at this rank.
     #[serde(default)]
     expected_rank: Option<i64>,
 }
@@ -274,7 +274,7 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
             .await
         {
             Ok(wrote) => break (cur.state, wrote, moved),
-            Err(r) if r.code == "out_of_date" && p.expected_rank.is_none() && attempts < 8 => {
+            Err(r) if r.code == Code::OutOfDate && p.expected_rank.is_none() && attempts < 8 => {
                 continue;
             }
             Err(r) => return Err(r),
@@ -326,7 +326,7 @@ fn scope_words(ctx: &Ctx, scope: &Scope) -> String {
 
 fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
     Refusal::new(
-        "out_of_date",
+        Code::OutOfDate,
         ctx.tr(
             format!("Le planning a changé depuis (rang {current})\u{a0}: rien n'a été écrit. Relancez what_if pour une nouvelle proposition."),
             format!("The schedule has changed since (rank {current}): nothing was written. Run what_if again for a new proposal."),
@@ -341,16 +341,13 @@ fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
 #[serde(deny_unknown_fields)]
 struct Floats {
     schedule: ScheduleRef,
-    /// Only the critical items (no float).
     #[serde(default)]
     critical_only: bool,
-    /// Only these bars or milestones (ids).
     #[serde(default)]
     items: Vec<u64>,
-    /// Skip this many items (for the next page).
     #[serde(default)]
     offset: usize,
-    /// At most this many items (50 at most, 50 by default).
+    /// At most 50.
     #[serde(default)]
     limit: Option<usize>,
 }

@@ -61,11 +61,23 @@ const CONSTRAINING: [&str; 20] = [
     "additionalProperties",
 ];
 
-/// Rewrites a schema (and every subschema) into the portable form described above.
+/// Rewrites an input schema (and every subschema) into the portable form described
+/// above.
 pub(crate) fn portable(schema: &mut Value) {
+    tidy(schema, false);
+}
+
+/// The same for an output schema, where `null` is kept wherever the value may be
+/// null: a client validates what the server sent, and `"url": null` is an answer.
+pub(crate) fn portable_output(schema: &mut Value) {
+    tidy(schema, true);
+}
+
+fn tidy(schema: &mut Value, keep_null: bool) {
     let Value::Object(node) = schema else {
         return;
     };
+    let portable = |v: &mut Value| tidy(v, keep_null);
     for key in MAP_KEYWORDS {
         if let Some(Value::Object(map)) = node.get_mut(key) {
             map.values_mut().for_each(portable);
@@ -104,10 +116,11 @@ pub(crate) fn portable(schema: &mut Value) {
     {
         node.remove("default");
     }
-    let says_null = node
-        .get("description")
-        .and_then(Value::as_str)
-        .is_some_and(|d| d.contains("null"));
+    let says_null = keep_null
+        || node
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.contains("null"));
     split_type_array(node, says_null);
     drop_null_branch(node, says_null);
     names_as_enum(node);
@@ -182,12 +195,12 @@ fn drop_null_branch(node: &mut Map<String, Value>, says_null: bool) {
         }
         *branches = flat;
     }
-    if branches.len() == 1 {
-        if let Some(Value::Object(only)) = branches.pop() {
-            node.remove("anyOf");
-            for (k, v) in only {
-                node.entry(k).or_insert(v);
-            }
+    if branches.len() == 1
+        && let Some(Value::Object(only)) = branches.pop()
+    {
+        node.remove("anyOf");
+        for (k, v) in only {
+            node.entry(k).or_insert(v);
         }
     }
 }

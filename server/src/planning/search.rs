@@ -6,6 +6,7 @@
 //! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
 //! Neither looks at private fields: a search for an e-mail finds nothing.
 
+use crate::planning::Code;
 use palmaplan_model::filter::{self, FilterContext, fold};
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::text::{LIST_CAP, count, plural};
@@ -21,14 +22,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "search",
-            "Search words in the names of bars, milestones, rows, groups and members (case and accents do not matter; every word must appear), in one schedule or, without \"schedule\", in all of yours. Returns the items with their ids.",
+            "Find words (all of them, any case or accents) in names of bars, milestones, rows, groups, members; in one schedule or all yours.",
             Access::Read,
             search,
         )
         .on_no_schedule(),
         tool(
             "filter_periods",
-            "Select a schedule's bars with the Filter panel's language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done. French keys work too (membre:, statut:, est:critique). A wrong query is explained with its position.",
+            "Select bars with the Filter panel language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done (French keys too: membre:, statut:, est:critique).",
             Access::Read,
             filter_periods,
         ),
@@ -38,10 +39,10 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Search {
-    /// Schedule id or name. leave it out to search all your schedules.
+    /// Omit to search all your schedules.
     #[serde(default)]
     schedule: Option<ScheduleRef>,
-    /// The words to find, e.g. "migration audit".
+    /// The words to find.
     query: String,
 }
 
@@ -116,7 +117,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     let words: Vec<String> = p.query.split_whitespace().map(fold).collect();
     if words.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "«\u{a0}query\u{a0}» est vide\u{a0}: donnez un ou plusieurs mots à chercher.",
                 "“query” is empty: give one or more words to search for.",
@@ -228,8 +229,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct FilterPeriods {
     schedule: ScheduleRef,
-    /// A Filter panel query, e.g. "member:Alice is:critical -status:done". Empty selects
-    /// every bar.
+    /// Filter panel query; "" selects every bar.
     filter: String,
 }
 
@@ -241,7 +241,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     // The query is checked before the schedule is read: a typo costs nothing.
     let f = filter::parse(&p.filter).map_err(|e| {
         Refusal::new(
-            "invalid_filter",
+            Code::InvalidFilter,
             ctx.tr(
                 format!("Filtre invalide\u{a0}:\n{}", e.render(&p.filter, lang)),
                 format!("Invalid filter:\n{}", e.render(&p.filter, lang)),

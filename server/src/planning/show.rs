@@ -14,9 +14,10 @@
 //! `structured` stays compact (`{schedule_id, name, view, options, rank, read_only,
 //! shown_at, url, expires_at}`), never the schedule: Claude Code hands it to the model.
 
+use crate::planning::Code;
 use palmaplan_model::filter::{self, FilterContext};
 use palmaplan_model::idset::IdSet;
-use palmaplan_model::{BarId, Date, Lang, cpm, risk, text};
+use palmaplan_model::{BarId, Date, Lang, cpm, risk, text, wire};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -31,12 +32,13 @@ use crate::storage::Role;
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![tool(
         "show_schedule",
-        "Show a schedule as a live view: a Gantt chart (default), the kanban board of its actions, or the agenda of absences, with options (Filter panel query, zoom, date window, panels, critical path, a saved version as baseline). A host that renders MCP Apps displays the view; any other client gets the schedule's summary and risks and a one-hour link that opens it in a browser, read-only unless \"editable\": true and your role allows editing.",
+        "Show a live view (Gantt, actions' kanban, absences' agenda). Without MCP Apps: the summary and a one-hour browser link.",
         Access::Read,
         show_schedule,
     )
     .used_by_view()
-    .with_view()]
+    .with_view()
+    .returns::<wire::Shown>()]
 }
 
 /// Which view.
@@ -86,9 +88,7 @@ pub(super) enum Display {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum VersionRef {
-    /// The version's id (see list_versions).
     Id(i64),
-    /// The version's name (case does not matter).
     Name(String),
 }
 
@@ -96,34 +96,31 @@ enum VersionRef {
 #[serde(deny_unknown_fields)]
 struct ShowSchedule {
     schedule: ScheduleRef,
-    /// "gantt" (default), "kanban" (the actions' board) or "agenda" (the absences).
+    /// "kanban": actions; "agenda": absences.
     #[serde(default)]
     view: View,
-    /// Show only the bars matching this Filter panel query (the syntax of filter_periods), e.g. "member:Thomas -status:done".
+    /// Filter panel query.
     #[serde(default)]
     filter: Option<String>,
-    /// Time scale: "day", "week", "month" or "quarter" (default: fitted to the window).
     #[serde(default)]
     zoom: Option<Zoom>,
-    /// First day shown, YYYY-MM-DD (default: the useful window).
+    /// YYYY-MM-DD.
     #[serde(default)]
     from: Option<String>,
-    /// Last day shown, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
-    /// "grid" (rows), "timeline" (bars) or "both" (default).
     #[serde(default)]
     panel: Option<Panel>,
-    /// Highlight the critical path.
     #[serde(default)]
     critical_path: Option<bool>,
-    /// A saved version (id or name) drawn as the baseline under the current bars.
+    /// Version drawn as baseline.
     #[serde(default)]
     reference: Option<VersionRef>,
-    /// false: a read-only view. A link (for hosts without MCP Apps) is read-only unless this is true. Never more than your role allows.
+    /// Allow editing (never above your role).
     #[serde(default)]
     editable: Option<bool>,
-    /// "compact": the smaller inline display.
+    /// "compact": smaller.
     #[serde(default)]
     display: Option<Display>,
 }
@@ -154,6 +151,12 @@ impl Options {
                 .collect::<Map<_, _>>(),
         )
     }
+
+    /// The options in the result's type. Their names are its fields (the test of every
+    /// option reads them back whole), so nothing is dropped.
+    fn typed(&self) -> wire::ViewOptions {
+        serde_json::from_value(self.json()).unwrap_or_default()
+    }
 }
 
 fn lowercase<T: Serialize>(v: &T) -> String {
@@ -180,7 +183,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     let query = p.filter.as_deref().map(str::trim).unwrap_or("");
     let parsed = filter::parse(query).map_err(|e| {
         Refusal::new(
-            "invalid_filter",
+            Code::InvalidFilter,
             ctx.tr(
                 format!(
                     "«\u{a0}filter\u{a0}»\u{a0}: requête invalide\u{a0}:\n{}",
@@ -201,7 +204,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         && b < a
     {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}to\u{a0}» ({b}) est avant «\u{a0}from\u{a0}» ({a})\u{a0}: donnez une fenêtre dont le dernier jour suit le premier."),
                 format!("“to” ({b}) is before “from” ({a}): give a window whose last day follows its first."),
@@ -375,7 +378,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
                 format!("The schedule shows in the conversation, editable ({} role): a gesture in the view is a write like any other, undone with undo.", role_name(role, Lang::En)),
             )
         });
-        (read_only, Value::Null, Value::Null)
+        (read_only, None, None)
     } else if let Some(embed) = ctx.embed() {
         let grant = Grant {
             schedule: o.id,
@@ -402,8 +405,8 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         ));
         (
             !issued.claims.editable,
-            json!(url),
-            json!(iso_utc(issued.claims.expires_at)),
+            Some(url),
+            Some(iso_utc(issued.claims.expires_at)),
         )
     } else {
         text.push('\n');
@@ -411,21 +414,25 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             "Cet hôte n'affiche pas les vues MCP Apps, et ce serveur n'a pas d'adresse HTTP pour donner un lien (il tourne sans `palmaplan serve`). Lancez `palmaplan serve` sur les mêmes données pour ouvrir le planning dans un navigateur.",
             "This host does not display MCP Apps views, and this server has no HTTP address to give a link (it runs without `palmaplan serve`). Run `palmaplan serve` on the same data to open the schedule in a browser.",
         ));
-        (true, Value::Null, Value::Null)
+        (true, None, None)
     };
 
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id,
-            "name": s.name,
-            "view": lowercase(&p.view),
-            "options": options.json(),
-            "rank": o.rank,
-            "read_only": read_only,
-            "shown_at": iso_utc_ms(now),
-            "url": url,
-            "expires_at": expires_at,
+        json!(wire::Shown {
+            schedule_id: o.id,
+            name: s.name.clone(),
+            view: match p.view {
+                View::Gantt => wire::ViewKind::Gantt,
+                View::Kanban => wire::ViewKind::Kanban,
+                View::Agenda => wire::ViewKind::Agenda,
+            },
+            options: options.typed(),
+            rank: o.rank,
+            read_only,
+            shown_at: iso_utc_ms(now),
+            url,
+            expires_at,
         }),
     )
     // What the view's Help button opens through the host (`ui/open-link`): in `_meta`,
@@ -476,7 +483,7 @@ async fn find_version(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<(i64, String
             VersionRef::Name(n) => n.clone(),
         };
         Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 format!("«\u{a0}reference\u{a0}»\u{a0}: aucune version «\u{a0}{shown}\u{a0}» pour ce planning. Enregistrez-en une avec save_version, ou appelez list_versions pour voir leurs ids et noms."),
                 format!("“reference”: no version “{shown}” for this schedule. Save one with save_version, or call list_versions to see their ids and names."),

@@ -11,6 +11,7 @@
 //! Typography: the texts written here put a narrow no-break space before « : » and
 //! « ; » and no-break spaces inside « », as French wants.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, ProgressEntry};
 use palmaplan_model::cpm::ItemKind;
 use palmaplan_model::filter::{self, FilterContext};
@@ -31,7 +32,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_progress",
-            "Set the progress of one or more bars in one write: for each {bar, percent?, actual_start?, actual_finish?}, the percent complete (0-100) and the days work really started and finished (YYYY-MM-DD; null clears). An actual finish completes the bar (100 %; a lower percent with it is refused). Journalled and undoable like any write; the answer gives each bar's progress before and after.",
+            "Set bars' percent complete and actual start/finish; an actual finish completes the bar (no lower percent with it).",
             Access::Write,
             set_progress,
         )
@@ -39,13 +40,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .used_by_view(),
         tool(
             "schedule_lateness",
-            "The bars late or overdue at a status date (the schedule's today by default): late when its planned progress on the working calendar is above its progress, overdue when its last day is past and it is not complete, each with by how many working days. At most 50 per call (offset pages).",
+            "Bars late (planned progress above actual) or overdue (past their end, incomplete) at a status date. 50 per call (offset).",
             Access::Read,
             schedule_lateness,
         ),
         tool(
             "schedule_slippage",
-            "Each bar's and milestone's start and finish against a saved version (reference: its id or name), in working days (positive: later), the project end's variance, and the critical items that slipped. Optionally only the bars a Filter panel query selects. Slipped items first, largest finish slip first; at most 50 per call (offset pages).",
+            "Slip of each bar and milestone against a saved version (working days, positive: later), project end variance, slipped critical items. Largest first; 50 per call (offset).",
             Access::Read,
             schedule_slippage,
         ),
@@ -94,17 +95,15 @@ fn next_line(ctx: &Ctx, next: usize) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ProgressArg {
-    /// The bar's id.
     bar: u64,
-    /// Percent complete, 0 to 100.
+    /// 0 to 100.
     #[serde(default)]
     percent: Option<u8>,
-    /// The day work really started, YYYY-MM-DD; null clears it.
+    /// YYYY-MM-DD; null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     actual_start: Option<Option<String>>,
-    /// The day work really finished, YYYY-MM-DD (the bar is then complete); null
-    /// clears it.
+    /// YYYY-MM-DD (completes it); null clears.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     actual_finish: Option<Option<String>>,
@@ -114,7 +113,6 @@ struct ProgressArg {
 #[serde(deny_unknown_fields)]
 struct SetProgress {
     schedule: ScheduleRef,
-    /// One entry per bar; what an entry leaves out stays as it is.
     bars: Vec<ProgressArg>,
 }
 
@@ -242,10 +240,9 @@ fn only(lateness: &[&Lateness], status: Date) -> risk::Risks {
 #[serde(deny_unknown_fields)]
 struct LatenessArgs {
     schedule: ScheduleRef,
-    /// The status date, YYYY-MM-DD (the schedule's today by default).
+    /// YYYY-MM-DD; default: today.
     #[serde(default)]
     status_date: Option<String>,
-    /// Skip this many bars (for the next page).
     #[serde(default)]
     offset: usize,
 }
@@ -326,12 +323,10 @@ async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> 
 #[serde(deny_unknown_fields)]
 struct SlippageArgs {
     schedule: ScheduleRef,
-    /// The saved version to compare with: its id or its name (see list_versions).
     reference: VersionRef,
-    /// A Filter panel query: only the bars it selects (milestones are then left out).
+    /// Filter panel query (bars only).
     #[serde(default)]
     filter: Option<String>,
-    /// Skip this many items (for the next page).
     #[serde(default)]
     offset: usize,
 }
@@ -351,7 +346,7 @@ pub(super) async fn version_state(
     {
         Some((info, state)) => Ok((info.id, info.name, state)),
         None => Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée. Appelez list_versions.",
                 "This version was just deleted. Call list_versions.",
@@ -439,7 +434,7 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
         None => None,
         Some(q) => Some(filter::parse(q).map_err(|e| {
             Refusal::new(
-                "invalid_filter",
+                Code::InvalidFilter,
                 ctx.tr(
                     format!("Filtre invalide\u{a0}:\n{}", e.render(q, lang)),
                     format!("Invalid filter:\n{}", e.render(q, lang)),

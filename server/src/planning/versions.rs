@@ -7,6 +7,7 @@
 //! schedule keeps its current name: a version is about the plan's content, and a
 //! rename since would otherwise be silently reverted.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
 use palmaplan_model::{Lang, Schedule};
@@ -23,25 +24,25 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "save_version",
-            "Save the schedule's current state as a named version (a snapshot, e.g. \"Baseline\"), to compare with or restore later. Changes nothing in the schedule.",
+            "Save the current state as a named version (a snapshot).",
             Access::Write,
             save_version,
         ),
         tool(
             "list_versions",
-            "List a schedule's saved versions: id, name, the rank they were saved at, when and by whom.",
+            "List saved versions: id, name, rank, when, by whom.",
             Access::Read,
             list_versions,
         ),
         tool(
             "restore_version",
-            "Bring the schedule back to a saved version (by id or name), keeping its current name. Needs \"confirm\": true. It is one journalled change: undo takes it back.",
+            "Bring the schedule back to a saved version (keeps its name). Needs confirm: true.",
             Access::Write,
             restore_version,
         ),
         tool(
             "delete_version",
-            "Delete a saved version (by id or name). Owners only. The schedule itself is not changed.",
+            "Delete a saved version (owners only); the schedule is unchanged.",
             Access::Write,
             delete_version,
         )
@@ -49,13 +50,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// A version named by its id or its name.
+// A version named by its id or its name.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub(super) enum VersionRef {
-    /// The version's id (see list_versions).
     Id(i64),
-    /// The version's name (case does not matter).
     Name(String),
 }
 
@@ -79,7 +78,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
             VersionRef::Name(n) => n.clone(),
         };
         Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 format!("Aucune version «\u{a0}{shown}\u{a0}» pour ce planning. Appelez list_versions pour voir leurs ids et noms."),
                 format!("No version “{shown}” for this schedule. Call list_versions to see their ids and names."),
@@ -92,7 +91,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
 #[serde(deny_unknown_fields)]
 struct SaveVersion {
     schedule: ScheduleRef,
-    /// The version's name, unique within the schedule (e.g. "Baseline", "Before the audit").
+    /// Unique.
     name: String,
 }
 
@@ -101,7 +100,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom d'une version doit compter de 1 à 200 caractères.",
                 "A version's name must have 1 to 200 characters.",
@@ -110,7 +109,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     }
     if let Ok(old) = find(&ctx, id, &VersionRef::Name(name.to_owned())).await {
         return Err(Refusal::new(
-            "version_exists",
+            Code::VersionExists,
             ctx.tr(
                 format!("Une version s'appelle déjà «\u{a0}{}\u{a0}» (id {}, rang {}). Choisissez un autre nom, ou supprimez-la d'abord avec delete_version.", old.name, old.id, old.rank),
                 format!("A version is already named “{}” (id {}, rank {}). Choose another name, or delete it first with delete_version.", old.name, old.id, old.rank),
@@ -220,9 +219,7 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RestoreVersion {
     schedule: ScheduleRef,
-    /// The version's id or name (see list_versions).
     version: VersionRef,
-    /// Must be true: the whole schedule goes back to the version (undo can take it back).
     #[serde(default)]
     confirm: bool,
 }
@@ -240,7 +237,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
     let info = find(&ctx, id, &p.version).await?;
     if !p.confirm {
         return Err(Refusal::new(
-            "confirm_needed",
+            Code::ConfirmNeeded,
             ctx.tr(
                 format!("Rien n'a été modifié. Restaurer la version «\u{a0}{}\u{a0}» (rang {}) remplace tout le contenu du planning par celui de cette version. Si c'est bien voulu, rappelez restore_version avec \"confirm\": true (undo pourra revenir en arrière).", info.name, info.rank),
                 format!("Nothing was changed. Restoring version “{}” (rank {}) replaces the schedule's whole content with that version's. If that is intended, call restore_version again with \"confirm\": true (undo can take it back).", info.name, info.rank),
@@ -254,7 +251,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
         .map_err(|e| ctx.db_error(e))?
     else {
         return Err(Refusal::new(
-            "version_not_found",
+            Code::VersionNotFound,
             ctx.tr(
                 "Cette version vient d'être supprimée\u{202f}; rien n'a été modifié. Appelez list_versions.",
                 "This version was just deleted; nothing was changed. Call list_versions.",
@@ -303,7 +300,6 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 #[serde(deny_unknown_fields)]
 struct DeleteVersion {
     schedule: ScheduleRef,
-    /// The version's id or name (see list_versions).
     version: VersionRef,
 }
 

@@ -33,6 +33,7 @@
 //! the zone's day before, which only orders the pages (a day's difference moves no
 //! data).
 
+use crate::planning::Code;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -41,7 +42,7 @@ use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
 use palmaplan_model::paging::{self, Priority};
 use palmaplan_model::text::{count, plural};
-use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule};
+use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -104,7 +105,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             get_schedule_absences,
         )
         .used_by_view()
-        .view_only(),
+        .view_only()
+        .returns::<wire::AgendaAbsences>(),
     ]
 }
 
@@ -225,9 +227,9 @@ fn utc_today(ctx: &Ctx) -> Date {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WindowArg {
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     from: String,
-    /// Last day (inclusive), YYYY-MM-DD.
+    /// YYYY-MM-DD, inclusive.
     to: String,
     /// The rows shown (ids); by default (or empty) the rows with something between the
     /// two days.
@@ -280,7 +282,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
     let to = date(ctx, "window.to", &w.to)?;
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}window\u{a0}»\u{a0}: le dernier jour ({to}) précède le premier ({from})\u{202f}; inversez-les."),
                 format!("“window”: the last day ({to}) comes before the first ({from}); swap them."),
@@ -290,7 +292,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
     let rows = w.rows.clone().unwrap_or_default();
     if rows.len() > WINDOW_MAX_ROWS {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!(
                     "«\u{a0}window.rows\u{a0}» nomme {} lignes\u{202f}; {WINDOW_MAX_ROWS} au plus.",
@@ -347,7 +349,7 @@ async fn page_set(
                 .map_err(|e| ctx.db_error(e))?;
             let Some((info, state)) = found else {
                 return Err(Refusal::new(
-                    "version_not_found",
+                    Code::VersionNotFound,
                     ctx.tr(
                         format!("Le planning {id} n'a pas de version {vid}. Appelez list_versions pour voir leurs ids."),
                         format!("Schedule {id} has no version {vid}. Call list_versions to see their ids."),
@@ -422,7 +424,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let n = set.pages.len();
     let Some(text) = set.pages.get(p.page) else {
         return Err(Refusal::new(
-            "page_not_found",
+            Code::PageNotFound,
             ctx.tr(
                 format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, {} de 0 à {} (rang {rank}).", p.page, plural(Lang::Fr, n, "numérotée", "numérotées"), n - 1),
                 format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
@@ -433,7 +435,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let mut page: Value = serde_json::from_str(text).map_err(|e| {
         tracing::error!(error = %e, "a page is not JSON");
         Refusal::new(
-            "internal",
+            Code::Internal,
             ctx.tr(
                 "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
                 "The server could not prepare this page. Try again in a moment.",
@@ -671,7 +673,7 @@ async fn delta_of(
 #[serde(deny_unknown_fields)]
 struct Absences {
     schedule: ScheduleRef,
-    /// First day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     from: String,
     /// Last day (inclusive), YYYY-MM-DD; at most 366 days after `from`.
     to: String,
@@ -688,7 +690,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let to = date(&ctx, "to", &p.to)?;
     if to < from {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("«\u{a0}to\u{a0}» ({to}) précède «\u{a0}from\u{a0}» ({from})\u{a0}: inversez-les."),
                 format!("“to” ({to}) comes before “from” ({from}): swap them."),
@@ -698,7 +700,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let days = from.days_until(to) + 1;
     if days > layout::AGENDA_MAX_DAYS {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 format!("Du {from} au {to}, cela fait {days} jours\u{202f}; demandez {} jours au plus (par exemple «\u{a0}to\u{a0}» = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
                 format!("From {from} to {to} is {days} days; ask for {} days at most (e.g. “to” = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
@@ -726,8 +728,13 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     let mut lines = String::new();
     let mut more = false;
     for a in &found {
-        let item = json!({ "id": a.id, "member": a.member, "start": a.start, "end": a.end });
-        let mut size = item.to_string().len();
+        let item = wire::AgendaAbsence {
+            id: a.id,
+            member: a.member,
+            start: a.start,
+            end: a.end,
+        };
+        let mut size = json!(item).to_string().len();
         let new_member = !members.contains(&a.member);
         if new_member {
             size += name_of(a.member).len() + 32;
@@ -755,9 +762,12 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         list.push(item);
     }
     members.sort_unstable();
-    let people: Vec<Value> = members
+    let people: Vec<wire::AgendaMember> = members
         .iter()
-        .map(|m| json!({ "id": m, "name": name_of(*m) }))
+        .map(|m| wire::AgendaMember {
+            id: *m,
+            name: name_of(*m).to_owned(),
+        })
         .collect();
     let mut text = if list.is_empty() {
         ctx.tr(
@@ -799,9 +809,14 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": stored.rank, "from": from, "to": to,
-            "members": people, "absences": list, "more": more,
+        json!(wire::AgendaAbsences {
+            schedule_id: id,
+            rank: stored.rank,
+            from,
+            to,
+            members: people,
+            absences: list,
+            more,
         }),
     ))
 }
@@ -1356,6 +1371,6 @@ mod tests {
             .schedule_json(&stranger, k.schedule)
             .await
             .unwrap_err();
-        assert_eq!(refused.code, "schedule_not_found");
+        assert_eq!(refused.code, Code::ScheduleNotFound);
     }
 }

@@ -5,6 +5,7 @@
 //! one clock (`Ctx::now_ms`, replaceable in tests). The model stays pure: it receives
 //! that date as a parameter.
 
+use crate::planning::Code;
 use std::sync::OnceLock;
 
 use jiff::Timestamp;
@@ -85,7 +86,7 @@ pub(crate) fn unknown(ctx: &Ctx, name: &str) -> Refusal {
         .collect::<Vec<_>>()
         .join(", ");
     Refusal::new(
-        "invalid_time_zone",
+        Code::InvalidTimeZone,
         ctx.tr(
             format!("«\u{a0}{name}\u{a0}» n'est pas un fuseau horaire de la base IANA. Les plus proches\u{a0}: {list}. Donnez un nom de la forme «\u{a0}Europe/Paris\u{a0}», ou «\u{a0}UTC\u{a0}»."),
             format!("“{name}” is not a time zone of the IANA database. The closest: {list_en}. Give a name such as “Europe/Paris”, or “UTC”."),

@@ -1,6 +1,7 @@
 //! Tools on actions: the to-dos on a bar (to do, in progress, done), optionally
 //! assigned to a member, and `list_actions` to read them by bar or by status.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{ActionId, ActionStatus, BarId, Lang, MemberId, Schedule};
@@ -17,39 +18,39 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_action",
-            "Add an action (a to-do) to a bar, optionally with a status (todo by default) and an assignee (a member's id).",
+            "Add an action (a to-do) to a bar.",
             Access::Write,
             add_action,
         ),
         tool(
             "set_action_status",
-            "Set an action's status: todo, in_progress or done.",
+            "Set an action's status.",
             Access::Write,
             set_action_status,
         )
         .used_by_view(),
         tool(
             "update_action",
-            "Change an action's label or assignee (a member's id, or null to unassign); fields left out stay as they are.",
+            "Change an action's label or assignee.",
             Access::Write,
             update_action,
         ),
         tool(
             "delete_action",
-            "Delete an action (a to-do on a bar) by its id. Journalled: undo brings it back with its status.",
+            "Delete an action (a to-do on a bar).",
             Access::Write,
             delete_action,
         ),
         tool(
             "list_actions",
-            "List a schedule's actions with their status, bar and assignee, optionally only those of one bar or of one status (at most 50 shown; the answer says how many more).",
+            "List actions, optionally of one bar or status. 50 at most.",
             Access::Read,
             list_actions,
         ),
     ]
 }
 
-/// An action's status, as the model writes it.
+// An action's status, as the model writes it.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Status {
@@ -80,14 +81,10 @@ fn named(ctx: &Ctx, s: &Schedule, id: ActionId) -> String {
 #[serde(deny_unknown_fields)]
 struct AddAction {
     schedule: ScheduleRef,
-    /// The bar's id.
     bar: u64,
-    /// What is to be done.
     label: String,
-    /// todo (default), in_progress or done.
     #[serde(default)]
     status: Option<Status>,
-    /// The id of the member who does it (optional).
     #[serde(default)]
     assignee: Option<u64>,
 }
@@ -140,9 +137,7 @@ async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct SetStatus {
     schedule: ScheduleRef,
-    /// The action's id.
     action: u64,
-    /// todo, in_progress or done.
     status: Status,
 }
 
@@ -186,12 +181,10 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateAction {
     schedule: ScheduleRef,
-    /// The action's id.
     action: u64,
-    /// A new label.
     #[serde(default)]
     label: Option<String>,
-    /// The id of the member who does it, or null to unassign.
+    /// Member id; null unassigns.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<u64>")]
     assignee: Option<Option<u64>>,
@@ -246,7 +239,6 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteAction {
     schedule: ScheduleRef,
-    /// The action's id.
     action: u64,
 }
 
@@ -292,10 +284,8 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct ListActions {
     schedule: ScheduleRef,
-    /// Only the actions of this bar (its id).
     #[serde(default)]
     bar: Option<u64>,
-    /// Only the actions with this status: todo, in_progress or done.
     #[serde(default)]
     status: Option<Status>,
 }
@@ -308,7 +298,7 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         && s.bar(BarId(b)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("Le planning «\u{a0}{}\u{a0}» n'a pas de bloc {b}. Indiquez l'id d'un bloc (list_periods les donne).", s.name),
                 format!("Schedule “{}” has no bar {b}. Give a bar's id (list_periods gives them).", s.name),

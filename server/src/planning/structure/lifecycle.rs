@@ -5,6 +5,7 @@
 //! Deleting removes the schedule with its journal, versions and roles: it cannot be
 //! undone, so it asks for `confirm: true` and the Owner role.
 
+use crate::planning::Code;
 use palmaplan_model::Lang;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
@@ -20,13 +21,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "rename_schedule",
-            "Rename a schedule (1 to 200 characters). Needs the editor role; can be undone.",
+            "Give a schedule a new name.",
             Access::Write,
             rename_schedule,
         ),
         tool(
             "duplicate_schedule",
-            "Copy a schedule as it is now into a new schedule with its own name; you own the copy. Needs the viewer role on the source. The copy starts a fresh history (rank 0) without versions; private data (members' e-mails, absence reasons) is copied only if you own the source.",
+            "Copy a schedule into a new one you own (fresh history, no versions; private data only if you own it).",
             Access::Write,
             duplicate_schedule,
         )
@@ -34,7 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .creates_schedule(),
         tool(
             "delete_schedule",
-            "Delete a schedule for good, with its history, versions and everyone's access. Cannot be undone: needs the owner role and \"confirm\": true.",
+            "Delete a schedule, its history and versions for good. Owners only; needs confirm: true.",
             Access::Write,
             delete_schedule,
         )
@@ -46,7 +47,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[serde(deny_unknown_fields)]
 struct Named {
     schedule: ScheduleRef,
-    /// The new name (1 to 200 characters).
     name: String,
 }
 
@@ -55,7 +55,7 @@ fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "Le nom du planning doit compter de 1 à 200 caractères.",
                 "A schedule's name must have 1 to 200 characters.",
@@ -169,7 +169,6 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Delete {
     schedule: ScheduleRef,
-    /// Must be true: deleting cannot be undone.
     confirm: bool,
 }
 
@@ -179,7 +178,7 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
     let s = &stored.state;
     if !p.confirm {
         return Err(Refusal::new(
-            "confirmation_needed",
+            Code::ConfirmNeeded,
             ctx.tr(
                 format!("Rien n'a été supprimé. Supprimer «\u{a0}{}\u{a0}» (id {id}, {}, rang {}) efface aussi son historique et ses versions, sans retour possible\u{a0}: rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, count(Lang::Fr, s.bars.len(), "bloc", "blocs"), stored.rank),
                 format!("Nothing was deleted. Deleting “{}” (id {id}, {}, rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, count(Lang::En, s.bars.len(), "bar", "bars"), stored.rank),
@@ -321,7 +320,7 @@ mod tests {
                 json!({"confirm": false}),
             )
             .await,
-            "confirmation_needed",
+            "confirm_needed",
         );
         assert!(r.text.contains("Nothing was deleted"), "{}", r.text);
         refused(

@@ -20,32 +20,32 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_link",
-            "Add a dependency: \"to\" depends on \"from\" (ids of bars or milestones). kind: FS finish-to-start (default), SS start-to-start, FF finish-to-finish, SF start-to-finish. lag in the schedule's time unit (working days by default), negative for a lead. Refused if it would make a cycle or repeat a link. Says if the current dates break it.",
+            "Add a dependency: \"to\" depends on \"from\". No cycles or repeats. Says if current dates break it.",
             Access::Write,
             add_link,
         ),
         tool(
             "update_link",
-            "Change a link's kind (FS, SS, FF, SF) or lag; fields left out stay as they are. Says if the current dates break it.",
+            "Change a link's kind or lag. Says if the current dates break it.",
             Access::Write,
             update_link,
         ),
         tool(
             "delete_link",
-            "Delete a dependency link between two bars or milestones by its id. Journalled: undo brings it back.",
+            "Delete a dependency link.",
             Access::Write,
             delete_link,
         ),
         tool(
             "list_violated_links",
-            "List the links the planned dates break: each with its two items and by how many working days the successor would have to move later.",
+            "List the links the planned dates break, and by how much.",
             Access::Read,
             list_violated_links,
         ),
     ]
 }
 
-/// A link type, as the model writes it.
+/// Link type.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 enum Kind {
     /// Finish-to-start: "to" starts after "from" finishes.
@@ -124,18 +124,15 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
 #[serde(deny_unknown_fields)]
 struct AddLink {
     schedule: ScheduleRef,
-    /// The predecessor: a bar's or a milestone's id.
     from: u64,
-    /// The successor, which depends on "from": a bar's or a milestone's id.
+    /// Depends on "from".
     to: u64,
-    /// FS (default), SS, FF or SF.
     #[serde(default)]
     kind: Option<Kind>,
-    /// In the schedule's time unit; 0 by default, negative for a lead.
+    /// Default 0; negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -180,16 +177,13 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateLink {
     schedule: ScheduleRef,
-    /// The link's id.
     link: u64,
-    /// FS, SS, FF or SF.
     #[serde(default)]
     kind: Option<Kind>,
-    /// In the schedule's time unit, negative for a lead.
+    /// Negative: a lead.
     #[serde(default)]
     lag: Option<i32>,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -232,7 +226,6 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteLink {
     schedule: ScheduleRef,
-    /// The link's id.
     link: u64,
 }
 

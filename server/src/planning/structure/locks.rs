@@ -3,6 +3,7 @@
 //! the writes that would touch it (`command::locks`); the gate records who set a lock
 //! and when, and lets only its holder or an owner remove it.
 
+use crate::planning::Code;
 use palmaplan_model::command::{Command, lock_summary, lock_target};
 use palmaplan_model::{BarId, GroupId, LockTarget, RowId};
 use schemars::JsonSchema;
@@ -16,37 +17,33 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "lock",
-            "Lock a bar, a row (with its bars and milestones), a group (with its rows) or, with \"schedule_wide\": true, the whole schedule: until unlocked, every write that would change, add to or link to what it holds is refused, by any tool and for everyone, naming the lock. Optional reason. Needs the editor role; journalled.",
+            "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlock.",
             Access::Write,
             lock,
         ),
         tool(
             "unlock",
-            "Remove the lock on a bar, a row, a group or (\"schedule_wide\": true) the whole schedule. Your own lock, or anyone's as an owner.",
+            "Remove a lock: your own, or anyone's as an owner.",
             Access::Write,
             unlock,
         ),
     ]
 }
 
-/// What a lock holds: exactly one of `bar`, `row`, `group`, or `schedule_wide`.
+/// One of bar, row, group, schedule_wide.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Target {
     schedule: ScheduleRef,
-    /// A bar's id.
     #[serde(default)]
     bar: Option<u64>,
-    /// A row's id: its bars and milestones with it.
     #[serde(default)]
     row: Option<u64>,
-    /// A group's id: its rows with it.
     #[serde(default)]
     group: Option<u64>,
-    /// true: the whole schedule.
     #[serde(default)]
     schedule_wide: bool,
-    /// Why (optional, at most 500 characters), shown to whoever is refused: `lock` only.
+    /// Shown when refused; max 500 chars.
     #[serde(default)]
     reason: Option<String>,
 }
@@ -63,7 +60,7 @@ impl Target {
         match (set.next(), set.next()) {
             (Some(t), None) => Ok(t),
             _ => Err(Refusal::new(
-                "invalid_arguments",
+                Code::InvalidArguments,
                 ctx.tr(
                     "Donnez exactement une cible\u{a0}: «\u{a0}bar\u{a0}», «\u{a0}row\u{a0}» ou «\u{a0}group\u{a0}» (un id), ou «\u{a0}schedule_wide\u{a0}»: true pour tout le planning.",
                     "Give exactly one target: “bar”, “row” or “group” (an id), or “schedule_wide”: true for the whole schedule.",
@@ -117,7 +114,7 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.reason.is_some() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "«\u{a0}reason\u{a0}» va avec lock, pas avec unlock\u{a0}: retirez-le.",
                 "“reason” goes with lock, not unlock: leave it out.",

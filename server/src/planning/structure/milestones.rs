@@ -20,25 +20,25 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "add_milestone",
-            "Add a milestone (a dated point, e.g. a go-live) to a row. The date is YYYY-MM-DD; a milestone is reached at the end of its day.",
+            "Add a milestone (a dated point, reached at the end of its day) to a row.",
             Access::Write,
             add_milestone,
         ),
         tool(
             "move_milestone",
-            "Move a milestone to another date (YYYY-MM-DD). Says which of its links the new date breaks.",
+            "Move a milestone to another date; says which of its links it breaks.",
             Access::Write,
             move_milestone,
         ),
         tool(
             "update_milestone",
-            "Change a milestone's label, colour (null clears it), notes or row; fields left out stay as they are. To change its date use move_milestone.",
+            "Change a milestone's label, colour, notes or row (its date: move_milestone).",
             Access::Write,
             update_milestone,
         ),
         tool(
             "delete_milestone",
-            "Delete a milestone with the links that touch it. Can be undone.",
+            "Delete a milestone with its links.",
             Access::Write,
             delete_milestone,
         ),
@@ -64,16 +64,13 @@ fn push_link_risks(ctx: &Ctx, text: &mut String, wrote: &Wrote, m: MilestoneId) 
 #[serde(deny_unknown_fields)]
 struct AddMilestone {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
-    /// What the milestone marks.
     label: String,
-    /// Its day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     date: String,
-    /// A colour "#rrggbb" (optional).
+    /// "#rrggbb".
     #[serde(default)]
     color: Option<String>,
-    /// Notes (optional).
     #[serde(default)]
     notes: Option<String>,
 }
@@ -120,12 +117,10 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct MoveMilestone {
     schedule: ScheduleRef,
-    /// The milestone's id.
     milestone: u64,
-    /// Its new day, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     date: String,
-    /// Successors follow so links hold: true/"push", false, "pull" (also earlier).
-    /// Default: the schedule's setting.
+    /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
 }
@@ -178,19 +173,16 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct UpdateMilestone {
     schedule: ScheduleRef,
-    /// The milestone's id.
     milestone: u64,
-    /// A new label.
     #[serde(default)]
     label: Option<String>,
-    /// A colour "#rrggbb", or null for the default colour.
+    /// "#rrggbb"; null: default.
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<String>")]
     color: Option<Option<String>>,
-    /// New notes ("" clears them).
+    /// "" clears.
     #[serde(default)]
     notes: Option<String>,
-    /// The id of the row to put it on.
     #[serde(default)]
     row: Option<u64>,
 }
@@ -246,7 +238,6 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
 #[serde(deny_unknown_fields)]
 struct DeleteMilestone {
     schedule: ScheduleRef,
-    /// The milestone's id.
     milestone: u64,
 }
 

@@ -25,6 +25,7 @@ mod settings;
 #[cfg(test)]
 mod testkit;
 
+use crate::planning::Code;
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
 use palmaplan_model::risk::{self, Risks};
@@ -72,7 +73,7 @@ fn more(ctx: &Ctx, left: usize) -> String {
 /// A refusal for a call that asks to change nothing.
 fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
     Refusal::new(
-        "invalid_arguments",
+        Code::InvalidArguments,
         ctx.tr(
             format!("Rien à changer\u{a0}: indiquez au moins un de ces champs\u{a0}: {fields}."),
             format!("Nothing to change: give at least one of these fields: {fields}."),
@@ -225,7 +226,7 @@ async fn write_from_state(
         }
         match ctx.apply(id, &cmds, Some(cur.rank)).await {
             Ok(w) => return Ok((cur, Some(w))),
-            Err(r) if r.code == "out_of_date" && attempt < ATTEMPTS => {}
+            Err(r) if r.code == Code::OutOfDate && attempt < ATTEMPTS => {}
             Err(r) => return Err(r),
         }
     }

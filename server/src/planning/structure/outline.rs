@@ -6,6 +6,7 @@
 //! item landed in the same terms. Deleting a group or a row deletes what is on it: the
 //! answer counts what went, read from the journal's inverse.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{GroupId, Lang, MemberId, RowId, Schedule};
@@ -23,61 +24,61 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_rows",
-            "List a schedule's groups and their rows in display order, with their ids and the member each row belongs to. Give \"group\" to list one group only (long outlines are cut after 50 rows).",
+            "List groups and rows in order, with their members; optionally one group. 50 rows at most.",
             Access::Read,
             list_rows,
         ),
         tool(
             "add_group",
-            "Add a group of rows. \"index\" is its position among the groups, counted from 0 (last by default).",
+            "Add a group of rows, last by default.",
             Access::Write,
             add_group,
         ),
         tool(
             "rename_group",
-            "Rename a group (the name must not be empty); the answer gives the old name. Can be undone.",
+            "Rename a group; answers the old name.",
             Access::Write,
             rename_group,
         ),
         tool(
             "move_group",
-            "Move a group, with its rows, to a position among the groups, counted from 0.",
+            "Move a group, with its rows, among the groups.",
             Access::Write,
             move_group,
         ),
         tool(
             "delete_group",
-            "Delete a group with everything in it: its rows, their bars and milestones, the links touching those and the actions on the bars. Can be undone.",
+            "Delete a group with its rows and all they hold.",
             Access::Write,
             delete_group,
         ),
         tool(
             "add_row",
-            "Add a row to a group, optionally belonging to a member (their absences then put the row's bars at risk). \"index\" is its position in the group, counted from 0 (last by default).",
+            "Add a row to a group, optionally assigned to a member.",
             Access::Write,
             add_row,
         ),
         tool(
             "rename_row",
-            "Rename a row (the name must not be empty); the answer gives the old name. Can be undone.",
+            "Rename a row; answers the old name.",
             Access::Write,
             rename_row,
         ),
         tool(
             "move_row",
-            "Move a row to a position (counted from 0) among the rows of a group: its own group by default, or another one given as \"group\".",
+            "Move a row within its group or into another group.",
             Access::Write,
             move_row,
         ),
         tool(
             "set_row_member",
-            "Set the member who does a row's work (\"member\": their id), or clear it (\"member\": null). Says if the member is absent during the row's bars.",
+            "Set (member id) or clear (null) who does a row's work.",
             Access::Write,
             set_row_member,
         ),
         tool(
             "delete_row",
-            "Delete a row with its bars and milestones, the links touching them and the actions on the bars. Can be undone.",
+            "Delete a row with its bars, milestones, their links and actions.",
             Access::Write,
             delete_row,
         ),
@@ -117,7 +118,6 @@ fn row_place(s: &Schedule, id: RowId) -> Option<(GroupId, usize, usize)> {
 #[serde(deny_unknown_fields)]
 struct ListRows {
     schedule: ScheduleRef,
-    /// Only this group's rows (its id).
     #[serde(default)]
     group: Option<u64>,
 }
@@ -130,7 +130,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         && s.group(GroupId(g)).is_none()
     {
         return Err(Refusal::new(
-            "not_found",
+            Code::NotFound,
             ctx.tr(
                 format!("Le planning «\u{a0}{}\u{a0}» n'a pas de groupe {g}. Appelez list_rows sans «\u{a0}group\u{a0}» pour voir les groupes.", s.name),
                 format!("Schedule “{}” has no group {g}. Call list_rows without “group” to see the groups.", s.name),
@@ -257,9 +257,8 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct AddGroup {
     schedule: ScheduleRef,
-    /// The group's name.
     name: String,
-    /// Position among the groups, from 0 (last by default).
+    /// From 0; default: last.
     #[serde(default)]
     index: Option<usize>,
 }
@@ -305,9 +304,7 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RenameGroup {
     schedule: ScheduleRef,
-    /// The group's id.
     group: u64,
-    /// The new name.
     name: String,
 }
 
@@ -351,9 +348,8 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct MoveGroup {
     schedule: ScheduleRef,
-    /// The group's id.
     group: u64,
-    /// Its new position among the groups, from 0.
+    /// From 0.
     index: usize,
 }
 
@@ -391,7 +387,6 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteGroup {
     schedule: ScheduleRef,
-    /// The group's id.
     group: u64,
 }
 
@@ -478,14 +473,11 @@ fn deleted_reply(
 #[serde(deny_unknown_fields)]
 struct AddRow {
     schedule: ScheduleRef,
-    /// The id of the group it goes in.
     group: u64,
-    /// The row's name.
     name: String,
-    /// The id of the member who does its work (optional).
     #[serde(default)]
     member: Option<u64>,
-    /// Position among the group's rows, from 0 (last by default).
+    /// From 0; default: last.
     #[serde(default)]
     index: Option<usize>,
 }
@@ -538,9 +530,7 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct RenameRow {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
-    /// The new name.
     name: String,
 }
 
@@ -576,12 +566,10 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct MoveRow {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
-    /// The group to move it to (its own by default).
     #[serde(default)]
     group: Option<u64>,
-    /// Its new position among that group's rows, from 0.
+    /// From 0.
     index: usize,
 }
 
@@ -621,9 +609,8 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct SetRowMember {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
-    /// The member's id, or null to clear it.
+    /// Member id; null clears.
     #[serde(deserialize_with = "required_nullable")]
     #[schemars(required)]
     member: Option<u64>,
@@ -694,7 +681,6 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct DeleteRow {
     schedule: ScheduleRef,
-    /// The row's id.
     row: u64,
 }
 

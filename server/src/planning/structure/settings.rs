@@ -3,6 +3,7 @@
 //! `remove_holidays` compute the new list from the current one and write it at the
 //! rank they read, so two people adding holidays at once both get theirs.
 
+use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
@@ -18,32 +19,32 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "get_settings",
-            "Read a schedule's settings: time zone, working weekdays, holidays (days off), the time unit durations and lags are counted in, and the scheduling mode (auto: writes push successors so links hold; manual: dates stay).",
+            "Read settings: time zone, working weekdays, holidays, time unit, scheduling mode.",
             Access::Read,
             get_settings,
         ),
         tool(
             "update_settings",
-            "Change some of a schedule's settings; fields left out stay as they are. \"holidays\" REPLACES the whole list (use add_holidays / remove_holidays to change a few dates). Bars keep their dates; durations in working days may change with the calendar.",
+            "Change settings. holidays REPLACES the list (add_holidays / remove_holidays change a few).",
             Access::Write,
             update_settings,
         ),
         tool(
             "add_holidays",
-            "Add days off (holidays) to a schedule's calendar; dates already there are ignored. Dates are YYYY-MM-DD.",
+            "Add days off to the calendar; dates already there are ignored.",
             Access::Write,
             add_holidays,
         ),
         tool(
             "remove_holidays",
-            "Remove days off (holidays) from a schedule's calendar, making them working days again if their weekday is one. Dates are YYYY-MM-DD.",
+            "Remove days off from the calendar (working again on working weekdays).",
             Access::Write,
             remove_holidays,
         ),
     ]
 }
 
-/// A working weekday, as the model writes it.
+// A working weekday, as the model writes it.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Day {
@@ -70,7 +71,7 @@ impl From<Day> for Weekday {
     }
 }
 
-/// The unit durations and lags are counted in.
+// The unit durations and lags are counted in.
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Unit {
@@ -233,22 +234,17 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Update {
     schedule: ScheduleRef,
-    /// IANA time zone, e.g. "Europe/Paris" (checked against the time-zone database):
-    /// "today" for this schedule is the date there.
+    /// IANA, e.g. "Europe/Paris".
     #[serde(default)]
     time_zone: Option<String>,
-    /// The working weekdays, e.g. ["mon","tue","wed","thu","fri"] (at least one).
     #[serde(default)]
     working_weekdays: Option<Vec<Day>>,
-    /// The WHOLE list of holidays (YYYY-MM-DD); [] removes them all.
+    /// WHOLE list, YYYY-MM-DD; [] clears.
     #[serde(default)]
     holidays: Option<Vec<String>>,
-    /// "day" or "week": the unit of durations and lags.
     #[serde(default)]
     time_unit: Option<Unit>,
-    /// "auto": every write that changes dates or links pushes the successors so that
-    /// links hold (one undo takes the push back too); "manual": dates stay, broken
-    /// links are reported.
+    /// "auto": writes push successors; "manual": dates stay.
     #[serde(default)]
     scheduling: Option<Mode>,
 }
@@ -329,7 +325,7 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct Dates {
     schedule: ScheduleRef,
-    /// The dates, YYYY-MM-DD.
+    /// YYYY-MM-DD.
     dates: Vec<String>,
 }
 
@@ -337,7 +333,7 @@ struct Dates {
 fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
     if dates.is_empty() {
         return Err(Refusal::new(
-            "invalid_arguments",
+            Code::InvalidArguments,
             ctx.tr(
                 "«\u{a0}dates\u{a0}» est vide\u{a0}: donnez au moins une date AAAA-MM-JJ.",
                 "“dates” is empty: give at least one YYYY-MM-DD date.",
