@@ -99,7 +99,9 @@ pub async fn add_user(
     if name.is_empty() || email.is_empty() || !email.contains('@') {
         return Err(SetupError::Invalid(tr(
             lang,
-            format!("Il faut un nom et une adresse e-mail (reçu « {name} », « {email} »)."),
+            format!(
+                "Il faut un nom et une adresse e-mail (reçu «\u{a0}{name}\u{a0}», «\u{a0}{email}\u{a0}»)."
+            ),
             format!("A name and an e-mail address are needed (got “{name}”, “{email}”)."),
         )));
     }
@@ -256,27 +258,27 @@ pub fn client_setup(lang: Lang, url: &str, secret: &str, stdio: &StdioLaunch) ->
     );
     let desktop = wrap("mcpServers", &desktop_entry);
     let mut out = String::new();
-    out.push_str(&tr(lang, "Claude Code :\n", "Claude Code:\n"));
+    out.push_str(&tr(lang, "Claude Code\u{a0}:\n", "Claude Code:\n"));
     out.push_str(&format!(
         "  claude mcp add --transport http palmaplan {url} --header \"Authorization: {bearer}\"\n\n"
     ));
     out.push_str(&tr(
         lang,
-        "VS Code (fichier .vscode/mcp.json) :\n",
+        "VS Code (fichier .vscode/mcp.json)\u{a0}:\n",
         "VS Code (file .vscode/mcp.json):\n",
     ));
     out.push_str(&vscode);
     out.push('\n');
     out.push_str(&tr(
         lang,
-        "Claude Desktop (claude_desktop_config.json ; il lance PalmaPlan lui-même, par stdio, sur la même base) :\n",
+        "Claude Desktop (claude_desktop_config.json\u{202f}; il lance PalmaPlan lui-même, par stdio, sur la même base)\u{a0}:\n",
         "Claude Desktop (claude_desktop_config.json; it starts PalmaPlan itself, over stdio, on the same database):\n",
     ));
     out.push_str(&desktop);
     out.push('\n');
     out.push_str(&tr(
         lang,
-        "Autres clients qui prennent une URL et des en-têtes (.mcp.json de Claude Code, Cursor…) :\n",
+        "Autres clients qui prennent une URL et des en-têtes (.mcp.json de Claude Code, Cursor…)\u{a0}:\n",
         "Other clients taking a URL and headers (Claude Code's .mcp.json, Cursor…):\n",
     ));
     out.push_str(&mcp_json);
@@ -294,8 +296,8 @@ pub fn first_start_banner(
     let mut out = tr(
         lang,
         format!(
-            "Premier démarrage de PalmaPlan : propriétaire « {} » <{}>, planning de démonstration « S/4HANA Migration » (id {}).\n\
-             Jeton « {FIRST_TOKEN_LABEL} » (affiché cette seule fois ; gardez-le comme un mot de passe) :\n\n  {}\n\n",
+            "Premier démarrage de PalmaPlan\u{a0}: propriétaire «\u{a0}{}\u{a0}» <{}>, planning de démonstration «\u{a0}S/4HANA Migration\u{a0}» (id {}).\n\
+             Jeton «\u{a0}{FIRST_TOKEN_LABEL}\u{a0}» (affiché cette seule fois\u{202f}; gardez-le comme un mot de passe)\u{a0}:\n\n  {}\n\n",
             owner.name, owner.email, first.demo_schedule, first.token.secret
         ),
         format!(
@@ -320,7 +322,7 @@ pub fn new_token_text(
     let mut out = tr(
         lang,
         format!(
-            "Jeton « {label} » (id {}) pour {} (affiché cette seule fois ; gardez-le comme un mot de passe) :\n\n  {}\n\n",
+            "Jeton «\u{a0}{label}\u{a0}» (id {}) pour {} (affiché cette seule fois\u{202f}; gardez-le comme un mot de passe)\u{a0}:\n\n  {}\n\n",
             token.id, user.email, token.secret
         ),
         format!(
@@ -362,7 +364,7 @@ pub fn token_table(lang: Lang, user: &User, tokens: &[TokenInfo]) -> String {
             },
         );
         let (label, created, used_word) = match lang {
-            Lang::Fr => (format!("« {} »", t.label), "créé", "utilisé"),
+            Lang::Fr => (format!("«\u{a0}{}\u{a0}»", t.label), "créé", "utilisé"),
             Lang::En => (format!("“{}”", t.label), "created", "used"),
         };
         out.push_str(&format!(

@@ -201,7 +201,7 @@ impl LinkError {
             LinkError::Missing => tr(
                 lang,
                 format!(
-                    "Cette adresse n'a pas de jeton de lien (« ?t=… ») : elle n'ouvre rien seule. {new_link}"
+                    "Cette adresse n'a pas de jeton de lien («\u{a0}?t=…\u{a0}»)\u{a0}: elle n'ouvre rien seule. {new_link}"
                 ),
                 format!(
                     "This address has no link token (“?t=…”): it opens nothing by itself. {new_link}"
@@ -210,7 +210,7 @@ impl LinkError {
             LinkError::Malformed => tr(
                 lang,
                 format!(
-                    "Ce lien est incomplet ou abîmé : son jeton n'a pas la forme attendue (copiez l'adresse entière). {new_link}"
+                    "Ce lien est incomplet ou abîmé\u{a0}: son jeton n'a pas la forme attendue (copiez l'adresse entière). {new_link}"
                 ),
                 format!(
                     "This link is incomplete or damaged: its token is not in the expected form (copy the whole address). {new_link}"
@@ -219,7 +219,7 @@ impl LinkError {
             LinkError::Tampered => tr(
                 lang,
                 format!(
-                    "Ce lien a été modifié, ou il n'a pas été émis par ce serveur : sa signature ne correspond pas. {new_link}"
+                    "Ce lien a été modifié, ou il n'a pas été émis par ce serveur\u{a0}: sa signature ne correspond pas. {new_link}"
                 ),
                 format!(
                     "This link has been altered, or was not issued by this server: its signature does not match. {new_link}"
@@ -228,7 +228,7 @@ impl LinkError {
             LinkError::Expired { at_ms } => tr(
                 lang,
                 format!(
-                    "Ce lien a expiré ({}) : il est valable une heure et ne se renouvelle pas. {new_link}",
+                    "Ce lien a expiré ({})\u{a0}: il est valable une heure et ne se renouvelle pas. {new_link}",
                     utc(*at_ms)
                 ),
                 format!(
@@ -247,13 +247,13 @@ impl LinkError {
             ),
             LinkError::NoAccess => tr(
                 lang,
-                "Ce lien ne fonctionne plus : la personne qui l'a demandé n'a plus accès à ce planning. Demandez l'accès à un propriétaire du planning.",
+                "Ce lien ne fonctionne plus\u{a0}: la personne qui l'a demandé n'a plus accès à ce planning. Demandez l'accès à un propriétaire du planning.",
                 "This link no longer works: the person who asked for it no longer has access to this schedule. Ask an owner of the schedule for access.",
             ),
             LinkError::ReadOnly { tool } => tr(
                 lang,
                 format!(
-                    "Ce lien est en lecture seule : « {tool} » modifie le planning. Pour modifier depuis la vue, demandez un lien modifiable (show_schedule avec « editable »: true ; il faut le rôle éditeur)."
+                    "Ce lien est en lecture seule\u{a0}: «\u{a0}{tool}\u{a0}» modifie le planning. Pour modifier depuis la vue, demandez un lien modifiable (show_schedule avec «\u{a0}editable\u{a0}»: true\u{202f}; il faut le rôle éditeur)."
                 ),
                 format!(
                     "This link is read-only: “{tool}” changes the schedule. To edit from the view, ask for an editable link (show_schedule with “editable”: true; it needs the editor role)."
@@ -270,7 +270,7 @@ impl LinkError {
             ),
             LinkError::Unavailable => tr(
                 lang,
-                "Le serveur ne peut pas vérifier ce lien pour l'instant : sa base de données ne répond pas. Réessayez dans un instant.",
+                "Le serveur ne peut pas vérifier ce lien pour l'instant\u{a0}: sa base de données ne répond pas. Réessayez dans un instant.",
                 "The server cannot check this link right now: its database does not answer. Try again in a moment.",
             ),
         }
@@ -706,7 +706,7 @@ fn scrub_text(text: &str, secrets: &Secrets, lang: Lang) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let cut = [" — motif : ", " — reason: "]
+        let cut = [" — motif\u{a0}: ", " — reason: "]
             .iter()
             .filter_map(|tail| line.find(tail))
             .min();
@@ -997,8 +997,9 @@ mod tests {
         );
         assert_eq!(e.status(), StatusCode::UNAUTHORIZED);
         assert!(
-            e.message(Lang::Fr)
-                .starts_with("Ce lien a expiré (2027-01-15 09:00 UTC) : il est valable une heure"),
+            e.message(Lang::Fr).starts_with(
+                "Ce lien a expiré (2027-01-15 09:00 UTC)\u{a0}: il est valable une heure"
+            ),
             "{}",
             e.message(Lang::Fr)
         );
@@ -1130,7 +1131,7 @@ mod tests {
         assert_eq!(e.code(), Code::ReadOnlyLink);
         assert!(
             e.message(Lang::Fr)
-                .contains("lecture seule : « move_periods »"),
+                .contains("lecture seule\u{a0}: «\u{a0}move_periods\u{a0}»"),
             "{}",
             e.message(Lang::Fr)
         );
@@ -1172,7 +1173,7 @@ mod tests {
         let reason = s.absences[0].reason.clone();
         let mut reply = Reply::ok(
             format!(
-                "- 1 — Thomas <{email}> — 2 absence(s)\n- 31 — 2026-11-20 — motif : {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!\n- Sam <sam@localhost>"
+                "- 1 — Thomas <{email}> — 2 absences\n- 31 — 2026-11-20 — motif\u{a0}: {reason}\nsam@example.org wrote; also x@y.io\nnote: {reason}!\n- Sam <sam@localhost>"
             ),
             serde_json::json!({
                 "members": [{"id": 1, "email": email, "name": "Thomas"}],
@@ -1187,7 +1188,7 @@ mod tests {
         assert!(
             reply
                 .text
-                .starts_with("- 1 — Thomas — 2 absence(s)\n- 31 — 2026-11-20\n"),
+                .starts_with("- 1 — Thomas — 2 absences\n- 31 — 2026-11-20\n"),
             "{}",
             reply.text
         );
@@ -1207,7 +1208,7 @@ mod tests {
         );
         // Ordinary texts are untouched.
         let mut plain = Reply::ok(
-            "Planning « S/4HANA Migration » — 6 blocs.",
+            "Planning «\u{a0}S/4HANA Migration\u{a0}» — 6 blocs.",
             serde_json::json!({"rank": 2}),
         );
         let before = plain.clone();

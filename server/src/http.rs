@@ -313,7 +313,7 @@ async fn authenticate(
             tracing::error!(error = %e, "token check: the database does not answer");
             let text = tr(
                 state.lang,
-                "Le serveur ne peut pas vérifier le jeton : sa base de données ne répond pas. Réessayez dans un instant.",
+                "Le serveur ne peut pas vérifier le jeton\u{a0}: sa base de données ne répond pas. Réessayez dans un instant.",
                 "The server cannot check the token: its database does not answer. Try again in a moment.",
             );
             (
@@ -352,7 +352,7 @@ fn unauthorized(lang: Lang, why: Refused) -> Response {
             tr(
                 lang,
                 format!(
-                    "PalmaPlan demande un jeton : envoyez l'en-tête « Authorization: Bearer ppt_… ». Créez un jeton avec `{create}` (le secret ne s'affiche qu'une fois)."
+                    "PalmaPlan demande un jeton\u{a0}: envoyez l'en-tête «\u{a0}Authorization: Bearer ppt_…\u{a0}». Créez un jeton avec `{create}` (le secret ne s'affiche qu'une fois)."
                 ),
                 format!(
                     "PalmaPlan needs a token: send the header “Authorization: Bearer ppt_…”. Create a token with `{create}` (the secret is shown only once)."
@@ -364,7 +364,7 @@ fn unauthorized(lang: Lang, why: Refused) -> Response {
             tr(
                 lang,
                 format!(
-                    "L'en-tête Authorization doit être « Bearer ppt_ » suivi de 64 chiffres hexadécimaux, tel que `{create}` l'a affiché."
+                    "L'en-tête Authorization doit être «\u{a0}Bearer ppt_\u{a0}» suivi de 64 chiffres hexadécimaux, tel que `{create}` l'a affiché."
                 ),
                 format!(
                     "The Authorization header must be “Bearer ppt_” followed by 64 hex digits, as `{create}` printed it."
@@ -578,7 +578,7 @@ async fn embed_call(
                 tr(
                     lang,
                     format!(
-                        "Ce lien ne donne accès qu'au planning {} : « {tool} » ne porte pas sur ce seul planning.",
+                        "Ce lien ne donne accès qu'au planning {}\u{a0}: «\u{a0}{tool}\u{a0}» ne porte pas sur ce seul planning.",
                         claims.schedule
                     ),
                     format!(
@@ -599,7 +599,7 @@ async fn embed_call(
                     tr(
                         lang,
                         format!(
-                            "Ce lien ouvre le planning {}, pas le planning {n} : retirez « schedule » ou donnez {}.",
+                            "Ce lien ouvre le planning {}, pas le planning {n}\u{a0}: retirez «\u{a0}schedule\u{a0}» ou donnez {}.",
                             claims.schedule, claims.schedule
                         ),
                         format!(
@@ -702,17 +702,17 @@ impl BodyError {
             BodyError::NotObject => format!("{how}."),
             BodyError::Tool => tr(
                 lang,
-                format!("{how} : « tool » manque ou n'est pas un texte."),
+                format!("{how}\u{a0}: «\u{a0}tool\u{a0}» manque ou n'est pas un texte."),
                 format!("{how}: “tool” is missing or not a string."),
             ),
             BodyError::Arguments => tr(
                 lang,
-                format!("{how} : « arguments » doit être un objet."),
+                format!("{how}\u{a0}: «\u{a0}arguments\u{a0}» doit être un objet."),
                 format!("{how}: “arguments” must be an object."),
             ),
             BodyError::Unknown(extra) => tr(
                 lang,
-                format!("{how} : le champ « {extra} » n'existe pas."),
+                format!("{how}\u{a0}: le champ «\u{a0}{extra}\u{a0}» n'existe pas."),
                 format!("{how}: there is no field “{extra}”."),
             ),
         }
@@ -857,7 +857,7 @@ mod tests {
         let e = BodyError::Unknown("args".into());
         assert_eq!(
             e.message(Lang::Fr),
-            "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}} : le champ « args » n'existe pas."
+            "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}\u{a0}: le champ «\u{a0}args\u{a0}» n'existe pas."
         );
         assert_eq!(
             e.message(Lang::En),

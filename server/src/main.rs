@@ -254,7 +254,7 @@ fn message(e: &SetupError, lang: Lang) -> String {
     match e {
         SetupError::Store(e) => tr(
             lang,
-            format!("la base de données a refusé : {e}"),
+            format!("la base de données a refusé\u{a0}: {e}"),
             format!("the database refused: {e}"),
         ),
         other => other.to_string(),
@@ -338,7 +338,7 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                 tr(
                     lang,
                     format!(
-                        "Utilisateur {id} ajouté : {} <{}>. Donnez-lui un jeton avec `palmaplan token create --user {} --label NOM`.",
+                        "Utilisateur {id} ajouté\u{a0}: {} <{}>. Donnez-lui un jeton avec `palmaplan token create --user {} --label NOM`.",
                         name.trim(),
                         email.trim(),
                         email.trim()
@@ -386,7 +386,7 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                 tr(
                     lang,
                     format!(
-                        "Planning de démonstration « S/4HANA Migration » ajouté (id {id}) pour {}.",
+                        "Planning de démonstration «\u{a0}S/4HANA Migration\u{a0}» ajouté (id {id}) pour {}.",
                         user.email
                     ),
                     format!(
@@ -470,7 +470,7 @@ async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), Set
             SetupError::Invalid(tr(
                 lang,
                 format!(
-                    "impossible d'écouter sur {} : {e} (changez --addr ou PALMAPLAN_ADDR)",
+                    "impossible d'écouter sur {}\u{a0}: {e} (changez --addr ou PALMAPLAN_ADDR)",
                     args.addr
                 ),
                 format!(
@@ -571,7 +571,7 @@ fn embed_links(data: &DataArgs, public_url: &str, lang: Lang) -> Result<Embed, S
         return Err(SetupError::Invalid(tr(
             lang,
             format!(
-                "--public-url « {url} » : donnez une adresse http:// ou https:// sans ? ni #, par exemple https://plan.example.com"
+                "--public-url «\u{a0}{url}\u{a0}»\u{a0}: donnez une adresse http:// ou https:// sans\u{202f}? ni #, par exemple https://plan.example.com"
             ),
             format!(
                 "--public-url “{url}”: give an http:// or https:// address without ? or #, e.g. https://plan.example.com"

@@ -99,7 +99,7 @@ mod tests {
         let n = HTML.matches(MCP_MARKER).count();
         assert_eq!(
             n, 1,
-            "view-wasm/dist/planning.html holds `{MCP_MARKER}` {n} time(s), not once: the view build is broken, and /embed could not tell the view where it runs"
+            "view-wasm/dist/planning.html holds `{MCP_MARKER}` {n} times, not once: the view build is broken, and /embed could not tell the view where it runs"
         );
         let head = HTML.trim_start().get(..15).unwrap_or_default();
         assert!(

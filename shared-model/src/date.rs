@@ -57,7 +57,7 @@ impl fmt::Display for DateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "« {} » is not a date: expected YYYY-MM-DD, e.g. 2026-11-30",
+            "«\u{a0}{}\u{a0}» is not a date: expected YYYY-MM-DD, e.g. 2026-11-30",
             self.input
         )
     }

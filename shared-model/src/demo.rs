@@ -15,7 +15,7 @@ use crate::schedule::*;
 pub fn s4hana_migration() -> Schedule {
     let mut s = Schedule::new("S/4HANA Migration");
     s.settings.holidays = vec![day("2026-11-11"), day("2026-12-25")];
-    s.notes = "Démonstration : migration d'un ERP SAP ECC vers S/4HANA avant la fin \
+    s.notes = "Démonstration\u{a0}: migration d'un ERP SAP ECC vers S/4HANA avant la fin \
                d'année. Modifiez-le librement."
         .to_owned();
 

@@ -421,12 +421,12 @@ impl FilterError {
     pub fn message(&self, lang: Lang) -> String {
         use FilterErrorKind as K;
         let q = |text: &str| match lang {
-            Lang::Fr => format!("« {text} »"),
+            Lang::Fr => format!("«\u{a0}{text}\u{a0}»"),
             Lang::En => format!("\"{text}\""),
         };
         let keys = match lang {
             Lang::Fr => format!(
-                "Clés valides : {} (ou en anglais : {}).",
+                "Clés valides\u{a0}: {} (ou en anglais\u{a0}: {}).",
                 key_list(Lang::Fr),
                 key_list(Lang::En)
             ),
@@ -435,7 +435,7 @@ impl FilterError {
         match (&self.kind, lang) {
             (K::UnknownKey { key }, Lang::Fr) => format!(
                 "{} n'est pas une clé de filtre. {keys} Pour chercher un texte qui contient \
-                 « : », mettez-le entre guillemets.",
+                 «\u{a0}:\u{a0}», mettez-le entre guillemets.",
                 q(key)
             ),
             (K::UnknownKey { key }, Lang::En) => format!(
@@ -444,13 +444,13 @@ impl FilterError {
                 q(key)
             ),
             (K::MissingKey, Lang::Fr) => {
-                format!("« : » doit suivre une clé, comme dans membre:Alice. {keys}")
+                format!("«\u{a0}:\u{a0}» doit suivre une clé, comme dans membre:Alice. {keys}")
             }
             (K::MissingKey, Lang::En) => {
                 format!("\":\" must follow a key, as in member:Alice. {keys}")
             }
             (K::MissingValue { key }, Lang::Fr) => format!(
-                "{}: attend une valeur, par exemple {} ; une valeur de plusieurs mots se met \
+                "{}: attend une valeur, par exemple {}\u{202f}; une valeur de plusieurs mots se met \
                  entre guillemets.",
                 key.name(lang),
                 key.example(lang)
@@ -461,13 +461,13 @@ impl FilterError {
                 key.example(lang)
             ),
             (K::EmptyQuote, Lang::Fr) => {
-                "Ces guillemets sont vides : écrivez un texte entre eux ou retirez-les.".into()
+                "Ces guillemets sont vides\u{a0}: écrivez un texte entre eux ou retirez-les.".into()
             }
             (K::EmptyQuote, Lang::En) => {
                 "These quotes hold no text: write something between them or remove them.".into()
             }
             (K::BadValue { key, value }, Lang::Fr) => format!(
-                "{} n'est pas une valeur possible pour {}:. Valeurs valides : {}.",
+                "{} n'est pas une valeur possible pour {}:. Valeurs valides\u{a0}: {}.",
                 q(value),
                 key.name(lang),
                 valid_values(*key, lang)
@@ -479,7 +479,7 @@ impl FilterError {
                 valid_values(*key, lang)
             ),
             (K::BadDate { key, value }, Lang::Fr) => format!(
-                "{} n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple \
+                "{} n'est pas une date. Format attendu\u{a0}: AAAA-MM-JJ ou AAAA-MM, par exemple \
                  {}:2026-11-30 ou {}:2026-11.",
                 q(value),
                 key.name(lang),
@@ -493,7 +493,7 @@ impl FilterError {
                 key.name(lang)
             ),
             (K::BadId { value }, Lang::Fr) => format!(
-                "{} n'est pas un identifiant de barre. Attendu : un nombre, par exemple id:42.",
+                "{} n'est pas un identifiant de barre. Attendu\u{a0}: un nombre, par exemple id:42.",
                 q(value)
             ),
             (K::BadId { value }, Lang::En) => format!(
@@ -512,7 +512,7 @@ impl FilterError {
                 k = key.name(lang)
             ),
             (K::BadNumber { key, value }, Lang::Fr) => format!(
-                "{} n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par \
+                "{} n'est pas un nombre de jours ouvrés. Attendu\u{a0}: un nombre entier, par \
                  exemple {}.",
                 q(value),
                 key.example(lang)
@@ -536,13 +536,13 @@ impl FilterError {
                 )
             }
             (K::SpacedComparison { fix, .. }, Lang::Fr) => {
-                format!("Une comparaison s'écrit sans espace : {}.", q(fix))
+                format!("Une comparaison s'écrit sans espace\u{a0}: {}.", q(fix))
             }
             (K::SpacedComparison { fix, .. }, Lang::En) => {
                 format!("Write a comparison without spaces: {}.", q(fix))
             }
             (K::UnclosedQuote { close }, Lang::Fr) => format!(
-                "Ces guillemets ne sont jamais fermés : ajoutez {} après le texte.",
+                "Ces guillemets ne sont jamais fermés\u{a0}: ajoutez {} après le texte.",
                 q(&close.to_string())
             ),
             (K::UnclosedQuote { close }, Lang::En) => format!(
@@ -550,20 +550,20 @@ impl FilterError {
                 q(&close.to_string())
             ),
             (K::UnclosedParen, Lang::Fr) => {
-                "Cette parenthèse n'est jamais fermée : ajoutez « ) » à la fin du groupe.".into()
+                "Cette parenthèse n'est jamais fermée\u{a0}: ajoutez «\u{a0})\u{a0}» à la fin du groupe.".into()
             }
             (K::UnclosedParen, Lang::En) => {
                 "This parenthesis is never closed: add \")\" at the end of the group.".into()
             }
             (K::UnmatchedCloseParen, Lang::Fr) => {
-                "Cette « ) » ne ferme rien : retirez-la, ou ajoutez « ( » au début du groupe."
+                "Cette «\u{a0})\u{a0}» ne ferme rien\u{a0}: retirez-la, ou ajoutez «\u{a0}(\u{a0}» au début du groupe."
                     .into()
             }
             (K::UnmatchedCloseParen, Lang::En) => {
                 "This \")\" closes nothing: remove it, or add \"(\" where the group starts.".into()
             }
             (K::EmptyParens, Lang::Fr) => {
-                "Ces parenthèses ne contiennent aucune condition : mettez-en une, par exemple \
+                "Ces parenthèses ne contiennent aucune condition\u{a0}: mettez-en une, par exemple \
                  (membre:Alice ou membre:Bob), ou retirez-les."
                     .into()
             }
@@ -585,7 +585,7 @@ impl FilterError {
                 thousands(*max, lang)
             ),
             (K::TooLong { chars, max }, Lang::Fr) => format!(
-                "Ce filtre fait {} caractères\u{a0}; un filtre en compte au plus {}\u{a0}: \
+                "Ce filtre fait {} caractères\u{202f}; un filtre en compte au plus {}\u{a0}: \
                  raccourcissez-le (la partie en trop est marquée).",
                 thousands(*chars, lang),
                 thousands(*max, lang)
@@ -637,10 +637,10 @@ fn key_list(lang: Lang) -> String {
 }
 
 /// A count with its thousands grouped as each language writes them: `4,096`, and in
-/// French `4 096` with a no-break space, so that a line break never splits the number.
+/// French `4 096` with a narrow no-break space (U+202F), so that a line break never splits the number.
 fn thousands(n: usize, lang: Lang) -> String {
     let sep = match lang {
-        Lang::Fr => '\u{a0}',
+        Lang::Fr => '\u{202f}',
         Lang::En => ',',
     };
     let digits = n.to_string();
@@ -656,7 +656,7 @@ fn thousands(n: usize, lang: Lang) -> String {
 
 fn valid_values(key: Key, lang: Lang) -> &'static str {
     match (key, lang) {
-        (Key::Status, Lang::Fr) => "à-faire, en-cours, fait (ou todo, in_progress, done)",
+        (Key::Status, Lang::Fr) => "à-faire, en-cours, terminée (ou todo, in_progress, done)",
         (Key::Status, Lang::En) => "todo, in_progress, done",
         (Key::Is, Lang::Fr) => {
             "critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, \
@@ -680,15 +680,15 @@ fn bad_operator(key: Key, operator: &str, lang: Lang) -> String {
     let not_equal = operator.contains(['!', '≠']) || operator == "<>";
     match (lang, fix, not_equal) {
         (Lang::Fr, Some(fix), _) => format!(
-            "« {operator} » n'est pas une comparaison : écrivez « {fix} », par exemple \
+            "«\u{a0}{operator}\u{a0}» n'est pas une comparaison\u{a0}: écrivez «\u{a0}{fix}\u{a0}», par exemple \
              {k}{fix}2."
         ),
         (Lang::En, Some(fix), _) => {
             format!("\"{operator}\" is not a comparison: write \"{fix}\", e.g. {k}{fix}2.")
         }
         (Lang::Fr, None, true) => format!(
-            "« {operator} » n'est pas une comparaison : pour les barres dont {} n'est \
-             pas 2, niez l'égalité : -{k}=2.",
+            "«\u{a0}{operator}\u{a0}» n'est pas une comparaison\u{a0}: pour les barres dont {} n'est \
+             pas 2, niez l'égalité\u{a0}: -{k}=2.",
             if key == Key::Progress {
                 "l'avancement"
             } else {
@@ -705,7 +705,7 @@ fn bad_operator(key: Key, operator: &str, lang: Lang) -> String {
             }
         ),
         (Lang::Fr, None, false) => format!(
-            "« {operator} » n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre {k} \
+            "«\u{a0}{operator}\u{a0}» n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre {k} \
              et le nombre, par exemple {k}<=2."
         ),
         (Lang::En, None, false) => format!(
@@ -720,15 +720,15 @@ fn missing_operand(operator: &str, side: Side, lang: Lang) -> String {
         operator == "-" || matches!(operator.to_ascii_lowercase().as_str(), "not" | "non");
     match (lang, negation, side) {
         (Lang::Fr, true, _) => format!(
-            "« {operator} » attend une condition juste après, par exemple -statut:fait ou \
-             non statut:fait."
+            "«\u{a0}{operator}\u{a0}» attend une condition juste après, par exemple -statut:terminée ou \
+             non statut:terminée."
         ),
         (Lang::En, true, _) => format!(
             "\"{operator}\" needs a condition right after it, e.g. -status:done or not \
              status:done."
         ),
         (Lang::Fr, false, side) => format!(
-            "« {operator} » attend une condition {}, par exemple libellé:audit {operator} \
+            "«\u{a0}{operator}\u{a0}» attend une condition {}, par exemple libellé:audit {operator} \
              libellé:migration.",
             if side == Side::Before {
                 "avant lui"
@@ -1201,7 +1201,8 @@ fn key_term(
 fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
     let bad = |kind| FilterError::at(span, kind);
     let folded = fold(value);
-    // "in_progress", "in-progress" and "en cours" name the same status.
+    // "in_progress", "in-progress" and "en cours" name the same status; "fait" is an
+    // older word for « terminée », the status's name in every text.
     let word = folded.replace(['_', ' '], "-");
     Ok(match key {
         Key::Member => Test::Member(folded),
@@ -1211,7 +1212,7 @@ fn key_test(key: Key, value: &str, span: Span) -> Result<Test, FilterError> {
         Key::Status => Test::Status(match word.as_str() {
             "todo" | "to-do" | "a-faire" => ActionStatus::Todo,
             "in-progress" | "doing" | "en-cours" => ActionStatus::InProgress,
-            "done" | "fait" | "termine" => ActionStatus::Done,
+            "done" | "fait" | "termine" | "terminee" => ActionStatus::Done,
             _ => {
                 return Err(bad(FilterErrorKind::BadValue {
                     key,
@@ -1898,7 +1899,7 @@ mod tests {
             e.render(input, Lang::En),
             e.render(input, Lang::Fr)
         );
-        expect.assert_eq(&text);
+        expect.assert_eq(&crate::testkit::visible(&text));
     }
 
     #[test]
@@ -2058,46 +2059,46 @@ mod tests {
         check_error(
             "float<>2",
             expect![[r#"
-            float<>2
-                 ^^
-            "<>" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
-            --
-            float<>2
-                 ^^
-            « <> » n'est pas une comparaison : pour les barres dont la marge n'est pas 2, niez l'égalité : -marge=2."#]],
+                float<>2
+                     ^^
+                "<>" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
+                --
+                float<>2
+                     ^^
+                «⟨nbsp⟩<>⟨nbsp⟩» n'est pas une comparaison⟨nbsp⟩: pour les barres dont la marge n'est pas 2, niez l'égalité⟨nbsp⟩: -marge=2."#]],
         );
         check_error(
             "marge=<2",
             expect![[r#"
-            marge=<2
-                 ^^
-            "=<" is not a comparison: write "<=", e.g. float<=2.
-            --
-            marge=<2
-                 ^^
-            « =< » n'est pas une comparaison : écrivez « <= », par exemple marge<=2."#]],
+                marge=<2
+                     ^^
+                "=<" is not a comparison: write "<=", e.g. float<=2.
+                --
+                marge=<2
+                     ^^
+                «⟨nbsp⟩=<⟨nbsp⟩» n'est pas une comparaison⟨nbsp⟩: écrivez «⟨nbsp⟩<=⟨nbsp⟩», par exemple marge<=2."#]],
         );
         check_error(
             "float!=2",
             expect![[r#"
-            float!=2
-                 ^^
-            "!=" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
-            --
-            float!=2
-                 ^^
-            « != » n'est pas une comparaison : pour les barres dont la marge n'est pas 2, niez l'égalité : -marge=2."#]],
+                float!=2
+                     ^^
+                "!=" is not a comparison: for the bars whose float is not 2, negate the equality: -float=2.
+                --
+                float!=2
+                     ^^
+                «⟨nbsp⟩!=⟨nbsp⟩» n'est pas une comparaison⟨nbsp⟩: pour les barres dont la marge n'est pas 2, niez l'égalité⟨nbsp⟩: -marge=2."#]],
         );
         check_error(
             "float<<2",
             expect![[r#"
-            float<<2
-                 ^^
-            "<<" is not a comparison. Write <, <=, =, >= or > between float and the number, e.g. float<=2.
-            --
-            float<<2
-                 ^^
-            « << » n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre marge et le nombre, par exemple marge<=2."#]],
+                float<<2
+                     ^^
+                "<<" is not a comparison. Write <, <=, =, >= or > between float and the number, e.g. float<=2.
+                --
+                float<<2
+                     ^^
+                «⟨nbsp⟩<<⟨nbsp⟩» n'est pas une comparaison. Écrivez <, <=, =, >= ou > entre marge et le nombre, par exemple marge<=2."#]],
         );
         let bad = |operator: &str| FilterErrorKind::BadOperator {
             key: Key::Float,
@@ -2152,7 +2153,7 @@ mod tests {
                 --
                 float<=2.5
                        ^^^
-                « 2.5 » n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par exemple marge<=2."#]],
+                «⟨nbsp⟩2.5⟨nbsp⟩» n'est pas un nombre de jours ouvrés. Attendu⟨nbsp⟩: un nombre entier, par exemple marge<=2."#]],
         );
         check_error(
             "marge>deux",
@@ -2163,7 +2164,7 @@ mod tests {
                 --
                 marge>deux
                       ^^^^
-                « deux » n'est pas un nombre de jours ouvrés. Attendu : un nombre entier, par exemple marge<=2."#]],
+                «⟨nbsp⟩deux⟨nbsp⟩» n'est pas un nombre de jours ouvrés. Attendu⟨nbsp⟩: un nombre entier, par exemple marge<=2."#]],
         );
         assert!(matches!(
             refusal("float<99999999999999999999").0,
@@ -2180,24 +2181,24 @@ mod tests {
         check_error(
             "member:bob float <= 2",
             expect![[r#"
-            member:bob float <= 2
-                       ^^^^^^^^^^
-            Write a comparison without spaces: "float<=2".
-            --
-            member:bob float <= 2
-                       ^^^^^^^^^^
-            Une comparaison s'écrit sans espace : « float<=2 »."#]],
+                member:bob float <= 2
+                           ^^^^^^^^^^
+                Write a comparison without spaces: "float<=2".
+                --
+                member:bob float <= 2
+                           ^^^^^^^^^^
+                Une comparaison s'écrit sans espace⟨nbsp⟩: «⟨nbsp⟩float<=2⟨nbsp⟩»."#]],
         );
         check_error(
             "marge < 3",
             expect![[r#"
-            marge < 3
-            ^^^^^^^^^
-            Write a comparison without spaces: "marge<3".
-            --
-            marge < 3
-            ^^^^^^^^^
-            Une comparaison s'écrit sans espace : « marge<3 »."#]],
+                marge < 3
+                ^^^^^^^^^
+                Write a comparison without spaces: "marge<3".
+                --
+                marge < 3
+                ^^^^^^^^^
+                Une comparaison s'écrit sans espace⟨nbsp⟩: «⟨nbsp⟩marge<3⟨nbsp⟩»."#]],
         );
         let spaced = |fix: &str| FilterErrorKind::SpacedComparison {
             key: Key::Float,
@@ -2252,7 +2253,7 @@ mod tests {
                 --
                 member:Alice grup:Finance
                              ^^^^
-                « grup » n'est pas une clé de filtre. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais : member, group, row, label, status, from, to, is, id, float, progress). Pour chercher un texte qui contient « : », mettez-le entre guillemets."#]],
+                «⟨nbsp⟩grup⟨nbsp⟩» n'est pas une clé de filtre. Clés valides⟨nbsp⟩: membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais⟨nbsp⟩: member, group, row, label, status, from, to, is, id, float, progress). Pour chercher un texte qui contient «⟨nbsp⟩:⟨nbsp⟩», mettez-le entre guillemets."#]],
         );
     }
 
@@ -2267,7 +2268,7 @@ mod tests {
                 --
                 a :b
                   ^
-                « : » doit suivre une clé, comme dans membre:Alice. Clés valides : membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais : member, group, row, label, status, from, to, is, id, float, progress)."#]],
+                «⟨nbsp⟩:⟨nbsp⟩» doit suivre une clé, comme dans membre:Alice. Clés valides⟨nbsp⟩: membre, groupe, ligne, libellé, statut, du, au, est, id, marge, avancement (ou en anglais⟨nbsp⟩: member, group, row, label, status, from, to, is, id, float, progress)."#]],
         );
         check_error(
             "groupe: x",
@@ -2278,7 +2279,7 @@ mod tests {
                 --
                 groupe: x
                 ^^^^^^^
-                groupe: attend une valeur, par exemple groupe:"Équipe finance" ; une valeur de plusieurs mots se met entre guillemets."#]],
+                groupe: attend une valeur, par exemple groupe:"Équipe finance"⟨nnbsp⟩; une valeur de plusieurs mots se met entre guillemets."#]],
         );
         check_error(
             r#"x "  ""#,
@@ -2289,7 +2290,7 @@ mod tests {
                 --
                 x "  "
                   ^^^^
-                Ces guillemets sont vides : écrivez un texte entre eux ou retirez-les."#]],
+                Ces guillemets sont vides⟨nbsp⟩: écrivez un texte entre eux ou retirez-les."#]],
         );
     }
 
@@ -2304,7 +2305,7 @@ mod tests {
                 --
                 status:started
                        ^^^^^^^
-                « started » n'est pas une valeur possible pour statut:. Valeurs valides : à-faire, en-cours, fait (ou todo, in_progress, done)."#]],
+                «⟨nbsp⟩started⟨nbsp⟩» n'est pas une valeur possible pour statut:. Valeurs valides⟨nbsp⟩: à-faire, en-cours, terminée (ou todo, in_progress, done)."#]],
         );
         check_error(
             "is:slow",
@@ -2315,7 +2316,7 @@ mod tests {
                 --
                 is:slow
                    ^^^^
-                « slow » n'est pas une valeur possible pour est:. Valeurs valides : critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, late, overdue)."#]],
+                «⟨nbsp⟩slow⟨nbsp⟩» n'est pas une valeur possible pour est:. Valeurs valides⟨nbsp⟩: critique, à-risque, violé, en-retard, hors-délai (ou critical, at-risk, violated, late, overdue)."#]],
         );
         check_error(
             "from:30/11/2026",
@@ -2326,7 +2327,7 @@ mod tests {
                 --
                 from:30/11/2026
                      ^^^^^^^^^^
-                « 30/11/2026 » n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple du:2026-11-30 ou du:2026-11."#]],
+                «⟨nbsp⟩30/11/2026⟨nbsp⟩» n'est pas une date. Format attendu⟨nbsp⟩: AAAA-MM-JJ ou AAAA-MM, par exemple du:2026-11-30 ou du:2026-11."#]],
         );
         check_error(
             "to:2026-02-30",
@@ -2337,7 +2338,7 @@ mod tests {
                 --
                 to:2026-02-30
                    ^^^^^^^^^^
-                « 2026-02-30 » n'est pas une date. Format attendu : AAAA-MM-JJ ou AAAA-MM, par exemple au:2026-11-30 ou au:2026-11."#]],
+                «⟨nbsp⟩2026-02-30⟨nbsp⟩» n'est pas une date. Format attendu⟨nbsp⟩: AAAA-MM-JJ ou AAAA-MM, par exemple au:2026-11-30 ou au:2026-11."#]],
         );
         check_error(
             "id:x1",
@@ -2348,7 +2349,7 @@ mod tests {
                 --
                 id:x1
                    ^^
-                « x1 » n'est pas un identifiant de barre. Attendu : un nombre, par exemple id:42."#]],
+                «⟨nbsp⟩x1⟨nbsp⟩» n'est pas un identifiant de barre. Attendu⟨nbsp⟩: un nombre, par exemple id:42."#]],
         );
         assert!(parse("to:2026-13").is_err());
         assert!(parse("id:+4").is_err());
@@ -2365,7 +2366,7 @@ mod tests {
                 --
                 group:«Équipe finance
                       ^
-                Ces guillemets ne sont jamais fermés : ajoutez « » » après le texte."#]],
+                Ces guillemets ne sont jamais fermés⟨nbsp⟩: ajoutez «⟨nbsp⟩»⟨nbsp⟩» après le texte."#]],
         );
         check_error(
             "(a or b",
@@ -2376,7 +2377,7 @@ mod tests {
                 --
                 (a or b
                 ^
-                Cette parenthèse n'est jamais fermée : ajoutez « ) » à la fin du groupe."#]],
+                Cette parenthèse n'est jamais fermée⟨nbsp⟩: ajoutez «⟨nbsp⟩)⟨nbsp⟩» à la fin du groupe."#]],
         );
         check_error(
             "a) b",
@@ -2387,7 +2388,7 @@ mod tests {
                 --
                 a) b
                  ^
-                Cette « ) » ne ferme rien : retirez-la, ou ajoutez « ( » au début du groupe."#]],
+                Cette «⟨nbsp⟩)⟨nbsp⟩» ne ferme rien⟨nbsp⟩: retirez-la, ou ajoutez «⟨nbsp⟩(⟨nbsp⟩» au début du groupe."#]],
         );
         check_error(
             "a ( ) b",
@@ -2398,7 +2399,7 @@ mod tests {
                 --
                 a ( ) b
                   ^^^
-                Ces parenthèses ne contiennent aucune condition : mettez-en une, par exemple (membre:Alice ou membre:Bob), ou retirez-les."#]],
+                Ces parenthèses ne contiennent aucune condition⟨nbsp⟩: mettez-en une, par exemple (membre:Alice ou membre:Bob), ou retirez-les."#]],
         );
         assert_eq!(
             parse(")").unwrap_err().kind,
@@ -2418,7 +2419,7 @@ mod tests {
                 --
                 OR a
                 ^^
-                « OR » attend une condition avant lui, par exemple libellé:audit OR libellé:migration."#]],
+                «⟨nbsp⟩OR⟨nbsp⟩» attend une condition avant lui, par exemple libellé:audit OR libellé:migration."#]],
         );
         check_error(
             "a ou",
@@ -2429,7 +2430,7 @@ mod tests {
                 --
                 a ou
                   ^^
-                « ou » attend une condition après lui, par exemple libellé:audit ou libellé:migration."#]],
+                «⟨nbsp⟩ou⟨nbsp⟩» attend une condition après lui, par exemple libellé:audit ou libellé:migration."#]],
         );
         check_error(
             "a - b",
@@ -2440,7 +2441,7 @@ mod tests {
                 --
                 a - b
                   ^
-                « - » attend une condition juste après, par exemple -statut:fait ou non statut:fait."#]],
+                «⟨nbsp⟩-⟨nbsp⟩» attend une condition juste après, par exemple -statut:terminée ou non statut:terminée."#]],
         );
         let e = parse("a (not)").unwrap_err();
         assert_eq!((e.position, e.len), (3, 3));
@@ -2738,7 +2739,7 @@ mod tests {
                 --
                 progress <= 50
                 ^^^^^^^^^^^^^^
-                Une comparaison s'écrit sans espace : « progress<=50 »."#]],
+                Une comparaison s'écrit sans espace⟨nbsp⟩: «⟨nbsp⟩progress<=50⟨nbsp⟩»."#]],
         );
         // Without the lateness no bar is late.
         let bare = FilterContext::new(&s, &IdSet::default(), &IdSet::default());
@@ -3011,8 +3012,8 @@ mod tests {
         );
         assert_eq!(
             e.message(Lang::Fr),
-            "Ce filtre fait 6\u{a0}000 caractères\u{a0}; un filtre en compte au plus \
-             4\u{a0}096\u{a0}: raccourcissez-le (la partie en trop est marquée)."
+            "Ce filtre fait 6\u{202f}000 caractères\u{202f}; un filtre en compte au plus \
+             4\u{202f}096\u{a0}: raccourcissez-le (la partie en trop est marquée)."
         );
         let marked = e.render(&long, Lang::En);
         let carets = marked.lines().nth(1).unwrap();
@@ -3020,7 +3021,21 @@ mod tests {
         assert_eq!(carets.len(), 6_000);
         assert_eq!(thousands(7, Lang::En), "7");
         assert_eq!(thousands(1_234_567, Lang::En), "1,234,567");
-        assert_eq!(thousands(100_000, Lang::Fr), "100\u{a0}000");
+        assert_eq!(thousands(100_000, Lang::Fr), "100\u{202f}000");
+    }
+
+    #[test]
+    fn the_done_status_reads_as_the_texts_write_it() {
+        // « terminée » is the status's word in every text; the older « fait » still reads.
+        for q in ["statut:terminée", "statut:fait", "status:done"] {
+            let f = parse(q).unwrap_or_else(|e| panic!("{q}: {}", e.render(q, Lang::En)));
+            assert!(
+                f.expr()
+                    .map(sexp)
+                    .is_some_and(|t| t.starts_with("Status(Done)@")),
+                "{q}"
+            );
+        }
     }
 
     #[test]

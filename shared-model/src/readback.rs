@@ -1013,7 +1013,7 @@ mod tests {
     /// escaping, and long ones that paging cuts.
     fn every_field() -> Schedule {
         let mut s = crate::demo::s4hana_migration();
-        s.notes = "Notes « é » \"quoted\" \\ back\nslash\t\u{1}\u{1F600}".into();
+        s.notes = "Notes «\u{a0}é\u{a0}» \"quoted\" \\ back\nslash\t\u{1}\u{1F600}".into();
         s.settings.holidays = vec!["2026-12-25".parse().unwrap(), "2027-01-01".parse().unwrap()];
         s.settings.time_unit = TimeUnit::Week;
         s.settings.working_weekdays = Weekday::ALL.to_vec();
@@ -1021,7 +1021,7 @@ mod tests {
             Lock {
                 target: LockTarget::Schedule,
                 by: 3,
-                by_name: "Alice « A »".into(),
+                by_name: "Alice «\u{a0}A\u{a0}»".into(),
                 since_ms: -1,
                 reason: String::new(),
             },

@@ -92,3 +92,10 @@ pub(crate) fn constrain(s: &mut Schedule, id: u64, kind: ConstraintKind, on: &st
         m.expect("an item of the schedule").constraint = Some(c);
     }
 }
+
+/// A text with its no-break spaces made visible, for snapshots: U+202F (before « ; ! ? % »)
+/// as ⟨nnbsp⟩ and U+00A0 (before « : », inside guillemets) as ⟨nbsp⟩. The server's
+/// tests write them the same way.
+pub(crate) fn visible(t: &str) -> String {
+    t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩")
+}

@@ -1,5 +1,7 @@
 //! The texts the tools return to people and to assistants: a schedule's summary, its
-//! risks, and the change list of a diff, in French (the default) or English.
+//! risks, and the change list of a diff, in French (the default) or English; and the
+//! plural rule of both languages (`plural`, `count`), which every text with a count,
+//! here or in the server and the view, goes through.
 //!
 //! Every word lives in two tables, `fr` and `en`, one `match` each, keyed by `Msg`; the
 //! functions below only choose messages and fill their `{0}`, `{1}`... slots. A wording
@@ -22,6 +24,37 @@ use crate::schedule::*;
 /// How many entries a list shows before it ends with "… and N more": enough for any
 /// edit a person reads through, short enough for an assistant's context.
 pub const LIST_CAP: usize = 50;
+
+/// A count a plural choice can be made on: every integer type the texts count with.
+pub trait Count: Copy {
+    /// The count's size, sign dropped ("-1 jour" is singular like "1 jour").
+    fn size(self) -> u64;
+}
+
+macro_rules! count_unsigned {
+    ($($t:ty),*) => {$(impl Count for $t { fn size(self) -> u64 { self as u64 } })*};
+}
+macro_rules! count_signed {
+    ($($t:ty),*) => {$(impl Count for $t { fn size(self) -> u64 { self.unsigned_abs() as u64 } })*};
+}
+count_unsigned!(u8, u16, u32, u64, usize);
+count_signed!(i8, i16, i32, i64, isize);
+
+/// `one` or `many`, chosen on a known count: French puts 0 and 1 in the singular
+/// (« 0 bloc », « 1 bloc », « 2 blocs »), English only 1 ("0 bars", "1 bar"). Every
+/// text with a count goes through here rather than writing "bloc(s)".
+pub fn plural<'a>(lang: Lang, n: impl Count, one: &'a str, many: &'a str) -> &'a str {
+    let singular = match lang {
+        Lang::Fr => n.size() <= 1,
+        Lang::En => n.size() == 1,
+    };
+    if singular { one } else { many }
+}
+
+/// The count and its word: « 2 blocs », "1 bar" (see [`plural`]).
+pub fn count<N: Count + Display>(lang: Lang, n: N, one: &str, many: &str) -> String {
+    format!("{n} {}", plural(lang, n, one, many))
+}
 
 /// A text made safe for HTML element content and quoted attributes: the server's error
 /// pages and the view's drawing put names and labels from the data into HTML.
@@ -82,6 +115,16 @@ pub fn risks_line(risks: &Risks, lang: Lang) -> Option<String> {
 /// "1 jour ouvré", "2 jours ouvrés"; "1 working day", "2 working days".
 pub fn working_days(n: i64, lang: Lang) -> String {
     Words::new(lang).count(n, Msg::WorkingDays)
+}
+
+/// A count in the schedule's time unit: « 1 jour ouvré », « 3 semaines ouvrées »;
+/// "1 working day", "3 working weeks". The sign of `n` is written as given.
+pub fn time_units(n: i64, unit: TimeUnit, lang: Lang) -> String {
+    let m = match unit {
+        TimeUnit::Day => Msg::WorkingDays,
+        TimeUnit::Week => Msg::WorkingWeeks,
+    };
+    Words::new(lang).count(n, m)
 }
 
 /// A constraint kind's name, as a phrase its date follows: « fin au plus tard le »,
@@ -963,14 +1006,8 @@ impl Words {
     /// "1 bloc", "2 blocs", "0 bloc" in French; "0 bars" in English. `m` is a
     /// "singular|plural" message.
     fn count(&self, n: i64, m: Msg) -> String {
-        let (singular, plural) = self.template(m).split_once('|').unwrap_or(("?", "?"));
-        let k = n.abs();
-        let one = match self.lang {
-            // French counts zero and one in the singular, English only one.
-            Lang::Fr => k <= 1,
-            Lang::En => k == 1,
-        };
-        format!("{n} {}", if one { singular } else { plural })
+        let (singular, many) = self.template(m).split_once('|').unwrap_or(("?", "?"));
+        count(self.lang, n, singular, many)
     }
 
     fn bar(&self, label: &str, id: BarId) -> String {
@@ -1084,7 +1121,7 @@ macro_rules! messages {
 
 messages! {
     Summary, SummaryNoDates, Groups, Rows, Bars, Milestones, RisksLine, ViolatedLinks,
-    BarsAtRisk, WorkingDays, Days, Others, More, LinkViolated, AbsenceRisk, BarRef,
+    BarsAtRisk, WorkingDays, WorkingWeeks, Days, Others, More, LinkViolated, AbsenceRisk, BarRef,
     MilestoneRef, GroupRef, RowRef, ActionRef, MemberRef, UnknownItem, UnknownMember,
     NoValue, DefaultColour, LagDays, LagWeeks, NoChange, NoVisibleChange, ChangesHeader,
     NewRisksHeader, NoNewRisk, NotShownHeader, EndSame, EndMoved, EndNew, EndGone, EndNone,
@@ -1108,26 +1145,27 @@ messages! {
 /// The French table.
 fn fr(m: Msg) -> &'static str {
     match m {
-        Msg::Summary => "Planning « {0} » — du {1} au {2} ; {3}.",
-        Msg::SummaryNoDates => "Planning « {0} » — pas encore de dates ; {1}.",
+        Msg::Summary => "Planning «\u{a0}{0}\u{a0}» — du {1} au {2}\u{202f}; {3}.",
+        Msg::SummaryNoDates => "Planning «\u{a0}{0}\u{a0}» — pas encore de dates\u{202f}; {1}.",
         Msg::Groups => "groupe|groupes",
         Msg::Rows => "ligne|lignes",
         Msg::Bars => "bloc|blocs",
         Msg::Milestones => "jalon|jalons",
-        Msg::RisksLine => "Risques : {0}.",
+        Msg::RisksLine => "Risques\u{a0}: {0}.",
         Msg::ViolatedLinks => "lien non respecté|liens non respectés",
         Msg::BarsAtRisk => "bloc à risque d'absence|blocs à risque d'absence",
         Msg::WorkingDays => "jour ouvré|jours ouvrés",
+        Msg::WorkingWeeks => "semaine ouvrée|semaines ouvrées",
         Msg::Days => "jour|jours",
         Msg::Others => "autre|autres",
         Msg::More => "… et {0}",
-        Msg::LinkViolated => "Lien {0} ({1}) non respecté de {2} : {3} → {4}.",
-        Msg::AbsenceRisk => "{0} : absence de {1} sur {2} ({3}).",
-        Msg::BarRef => "« {0} » (bloc {1})",
-        Msg::MilestoneRef => "« {0} » (jalon {1})",
-        Msg::GroupRef => "« {0} » (groupe {1})",
-        Msg::RowRef => "« {0} » (ligne {1})",
-        Msg::ActionRef => "« {0} » (action {1})",
+        Msg::LinkViolated => "Lien {0} ({1}) non respecté de {2}\u{a0}: {3} → {4}.",
+        Msg::AbsenceRisk => "{0}\u{a0}: absence de {1} sur {2} ({3}).",
+        Msg::BarRef => "«\u{a0}{0}\u{a0}» (bloc {1})",
+        Msg::MilestoneRef => "«\u{a0}{0}\u{a0}» (jalon {1})",
+        Msg::GroupRef => "«\u{a0}{0}\u{a0}» (groupe {1})",
+        Msg::RowRef => "«\u{a0}{0}\u{a0}» (ligne {1})",
+        Msg::ActionRef => "«\u{a0}{0}\u{a0}» (action {1})",
         Msg::MemberRef => "{0} (membre {1})",
         Msg::UnknownItem => "élément {0}",
         Msg::UnknownMember => "membre {0}",
@@ -1137,74 +1175,74 @@ fn fr(m: Msg) -> &'static str {
         Msg::LagWeeks => "sem.",
         Msg::NoChange => "Aucun changement.",
         Msg::NoVisibleChange => "Aucun changement visible sur le Gantt.",
-        Msg::ChangesHeader => "Changements :",
-        Msg::NewRisksHeader => "Nouveaux risques :",
+        Msg::ChangesHeader => "Changements\u{a0}:",
+        Msg::NewRisksHeader => "Nouveaux risques\u{a0}:",
         Msg::NoNewRisk => "Aucun nouveau risque.",
-        Msg::NotShownHeader => "Changements non affichés :",
-        Msg::EndSame => "Fin du projet : {0} (inchangée).",
-        Msg::EndMoved => "Fin du projet : {0} → {1} ({2}).",
-        Msg::EndNew => "Fin du projet : {0} (aucune date avant).",
-        Msg::EndGone => "Fin du projet : plus aucune date (avant : {0}).",
-        Msg::EndNone => "Fin du projet : pas encore de dates.",
-        Msg::BarAdded => "{0} ajouté sur la ligne « {1} » : {2}",
+        Msg::NotShownHeader => "Changements non affichés\u{a0}:",
+        Msg::EndSame => "Fin du projet\u{a0}: {0} (inchangée).",
+        Msg::EndMoved => "Fin du projet\u{a0}: {0} → {1} ({2}).",
+        Msg::EndNew => "Fin du projet\u{a0}: {0} (aucune date avant).",
+        Msg::EndGone => "Fin du projet\u{a0}: plus aucune date (avant\u{a0}: {0}).",
+        Msg::EndNone => "Fin du projet\u{a0}: pas encore de dates.",
+        Msg::BarAdded => "{0} ajouté sur la ligne «\u{a0}{1}\u{a0}»\u{a0}: {2}",
         Msg::BarRemoved => "{0} supprimé (était {1})",
-        Msg::BarMoved => "{0} : {1} → {2}, fin {3} → {4}",
-        Msg::BarStartMoved => "{0} : début {1} → {2}",
-        Msg::BarEndMoved => "{0} : fin {1} → {2}",
-        Msg::BarRenamed => "Bloc {0} renommé : « {1} » → « {2} »",
-        Msg::Recoloured => "{0} : couleur {1} → {2}",
-        Msg::RowChanged => "{0} : ligne « {1} » → « {2} »",
-        Msg::MilestoneAdded => "{0} ajouté sur la ligne « {1} » : {2}",
+        Msg::BarMoved => "{0}\u{a0}: {1} → {2}, fin {3} → {4}",
+        Msg::BarStartMoved => "{0}\u{a0}: début {1} → {2}",
+        Msg::BarEndMoved => "{0}\u{a0}: fin {1} → {2}",
+        Msg::BarRenamed => "Bloc {0} renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        Msg::Recoloured => "{0}\u{a0}: couleur {1} → {2}",
+        Msg::RowChanged => "{0}\u{a0}: ligne «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        Msg::MilestoneAdded => "{0} ajouté sur la ligne «\u{a0}{1}\u{a0}»\u{a0}: {2}",
         Msg::MilestoneRemoved => "{0} supprimé (était le {1})",
-        Msg::MilestoneMoved => "{0} : {1} → {2}",
-        Msg::MilestoneRenamed => "Jalon {0} renommé : « {1} » → « {2} »",
-        Msg::LinkAdded => "Lien {0} ajouté : {1} → {2}, {3}",
-        Msg::LinkRemoved => "Lien {0} supprimé : {1} → {2}, {3}",
-        Msg::LinkChanged => "Lien {0} ({1} → {2}) : {3} → {4}",
-        Msg::LinkRewired => "Lien {0} : {1} → {2}, {3} devient {4} → {5}, {6}",
+        Msg::MilestoneMoved => "{0}\u{a0}: {1} → {2}",
+        Msg::MilestoneRenamed => "Jalon {0} renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        Msg::LinkAdded => "Lien {0} ajouté\u{a0}: {1} → {2}, {3}",
+        Msg::LinkRemoved => "Lien {0} supprimé\u{a0}: {1} → {2}, {3}",
+        Msg::LinkChanged => "Lien {0} ({1} → {2})\u{a0}: {3} → {4}",
+        Msg::LinkRewired => "Lien {0}\u{a0}: {1} → {2}, {3} devient {4} → {5}, {6}",
         Msg::GroupAdded => "{0} ajouté en position {1}",
         Msg::GroupRemoved => "{0} supprimé",
-        Msg::GroupRenamed => "Groupe {0} renommé : « {1} » → « {2} »",
+        Msg::GroupRenamed => "Groupe {0} renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
         Msg::GroupMoved => "{0} déplacé en position {1}",
-        Msg::RowAdded => "{0} ajoutée au groupe « {1} »",
+        Msg::RowAdded => "{0} ajoutée au groupe «\u{a0}{1}\u{a0}»",
         Msg::RowRemoved => "{0} supprimée",
-        Msg::RowRenamed => "Ligne {0} renommée : « {1} » → « {2} »",
-        Msg::RowReordered => "{0} déplacée en position {2} du groupe « {1} »",
-        Msg::RowMovedToGroup => "{0} déplacée vers le groupe « {1} », en position {2}",
-        Msg::ScheduleRenamed => "Planning renommé : « {0} » → « {1} »",
+        Msg::RowRenamed => "Ligne {0} renommée\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        Msg::RowReordered => "{0} déplacée en position {2} du groupe «\u{a0}{1}\u{a0}»",
+        Msg::RowMovedToGroup => "{0} déplacée vers le groupe «\u{a0}{1}\u{a0}», en position {2}",
+        Msg::ScheduleRenamed => "Planning renommé\u{a0}: «\u{a0}{0}\u{a0}» → «\u{a0}{1}\u{a0}»",
         Msg::ScheduleNotesChanged => "Notes du planning modifiées",
-        Msg::SettingChanged => "Réglage modifié : {0}",
+        Msg::SettingChanged => "Réglage modifié\u{a0}: {0}",
         Msg::TimeZone => "fuseau horaire",
         Msg::WorkingWeekdays => "jours ouvrés de la semaine",
         Msg::Holidays => "jours fériés",
         Msg::TimeUnit => "unité de temps",
         Msg::SchedulingMode => "planification (automatique ou manuelle)",
-        Msg::RowMemberChanged => "Membre de {0} : {1} → {2}",
+        Msg::RowMemberChanged => "Membre de {0}\u{a0}: {1} → {2}",
         Msg::NotesChanged => "Notes de {0} modifiées",
-        Msg::PinChanged => "Début au plus tôt de {0} : {1} → {2}",
-        Msg::ActionAdded => "Action ajoutée à {1} : {0}",
-        Msg::ActionRemoved => "Action supprimée de {1} : {0}",
-        Msg::ActionRenamed => "Action {0} renommée : « {1} » → « {2} »",
-        Msg::ActionStatusChanged => "{0} : {1} → {2}",
-        Msg::ActionAssigneeChanged => "{0} : responsable {1} → {2}",
+        Msg::PinChanged => "Début au plus tôt de {0}\u{a0}: {1} → {2}",
+        Msg::ActionAdded => "Action ajoutée à {1}\u{a0}: {0}",
+        Msg::ActionRemoved => "Action supprimée de {1}\u{a0}: {0}",
+        Msg::ActionRenamed => "Action {0} renommée\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        Msg::ActionStatusChanged => "{0}\u{a0}: {1} → {2}",
+        Msg::ActionAssigneeChanged => "{0}\u{a0}: responsable {1} → {2}",
         Msg::ActionBarChanged => "{0} déplacée de {1} vers {2}",
         Msg::Todo => "à faire",
         Msg::InProgress => "en cours",
-        Msg::Done => "fait",
-        Msg::MemberAdded => "Arrivée dans l'équipe : {0}",
-        Msg::MemberRemoved => "Départ de l'équipe : {0}",
-        Msg::MemberRenamed => "Membre {0} renommé : {1} → {2}",
+        Msg::Done => "terminée",
+        Msg::MemberAdded => "Arrivée dans l'équipe\u{a0}: {0}",
+        Msg::MemberRemoved => "Départ de l'équipe\u{a0}: {0}",
+        Msg::MemberRenamed => "Membre {0} renommé\u{a0}: {1} → {2}",
         Msg::MemberEmailChanged => "E-mail de {0} modifié",
-        Msg::AbsenceAdded => "Absence de {0} ajoutée : {1}",
-        Msg::AbsenceRemoved => "Absence de {0} supprimée : {1}",
+        Msg::AbsenceAdded => "Absence de {0} ajoutée\u{a0}: {1}",
+        Msg::AbsenceRemoved => "Absence de {0} supprimée\u{a0}: {1}",
         Msg::AbsenceChanged => "Absence de {0} modifiée",
-        Msg::AbsenceMoved => "Absence de {0} : {1} devient {2}",
+        Msg::AbsenceMoved => "Absence de {0}\u{a0}: {1} devient {2}",
         Msg::LockSet => "Verrou sur {0} posé par {1}",
         Msg::LockRemoved => "Verrou sur {0} (posé par {1}) retiré",
         // Narrow no-break spaces before « : » and « ; », a no-break space inside
         // « +5 j », as French typography wants.
         Msg::CascadeDone => {
-            "{0} {1} en cascade, en jours ouvrés\u{202f}: {2}\u{202f}; fin du projet {3}."
+            "{0} {1} en cascade, en jours ouvrés\u{a0}: {2}\u{202f}; fin du projet {3}."
         }
         Msg::CascadeMoved => "décalé|décalés",
         Msg::CascadeEndSame => "inchangée ({0})",
@@ -1213,26 +1251,26 @@ fn fr(m: Msg) -> &'static str {
         Msg::ItemShift => "{0} {1}\u{a0}j",
         Msg::BrokenConstraints => "contrainte non respectée|contraintes non respectées",
         Msg::MissedDeadlines => "échéance dépassée|échéances dépassées",
-        Msg::ConstraintBroken => "{0}\u{202f}: contrainte «\u{a0}{1}\u{a0}» non respectée de {2}.",
-        Msg::DeadlineMissed => "{0}\u{202f}: échéance dépassée de {2} (échéance le {1}).",
+        Msg::ConstraintBroken => "{0}\u{a0}: contrainte «\u{a0}{1}\u{a0}» non respectée de {2}.",
+        Msg::DeadlineMissed => "{0}\u{a0}: échéance dépassée de {2} (échéance le {1}).",
         // MS Project's French names of the constraints.
         Msg::StartNoEarlierThan => "début au plus tôt le",
         Msg::StartNoLaterThan => "début au plus tard le",
         Msg::MustStartOn => "doit commencer le",
         Msg::FinishNoEarlierThan => "fin au plus tôt le",
         Msg::FinishNoLaterThan => "fin au plus tard le",
-        Msg::ConstraintChanged => "Contrainte de {0}\u{202f}: {1} → {2}",
-        Msg::DeadlineChanged => "Échéance de {0}\u{202f}: {1} → {2}",
+        Msg::ConstraintChanged => "Contrainte de {0}\u{a0}: {1} → {2}",
+        Msg::DeadlineChanged => "Échéance de {0}\u{a0}: {1} → {2}",
         Msg::NoneFeminine => "aucune",
         Msg::LateBars => "bloc en retard|blocs en retard",
         Msg::OverdueBars => "bloc hors délai|blocs hors délai",
         Msg::BarLate => {
-            "{0}\u{202f}: en retard de {1} au {2} (avancement {3}\u{202f}%, prévu {4}\u{202f}%)."
+            "{0}\u{a0}: en retard de {1} au {2} (avancement {3}\u{202f}%, prévu {4}\u{202f}%)."
         }
-        Msg::BarOverdue => "{0}\u{202f}: fin dépassée de {1} au {2}, avancement {3}\u{202f}%.",
-        Msg::ProgressChanged => "Avancement de {0}\u{202f}: {1}\u{202f}% → {2}\u{202f}%",
-        Msg::ActualStartChanged => "Début réel de {0}\u{202f}: {1} → {2}",
-        Msg::ActualFinishChanged => "Fin réelle de {0}\u{202f}: {1} → {2}",
+        Msg::BarOverdue => "{0}\u{a0}: fin dépassée de {1} au {2}, avancement {3}\u{202f}%.",
+        Msg::ProgressChanged => "Avancement de {0}\u{a0}: {1}\u{202f}% → {2}\u{202f}%",
+        Msg::ActualStartChanged => "Début réel de {0}\u{a0}: {1} → {2}",
+        Msg::ActualFinishChanged => "Fin réelle de {0}\u{a0}: {1} → {2}",
     }
 }
 
@@ -1249,6 +1287,7 @@ fn en(m: Msg) -> &'static str {
         Msg::ViolatedLinks => "violated link|violated links",
         Msg::BarsAtRisk => "bar at risk of absence|bars at risk of absence",
         Msg::WorkingDays => "working day|working days",
+        Msg::WorkingWeeks => "working week|working weeks",
         Msg::Days => "day|days",
         Msg::Others => "more|more",
         Msg::More => "… and {0}",
@@ -1364,6 +1403,22 @@ fn en(m: Msg) -> &'static str {
 mod tests {
 
     #[test]
+    fn plurals_follow_each_language() {
+        assert_eq!(plural(Lang::Fr, 0usize, "bloc", "blocs"), "bloc");
+        assert_eq!(plural(Lang::Fr, 1u32, "bloc", "blocs"), "bloc");
+        assert_eq!(plural(Lang::Fr, 2i64, "bloc", "blocs"), "blocs");
+        assert_eq!(plural(Lang::Fr, -1i32, "jour", "jours"), "jour");
+        assert_eq!(plural(Lang::Fr, -3i32, "jour", "jours"), "jours");
+        assert_eq!(plural(Lang::En, 0usize, "bar", "bars"), "bars");
+        assert_eq!(plural(Lang::En, 1usize, "bar", "bars"), "bar");
+        assert_eq!(plural(Lang::En, -1i64, "day", "days"), "day");
+        assert_eq!(plural(Lang::En, 12u64, "bar", "bars"), "bars");
+        assert_eq!(count(Lang::Fr, 0usize, "lien", "liens"), "0 lien");
+        assert_eq!(count(Lang::En, 0usize, "link", "links"), "0 links");
+        assert_eq!(count(Lang::Fr, 1_000usize, "lien", "liens"), "1000 liens");
+    }
+
+    #[test]
     fn html_text_is_escaped() {
         assert_eq!(
             escape_html("<b a=\"x\">&'é"),
@@ -1383,7 +1438,7 @@ mod tests {
     }
 
     fn check(actual: impl AsRef<str>, expect: Expect) {
-        expect.assert_eq(actual.as_ref());
+        expect.assert_eq(&crate::testkit::visible(actual.as_ref()));
     }
 
     /// The change list of an edit of the demo schedule, French then English.
@@ -1410,7 +1465,7 @@ mod tests {
         check(
             schedule_summary(&s, Lang::Fr),
             expect![
-                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-12-18 ; 2 groupes, 6 lignes, 6 blocs, 1 jalon."
+                "Planning «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» — du 2026-11-02 au 2026-12-18⟨nnbsp⟩; 2 groupes, 6 lignes, 6 blocs, 1 jalon."
             ],
         );
         check(
@@ -1431,7 +1486,7 @@ mod tests {
         check(
             schedule_summary(&s, Lang::Fr),
             expect![
-                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-11-13 ; 1 groupe, 1 ligne, 1 bloc, 0 jalon."
+                "Planning «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» — du 2026-11-02 au 2026-11-13⟨nnbsp⟩; 1 groupe, 1 ligne, 1 bloc, 0 jalon."
             ],
         );
         check(
@@ -1447,14 +1502,14 @@ mod tests {
         check(
             schedule_summary(&two, Lang::Fr),
             expect![
-                "Planning « S/4HANA Migration » — du 2026-11-02 au 2026-12-18 ; 2 groupes, 6 lignes, 6 blocs, 2 jalons."
+                "Planning «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» — du 2026-11-02 au 2026-12-18⟨nnbsp⟩; 2 groupes, 6 lignes, 6 blocs, 2 jalons."
             ],
         );
         let empty = Schedule::new("Nouveau planning");
         check(
             schedule_summary(&empty, Lang::Fr),
             expect![
-                "Planning « Nouveau planning » — pas encore de dates ; 0 groupe, 0 ligne, 0 bloc, 0 jalon."
+                "Planning «⟨nbsp⟩Nouveau planning⟨nbsp⟩» — pas encore de dates⟨nnbsp⟩; 0 groupe, 0 ligne, 0 bloc, 0 jalon."
             ],
         );
         check(
@@ -1479,10 +1534,10 @@ mod tests {
         check(
             &text,
             expect![[r#"
-            Risques : 1 bloc à risque d'absence.
-            « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
-            Risks: 1 bar at risk of absence.
-            “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27)."#]],
+                Risques⟨nbsp⟩: 1 bloc à risque d'absence.
+                «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+                Risks: 1 bar at risk of absence.
+                “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27)."#]],
         );
         assert!(
             !text.contains(&s.absences[0].reason),
@@ -1528,13 +1583,13 @@ mod tests {
         check(
             &visible,
             expect![[r#"
-                Risques : 1 bloc à risque d'absence, 3 contraintes non respectées, 2 échéances dépassées.
-                « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
-                « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
-                « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
-                « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
-                « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
-                « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
+                Risques⟨nbsp⟩: 1 bloc à risque d'absence, 3 contraintes non respectées, 2 échéances dépassées.
+                «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+                «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
+                «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
+                «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
                 Risks: 1 bar at risk of absence, 3 broken constraints, 2 missed deadlines.
                 “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27).
                 “Nettoyage des données” (bar 14): constraint “start no earlier than 2026-11-10” broken by 1 working day.
@@ -1551,7 +1606,7 @@ mod tests {
         };
         check(
             risks_line(&one, Lang::Fr).unwrap(),
-            expect!["Risques : 1 contrainte non respectée, 1 échéance dépassée."],
+            expect!["Risques⟨nbsp⟩: 1 contrainte non respectée, 1 échéance dépassée."],
         );
         check(
             risks_line(&one, Lang::En).unwrap(),
@@ -1574,19 +1629,19 @@ mod tests {
             &visible,
             expect![[r#"
                 Aucun changement visible sur le Gantt.
-                Fin du projet : 2026-12-18 (inchangée).
-                Nouveaux risques :
-                - « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
-                - « Nettoyage des données » (bloc 14)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
-                - « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
-                - « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
-                - « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
-                Changements non affichés :
-                - Début au plus tôt de « Nettoyage des données » (bloc 14) : aucun → 2026-11-10
-                - Contrainte de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: aucune → fin au plus tard le 2026-11-18
-                - Échéance de « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: aucune → 2026-12-10
-                - Contrainte de « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: aucune → doit commencer le 2026-12-16
-                - Échéance de « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: aucune → 2026-12-15
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: contrainte «⟨nbsp⟩début au plus tôt le 2026-11-10⟨nbsp⟩» non respectée de 1 jour ouvré.
+                - «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-11-18⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                - «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: contrainte «⟨nbsp⟩doit commencer le 2026-12-16⟨nbsp⟩» non respectée de 2 jours ouvrés.
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: échéance dépassée de 1 jour ouvré (échéance le 2026-12-10).
+                - «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance dépassée de 3 jours ouvrés (échéance le 2026-12-15).
+                Changements non affichés⟨nbsp⟩:
+                - Début au plus tôt de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: aucun → 2026-11-10
+                - Contrainte de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: aucune → fin au plus tard le 2026-11-18
+                - Échéance de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: aucune → 2026-12-10
+                - Contrainte de «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: aucune → doit commencer le 2026-12-16
+                - Échéance de «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: aucune → 2026-12-15
 
                 No change visible on the Gantt chart.
                 Project end: 2026-12-18 (unchanged).
@@ -1649,25 +1704,25 @@ mod tests {
         check(
             &text,
             expect![[r#"
-            Risques : 1 bloc en retard, 1 bloc hors délai.
-            « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: en retard de 3 jours ouvrés au 2026-12-09 (avancement 0⟨nnbsp⟩%, prévu 60⟨nnbsp⟩%).
-            « Nettoyage des données » (bloc 14)⟨nnbsp⟩: fin dépassée de 13 jours ouvrés au 2026-12-09, avancement 60⟨nnbsp⟩%.
-            Aucun changement visible sur le Gantt.
-            Fin du projet : 2026-12-18 (inchangée).
-            Aucun nouveau risque.
-            Changements non affichés :
-            - Avancement de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: 0⟨nnbsp⟩% → 60⟨nnbsp⟩%
-            - Début réel de « Nettoyage des données » (bloc 14)⟨nnbsp⟩: aucun → 2026-11-09
+                Risques⟨nbsp⟩: 1 bloc en retard, 1 bloc hors délai.
+                «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: en retard de 3 jours ouvrés au 2026-12-09 (avancement 0⟨nnbsp⟩%, prévu 60⟨nnbsp⟩%).
+                «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: fin dépassée de 13 jours ouvrés au 2026-12-09, avancement 60⟨nnbsp⟩%.
+                Aucun changement visible sur le Gantt.
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Aucun nouveau risque.
+                Changements non affichés⟨nbsp⟩:
+                - Avancement de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: 0⟨nnbsp⟩% → 60⟨nnbsp⟩%
+                - Début réel de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: aucun → 2026-11-09
 
-            Risks: 1 late bar, 1 overdue bar.
-            “Recette utilisateurs” (bar 17): late by 3 working days at 2026-12-09 (progress 0%, planned 60%).
-            “Nettoyage des données” (bar 14): overdue by 13 working days at 2026-12-09, progress 60%.
-            No change visible on the Gantt chart.
-            Project end: 2026-12-18 (unchanged).
-            No new risk.
-            Changes not shown:
-            - Progress of “Nettoyage des données” (bar 14): 0% → 60%
-            - Actual start of “Nettoyage des données” (bar 14): none → 2026-11-09"#]],
+                Risks: 1 late bar, 1 overdue bar.
+                “Recette utilisateurs” (bar 17): late by 3 working days at 2026-12-09 (progress 0%, planned 60%).
+                “Nettoyage des données” (bar 14): overdue by 13 working days at 2026-12-09, progress 60%.
+                No change visible on the Gantt chart.
+                Project end: 2026-12-18 (unchanged).
+                No new risk.
+                Changes not shown:
+                - Progress of “Nettoyage des données” (bar 14): 0% → 60%
+                - Actual start of “Nettoyage des données” (bar 14): none → 2026-11-09"#]],
         );
         // Counted in the plural.
         let two = Risks {
@@ -1676,7 +1731,7 @@ mod tests {
         };
         check(
             risks_line(&two, Lang::Fr).unwrap(),
-            expect!["Risques : 2 blocs en retard."],
+            expect!["Risques⟨nbsp⟩: 2 blocs en retard."],
         );
     }
 
@@ -1714,18 +1769,18 @@ mod tests {
         check(
             text,
             expect![[r#"
-            Risques : 2 liens non respectés, 3 blocs à risque d'absence.
-            Lien 21 (FS) non respecté de 2 jours ouvrés : « Audit du système » (bloc 13) → « Adaptation du code ABAP » (bloc 15).
-            Lien 33 (FF) non respecté de 5 jours ouvrés : « Nettoyage des données » (bloc 14) → « Go-live S/4HANA » (jalon 19).
-            « Nettoyage des données » (bloc 14) : absence de Sophie Lefèvre sur 2 jours ouvrés (2026-11-19 → 2026-11-20).
-            « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 4 jours ouvrés (2026-11-26 → 2026-12-01).
-            « Migration à blanc » (bloc 16) : absence de Sophie Lefèvre sur 1 jour ouvré (2026-11-24).
-            Risks: 2 violated links, 3 bars at risk of absence.
-            Link 21 (FS) violated by 2 working days: “Audit du système” (bar 13) → “Adaptation du code ABAP” (bar 15).
-            Link 33 (FF) violated by 5 working days: “Nettoyage des données” (bar 14) → “Go-live S/4HANA” (milestone 19).
-            “Nettoyage des données” (bar 14): Sophie Lefèvre away on 2 working days (2026-11-19 → 2026-11-20).
-            “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 4 working days (2026-11-26 → 2026-12-01).
-            “Migration à blanc” (bar 16): Sophie Lefèvre away on 1 working day (2026-11-24)."#]],
+                Risques⟨nbsp⟩: 2 liens non respectés, 3 blocs à risque d'absence.
+                Lien 21 (FS) non respecté de 2 jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» (bloc 13) → «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15).
+                Lien 33 (FF) non respecté de 5 jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14) → «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19).
+                «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: absence de Sophie Lefèvre sur 2 jours ouvrés (2026-11-19 → 2026-11-20).
+                «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: absence de Thomas Dubois sur 4 jours ouvrés (2026-11-26 → 2026-12-01).
+                «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16)⟨nbsp⟩: absence de Sophie Lefèvre sur 1 jour ouvré (2026-11-24).
+                Risks: 2 violated links, 3 bars at risk of absence.
+                Link 21 (FS) violated by 2 working days: “Audit du système” (bar 13) → “Adaptation du code ABAP” (bar 15).
+                Link 33 (FF) violated by 5 working days: “Nettoyage des données” (bar 14) → “Go-live S/4HANA” (milestone 19).
+                “Nettoyage des données” (bar 14): Sophie Lefèvre away on 2 working days (2026-11-19 → 2026-11-20).
+                “Adaptation du code ABAP” (bar 15): Thomas Dubois away on 4 working days (2026-11-26 → 2026-12-01).
+                “Migration à blanc” (bar 16): Sophie Lefèvre away on 1 working day (2026-11-24)."#]],
         );
     }
 
@@ -1738,11 +1793,11 @@ mod tests {
                 b.end = d("2026-11-27");
             },
             expect![[r#"
-                Changements :
-                - « Nettoyage des données » (bloc 14) : 2026-11-09 → 2026-11-16, fin 2026-11-20 → 2026-11-27
-                Fin du projet : 2026-12-18 (inchangée).
-                Nouveaux risques :
-                - Lien 22 (FS) non respecté de 5 jours ouvrés : « Nettoyage des données » (bloc 14) → « Migration à blanc » (bloc 16).
+                Changements⟨nbsp⟩:
+                - «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: 2026-11-09 → 2026-11-16, fin 2026-11-20 → 2026-11-27
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - Lien 22 (FS) non respecté de 5 jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16).
 
                 Changes:
                 - “Nettoyage des données” (bar 14): 2026-11-09 → 2026-11-16, end 2026-11-20 → 2026-11-27
@@ -1760,10 +1815,10 @@ mod tests {
                 s.milestones[0].date = d("2026-12-23");
             },
             expect![[r#"
-                Changements :
-                - « Bascule en production » (bloc 18) : fin 2026-12-17 → 2026-12-22
-                - « Go-live S/4HANA » (jalon 19) : 2026-12-18 → 2026-12-23
-                Fin du projet : 2026-12-18 → 2026-12-23 (+5 jours).
+                Changements⟨nbsp⟩:
+                - «⟨nbsp⟩Bascule en production⟨nbsp⟩» (bloc 18)⟨nbsp⟩: fin 2026-12-17 → 2026-12-22
+                - «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: 2026-12-18 → 2026-12-23
+                Fin du projet⟨nbsp⟩: 2026-12-18 → 2026-12-23 (+5 jours).
                 Aucun nouveau risque.
 
                 Changes:
@@ -1788,11 +1843,11 @@ mod tests {
                 s.next_id = 33;
             },
             expect![[r#"
-                Changements :
-                - Lien 32 ajouté : « Adaptation du code ABAP » (bloc 15) → « Migration à blanc » (bloc 16), FS
-                Fin du projet : 2026-12-18 (inchangée).
-                Nouveaux risques :
-                - Lien 32 (FS) non respecté de 10 jours ouvrés : « Adaptation du code ABAP » (bloc 15) → « Migration à blanc » (bloc 16).
+                Changements⟨nbsp⟩:
+                - Lien 32 ajouté⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16), FS
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - Lien 32 (FS) non respecté de 10 jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16).
 
                 Changes:
                 - Link 32 added: “Adaptation du code ABAP” (bar 15) → “Migration à blanc” (bar 16), FS
@@ -1811,11 +1866,11 @@ mod tests {
             },
             expect![[r#"
                 Aucun changement visible sur le Gantt.
-                Fin du projet : 2026-12-18 (inchangée).
-                Nouveaux risques :
-                - « Migration à blanc » (bloc 16) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
-                Changements non affichés :
-                - Membre de « Migration à blanc » (ligne 10) : Sophie Lefèvre → Thomas Dubois
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16)⟨nbsp⟩: absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27).
+                Changements non affichés⟨nbsp⟩:
+                - Membre de «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (ligne 10)⟨nbsp⟩: Sophie Lefèvre → Thomas Dubois
 
                 No change visible on the Gantt chart.
                 Project end: 2026-12-18 (unchanged).
@@ -1870,20 +1925,20 @@ mod tests {
                 s.next_id = 36;
             },
             expect![[r#"
-                Changements :
-                - « Revue de code » (bloc 32) ajouté sur la ligne « Adaptation du code spécifique » : 2026-11-25 → 2026-11-27
-                - Lien 33 ajouté : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16), FS
-                Fin du projet : 2026-12-18 (inchangée).
-                Nouveaux risques :
-                - Lien 33 (FS) non respecté de 5 jours ouvrés : « Revue de code » (bloc 32) → « Migration à blanc » (bloc 16).
-                - « Nettoyage des données » (bloc 14) : absence de Léa Garnier sur 1 jour ouvré (2026-11-10).
-                - « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 1 jour ouvré (2026-11-25).
-                - « Revue de code » (bloc 32) : absence de Thomas Dubois sur 3 jours ouvrés (2026-11-25 → 2026-11-27).
-                Changements non affichés :
-                - Membre de « Nettoyage des données » (ligne 7) : Sophie Lefèvre → Léa Garnier
-                - Absence de Thomas Dubois : 2026-11-26 → 2026-11-27 devient 2026-11-25 → 2026-11-27
-                - Arrivée dans l'équipe : Léa Garnier (membre 34)
-                - Absence de Léa Garnier ajoutée : 2026-11-10
+                Changements⟨nbsp⟩:
+                - «⟨nbsp⟩Revue de code⟨nbsp⟩» (bloc 32) ajouté sur la ligne «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩»⟨nbsp⟩: 2026-11-25 → 2026-11-27
+                - Lien 33 ajouté⟨nbsp⟩: «⟨nbsp⟩Revue de code⟨nbsp⟩» (bloc 32) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16), FS
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - Lien 33 (FS) non respecté de 5 jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Revue de code⟨nbsp⟩» (bloc 32) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16).
+                - «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: absence de Léa Garnier sur 1 jour ouvré (2026-11-10).
+                - «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: absence de Thomas Dubois sur 1 jour ouvré (2026-11-25).
+                - «⟨nbsp⟩Revue de code⟨nbsp⟩» (bloc 32)⟨nbsp⟩: absence de Thomas Dubois sur 3 jours ouvrés (2026-11-25 → 2026-11-27).
+                Changements non affichés⟨nbsp⟩:
+                - Membre de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (ligne 7)⟨nbsp⟩: Sophie Lefèvre → Léa Garnier
+                - Absence de Thomas Dubois⟨nbsp⟩: 2026-11-26 → 2026-11-27 devient 2026-11-25 → 2026-11-27
+                - Arrivée dans l'équipe⟨nbsp⟩: Léa Garnier (membre 34)
+                - Absence de Léa Garnier ajoutée⟨nbsp⟩: 2026-11-10
 
                 Changes:
                 - “Revue de code” (bar 32) added on row “Adaptation du code spécifique”: 2026-11-25 → 2026-11-27
@@ -1907,13 +1962,13 @@ mod tests {
         check_edit(
             |_| {},
             expect![[r#"
-            Aucun changement.
-            Fin du projet : 2026-12-18 (inchangée).
-            Aucun nouveau risque.
+                Aucun changement.
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Aucun nouveau risque.
 
-            No change.
-            Project end: 2026-12-18 (unchanged).
-            No new risk."#]],
+                No change.
+                Project end: 2026-12-18 (unchanged).
+                No new risk."#]],
         );
     }
 
@@ -2008,46 +2063,46 @@ mod tests {
                 s.next_id = 39;
             },
             expect![[r#"
-                Changements :
-                - Ligne 6 renommée : « Audit du système » → « Audit »
-                - « Adaptation du code spécifique » (ligne 8) déplacée vers le groupe « Bascule et démarrage », en position 1
-                - Groupe 9 renommé : « Bascule » → « Bascule et démarrage »
-                - « Bascule et démarrage » (groupe 9) déplacé en position 1
-                - « Recette utilisateurs » (ligne 11) déplacée en position 2 du groupe « Bascule et démarrage »
-                - Bloc 13 renommé : « Audit du système » → « Audit ECC »
-                - « Audit ECC » (bloc 13) : début 2026-11-02 → 2026-11-03
-                - « Audit ECC » (bloc 13) : couleur #2f6fdf → #000000
-                - « Migration à blanc » (bloc 16) : ligne « Migration à blanc » → « Recette utilisateurs »
-                - « Recette utilisateurs » (bloc 17) : fin 2026-12-11 → 2026-12-10
-                - Jalon 19 renommé : « Go-live S/4HANA » → « Go-live »
-                - « Go-live » (jalon 19) : 2026-12-18 → 2026-12-21
-                - Lien 20 (« Audit ECC » (bloc 13) → « Nettoyage des données » (bloc 14)) : SS +5 j → SS +3 j
-                - Lien 21 : « Audit du système » (bloc 13) → « Adaptation du code ABAP » (bloc 15), FS devient « Audit ECC » (bloc 13) → « Migration à blanc » (bloc 16), FS
-                - Lien 24 supprimé : « Migration à blanc » (bloc 16) → « Recette utilisateurs » (bloc 17), FS
-                - « Hypercare » (groupe 32) ajouté en position 3
-                - « Support » (ligne 33) ajoutée au groupe « Hypercare »
-                - « Support renforcé » (bloc 34) ajouté sur la ligne « Support » : 2026-12-21 → 2027-01-08
-                - Lien 35 ajouté : « Go-live » (jalon 19) → « Support renforcé » (bloc 34), SS -1 j
-                Fin du projet : 2026-12-18 → 2027-01-08 (+21 jours).
+                Changements⟨nbsp⟩:
+                - Ligne 6 renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»
+                - «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» (ligne 8) déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1
+                - Groupe 9 renommé⟨nbsp⟩: «⟨nbsp⟩Bascule⟨nbsp⟩» → «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+                - «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩» (groupe 9) déplacé en position 1
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (ligne 11) déplacée en position 2 du groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+                - Bloc 13 renommé⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit ECC⟨nbsp⟩»
+                - «⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13)⟨nbsp⟩: début 2026-11-02 → 2026-11-03
+                - «⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13)⟨nbsp⟩: couleur #2f6fdf → #000000
+                - «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16)⟨nbsp⟩: ligne «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: fin 2026-12-11 → 2026-12-10
+                - Jalon 19 renommé⟨nbsp⟩: «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» → «⟨nbsp⟩Go-live⟨nbsp⟩»
+                - «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon 19)⟨nbsp⟩: 2026-12-18 → 2026-12-21
+                - Lien 20 («⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13) → «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14))⟨nbsp⟩: SS +5 j → SS +3 j
+                - Lien 21⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» (bloc 13) → «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15), FS devient «⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16), FS
+                - Lien 24 supprimé⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16) → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17), FS
+                - «⟨nbsp⟩Hypercare⟨nbsp⟩» (groupe 32) ajouté en position 3
+                - «⟨nbsp⟩Support⟨nbsp⟩» (ligne 33) ajoutée au groupe «⟨nbsp⟩Hypercare⟨nbsp⟩»
+                - «⟨nbsp⟩Support renforcé⟨nbsp⟩» (bloc 34) ajouté sur la ligne «⟨nbsp⟩Support⟨nbsp⟩»⟨nbsp⟩: 2026-12-21 → 2027-01-08
+                - Lien 35 ajouté⟨nbsp⟩: «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon 19) → «⟨nbsp⟩Support renforcé⟨nbsp⟩» (bloc 34), SS -1 j
+                Fin du projet⟨nbsp⟩: 2026-12-18 → 2027-01-08 (+21 jours).
                 Aucun nouveau risque.
-                Changements non affichés :
-                - Planning renommé : « S/4HANA Migration » → « Migration S/4 »
+                Changements non affichés⟨nbsp⟩:
+                - Planning renommé⟨nbsp⟩: «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» → «⟨nbsp⟩Migration S/4⟨nbsp⟩»
                 - Notes du planning modifiées
-                - Réglage modifié : jours fériés
-                - Membre 1 renommé : Camille Martin → Camille Martin-Roux
+                - Réglage modifié⟨nbsp⟩: jours fériés
+                - Membre 1 renommé⟨nbsp⟩: Camille Martin → Camille Martin-Roux
                 - E-mail de Karim Benali (membre 2) modifié
-                - Membre de « Nettoyage des données » (ligne 7) : Sophie Lefèvre → aucun
-                - Notes de « Audit ECC » (bloc 13) modifiées
-                - Début au plus tôt de « Audit ECC » (bloc 13) : aucun → 2026-11-02
-                - Notes de « Go-live » (jalon 19) modifiées
-                - « Inventorier les programmes spécifiques » (action 27) : fait → en cours
-                - Action 28 renommée : « Archiver les commandes soldées » → « Archiver »
-                - « Corriger les accès aux tables obsolètes » (action 29) : responsable Thomas Dubois → aucun
-                - « Rédiger les cas de test » (action 30) déplacée de « Recette utilisateurs » (bloc 17) vers « Bascule en production » (bloc 18)
+                - Membre de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (ligne 7)⟨nbsp⟩: Sophie Lefèvre → aucun
+                - Notes de «⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13) modifiées
+                - Début au plus tôt de «⟨nbsp⟩Audit ECC⟨nbsp⟩» (bloc 13)⟨nbsp⟩: aucun → 2026-11-02
+                - Notes de «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon 19) modifiées
+                - «⟨nbsp⟩Inventorier les programmes spécifiques⟨nbsp⟩» (action 27)⟨nbsp⟩: terminée → en cours
+                - Action 28 renommée⟨nbsp⟩: «⟨nbsp⟩Archiver les commandes soldées⟨nbsp⟩» → «⟨nbsp⟩Archiver⟨nbsp⟩»
+                - «⟨nbsp⟩Corriger les accès aux tables obsolètes⟨nbsp⟩» (action 29)⟨nbsp⟩: responsable Thomas Dubois → aucun
+                - «⟨nbsp⟩Rédiger les cas de test⟨nbsp⟩» (action 30) déplacée de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17) vers «⟨nbsp⟩Bascule en production⟨nbsp⟩» (bloc 18)
                 - Absence de Thomas Dubois modifiée
-                - Action ajoutée à « Support renforcé » (bloc 34) : « Ouvrir la cellule de support » (action 36)
-                - Arrivée dans l'équipe : Léa Garnier (membre 37)
-                - Absence de Léa Garnier ajoutée : 2026-12-28 → 2026-12-31
+                - Action ajoutée à «⟨nbsp⟩Support renforcé⟨nbsp⟩» (bloc 34)⟨nbsp⟩: «⟨nbsp⟩Ouvrir la cellule de support⟨nbsp⟩» (action 36)
+                - Arrivée dans l'équipe⟨nbsp⟩: Léa Garnier (membre 37)
+                - Absence de Léa Garnier ajoutée⟨nbsp⟩: 2026-12-28 → 2026-12-31
 
                 Changes:
                 - Row 6 renamed: “Audit du système” → “Audit”
@@ -2108,29 +2163,29 @@ mod tests {
                 s.members.pop();
             },
             expect![[r#"
-                Changements :
-                - « Bascule » (groupe 9) supprimé
-                - « Migration à blanc » (ligne 10) supprimée
-                - « Recette utilisateurs » (ligne 11) supprimée
-                - « Mise en production » (ligne 12) supprimée
-                - « Migration à blanc » (bloc 16) supprimé (était 2026-11-23 → 2026-12-04)
-                - « Recette utilisateurs » (bloc 17) supprimé (était 2026-12-07 → 2026-12-11)
-                - « Bascule en production » (bloc 18) supprimé (était 2026-12-14 → 2026-12-17)
-                - « Go-live S/4HANA » (jalon 19) supprimé (était le 2026-12-18)
-                - Lien 20 (« Audit du système » (bloc 13) → « Nettoyage des données » (bloc 14)) : SS +5 j → SS +1 sem.
-                - Lien 22 supprimé : « Nettoyage des données » (bloc 14) → « Migration à blanc » (bloc 16), FS
-                - Lien 23 supprimé : « Adaptation du code ABAP » (bloc 15) → « Recette utilisateurs » (bloc 17), FS
-                - Lien 24 supprimé : « Migration à blanc » (bloc 16) → « Recette utilisateurs » (bloc 17), FS
-                - Lien 25 supprimé : « Recette utilisateurs » (bloc 17) → « Bascule en production » (bloc 18), FS
-                - Lien 26 supprimé : « Bascule en production » (bloc 18) → « Go-live S/4HANA » (jalon 19), FS +1 j
-                Fin du projet : 2026-12-18 → 2026-12-04 (-14 jours).
+                Changements⟨nbsp⟩:
+                - «⟨nbsp⟩Bascule⟨nbsp⟩» (groupe 9) supprimé
+                - «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (ligne 10) supprimée
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (ligne 11) supprimée
+                - «⟨nbsp⟩Mise en production⟨nbsp⟩» (ligne 12) supprimée
+                - «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16) supprimé (était 2026-11-23 → 2026-12-04)
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17) supprimé (était 2026-12-07 → 2026-12-11)
+                - «⟨nbsp⟩Bascule en production⟨nbsp⟩» (bloc 18) supprimé (était 2026-12-14 → 2026-12-17)
+                - «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19) supprimé (était le 2026-12-18)
+                - Lien 20 («⟨nbsp⟩Audit du système⟨nbsp⟩» (bloc 13) → «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14))⟨nbsp⟩: SS +5 j → SS +1 sem.
+                - Lien 22 supprimé⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16), FS
+                - Lien 23 supprimé⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15) → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17), FS
+                - Lien 24 supprimé⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16) → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17), FS
+                - Lien 25 supprimé⟨nbsp⟩: «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17) → «⟨nbsp⟩Bascule en production⟨nbsp⟩» (bloc 18), FS
+                - Lien 26 supprimé⟨nbsp⟩: «⟨nbsp⟩Bascule en production⟨nbsp⟩» (bloc 18) → «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19), FS +1 j
+                Fin du projet⟨nbsp⟩: 2026-12-18 → 2026-12-04 (-14 jours).
                 Aucun nouveau risque.
-                Changements non affichés :
-                - Réglage modifié : unité de temps
-                - Départ de l'équipe : Thomas Dubois (membre 4)
-                - Action supprimée de « Adaptation du code ABAP » (bloc 15) : « Corriger les accès aux tables obsolètes » (action 29)
-                - Action supprimée de « Recette utilisateurs » (bloc 17) : « Rédiger les cas de test » (action 30)
-                - Absence de Thomas Dubois supprimée : 2026-11-26 → 2026-11-27
+                Changements non affichés⟨nbsp⟩:
+                - Réglage modifié⟨nbsp⟩: unité de temps
+                - Départ de l'équipe⟨nbsp⟩: Thomas Dubois (membre 4)
+                - Action supprimée de «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: «⟨nbsp⟩Corriger les accès aux tables obsolètes⟨nbsp⟩» (action 29)
+                - Action supprimée de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: «⟨nbsp⟩Rédiger les cas de test⟨nbsp⟩» (action 30)
+                - Absence de Thomas Dubois supprimée⟨nbsp⟩: 2026-11-26 → 2026-11-27
 
                 Changes:
                 - “Bascule” (group 9) removed
@@ -2169,7 +2224,7 @@ mod tests {
         assert_eq!(out.changes.len(), 200);
         let text = change_list(&before, &out, Lang::Fr);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "Changements :");
+        assert_eq!(lines[0], "Changements\u{a0}:");
         assert!(lines[1..=LIST_CAP].iter().all(|l| l.starts_with("- ")));
         check(lines[LIST_CAP + 1], expect!["… et 150 autres"]);
         let text = change_list(&before, &out, Lang::En);
@@ -2240,7 +2295,7 @@ mod tests {
             visible(cascade_summary(&s, &moved, end, Lang::En).unwrap())
         );
         expect![[r#"
-            3 blocs et 1 jalon décalés en cascade, en jours ouvrés⟨nnbsp⟩: Migration à blanc +5⟨nbsp⟩j, Recette utilisateurs +5⟨nbsp⟩j, Bascule en production +5⟨nbsp⟩j, Go-live S/4HANA +5⟨nbsp⟩j⟨nnbsp⟩; fin du projet 2026-12-18 → 2026-12-28.
+            3 blocs et 1 jalon décalés en cascade, en jours ouvrés⟨nbsp⟩: Migration à blanc +5⟨nbsp⟩j, Recette utilisateurs +5⟨nbsp⟩j, Bascule en production +5⟨nbsp⟩j, Go-live S/4HANA +5⟨nbsp⟩j⟨nnbsp⟩; fin du projet 2026-12-18 → 2026-12-28.
             3 bars and 1 milestone moved by the cascade, in working days: Migration à blanc +5⟨nbsp⟩d, Recette utilisateurs +5⟨nbsp⟩d, Bascule en production +5⟨nbsp⟩d, Go-live S/4HANA +5⟨nbsp⟩d; project end 2026-12-18 → 2026-12-28."#]].assert_eq(&both);
         let dates: Vec<String> = moved
             .iter()
@@ -2294,16 +2349,16 @@ mod tests {
         check(
             lines.join("\n"),
             expect![[r#"
-            Fin du projet : 2026-12-18 (inchangée).
-            Fin du projet : 2026-12-18 → 2026-12-11 (-7 jours).
-            Fin du projet : 2026-12-18 (aucune date avant).
-            Fin du projet : plus aucune date (avant : 2026-12-18).
-            Fin du projet : pas encore de dates.
-            Project end: 2026-12-18 (unchanged).
-            Project end: 2026-12-18 → 2026-12-11 (-7 days).
-            Project end: 2026-12-18 (no dates before).
-            Project end: no dates any more (before: 2026-12-18).
-            Project end: no dates yet."#]],
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Fin du projet⟨nbsp⟩: 2026-12-18 → 2026-12-11 (-7 jours).
+                Fin du projet⟨nbsp⟩: 2026-12-18 (aucune date avant).
+                Fin du projet⟨nbsp⟩: plus aucune date (avant⟨nbsp⟩: 2026-12-18).
+                Fin du projet⟨nbsp⟩: pas encore de dates.
+                Project end: 2026-12-18 (unchanged).
+                Project end: 2026-12-18 → 2026-12-11 (-7 days).
+                Project end: 2026-12-18 (no dates before).
+                Project end: no dates any more (before: 2026-12-18).
+                Project end: no dates yet."#]],
         );
     }
 

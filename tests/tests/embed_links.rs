@@ -155,11 +155,11 @@ async fn without_mcp_apps_show_schedule_gives_a_text_and_a_one_hour_read_only_li
     assert!(!shown.is_error, "{}", shown.text);
     let lines: Vec<&str> = shown.text.lines().collect();
     assert!(
-        lines[0].starts_with("Planning « S/4HANA Migration » — du 2026-11-02 au 2026-12-18 ; 2 groupes, 6 lignes, 6 blocs, 1 jalon"),
+        lines[0].starts_with("Planning «\u{a0}S/4HANA Migration\u{a0}» — du 2026-11-02 au 2026-12-18\u{202f}; 2 groupes, 6 lignes, 6 blocs, 1 jalon"),
         "{}",
         shown.text
     );
-    assert!(shown.text.contains("\nRisques : "), "{}", shown.text);
+    assert!(shown.text.contains("\nRisques\u{a0}: "), "{}", shown.text);
     assert!(
         shown.text.contains("chemin critique en évidence"),
         "{}",
@@ -169,7 +169,7 @@ async fn without_mcp_apps_show_schedule_gives_a_text_and_a_one_hour_read_only_li
     assert_eq!(
         *lines.last().unwrap(),
         format!(
-            "Cet hôte n'affiche pas les vues MCP Apps : cette adresse ouvre le planning, valable une heure, en lecture seule : {url}"
+            "Cet hôte n'affiche pas les vues MCP Apps\u{a0}: cette adresse ouvre le planning, valable une heure, en lecture seule\u{a0}: {url}"
         )
     );
     // Compact: these keys, nothing of the schedule's content.
@@ -220,7 +220,7 @@ async fn without_mcp_apps_show_schedule_gives_a_text_and_a_one_hour_read_only_li
     )
     .await;
     assert!(
-        bad.is_error && bad.text.contains("« filter »"),
+        bad.is_error && bad.text.contains("«\u{a0}filter\u{a0}»"),
         "{}",
         bad.text
     );
@@ -242,7 +242,8 @@ async fn a_read_only_link_reads_and_refuses_writes_and_other_schedules() {
         assert_eq!(r.status, 200, "{}", r.raw);
         assert!(!r.is_error, "{}", r.text);
         assert!(
-            r.text.starts_with("Planning « S/4HANA Migration »"),
+            r.text
+                .starts_with("Planning «\u{a0}S/4HANA Migration\u{a0}»"),
             "{}",
             r.text
         );
@@ -274,8 +275,9 @@ async fn a_read_only_link_reads_and_refuses_writes_and_other_schedules() {
     assert!(r.is_error);
     assert_eq!(r.structured["error"], "read_only_link");
     assert!(
-        r.text
-            .starts_with("Ce lien est en lecture seule : « move_periods » modifie le planning."),
+        r.text.starts_with(
+            "Ce lien est en lecture seule\u{a0}: «\u{a0}move_periods\u{a0}» modifie le planning."
+        ),
         "{}",
         r.text
     );
@@ -407,7 +409,7 @@ async fn an_editable_link_writes_for_an_editor_and_dies_with_their_access() {
     assert!(
         shown
             .text
-            .contains("valable une heure, modifiable (rôle éditeur) : http"),
+            .contains("valable une heure, modifiable (rôle éditeur)\u{a0}: http"),
         "{}",
         shown.text
     );

@@ -28,7 +28,7 @@ fn a_proposal_is_simulated_described_and_undone() {
     assert_eq!(d.changes.len(), 1, "{:?}", d.changes);
     assert!(d.not_shown.is_empty());
     let fr = text::change_list(&before, &d, Lang::Fr);
-    assert!(fr.contains("« Nettoyage des données »"), "{fr}");
+    assert!(fr.contains("«\u{a0}Nettoyage des données\u{a0}»"), "{fr}");
     // Five working days, and 2026-11-11 is a holiday in the demo's calendar.
     assert!(fr.contains("2026-11-09 → 2026-11-17"), "{fr}");
     // The move breaks the link to the dry run, and the proposal says so.

@@ -109,13 +109,13 @@ fn mentions(text: &str, what: &str) -> bool {
         None => text,
     };
     [
-        format!("« {what} »"),
+        format!("«\u{a0}{what}\u{a0}»"),
         format!("“{what}”"),
         format!("\"{what}\""),
         format!("`{what}`"),
         format!("champ {what}"),
         format!("field {what}"),
-        format!("{what} :"),
+        format!("{what}\u{a0}:"),
         format!("{what}:"),
     ]
     .iter()
@@ -146,7 +146,9 @@ fn check_refusal(
             format!("{case} {args}: no error code in {}", a.structured),
         );
     }
-    for p in text_problems(&a.text, tools) {
+    // A bad call is made in French unless it asks for English.
+    let french = args["lang"] != "en";
+    for p in text_problems(&a.text, tools, french) {
         f.push(tool, format!("{case} {args}: {p}: {}", a.text));
     }
     for hint in hints {
@@ -259,6 +261,36 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 &names,
             );
         }
+        if fields.contains_key("commands") {
+            // A command naming an operation that does not exist, and one with a field
+            // that does not: said in French, naming what to fix (never serde's English,
+            // never the internal operations).
+            for (case, command, hint) in [
+                (
+                    "unknown operation",
+                    json!({"op": "shift", "bars": [13], "by": 5}),
+                    "shift",
+                ),
+                (
+                    "unknown command field",
+                    json!({"op": "move_periods", "bar": [13], "by": 5}),
+                    "bar",
+                ),
+            ] {
+                let mut bad = args.clone();
+                bad["commands"] = json!([command]);
+                let got = try_call(&people.owner, tool, &bad).await;
+                if let Ok(a) = &got
+                    && a.text.contains("replace_schedule")
+                {
+                    f.push(
+                        tool,
+                        format!("{case}: names an internal operation: {}", a.text),
+                    );
+                }
+                check_refusal(&mut f, tool, case, &bad, got, &[hint], &names);
+            }
+        }
         if fields.contains_key("schedule") {
             let bad = aimed_at(&ex.args, UNKNOWN);
             let got = try_call(&people.owner, tool, &bad).await;
@@ -326,7 +358,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
             f.push(tool, format!("the example {args} is refused: {}", fr.text));
             continue;
         }
-        for p in text_problems(&fr.text, &names) {
+        for p in text_problems(&fr.text, &names, true) {
             f.push(tool, format!("{p}: {}", fr.text));
         }
         let size = serde_json::to_string(&fr.structured).unwrap().len();
@@ -367,7 +399,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
         en_args["lang"] = json!("en");
         match try_call(&people.owner, tool, &en_args).await {
             Ok(en) if !en.is_error => {
-                for p in text_problems(&en.text, &names) {
+                for p in text_problems(&en.text, &names, false) {
                     f.push(tool, format!("(en) {p}: {}", en.text));
                 }
                 if en.text.contains('«') {
@@ -394,4 +426,32 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
     );
     people.close().await;
     server.stop().await;
+}
+
+/// The walk's text checks themselves: each problem it must catch is caught, and a text
+/// written as the tools write it passes.
+#[test]
+fn text_checks_catch_lazy_plurals_ordinary_spaces_and_english_in_french() {
+    let tools = vec!["list_rows".to_owned()];
+    let good = "«\u{a0}Recette\u{a0}» (bloc 17)\u{a0}: 2 blocs déplacés de +5\u{a0}jours ouvrés\u{202f}; rang 3. Et alors\u{202f}? 40\u{202f}%\u{202f}! expected_rank\u{a0}: 3.";
+    assert_eq!(text_problems(good, &tools, true), Vec::<String>::new());
+    for bad in [
+        "2 bloc(s) déplacés.",
+        "Rang 3 : fait.",
+        "Rang 3\u{a0}: fait ; suite.",
+        "Vraiment ?",
+        "« Recette\u{a0}»",
+        "«\u{a0}Recette »",
+        "Commande invalide\u{a0}: unknown variant `shift`.",
+        "Arguments invalides\u{a0}: missing field.",
+        "valeurs\u{a0}: one of a, b",
+    ] {
+        assert!(
+            !text_problems(bad, &tools, true).is_empty(),
+            "not caught: {bad}"
+        );
+    }
+    // English: only the lazy plural; its colons and words are its own.
+    assert!(!text_problems("2 bar(s) moved.", &tools, false).is_empty());
+    assert!(text_problems("Unknown field: x.", &tools, false).is_empty());
 }

@@ -361,7 +361,7 @@ impl St {
             }
             CallError::Host(m) => match lang {
                 Lang::Fr => format!(
-                    "{} a refusé l'appel : {m}",
+                    "{} a refusé l'appel\u{a0}: {m}",
                     texts::host_word(lang, self.host.get_untracked().as_deref())
                 ),
                 Lang::En => format!(
@@ -1340,7 +1340,7 @@ pub fn write_then(
                 got.sort_unstable();
                 if got != want {
                     line.push_str(st.tr(
-                        " (la cascade a décalé d'autres éléments que l'aperçu : le planning avait changé entre-temps)",
+                        " (la cascade a décalé d'autres éléments que l'aperçu\u{a0}: le planning avait changé entre-temps)",
                         " (the cascade moved other items than the preview: the schedule had changed in between)",
                     ));
                 }

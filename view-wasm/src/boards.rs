@@ -18,7 +18,7 @@ fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
     match s {
         ActionStatus::Todo => tr(lang, "À faire", "To do"),
         ActionStatus::InProgress => tr(lang, "En cours", "In progress"),
-        ActionStatus::Done => tr(lang, "Fait", "Done"),
+        ActionStatus::Done => tr(lang, "Terminée", "Done"),
     }
 }
 
@@ -54,7 +54,7 @@ fn confirm(st: St, h: &mut String) {
             .unwrap_or_default()
     });
     let q = match lang {
-        Lang::Fr => format!("Supprimer le bloc « {} » ?", esc(&label)),
+        Lang::Fr => format!("Supprimer le bloc «\u{a0}{}\u{a0}»\u{202f}?", esc(&label)),
         Lang::En => format!("Delete the bar “{}”?", esc(&label)),
     };
     let _ = write!(
@@ -103,9 +103,10 @@ fn kanban(st: St, h: &mut String) {
                 for (to, pre, post) in moves {
                     if let Some(to) = to.and_then(|i| ActionStatus::ALL.get(i)) {
                         let name = status_name(lang, *to);
+                        let sep = tr(lang, "\u{a0}: ", ": ");
                         let _ = write!(
                             h,
-                            "<button type=\"button\" data-act=\"status\" data-action=\"{}\" data-to=\"{}\" aria-label=\"{label} : {name}\">{pre}{name}{post}</button>",
+                            "<button type=\"button\" data-act=\"status\" data-action=\"{}\" data-to=\"{}\" aria-label=\"{label}{sep}{name}\">{pre}{name}{post}</button>",
                             card.action.0,
                             to.as_str()
                         );
@@ -282,7 +283,7 @@ fn before_after(st: St, h: &mut String) {
             h,
             tr(
                 lang,
-                "Proposition refusée : rien n'a été écrit.",
+                "Proposition refusée\u{a0}: rien n'a été écrit.",
                 "Proposal declined: nothing was written.",
             ),
         );
@@ -291,7 +292,7 @@ fn before_after(st: St, h: &mut String) {
             h,
             tr(
                 lang,
-                "Cette proposition a trop de changements pour les dessiner tous ici : elle ne peut pas être acceptée dans la vue.",
+                "Cette proposition a trop de changements pour les dessiner tous ici\u{a0}: elle ne peut pas être acceptée dans la vue.",
                 "This proposal has too many changes to draw them all here: it cannot be accepted in the view.",
             ),
         );
@@ -300,7 +301,7 @@ fn before_after(st: St, h: &mut String) {
             h,
             tr(
                 lang,
-                "Cette proposition contient des changements non montrés (listés ci-dessus) : elle ne peut pas être acceptée ici.",
+                "Cette proposition contient des changements non montrés (listés ci-dessus)\u{a0}: elle ne peut pas être acceptée ici.",
                 "This proposal has changes not shown (listed above): it cannot be accepted here.",
             ),
         );

@@ -1127,9 +1127,14 @@ pub fn details_text(
                 ),
             });
         }
-        None if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS => {
-            parts.push(tr(lang, "marges : schedule_floats", "floats: schedule_floats").to_owned())
-        }
+        None if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS => parts.push(
+            tr(
+                lang,
+                "marges\u{a0}: schedule_floats",
+                "floats: schedule_floats",
+            )
+            .to_owned(),
+        ),
         None => {}
     }
     parts.push(match (lang, b.actual_finish) {
@@ -1188,7 +1193,7 @@ pub fn details_text(
         };
         parts.push(match lang {
             Lang::Fr => format!(
-                "par rapport à la référence\u{202f}: début {}, fin {}",
+                "par rapport à la référence\u{a0}: début {}, fin {}",
                 days(start),
                 days(finish)
             ),
@@ -1361,8 +1366,14 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
     }
     if doc.cut > 0 {
         sub.push(match lang {
-            Lang::Fr => format!("{} texte(s) coupé(s) : la suite arrive", doc.cut),
-            Lang::En => format!("{} text(s) cut: the rest is coming", doc.cut),
+            Lang::Fr => format!(
+                "{}\u{a0}: la suite arrive",
+                palmaplan_model::text::count(lang, doc.cut, "texte coupé", "textes coupés")
+            ),
+            Lang::En => format!(
+                "{} cut: the rest is coming",
+                palmaplan_model::text::count(lang, doc.cut, "text", "texts")
+            ),
         });
     }
     let shown = st.shown.get();
@@ -1530,7 +1541,7 @@ fn ask(st: St) {
     let text = match st.selected.get_untracked().and_then(|b| doc.s.bar(b)) {
         Some(b) => match lang {
             Lang::Fr => format!(
-                "À propos du bloc « {} » (id {}) du planning « {} » : ",
+                "À propos du bloc «\u{a0}{}\u{a0}» (id {}) du planning «\u{a0}{}\u{a0}»\u{a0}: ",
                 b.label, b.id.0, doc.s.name
             ),
             Lang::En => format!(
@@ -1539,7 +1550,7 @@ fn ask(st: St) {
             ),
         },
         None => match lang {
-            Lang::Fr => format!("À propos du planning « {} » : ", doc.s.name),
+            Lang::Fr => format!("À propos du planning «\u{a0}{}\u{a0}»\u{a0}: ", doc.s.name),
             Lang::En => format!("About the schedule “{}”: ", doc.s.name),
         },
     };
@@ -1645,7 +1656,7 @@ fn held_by_lock(st: St, bar: BarId) -> bool {
     let held = command::lock_summary(lock, lang);
     st.notice.set(Notice::Error(match lang {
         Lang::Fr => format!(
-            "Verrouillé : {held}. Ce bloc ne peut pas être modifié tant que le verrou tient."
+            "Verrouillé\u{a0}: {held}. Ce bloc ne peut pas être modifié tant que le verrou tient."
         ),
         Lang::En => format!("Locked: {held}. This bar cannot be changed while the lock holds."),
     }));
@@ -1913,7 +1924,7 @@ fn chart_html(
                 // Today in the schedule's zone: the status date progress is read at.
                 tr(
                     lang,
-                    "Aujourd'hui\u{202f}: la date d'état de l'avancement",
+                    "Aujourd'hui\u{a0}: la date d'état de l'avancement",
                     "Today: the status date progress is read at"
                 )
             );
@@ -2001,11 +2012,11 @@ fn chart_html(
                             "<div class=\"pp-float\" title=\"{}\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
                             esc(&match (lang, t.total_float) {
                                 (Lang::Fr, 1) => format!(
-                                    "marge totale : 1 jour ouvré, jusqu'au {}",
+                                    "marge totale\u{a0}: 1 jour ouvré, jusqu'au {}",
                                     t.late_finish
                                 ),
                                 (Lang::Fr, n) => format!(
-                                    "marge totale : {n} jours ouvrés, jusqu'au {}",
+                                    "marge totale\u{a0}: {n} jours ouvrés, jusqu'au {}",
                                     t.late_finish
                                 ),
                                 (Lang::En, 1) =>
@@ -2068,7 +2079,7 @@ fn chart_html(
                         Some(l) => {
                             class.push_str(" locked");
                             let held = esc(&command::lock_summary(l, lang));
-                            let word = tr(lang, "verrouillé :", "locked:");
+                            let word = tr(lang, "verrouillé\u{a0}:", "locked:");
                             (format!(", {word} {held}\" title=\"{held}"), "🔒 ")
                         }
                         None => (String::new(), ""),
@@ -2187,8 +2198,8 @@ fn chart_html(
             });
             if let Some((item, by)) = p.blocked {
                 broken.push_str(&match (lang, by) {
-                    (Lang::Fr, 1) => format!(" · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément {item} : refusée"),
-                    (Lang::Fr, n) => format!(" · la cascade dépasserait de {n} jours ouvrés une contrainte de l'élément {item} : refusée"),
+                    (Lang::Fr, 1) => format!(" · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément {item}\u{a0}: refusée"),
+                    (Lang::Fr, n) => format!(" · la cascade dépasserait de {n} jours ouvrés une contrainte de l'élément {item}\u{a0}: refusée"),
                     (Lang::En, 1) => format!(" · the cascade would break a constraint of item {item} by 1 working day: refused"),
                     (Lang::En, n) => format!(" · the cascade would break a constraint of item {item} by {n} working days: refused"),
                 });
@@ -2249,7 +2260,7 @@ pub fn update_model_context(st: St) {
             let lang = st.lang.get_untracked();
             let mut text = match lang {
                 Lang::Fr => format!(
-                    "Vue PalmaPlan ouverte : {view} du planning « {} » (id {}, rang {}).",
+                    "Vue PalmaPlan ouverte\u{a0}: {view} du planning «\u{a0}{}\u{a0}» (id {}, rang {}).",
                     doc.s.name, doc.id, doc.rank
                 ),
                 Lang::En => format!(
@@ -2259,14 +2270,14 @@ pub fn update_model_context(st: St) {
             };
             if let Some(l) = &lay {
                 text.push_str(&match lang {
-                    Lang::Fr => format!(" Fenêtre visible : du {} au {}.", l.from, l.to),
+                    Lang::Fr => format!(" Fenêtre visible\u{a0}: du {} au {}.", l.from, l.to),
                     Lang::En => format!(" Visible window: {} to {}.", l.from, l.to),
                 });
             }
             if let Some(b) = sel {
                 text.push_str(&match lang {
                     Lang::Fr => format!(
-                        " Bloc sélectionné : « {} » (id {}), du {} au {}.",
+                        " Bloc sélectionné\u{a0}: «\u{a0}{}\u{a0}» (id {}), du {} au {}.",
                         b.label, b.id.0, b.start, b.end
                     ),
                     Lang::En => format!(

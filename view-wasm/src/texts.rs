@@ -50,7 +50,7 @@ pub fn cancelled(lang: Lang, write: bool) -> &'static str {
     if write {
         tr(
             lang,
-            "Demande arrêtée. Elle a pu aboutir : vérifiez le planning avant de réessayer.",
+            "Demande arrêtée. Elle a pu aboutir\u{a0}: vérifiez le planning avant de réessayer.",
             "Request stopped. It may have gone through: check the schedule before trying again.",
         )
     } else {
@@ -68,7 +68,7 @@ pub fn timed_out(lang: Lang, write: bool, host: Option<&str>) -> String {
     match (lang, write) {
         (Lang::Fr, false) => format!("Pas de réponse de {who} à temps. Rien n'a été modifié."),
         (Lang::Fr, true) => format!(
-            "Pas de réponse de {who} à temps. La modification a pu aboutir : vérifiez le planning avant de réessayer."
+            "Pas de réponse de {who} à temps. La modification a pu aboutir\u{a0}: vérifiez le planning avant de réessayer."
         ),
         (Lang::En, false) => format!("No answer from {who} in time. Nothing was changed."),
         (Lang::En, true) => format!(

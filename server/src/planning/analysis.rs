@@ -65,7 +65,10 @@ pub(super) fn cycle_refusal(ctx: &Ctx, s: &Schedule, e: &CycleError) -> Refusal 
     Refusal::new(
         Code::Cycle,
         ctx.tr(
-            format!("Pas de chemin critique pour « {} » : {problem}", s.name),
+            format!(
+                "Pas de chemin critique pour «\u{a0}{}\u{a0}»\u{a0}: {problem}",
+                s.name
+            ),
             format!("No critical path for “{}”: {problem}", s.name),
         ),
     )
@@ -96,7 +99,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let (Some(start), Some(end)) = (cp.project_start, cp.project_end) else {
         return Ok(Reply::ok(
             ctx.tr(
-                format!("« {} » n'a ni bloc ni jalon : il n'a pas de chemin critique. Ajoutez des blocs avec add_period.", s.name),
+                format!("«\u{a0}{}\u{a0}» n'a ni bloc ni jalon\u{a0}: il n'a pas de chemin critique. Ajoutez des blocs avec add_period.", s.name),
                 format!("“{}” has no bar nor milestone: it has no critical path. Add bars with add_period.", s.name),
             ),
             json!({ "schedule_id": o.id, "rank": o.rank, "count": 0, "critical": [] }),
@@ -117,7 +120,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let plan_end = cp.planned_end.filter(|p| *p != end);
     let mut text = ctx.tr(
         format!(
-            "« {} » : du {start} au {end}, {length}. Chemin critique ({} élément{}) :",
+            "«\u{a0}{}\u{a0}»\u{a0}: du {start} au {end}, {length}. Chemin critique ({} élément{})\u{a0}:",
             s.name,
             critical.len(),
             if critical.len() > 1 { "s" } else { "" }
@@ -131,7 +134,7 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     );
     for t in critical.iter().take(LIST_CAP) {
         let label = s.item_label(t.item).unwrap_or("?");
-        let sep = if lang == Lang::Fr { " :" } else { ":" };
+        let sep = if lang == Lang::Fr { "\u{a0}:" } else { ":" };
         text.push_str(&format!(
             "\n- {} {} {}{sep} {}",
             kind_word(&ctx, t.kind),
@@ -180,13 +183,13 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     if let Some(plan) = plan_end {
         text.push('\n');
         text.push_str(&ctx.tr(
-            format!("Ces dates sont celles du plan une fois ses liens et contraintes respectés : tel que dessiné, il finit le {plan}, mais des liens ou des contraintes y sont violés (reschedule le replanifie)."),
+            format!("Ces dates sont celles du plan une fois ses liens et contraintes respectés\u{a0}: tel que dessiné, il finit le {plan}, mais des liens ou des contraintes y sont violés (reschedule le replanifie)."),
             format!("These are the plan's dates once its links and constraints hold: as drawn it ends on {plan}, but some of its links or constraints are violated (reschedule replans it)."),
         ));
     }
     text.push('\n');
     text.push_str(&ctx.tr(
-        "Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.",
+        "Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse d'autant.",
         "These items have no slack: if one slips, the project end slips as much.",
     ));
     let items: Vec<_> = critical
@@ -228,13 +231,13 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
     let risks = risk::risks_at(s, status);
     let text = match text::risks_line(&risks, lang) {
         None => ctx.tr(
-            format!("« {} » n'a aucun risque au {status} : aucun lien n'est violé, aucune absence ne touche un bloc, aucune contrainte de date n'est enfreinte, aucune échéance n'est dépassée et aucun bloc n'est en retard.", s.name),
+            format!("«\u{a0}{}\u{a0}» n'a aucun risque au {status}\u{a0}: aucun lien n'est violé, aucune absence ne touche un bloc, aucune contrainte de date n'est enfreinte, aucune échéance n'est dépassée et aucun bloc n'est en retard.", s.name),
             format!("“{}” has no risk at {status}: no link is broken, no absence touches a bar, no date constraint is broken, no deadline is missed and no bar is late.", s.name),
         ),
         Some(line) => {
             let details = text::risk_details(s, &risks, lang);
             let mut out = ctx.tr(
-                format!("« {} » au {status} — {line}", s.name),
+                format!("«\u{a0}{}\u{a0}» au {status} — {line}", s.name),
                 format!("“{}” at {status} — {line}", s.name),
             );
             for d in details.iter().take(LIST_CAP) {
@@ -350,7 +353,7 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     let (Some(from), Some(to)) = (from.or(span.map(|x| x.0)), to.or(span.map(|x| x.1))) else {
         return Ok(Reply::ok(
             ctx.tr(
-                format!("« {} » n'a ni bloc ni jalon : pas de charge à calculer. Donnez « from » et « to » pour compter les absences.", s.name),
+                format!("«\u{a0}{}\u{a0}» n'a ni bloc ni jalon\u{a0}: pas de charge à calculer. Donnez «\u{a0}from\u{a0}» et «\u{a0}to\u{a0}» pour compter les absences.", s.name),
                 format!("“{}” has no bar nor milestone: no workload to compute. Give “from” and “to” to count absences.", s.name),
             ),
             json!({ "schedule_id": o.id, "rank": o.rank, "members": [] }),
@@ -360,7 +363,7 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« to » ({to}) précède « from » ({from}) : donnez une fin le jour du début ou après."),
+                format!("«\u{a0}to\u{a0}» ({to}) précède «\u{a0}from\u{a0}» ({from})\u{a0}: donnez une fin le jour du début ou après."),
                 format!("“to” ({to}) is before “from” ({from}): give an end on or after the start."),
             ),
         ));
@@ -388,7 +391,7 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
 
     let mut text = ctx.tr(
         format!(
-            "Charge de « {} » du {from} au {to} ({}) :",
+            "Charge de «\u{a0}{}\u{a0}» du {from} au {to} ({})\u{a0}:",
             s.name,
             working_days(lang, capacity)
         ),
@@ -409,18 +412,20 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
         overloaded += usize::from(over);
         text.push_str(&ctx.tr(
             format!(
-                "\n- {} ({}) : {} de blocs ({bars} bloc(s)), {} d'absence, {} disponibles",
+                "\n- {} ({})\u{a0}: {} de blocs ({}), {} d'absence, {} disponibles",
                 m.name,
                 m.id,
                 working_days(lang, bar_days),
+                text::count(Lang::Fr, bars, "bloc", "blocs"),
                 working_days(lang, absence_days),
                 working_days(lang, available),
             ),
             format!(
-                "\n- {} ({}): {} of bars ({bars} bar(s)), {} of absence, {} available",
+                "\n- {} ({}): {} of bars ({}), {} of absence, {} available",
                 m.name,
                 m.id,
                 working_days(lang, bar_days),
+                text::count(Lang::En, bars, "bar", "bars"),
                 working_days(lang, absence_days),
                 working_days(lang, available),
             ),
@@ -442,24 +447,26 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     if free_bars > 0 {
         text.push_str(&ctx.tr(
             format!(
-                "\n- Sans membre : {} de blocs ({free_bars} bloc(s)) sur des lignes sans membre (set_row_member les affecte).",
-                working_days(lang, free_days)
+                "\n- Sans membre\u{a0}: {} de blocs ({}) sur des lignes sans membre (set_row_member les affecte).",
+                working_days(lang, free_days),
+                text::count(Lang::Fr, free_bars, "bloc", "blocs")
             ),
             format!(
-                "\n- No member: {} of bars ({free_bars} bar(s)) on rows without a member (set_row_member assigns them).",
-                working_days(lang, free_days)
+                "\n- No member: {} of bars ({}) on rows without a member (set_row_member assigns them).",
+                working_days(lang, free_days),
+                text::count(Lang::En, free_bars, "bar", "bars")
             ),
         ));
     }
     if s.members.is_empty() {
         text.push_str(&ctx.tr(
-            "\nCe planning n'a aucun membre : ajoutez-en avec add_member.",
+            "\nCe planning n'a aucun membre\u{a0}: ajoutez-en avec add_member.",
             "\nThis schedule has no member: add some with add_member.",
         ));
     }
     if overloaded > 0 {
         text.push_str(&ctx.tr(
-            "\nSurchargé : plus de jours de blocs que de jours disponibles (des blocs se chevauchent sur ses lignes).",
+            "\nSurchargé\u{a0}: plus de jours de blocs que de jours disponibles (des blocs se chevauchent sur ses lignes).",
             "\nOverloaded: more days of bars than available days (bars overlap on their rows).",
         ));
     }
@@ -491,15 +498,15 @@ mod tests {
             .await;
         // The demo's go-live comes the working day after the cutover (FS +1): the
         // whole chain is critical, each item with the links that drive it.
-        let expected = "« S/4HANA Migration » : du 2026-11-02 au 2026-12-18, 34 jours ouvrés. Chemin critique (7 éléments) :
-- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13
-- bloc 14 « Nettoyage des données » : 2026-11-09 → 2026-11-20 ← lien 20 SS +5 depuis « Audit du système » (13)
-- bloc 15 « Adaptation du code ABAP » : 2026-11-16 → 2026-12-04 ← lien 21 FS depuis « Audit du système » (13)
-- bloc 16 « Migration à blanc » : 2026-11-23 → 2026-12-04 ← lien 22 FS depuis « Nettoyage des données » (14)
-- bloc 17 « Recette utilisateurs » : 2026-12-07 → 2026-12-11 ← lien 23 FS depuis « Adaptation du code ABAP » (15), lien 24 FS depuis « Migration à blanc » (16)
-- bloc 18 « Bascule en production » : 2026-12-14 → 2026-12-17 ← lien 25 FS depuis « Recette utilisateurs » (17)
-- jalon 19 « Go-live S/4HANA » : 2026-12-18 ← lien 26 FS +1 depuis « Bascule en production » (18)
-Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'autant.";
+        let expected = "«\u{a0}S/4HANA Migration\u{a0}»\u{a0}: du 2026-11-02 au 2026-12-18, 34 jours ouvrés. Chemin critique (7 éléments)\u{a0}:
+- bloc 13 «\u{a0}Audit du système\u{a0}»\u{a0}: 2026-11-02 → 2026-11-13
+- bloc 14 «\u{a0}Nettoyage des données\u{a0}»\u{a0}: 2026-11-09 → 2026-11-20 ← lien 20 SS +5 depuis «\u{a0}Audit du système\u{a0}» (13)
+- bloc 15 «\u{a0}Adaptation du code ABAP\u{a0}»\u{a0}: 2026-11-16 → 2026-12-04 ← lien 21 FS depuis «\u{a0}Audit du système\u{a0}» (13)
+- bloc 16 «\u{a0}Migration à blanc\u{a0}»\u{a0}: 2026-11-23 → 2026-12-04 ← lien 22 FS depuis «\u{a0}Nettoyage des données\u{a0}» (14)
+- bloc 17 «\u{a0}Recette utilisateurs\u{a0}»\u{a0}: 2026-12-07 → 2026-12-11 ← lien 23 FS depuis «\u{a0}Adaptation du code ABAP\u{a0}» (15), lien 24 FS depuis «\u{a0}Migration à blanc\u{a0}» (16)
+- bloc 18 «\u{a0}Bascule en production\u{a0}»\u{a0}: 2026-12-14 → 2026-12-17 ← lien 25 FS depuis «\u{a0}Recette utilisateurs\u{a0}» (17)
+- jalon 19 «\u{a0}Go-live S/4HANA\u{a0}»\u{a0}: 2026-12-18 ← lien 26 FS +1 depuis «\u{a0}Bascule en production\u{a0}» (18)
+Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse d'autant.";
         assert_eq!(r.text, expected);
         assert_eq!(r.structured["length_days"], 34);
         assert_eq!(r.structured["project_end"], "2026-12-18");
@@ -554,8 +561,12 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             .refused(&k.owner, "critical_path", json!({ "schedule": id }))
             .await;
         assert_eq!(r.structured["error"], "cycle");
-        assert!(r.text.starts_with("Pas de chemin critique pour « Boucle » : cycle de liens : 13 « Audit du système » → "), "{}", r.text);
-        assert!(r.text.contains("17 « Recette utilisateurs »"), "{}", r.text);
+        assert!(r.text.starts_with("Pas de chemin critique pour «\u{a0}Boucle\u{a0}»\u{a0}: cycle de liens\u{a0}: 13 «\u{a0}Audit du système\u{a0}» → "), "{}", r.text);
+        assert!(
+            r.text.contains("17 «\u{a0}Recette utilisateurs\u{a0}»"),
+            "{}",
+            r.text
+        );
         assert!(r.text.contains("retirez un lien"), "{}", r.text);
         assert_eq!(r.structured["items"][0], 13);
         // The filter still answers, and says why nothing is critical.
@@ -582,7 +593,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             .await;
         assert_eq!(
             r.text,
-            "« S/4HANA Migration » au 2026-05-28 — Risques : 1 bloc à risque d'absence.\n- « Adaptation du code ABAP » (bloc 15) : absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
+            "«\u{a0}S/4HANA Migration\u{a0}» au 2026-05-28 — Risques\u{a0}: 1 bloc à risque d'absence.\n- «\u{a0}Adaptation du code ABAP\u{a0}» (bloc 15)\u{a0}: absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)."
         );
         assert_eq!(r.structured["counts"]["absence_risks"], 1);
         let r = k
@@ -593,7 +604,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
             )
             .await;
         assert!(
-            r.text.contains("- Thomas Dubois (4): 5 working days of bars (1 bar(s)), 2 working days of absence, 3 working days available — overloaded"),
+            r.text.contains("- Thomas Dubois (4): 5 working days of bars (1 bar), 2 working days of absence, 3 working days available — overloaded"),
             "{}",
             r.text
         );
@@ -619,7 +630,7 @@ Ces éléments n'ont aucune marge : si l'un glisse, la fin du projet glisse d'au
         );
         assert!(
             r.text.contains(
-                "Camille Martin (1) : 5 jours ouvrés de blocs (1 bloc(s)), 0 jour ouvré d'absence"
+                "Camille Martin (1)\u{a0}: 5 jours ouvrés de blocs (1 bloc), 0 jour ouvré d'absence"
             ),
             "{}",
             r.text

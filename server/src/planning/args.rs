@@ -7,6 +7,7 @@
 use crate::planning::Code;
 use std::fmt;
 
+use palmaplan_model::command::Command;
 use palmaplan_model::{Date, Lang};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -66,7 +67,7 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
         Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -122,13 +123,13 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
     serde_path_to_error::deserialize::<_, P>(raw).map_err(|e| {
         let path = e.path().to_string();
         let schema = schema_of::<P>();
-        let fields = field_list(&schema);
+        let fields = field_list(&schema, lang);
         let why = reword(&e.into_inner().to_string(), &path, &schema, lang);
         Refusal::new(
             Code::InvalidArguments,
             tr(
                 lang,
-                format!("Arguments invalides : {why}. Champs de cet outil : {fields}."),
+                format!("Arguments invalides\u{a0}: {why}. Champs de cet outil\u{a0}: {fields}."),
                 format!("Invalid arguments: {why}. This tool's fields: {fields}."),
             ),
         )
@@ -136,7 +137,7 @@ pub(super) fn parse<P: DeserializeOwned + JsonSchema>(
 }
 
 /// "name*, start, ..." from the schema (* = required).
-fn field_list(schema: &Value) -> String {
+fn field_list(schema: &Value, lang: Lang) -> String {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -153,7 +154,7 @@ fn field_list(schema: &Value) -> String {
         }
     }
     if out.is_empty() {
-        "(aucun / none)".into()
+        tr(lang, "aucun", "none")
     } else {
         out.join(", ")
     }
@@ -161,67 +162,23 @@ fn field_list(schema: &Value) -> String {
 
 /// serde_json's messages, made readable: which field ("." is the arguments
 /// themselves), what was wrong, with serde's and Rust's type names ("map", "u64")
-/// said in words.
+/// said in words. Nothing of serde's English is passed on: a message it does not know
+/// says, in the caller's language, that the value is not accepted.
 fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
     let msg = msg.split(" at line ").next().unwrap_or(msg);
-    let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
     // "« by » : …" before what is wrong with a field, nothing for the whole object.
     let at = if path == "." || path.is_empty() {
         String::new()
     } else {
-        tr(lang, format!("« {path} » : "), format!("“{path}”: "))
+        tr(
+            lang,
+            format!("«\u{a0}{path}\u{a0}»\u{a0}: "),
+            format!("“{path}”: "),
+        )
     };
-    if msg.starts_with("missing field") {
-        let f = quoted(msg);
-        return at
-            + &tr(
-                lang,
-                format!("le champ « {f} » manque"),
-                format!("the field “{f}” is missing"),
-            );
-    }
-    if msg.starts_with("unknown field") {
-        let f = quoted(msg);
-        return at
-            + &tr(
-                lang,
-                format!("le champ « {f} » n'existe pas"),
-                format!("there is no field “{f}”"),
-            );
-    }
-    if msg.starts_with("unknown variant") {
-        // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
-        let parts: Vec<&str> = msg.split('`').collect();
-        let got = parts.get(1).copied().unwrap_or("");
-        let valid: Vec<&str> = parts.iter().skip(3).step_by(2).copied().collect();
-        return at
-            + &tr(
-                lang,
-                format!(
-                    "la valeur « {got} » n'est pas admise ; valeurs possibles : {}",
-                    valid.join(", ")
-                ),
-                format!(
-                    "the value “{got}” is not allowed; valid values: {}",
-                    valid.join(", ")
-                ),
-            );
-    }
-    for (prefix, fr, en) in [
-        ("invalid type: ", "type incorrect", "wrong type"),
-        ("invalid value: ", "valeur incorrecte", "wrong value"),
-        ("invalid length ", "longueur incorrecte", "wrong length"),
-    ] {
-        if let Some(detail) = msg.strip_prefix(prefix) {
-            let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
-            let (got, expected) = (words(got, lang), words(expected, lang));
-            return at
-                + &tr(
-                    lang,
-                    format!("{fr} (reçu : {got} ; attendu : {expected})"),
-                    format!("{en} (got {got}; expected {expected})"),
-                );
-        }
+    // The tool's fields are listed after the message, not again inside it.
+    if let Some(why) = reword_common(msg, None, lang) {
+        return at + &why;
     }
     if msg.starts_with("data did not match any variant of untagged enum") {
         let field = path.rsplit('.').next().unwrap_or(path);
@@ -232,7 +189,7 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
         return match (id_or_name, described) {
             (true, _) => tr(
                 lang,
-                format!("« {path} » doit être un id (nombre) ou un nom (texte)"),
+                format!("«\u{a0}{path}\u{a0}» doit être un id (nombre) ou un nom (texte)"),
                 format!("“{path}” must be an id (a number) or a name (a string)"),
             ),
             (false, Some(d)) => {
@@ -245,11 +202,258 @@ fn reword(msg: &str, path: &str, schema: &Value, lang: Lang) -> String {
             (false, None) => at + &tr(lang, "forme non admise", "not an accepted form"),
         };
     }
-    at + msg
+    at + &tr(lang, "valeur non admise", "value not accepted")
+}
+
+/// The names between backticks in a serde message, after the first one: serde's
+/// "unknown field `x`, expected one of `a`, `b`" gives ["a", "b"].
+fn backticked_after_first(msg: &str) -> Vec<&str> {
+    msg.split('`').skip(3).step_by(2).collect()
+}
+
+/// The messages tool arguments and commands share: missing and unknown fields, values
+/// out of a list, wrong types, and our own date's. An unknown field's message lists the
+/// `allowed` fields when given (serde's own list would name those the server fills
+/// in). `None` for a message of another kind.
+fn reword_common(msg: &str, allowed: Option<&[&str]>, lang: Lang) -> Option<String> {
+    let quoted = |m: &str| m.split('`').nth(1).unwrap_or("").to_owned();
+    if msg.starts_with("missing field") {
+        let f = quoted(msg);
+        return Some(tr(
+            lang,
+            format!("le champ «\u{a0}{f}\u{a0}» manque"),
+            format!("the field “{f}” is missing"),
+        ));
+    }
+    if msg.starts_with("unknown field") {
+        let f = quoted(msg);
+        let Some(allowed) = allowed else {
+            let near = closest(&f, backticked_after_first(msg));
+            return Some(match near {
+                Some(near) => tr(
+                    lang,
+                    format!(
+                        "le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)"
+                    ),
+                    format!("there is no field “{f}” (the closest is “{near}”)"),
+                ),
+                None => tr(
+                    lang,
+                    format!("le champ «\u{a0}{f}\u{a0}» n'existe pas"),
+                    format!("there is no field “{f}”"),
+                ),
+            });
+        };
+        let near = closest(&f, allowed.iter().copied());
+        return Some(match (near, allowed.is_empty()) {
+            (_, true) => tr(
+                lang,
+                format!("le champ «\u{a0}{f}\u{a0}» n'existe pas (aucun champ n'est admis ici)"),
+                format!("there is no field “{f}” (no field is allowed here)"),
+            ),
+            (Some(near), false) => tr(
+                lang,
+                format!(
+                    "le champ «\u{a0}{f}\u{a0}» n'existe pas (le plus proche\u{a0}: «\u{a0}{near}\u{a0}»)\u{202f}; champs admis\u{a0}: {}",
+                    allowed.join(", ")
+                ),
+                format!(
+                    "there is no field “{f}” (the closest is “{near}”); the fields allowed are {}",
+                    allowed.join(", ")
+                ),
+            ),
+            (None, false) => tr(
+                lang,
+                format!(
+                    "le champ «\u{a0}{f}\u{a0}» n'existe pas\u{202f}; champs admis\u{a0}: {}",
+                    allowed.join(", ")
+                ),
+                format!(
+                    "there is no field “{f}”; the fields allowed are {}",
+                    allowed.join(", ")
+                ),
+            ),
+        });
+    }
+    if msg.starts_with("unknown variant") {
+        // "unknown variant `XX`, expected one of `FS`, `SS`" — keep the valid values.
+        let got = quoted(msg);
+        let valid = backticked_after_first(msg);
+        return Some(tr(
+            lang,
+            format!(
+                "la valeur «\u{a0}{got}\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: {}",
+                valid.join(", ")
+            ),
+            format!(
+                "the value “{got}” is not allowed; valid values: {}",
+                valid.join(", ")
+            ),
+        ));
+    }
+    if let Some((input, _)) = msg.split_once(" is not a date: expected YYYY-MM-DD") {
+        // Our own `Date`'s message (an English fallback of the model's): said again.
+        let input = input
+            .trim_start_matches("«\u{a0}")
+            .trim_end_matches("\u{a0}»");
+        return Some(tr(
+            lang,
+            format!(
+                "«\u{a0}{input}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30"
+            ),
+            format!("“{input}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30"),
+        ));
+    }
+    for (prefix, fr, en) in [
+        ("invalid type: ", "type incorrect", "wrong type"),
+        ("invalid value: ", "valeur incorrecte", "wrong value"),
+        ("invalid length ", "longueur incorrecte", "wrong length"),
+    ] {
+        if let Some(detail) = msg.strip_prefix(prefix) {
+            let (got, expected) = detail.split_once(", expected ").unwrap_or((detail, ""));
+            let (got, expected) = (words(got, lang), words(expected, lang));
+            return Some(tr(
+                lang,
+                format!("{fr} (reçu\u{a0}: {got}\u{202f}; attendu\u{a0}: {expected})"),
+                format!("{en} (got {got}; expected {expected})"),
+            ));
+        }
+    }
+    None
+}
+
+/// A serde message of any origin, in the caller's words (its position left out): what
+/// `parse` says of a field, without naming one.
+pub(super) fn serde_message(msg: &str, lang: Lang) -> String {
+    let msg = msg.split(" at line ").next().unwrap_or(msg);
+    reword_common(msg, None, lang)
+        .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"))
+}
+
+/// The fields of an operation of the patch language (the model's `Command` as its
+/// schema shows it: without what the server fills in, such as who set a lock), or
+/// `None` for an operation outside the language.
+fn op_fields(op: &str) -> Option<Vec<&'static str>> {
+    super::patch::command_schema()["oneOf"]
+        .as_array()?
+        .iter()
+        .find(|b| b["properties"]["op"]["const"] == op)?["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "op")
+                .collect()
+        })
+}
+
+/// A JSON command made the model's command, or what is wrong with it in the caller's
+/// words: the operation it names (with the closest one when it is unknown), its fields
+/// (with those allowed), a missing one, or a value of the wrong type, named when the
+/// command holds it at its first level.
+pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
+    let Some(obj) = v.as_object() else {
+        return Err(tr(
+            lang,
+            "une commande est un objet { \"op\": …, … }",
+            "a command is an object { \"op\": …, … }",
+        ));
+    };
+    let op = match obj.get("op") {
+        Some(Value::String(op)) => op.clone(),
+        Some(_) => {
+            return Err(tr(
+                lang,
+                "«\u{a0}op\u{a0}» doit être le nom d'une opération (un texte), par exemple \"move_periods\"",
+                "“op” must be the name of an operation (a string), e.g. \"move_periods\"",
+            ));
+        }
+        None => {
+            return Err(tr(
+                lang,
+                "le champ «\u{a0}op\u{a0}» manque\u{a0}: il nomme l'opération, par exemple \"move_periods\"",
+                "the field “op” is missing: it names the operation, e.g. \"move_periods\"",
+            ));
+        }
+    };
+    let unknown_op = |op: &str| {
+        let ops = super::patch::ops();
+        match closest(op, ops.iter().copied()) {
+            Some(near) => tr(
+                lang,
+                format!(
+                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; la plus proche\u{a0}: {near}"
+                ),
+                format!("there is no operation “{op}”; the closest is {near}"),
+            ),
+            None => tr(
+                lang,
+                format!(
+                    "l'opération «\u{a0}{op}\u{a0}» n'existe pas\u{202f}; les opérations sont les noms des outils qui écrivent, par exemple move_periods, add_link ou set_progress (describe_patch les donne toutes)"
+                ),
+                format!(
+                    "there is no operation “{op}”; operations are the names of the tools that write, e.g. move_periods, add_link or set_progress (describe_patch gives them all)"
+                ),
+            ),
+        }
+    };
+    // An operation outside the patch language (restore_version's replace_schedule) is
+    // still parsed, but never offered, nor are fields the server fills in.
+    let allowed = op_fields(&op);
+    serde_json::from_value::<Command>(v.clone()).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg);
+        if msg.starts_with("unknown variant") && msg.split('`').nth(1) == Some(op.as_str()) {
+            return unknown_op(&op);
+        }
+        let why = reword_common(msg, allowed.as_deref(), lang)
+            .unwrap_or_else(|| tr(lang, "valeur non admise", "value not accepted"));
+        // serde does not say which field held a value of the wrong type: the one at
+        // the first level whose value is what it got, when there is exactly one.
+        let field = msg
+            .strip_prefix("invalid type: ")
+            .or_else(|| msg.strip_prefix("invalid value: "))
+            .and_then(|d| d.split(", expected ").next())
+            .and_then(|got| holder(obj, got));
+        let head = match field {
+            Some(f) => tr(
+                lang,
+                format!("{op}, champ «\u{a0}{f}\u{a0}»\u{a0}: "),
+                format!("{op}, field “{f}”: "),
+            ),
+            None => format!("{op}{}", tr(lang, "\u{a0}: ", ": ")),
+        };
+        head + &why
+    })
+}
+
+/// The one first-level field (or element of a first-level list) whose value serde
+/// described as `got` ("string \"x\"", "integer `5`", "map"...).
+fn holder<'a>(obj: &'a serde_json::Map<String, Value>, got: &str) -> Option<&'a str> {
+    let matches = |v: &Value| -> bool {
+        let value = got.split('`').nth(1);
+        match v {
+            Value::String(s) => got == format!("string {}", Value::String(s.clone())),
+            Value::Bool(b) => value == Some(if *b { "true" } else { "false" }),
+            Value::Number(n) => value == Some(n.to_string().as_str()),
+            Value::Object(_) => got == "map",
+            Value::Array(_) => got == "sequence",
+            Value::Null => got == "null" || got == "unit value",
+        }
+    };
+    let mut found = obj.iter().filter(|(k, v)| {
+        k.as_str() != "op" && (matches(v) || v.as_array().is_some_and(|a| a.iter().any(matches)))
+    });
+    match (found.next(), found.next()) {
+        (Some((k, _)), None) => Some(k.as_str()),
+        _ => None,
+    }
 }
 
 /// serde's names of what it got or expected, in words: "map" is an object, "u64" a
-/// whole number.
+/// whole number. A name it does not know is said as "another form", never in serde's
+/// English.
 fn words(serde: &str, lang: Lang) -> String {
     let serde = serde.trim();
     let (fr, en): (String, String) = match serde {
@@ -265,12 +469,23 @@ fn words(serde: &str, lang: Lang) -> String {
         "i8" | "i16" | "i32" | "i64" | "isize" => {
             ("un nombre entier".into(), "a whole number".into())
         }
-        s if s.starts_with("struct ") => ("un objet { … }".into(), "an object { … }".into()),
+        "f32" | "f64" => ("un nombre".into(), "a number".into()),
+        "a date as \"YYYY-MM-DD\"" => ("une date AAAA-MM-JJ".into(), "a date YYYY-MM-DD".into()),
+        "a member's id (a number) or name (a string)" => (
+            "l'id d'un membre (un nombre) ou son nom (un texte)".into(),
+            "a member's id (a number) or name (a string)".into(),
+        ),
+        s if s.starts_with("struct ")
+            || s.starts_with("internally tagged enum")
+            || s.starts_with("enum ") =>
+        {
+            ("un objet { … }".into(), "an object { … }".into())
+        }
         s => {
             // "string \"x\"", "integer `5`", "boolean `true`", "floating point `1.5`"
             let value = s.split('`').nth(1);
             match (s.split([' ', '`']).next(), value) {
-                (Some("string"), _) => (
+                (Some("string"), _) if s.len() > 7 => (
                     format!("le texte {}", &s[7..]),
                     format!("the string {}", &s[7..]),
                 ),
@@ -279,7 +494,8 @@ fn words(serde: &str, lang: Lang) -> String {
                     (format!("le nombre {v}"), format!("the number {v}"))
                 }
                 (Some("boolean"), Some(v)) => (v.to_owned(), v.to_owned()),
-                _ => (s.to_owned(), s.to_owned()),
+                _ if s.is_empty() => ("autre chose".into(), "something else".into()),
+                _ => ("une autre forme".into(), "another form".into()),
             }
         }
     };
@@ -304,7 +520,7 @@ mod tests {
     fn messages_say_what_to_fix() {
         let e = parse::<Example>(serde_json::json!({"schedule": 1}), Lang::Fr).unwrap_err();
         assert_eq!(e.code, Code::InvalidArguments);
-        assert!(e.text.contains("« name » manque"), "{}", e.text);
+        assert!(e.text.contains("«\u{a0}name\u{a0}» manque"), "{}", e.text);
         assert!(
             e.text.contains("name*") && e.text.contains("schedule*"),
             "{}",
@@ -331,7 +547,7 @@ mod tests {
         .unwrap_err();
         assert!(
             e.text.contains(
-                "« count » : type incorrect (reçu : un objet { … } ; attendu : un nombre entier positif ou nul)"
+                "«\u{a0}count\u{a0}»\u{a0}: type incorrect (reçu\u{a0}: un objet { … }\u{202f}; attendu\u{a0}: un nombre entier positif ou nul)"
             ),
             "{}",
             e.text
@@ -358,8 +574,9 @@ mod tests {
         }
         let e = parse::<WithKind>(serde_json::json!({"kind": "XX"}), Lang::Fr).unwrap_err();
         assert!(
-            e.text
-                .contains("« XX » n'est pas admise ; valeurs possibles : FS, SS"),
+            e.text.contains(
+                "«\u{a0}XX\u{a0}» n'est pas admise\u{202f}; valeurs possibles\u{a0}: FS, SS"
+            ),
             "{}",
             e.text
         );
@@ -369,6 +586,161 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.schedule, ScheduleRef::Name("Plan".into()));
+    }
+
+    /// Words of serde's and Rust's that must never reach a person or a model.
+    const SERDE_WORDS: &[&str] = &[
+        "unknown",
+        "expected",
+        "variant",
+        "invalid type",
+        "one of",
+        "missing",
+        "u64",
+        "i32",
+        "map",
+        "sequence",
+        "internally tagged",
+    ];
+
+    fn refused(v: Value, lang: Lang) -> String {
+        let why = command(v, lang).expect_err("the command must be refused");
+        if lang == Lang::Fr {
+            for w in SERDE_WORDS {
+                assert!(!why.contains(w), "{w:?} in {why}");
+            }
+        }
+        why
+    }
+
+    #[test]
+    fn commands_are_refused_in_the_callers_words() {
+        use super::super::people_testkit::visible;
+        let shift = serde_json::json!({"op": "shift", "bars": [1], "by": 2});
+        let why = refused(shift.clone(), Lang::Fr);
+        assert!(
+            why.contains("l'opération «\u{a0}shift\u{a0}» n'existe pas"),
+            "{}",
+            visible(&why)
+        );
+        assert!(!why.contains("replace_schedule"), "{why}");
+        let why = refused(shift, Lang::En);
+        assert!(why.starts_with("there is no operation “shift”"), "{why}");
+        let why = refused(
+            serde_json::json!({"op": "move_period", "bars": [1], "by": 2}),
+            Lang::Fr,
+        );
+        assert!(
+            why.ends_with("la plus proche\u{a0}: move_periods"),
+            "{}",
+            visible(&why)
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_period", "bars": [1], "by": 2}),
+            Lang::En,
+        );
+        assert_eq!(
+            why,
+            "there is no operation “move_period”; the closest is move_periods"
+        );
+        // Unknown field: the fields allowed, never those the server fills in.
+        let why = refused(
+            serde_json::json!({"op": "lock", "target": "schedule", "who": 1}),
+            Lang::Fr,
+        );
+        assert!(
+            why.starts_with("lock\u{a0}: le champ «\u{a0}who\u{a0}» n'existe pas"),
+            "{}",
+            visible(&why)
+        );
+        assert!(why.contains("reason, target"), "{}", visible(&why));
+        assert!(
+            !why.contains("by_name") && !why.contains("since_ms"),
+            "{why}"
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bar": [1], "by": 2}),
+            Lang::En,
+        );
+        assert_eq!(
+            why,
+            "move_periods: there is no field “bar” (the closest is “bars”); the fields allowed are bars, by, milestones"
+        );
+        // Missing field, wrong type (the field named), not an object, no op.
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1]}),
+            Lang::Fr,
+        );
+        assert_eq!(
+            visible(&why),
+            "move_periods⟨nbsp⟩: le champ «⟨nbsp⟩by⟨nbsp⟩» manque"
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}),
+            Lang::Fr,
+        );
+        assert_eq!(
+            visible(&why),
+            "move_periods, champ «⟨nbsp⟩by⟨nbsp⟩»⟨nbsp⟩: type incorrect (reçu⟨nbsp⟩: le texte \"x\"⟨nnbsp⟩; attendu⟨nbsp⟩: un nombre entier)"
+        );
+        let why = refused(
+            serde_json::json!({"op": "move_periods", "bars": [1], "by": "x"}),
+            Lang::En,
+        );
+        assert_eq!(
+            why,
+            "move_periods, field “by”: wrong type (got the string \"x\"; expected a whole number)"
+        );
+        let why = refused(
+            serde_json::json!({"op": "add_period", "row": 1, "label": "A", "start": "2026-13-01", "end": "2026-12-01"}),
+            Lang::Fr,
+        );
+        assert!(why.contains("n'est pas une date"), "{why}");
+        assert!(
+            refused(serde_json::json!(["op"]), Lang::Fr).starts_with("une commande est un objet")
+        );
+        assert!(
+            refused(serde_json::json!({"bars": [1]}), Lang::En)
+                .starts_with("the field “op” is missing")
+        );
+        // Any serde message, e.g. an import's, said in words.
+        assert_eq!(
+            visible(&serde_message(
+                "missing field `name` at line 1 column 2",
+                Lang::Fr
+            )),
+            "le champ «⟨nbsp⟩name⟨nbsp⟩» manque"
+        );
+        assert_eq!(
+            serde_message("something serde says", Lang::En),
+            "value not accepted"
+        );
+        // The internal operation is still taken, but never offered.
+        assert!(op_fields("replace_schedule").is_none());
+        assert_eq!(op_fields("unlock"), Some(vec!["target"]));
+    }
+
+    #[test]
+    fn an_unknown_argument_names_the_closest() {
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "cuont": 2}),
+            Lang::En,
+        )
+        .unwrap_err();
+        assert!(
+            e.text
+                .contains("there is no field “cuont” (the closest is “count”)"),
+            "{}",
+            e.text
+        );
+        let e = parse::<Example>(
+            serde_json::json!({"schedule": 1, "name": "x", "zzz": 2}),
+            Lang::Fr,
+        )
+        .unwrap_err();
+        for w in SERDE_WORDS {
+            assert!(!e.text.contains(w), "{w:?} in {}", e.text);
+        }
     }
 
     #[test]

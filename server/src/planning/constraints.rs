@@ -112,7 +112,7 @@ fn no_item(ctx: &Ctx, id: u64) -> Refusal {
     Refusal::new(
         Code::NotFound,
         ctx.tr(
-            format!("«\u{a0}item\u{a0}»\u{202f}: aucun bloc ni jalon n'a l'id {id} dans ce planning. Listez-les avec list_periods."),
+            format!("«\u{a0}item\u{a0}»\u{a0}: aucun bloc ni jalon n'a l'id {id} dans ce planning. Listez-les avec list_periods."),
             format!("“item”: no bar or milestone has id {id} in this schedule. List them with list_periods."),
         ),
     )
@@ -139,7 +139,7 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
     };
     let lines = text::risk_details(s, &mine, lang);
     if !lines.is_empty() {
-        text.push_str(&ctx.tr("\nAttention\u{202f}:", "\nWatch out:"));
+        text.push_str(&ctx.tr("\nAttention\u{a0}:", "\nWatch out:"));
         for l in &lines {
             text.push_str("\n- ");
             text.push_str(l);
@@ -153,9 +153,9 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
         text.push('\n');
         text.push_str(&match (lang, critical) {
             (Lang::Fr, true) => {
-                format!("Marge totale désormais\u{202f}: {days}, sur le chemin critique.")
+                format!("Marge totale désormais\u{a0}: {days}, sur le chemin critique.")
             }
-            (Lang::Fr, false) => format!("Marge totale désormais\u{202f}: {days}."),
+            (Lang::Fr, false) => format!("Marge totale désormais\u{a0}: {days}."),
             (Lang::En, true) => format!("Total float now: {days}, on the critical path."),
             (Lang::En, false) => format!("Total float now: {days}."),
         });
@@ -209,7 +209,7 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
     let phrase = text::constraint_phrase(c, lang);
     let head = ctx.tr(
         format!(
-            "{name}\u{202f}: contrainte «\u{a0}{phrase}\u{a0}» posée (avant\u{202f}: {was})\u{202f}; rang {}.",
+            "{name}\u{a0}: contrainte «\u{a0}{phrase}\u{a0}» posée (avant\u{a0}: {was})\u{202f}; rang {}.",
             wrote.rank
         ),
         format!(
@@ -282,7 +282,7 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
         });
         return Ok(Reply::ok(
             ctx.tr(
-                format!("{name} n'a pas de contrainte{what} à retirer (contraintes\u{202f}: {now})\u{202f}; rien n'a été écrit (rang {}).", cur.rank),
+                format!("{name} n'a pas de contrainte{what} à retirer (contraintes\u{a0}: {now})\u{202f}; rien n'a été écrit (rang {}).", cur.rank),
                 format!("{name} has no constraint{what} to remove (constraints: {now}); nothing was written (rank {}).", cur.rank),
             ),
             json!({ "schedule_id": id, "rank": cur.rank, "item": item, "cleared": [] }),
@@ -309,7 +309,7 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
     );
     let head = ctx.tr(
         format!(
-            "{name}\u{202f}: contrainte retirée ({removed}), reste\u{202f}: {now}\u{202f}; rang {}.",
+            "{name}\u{a0}: contrainte retirée ({removed}), reste\u{a0}: {now}\u{202f}; rang {}.",
             wrote.rank
         ),
         format!(
@@ -359,14 +359,14 @@ async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
     let head = match deadline {
         Some(d) => ctx.tr(
             format!(
-                "{name}\u{202f}: échéance le {d} (avant\u{202f}: {was})\u{202f}; rang {}.",
+                "{name}\u{a0}: échéance le {d} (avant\u{a0}: {was})\u{202f}; rang {}.",
                 wrote.rank
             ),
             format!("{name}: deadline {d} (before: {was}); rank {}.", wrote.rank),
         ),
         None => ctx.tr(
             format!(
-                "{name}\u{202f}: échéance retirée (avant\u{202f}: {was})\u{202f}; rang {}.",
+                "{name}\u{a0}: échéance retirée (avant\u{a0}: {was})\u{202f}; rang {}.",
                 wrote.rank
             ),
             format!(
@@ -401,7 +401,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» posée (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- « Recette utilisateurs » (bloc 17)⟨nnbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» non respectée de 2 jours ouvrés.\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+            "«⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» posée (avant⟨nbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nbsp⟩:\n- «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (bloc 17)⟨nbsp⟩: contrainte «⟨nbsp⟩fin au plus tard le 2026-12-09⟨nbsp⟩» non respectée de 2 jours ouvrés.\nMarge totale désormais⟨nbsp⟩: -2 jours ouvrés, sur le chemin critique."
         );
         assert_eq!(
             r.structured["constraints"],
@@ -419,7 +419,7 @@ mod tests {
             .await;
         assert!(
             visible(&l.text).ends_with(
-                "(ligne « Recette utilisateurs », 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
+                "(ligne «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩», 11)⟨nnbsp⟩; fin au plus tard le 2026-12-09"
             ),
             "{}",
             l.text
@@ -508,7 +508,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("Contrainte de « Go-live S/4HANA » (jalon 19)\u{202f}: aucune → doit commencer le 2026-12-18"),
+            r.text.contains("Contrainte de «\u{a0}Go-live S/4HANA\u{a0}» (jalon 19)\u{a0}: aucune → doit commencer le 2026-12-18"),
             "{}",
             r.text
         );
@@ -631,7 +631,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nnbsp⟩: échéance le 2026-12-16 (avant⟨nnbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nnbsp⟩:\n- « Go-live S/4HANA » (jalon 19)⟨nnbsp⟩: échéance dépassée de 2 jours ouvrés (échéance le 2026-12-16).\nMarge totale désormais⟨nnbsp⟩: -2 jours ouvrés, sur le chemin critique."
+            "«⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance le 2026-12-16 (avant⟨nbsp⟩: aucune)⟨nnbsp⟩; rang 1.\nAttention⟨nbsp⟩:\n- «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» (jalon 19)⟨nbsp⟩: échéance dépassée de 2 jours ouvrés (échéance le 2026-12-16).\nMarge totale désormais⟨nbsp⟩: -2 jours ouvrés, sur le chemin critique."
         );
         assert_eq!(r.structured["deadline"], "2026-12-16");
         assert_eq!(r.structured["risks"]["missed_deadline"], true);

@@ -7,7 +7,8 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
-use palmaplan_model::{BarId, RowId};
+use palmaplan_model::text::count;
+use palmaplan_model::{BarId, Lang, RowId};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -41,14 +42,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// Turns a JSON command into the model's command (the wire form is the model's).
+/// Turns a JSON command into the model's command (the wire form is the model's); what
+/// is wrong with one is said in the caller's words (see `args::command`).
 pub(super) fn command(ctx: &Ctx, v: Value) -> Result<Command, Refusal> {
-    serde_json::from_value(v).map_err(|e| {
+    super::args::command(v, ctx.lang()).map_err(|why| {
         Refusal::new(
             Code::InvalidCommand,
             ctx.tr(
-                format!("Commande invalide : {e}."),
-                format!("Invalid command: {e}."),
+                format!("Commande invalide\u{a0}: {why}."),
+                format!("Invalid command: {why}."),
             ),
         )
     })
@@ -104,7 +106,7 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
     let label = p.label.trim();
     let text = ctx.tr(
         format!(
-            "Bloc « {label} » ajouté (id {}) du {start} au {end} ; rang {}.",
+            "Bloc «\u{a0}{label}\u{a0}» ajouté (id {}) du {start} au {end}\u{202f}; rang {}.",
             bar.unwrap_or(0),
             wrote.rank
         ),
@@ -147,19 +149,19 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
             CascadeArg::choice(p.cascade),
         )
         .await?;
+    let by = super::periods::units(&ctx, &wrote.state, p.by);
+    // « 1 bloc et 0 jalon déplacés »: two nouns joined by « et » agree in the plural.
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) et {} jalon(s) déplacés de {} ; rang {}.",
-            p.bars.len(),
-            p.milestones.len(),
-            p.by,
+            "{} et {} déplacés de {by}\u{202f}; rang {}.",
+            count(Lang::Fr, p.bars.len(), "bloc", "blocs"),
+            count(Lang::Fr, p.milestones.len(), "jalon", "jalons"),
             wrote.rank
         ),
         format!(
-            "{} bar(s) and {} milestone(s) moved by {}; rank {}.",
-            p.bars.len(),
-            p.milestones.len(),
-            p.by,
+            "{} and {} moved by {by}; rank {}.",
+            count(Lang::En, p.bars.len(), "bar", "bars"),
+            count(Lang::En, p.milestones.len(), "milestone", "milestones"),
             wrote.rank
         ),
     );
@@ -167,7 +169,7 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
         if let Some(bar) = wrote.state.bar(BarId(*b)) {
             text.push_str(&ctx.tr(
                 format!(
-                    "\n- « {} » ({}) : {} → {}",
+                    "\n- «\u{a0}{}\u{a0}» ({})\u{a0}: {} → {}",
                     bar.label, bar.id, bar.start, bar.end
                 ),
                 format!(
@@ -210,7 +212,7 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "« commands » est vide : rien à appliquer.",
+                "«\u{a0}commands\u{a0}» est vide\u{a0}: rien à appliquer.",
                 "“commands” is empty: nothing to apply.",
             ),
         ));
@@ -230,13 +232,18 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
         .await?;
     let text = ctx.tr(
         format!(
-            "{} commande(s) appliquée(s) ; le planning passe au rang {}.",
-            commands.len(),
+            "{}\u{202f}; le planning passe au rang {}.",
+            count(
+                Lang::Fr,
+                commands.len(),
+                "commande appliquée",
+                "commandes appliquées"
+            ),
             wrote.rank
         ),
         format!(
-            "{} command(s) applied; the schedule is now at rank {}.",
-            commands.len(),
+            "{} applied; the schedule is now at rank {}.",
+            count(Lang::En, commands.len(), "command", "commands"),
             wrote.rank
         ),
     );

@@ -180,7 +180,7 @@ impl Writer {
                 Code::Forbidden,
                 super::tr(
                     self.lang,
-                    format!("La commande {n} ({op}) retirerait le verrou de quelqu'un d'autre ({held}) : c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle : {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
+                    format!("La commande {n} ({op}) retirerait le verrou de quelqu'un d'autre ({held})\u{a0}: c'est à cette personne ou à un propriétaire du planning de le faire (votre rôle\u{a0}: {}). Rien n'a été écrit.", role_name(self.role, Lang::Fr)),
                     format!("Command {n} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
                 ),
             )
@@ -234,7 +234,7 @@ impl Writer {
                 super::tr(
                     self.lang,
                     format!(
-                        "La commande {n} ({op}) change l'e-mail d'un membre ou le motif d'une absence : c'est au propriétaire du planning ou au membre lui-même de le faire (votre rôle : {}). Un e-mail décide qui voit les données privées d'un membre. Retirez « email » ou « reason » de la commande, ou demandez-le à un propriétaire. Rien n'a été écrit.",
+                        "La commande {n} ({op}) change l'e-mail d'un membre ou le motif d'une absence\u{a0}: c'est au propriétaire du planning ou au membre lui-même de le faire (votre rôle\u{a0}: {}). Un e-mail décide qui voit les données privées d'un membre. Retirez «\u{a0}email\u{a0}» ou «\u{a0}reason\u{a0}» de la commande, ou demandez-le à un propriétaire. Rien n'a été écrit.",
                         role_name(role, Lang::Fr)
                     ),
                     format!(
@@ -257,7 +257,7 @@ fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusa
         super::tr(
             lang,
             format!(
-                "La commande {n} ({op}) demande le rôle {} ; le vôtre est {}. Demandez-le à un propriétaire du planning. Rien n'a été écrit.",
+                "La commande {n} ({op}) demande le rôle {}\u{202f}; le vôtre est {}. Demandez-le à un propriétaire du planning. Rien n'a été écrit.",
                 role_name(needed, Lang::Fr),
                 role_name(role, Lang::Fr)
             ),
@@ -300,7 +300,7 @@ impl Ctx {
             return Err(Refusal::new(
                 Code::ReadOnlyToken,
                 self.tr(
-                    "Ce jeton (ou ce lien) est en lecture seule : il ne modifie aucun planning. Créez un jeton avec la portée « write ».",
+                    "Ce jeton (ou ce lien) est en lecture seule\u{a0}: il ne modifie aucun planning. Créez un jeton avec la portée «\u{a0}write\u{a0}».",
                     "This token (or link) is read-only: it changes no schedule. Create a token with the “write” scope.",
                 ),
             ));
@@ -455,7 +455,7 @@ impl Ctx {
         Refusal::new(
             Code::TokenRestricted,
             self.tr(
-                format!("Ce jeton est limité au planning {only} : il ne donne pas accès au planning {id}."),
+                format!("Ce jeton est limité au planning {only}\u{a0}: il ne donne pas accès au planning {id}."),
                 format!("This token is restricted to schedule {only}: it gives no access to schedule {id}."),
             ),
         )
@@ -1088,7 +1088,7 @@ mod tests {
                 summary.text
             );
             assert!(
-                summary.text.contains("« Revue en cours »"),
+                summary.text.contains("«\u{a0}Revue en cours\u{a0}»"),
                 "{}",
                 summary.text
             );

@@ -307,14 +307,14 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
                 Refusal::new(
                     Code::Storage,
                     ctx.tr(
-                        "Le planning n'a pas pu être converti en JSON ; rien n'a été exporté.",
+                        "Le planning n'a pas pu être converti en JSON\u{202f}; rien n'a été exporté.",
                         "The schedule could not be turned into JSON; nothing was exported.",
                     ),
                 )
             })?;
             let json = value.to_string();
             let header = ctx.tr(
-                format!("Export JSON de « {} » (id {}, rang {}, {} octets) ; import_schedule le relit.{redacted}", s.name, o.id, o.rank, json.len()),
+                format!("Export JSON de «\u{a0}{}\u{a0}» (id {}, rang {}, {} octets)\u{202f}; import_schedule le relit.{redacted}", s.name, o.id, o.rank, json.len()),
                 format!("JSON export of “{}” (id {}, rank {}, {} bytes); import_schedule reads it back.{redacted}", s.name, o.id, o.rank, json.len()),
             );
             Ok(Reply::ok(
@@ -331,14 +331,14 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
                 Refusal::new(
                     Code::Storage,
                     ctx.tr(
-                        "Les blocs n'ont pas pu être écrits en CSV\u{a0}; rien n'a été exporté.",
+                        "Les blocs n'ont pas pu être écrits en CSV\u{202f}; rien n'a été exporté.",
                         "The bars could not be written as CSV; nothing was exported.",
                     ),
                 )
             })?;
             let mut header = ctx.tr(
-                format!("Export CSV des {} bloc(s) de « {} » (id {}, rang {}), colonnes {CSV_HEADER} ; import_csv_periods relit label, start, end et color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
-                format!("CSV export of the {} bar(s) of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", s.bars.len(), s.name, o.id, o.rank),
+                format!("Export CSV des {} de «\u{a0}{}\u{a0}» (id {}, rang {}), colonnes {CSV_HEADER}\u{202f}; import_csv_periods relit label, start, end et color.{redacted}", text::count(Lang::Fr, s.bars.len(), "bloc", "blocs"), s.name, o.id, o.rank),
+                format!("CSV export of the {} of “{}” (id {}, rank {}), columns {CSV_HEADER}; import_csv_periods reads back label, start, end and color.{redacted}", text::count(Lang::En, s.bars.len(), "bar", "bars"), s.name, o.id, o.rank),
             );
             header.push_str(&neutralised_note(ctx.lang(), neutralised));
             Ok(Reply::ok(
@@ -385,20 +385,29 @@ fn too_big(ctx: &Ctx, what: &str, size: usize, max: usize) -> Refusal {
     Refusal::new(
         Code::TooLarge,
         ctx.tr(
-            format!("{what} fait {} Mo ; la limite est {} Mo. Rien n'a été importé : découpez les données en plusieurs parties.", megabytes(size), megabytes(max)),
+            format!("{what} fait {} Mo\u{202f}; la limite est {} Mo. Rien n'a été importé\u{a0}: découpez les données en plusieurs parties.", megabytes(size), megabytes(max)),
             format!("The {what} is {} MB; the limit is {} MB. Nothing was imported: split the data into several parts.", megabytes(size), megabytes(max)),
         ),
     )
     .with(json!({ "bytes": size, "max_bytes": max }))
 }
 
-/// serde_json's message without its position (given separately) and its Rust names.
+/// What is wrong with the JSON, where: serde_json's message said again in the caller's
+/// words (see `args::serde_message`), its position given separately.
 fn json_problem(e: &serde_json::Error, lang: Lang) -> String {
-    let msg = e.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
+    use serde_json::error::Category;
+    let msg = match e.classify() {
+        Category::Syntax => super::tr(lang, "JSON mal formé", "malformed JSON"),
+        Category::Eof => super::tr(
+            lang,
+            "le JSON s'arrête avant la fin",
+            "the JSON ends too early",
+        ),
+        Category::Io | Category::Data => super::args::serde_message(&e.to_string(), lang),
+    };
     let (line, column) = (e.line(), e.column());
     match lang {
-        Lang::Fr => format!("ligne {line}, colonne {column} : {msg}"),
+        Lang::Fr => format!("ligne {line}, colonne {column}\u{a0}: {msg}"),
         Lang::En => format!("line {line}, column {column}: {msg}"),
     }
 }
@@ -443,7 +452,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
             return Err(Refusal::new(
                 Code::InvalidArguments,
                 ctx.tr(
-                    "« json » doit être un objet JSON de planning (ou un texte qui en contient un), tel que l'export JSON d'export_schedule.",
+                    "«\u{a0}json\u{a0}» doit être un objet JSON de planning (ou un texte qui en contient un), tel que l'export JSON d'export_schedule.",
                     "“json” must be a schedule as a JSON object (or a string holding one), such as export_schedule's JSON.",
                 ),
             ));
@@ -453,7 +462,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         Refusal::new(
             Code::InvalidSchedule,
             ctx.tr(
-                format!("Ce JSON n'est pas un planning PalmaPlan ({}). Rien n'a été importé ; partez d'un export JSON d'export_schedule.", json_problem(&e, lang)),
+                format!("Ce JSON n'est pas un planning PalmaPlan ({}). Rien n'a été importé\u{202f}; partez d'un export JSON d'export_schedule.", json_problem(&e, lang)),
                 format!("This JSON is not a PalmaPlan schedule ({}). Nothing was imported; start from an export_schedule JSON export.", json_problem(&e, lang)),
             ),
         )
@@ -482,7 +491,7 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let text = ctx.tr(
         format!(
-            "Planning importé (id {id}) ; vous en êtes propriétaire. {}",
+            "Planning importé (id {id})\u{202f}; vous en êtes propriétaire. {}",
             text::schedule_summary(&state, lang)
         ),
         format!(
@@ -537,7 +546,7 @@ fn csv_error(ctx: &Ctx, line: usize, fr: String, en: String) -> Refusal {
     Refusal::new(
         Code::InvalidCsv,
         ctx.tr(
-            format!("CSV, ligne {line} : {fr} Rien n'a été ajouté."),
+            format!("CSV, ligne {line}\u{a0}: {fr} Rien n'a été ajouté."),
             format!("CSV, line {line}: {en} Nothing was added."),
         ),
     )
@@ -562,7 +571,7 @@ fn columns(ctx: &Ctx, header: &Record) -> Result<Columns, Refusal> {
             ctx,
             header.line,
             format!(
-                "l'en-tête « {found} » doit nommer les colonnes label, start et end (color en option), par exemple « label,start,end,color »."
+                "l'en-tête «\u{a0}{found}\u{a0}» doit nommer les colonnes label, start et end (color en option), par exemple «\u{a0}label,start,end,color\u{a0}»."
             ),
             format!(
                 "the header “{found}” must name the columns label, start and end (color optional), e.g. “label,start,end,color”."
@@ -593,12 +602,12 @@ fn csv_commands(
                 ctx,
                 r.line,
                 format!(
-                    "{} champ(s), il en faut au moins {needed} d'après l'en-tête.",
-                    r.fields.len()
+                    "{}, il en faut au moins {needed} d'après l'en-tête.",
+                    text::count(Lang::Fr, r.fields.len(), "champ", "champs")
                 ),
                 format!(
-                    "{} field(s), the header needs at least {needed}.",
-                    r.fields.len()
+                    "{}, the header needs at least {needed}.",
+                    text::count(Lang::En, r.fields.len(), "field", "fields")
                 ),
             ));
         }
@@ -608,7 +617,7 @@ fn csv_commands(
                 csv_error(
                     ctx,
                     r.line,
-                    format!("{field} « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                    format!("{field} «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                     format!("{field} “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
                 )
             })
@@ -676,7 +685,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::TooLarge,
             ctx.tr(
-                format!("Le CSV a {} lignes de blocs ; la limite est {MAX_CSV_ROWS} par appel. Rien n'a été ajouté : découpez-le.", data.len()),
+                format!("Le CSV a {} lignes de blocs\u{202f}; la limite est {MAX_CSV_ROWS} par appel. Rien n'a été ajouté\u{a0}: découpez-le.", data.len()),
                 format!("The CSV has {} bar lines; the limit is {MAX_CSV_ROWS} per call. Nothing was added: split it.", data.len()),
             ),
         ));
@@ -690,7 +699,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
             return Err(Refusal::new(
                 Code::RowNotFound,
                 ctx.tr(
-                    format!("Aucune ligne d'id {} dans « {} ». list_rows donne les lignes et leurs ids.", p.row, s.name),
+                    format!("Aucune ligne d'id {} dans «\u{a0}{}\u{a0}». list_rows donne les lignes et leurs ids.", p.row, s.name),
                     format!("No row with id {} in “{}”. list_rows gives the rows and their ids.", p.row, s.name),
                 ),
             ));
@@ -702,7 +711,7 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
             return Err(csv_error(
                 &ctx,
                 line,
-                format!("{} : {}", e.field, e.problem.message(Lang::Fr)),
+                format!("{}\u{a0}: {}", e.field, e.problem.message(Lang::Fr)),
                 format!("{}: {}", e.field, e.problem.message(Lang::En)),
             ));
         }
@@ -724,21 +733,21 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     };
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) ajouté(s) à la ligne {} (ids {range}) ; rang {}.",
-            ids.len(),
+            "{} à la ligne {} (ids {range})\u{202f}; rang {}.",
+            text::count(Lang::Fr, ids.len(), "bloc ajouté", "blocs ajoutés"),
             quoted(lang, &row_name),
             wrote.rank
         ),
         format!(
-            "{} bar(s) added to row {} (ids {range}); rank {}.",
-            ids.len(),
+            "{} added to row {} (ids {range}); rank {}.",
+            text::count(Lang::En, ids.len(), "bar", "bars"),
             quoted(lang, &row_name),
             wrote.rank
         ),
     );
     if !cols.ignored.is_empty() {
         text.push_str(&ctx.tr(
-            format!(" Colonnes ignorées : {}.", cols.ignored.join(", ")),
+            format!(" Colonnes ignorées\u{a0}: {}.", cols.ignored.join(", ")),
             format!(" Columns ignored: {}.", cols.ignored.join(", ")),
         ));
     }
@@ -1082,7 +1091,7 @@ mod tool_tests {
             .await;
         assert!(
             r.text
-                .starts_with("Planning importé (id 2) ; vous en êtes propriétaire. "),
+                .starts_with("Planning importé (id 2)\u{202f}; vous en êtes propriétaire. "),
             "{}",
             r.text
         );
@@ -1197,7 +1206,7 @@ mod tool_tests {
             .await;
         assert_eq!(
             r.text,
-            "6 bloc(s) ajouté(s) à la ligne « Cible » (ids 3–8) ; rang 1. Colonnes ignorées : id, row, group, member, progress, actual_start, actual_finish."
+            "6 blocs ajoutés à la ligne «\u{a0}Cible\u{a0}» (ids 3–8)\u{202f}; rang 1. Colonnes ignorées\u{a0}: id, row, group, member, progress, actual_start, actual_finish."
         );
         let got = k.state(target).await;
         let key = |b: &palmaplan_model::Bar| (b.label.clone(), b.start, b.end, b.color.clone());
@@ -1223,7 +1232,7 @@ mod tool_tests {
             .await;
         assert_eq!(
             r.text,
-            "CSV, ligne 3 : start « 2026-13-01 » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30. Rien n'a été ajouté."
+            "CSV, ligne 3\u{a0}: start «\u{a0}2026-13-01\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30. Rien n'a été ajouté."
         );
         assert_eq!(r.structured["line"], 3);
         // The model's checks (colour, end before start) name the line too.
@@ -1249,7 +1258,7 @@ mod tool_tests {
             .await;
         assert!(
             r.text
-                .starts_with("CSV, ligne 2 : end : la fin (2026-11-03) précède le début"),
+                .starts_with("CSV, ligne 2\u{a0}: end\u{a0}: la fin (2026-11-03) précède le début"),
             "{}",
             r.text
         );
@@ -1261,7 +1270,8 @@ mod tool_tests {
             )
             .await;
         assert!(
-            r.text.starts_with("CSV, ligne 2 : un guillemet ouvert"),
+            r.text
+                .starts_with("CSV, ligne 2\u{a0}: un guillemet ouvert"),
             "{}",
             r.text
         );
@@ -1286,7 +1296,7 @@ mod tool_tests {
             )
             .await;
         assert!(
-            r.text.starts_with("CSV, ligne 2 : 2 champ(s)"),
+            r.text.starts_with("CSV, ligne 2\u{a0}: 2 champs"),
             "{}",
             r.text
         );

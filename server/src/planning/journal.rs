@@ -24,6 +24,7 @@ use crate::planning::Code;
 use std::collections::{HashMap, HashSet};
 
 use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
+use palmaplan_model::text;
 use palmaplan_model::{AbsenceId, ActionId, BarId, Lang, LinkId, MemberId, MilestoneId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -83,13 +84,14 @@ pub(super) fn parse_commands(json: &str) -> Option<Vec<Command>> {
     serde_json::from_str(json).ok()
 }
 
-/// "3 blocs" / "3 bars", "1 jalon" / "1 milestone".
+/// "3 blocs" / "3 bars", "1 jalon" / "1 milestone": `fr` and `en` are the singular,
+/// both made plural with an s.
 fn count(lang: Lang, n: usize, fr: &str, en: &str) -> String {
-    let s = if n > 1 { "s" } else { "" };
-    match lang {
-        Lang::Fr => format!("{n} {fr}{s}"),
-        Lang::En => format!("{n} {en}{s}"),
-    }
+    let one = match lang {
+        Lang::Fr => fr,
+        Lang::En => en,
+    };
+    text::count(lang, n, one, &format!("{one}s"))
 }
 
 /// How many runs of commands a summary names before "+ N more".
@@ -147,7 +149,7 @@ pub(super) fn summary(cmds: &[Command], lang: Lang) -> String {
     if runs.len() > SUMMARY_RUNS {
         let rest = runs.len() - SUMMARY_RUNS;
         parts.push(match lang {
-            Lang::Fr => format!("+ {rest} autre(s)"),
+            Lang::Fr => format!("+ {}", text::count(lang, rest, "autre", "autres")),
             Lang::En => format!("+ {rest} more"),
         });
     }
@@ -174,17 +176,70 @@ pub(super) fn kind_str(kind: EntryKind) -> &'static str {
     }
 }
 
-/// What an entry did, in one line: its commands' summary, and what it undid or redid.
-fn entry_summary(e: &JournalEntry, lang: Lang) -> String {
-    let what = match parse_commands(&e.commands) {
+/// The writes that undo and redo entries stand for, by the rank of the undo or redo.
+/// An undo stores the commands it applied, the inverse of what its author had done
+/// (undoing a move stores `set_period_dates`), so its line names the write it undid
+/// instead, as the person knows it; a redo names the write it brings back.
+pub(super) type Origins = HashMap<i64, JournalEntry>;
+
+/// The origins of `entries` (see [`Origins`]): each undo or redo followed back through
+/// its target ranks to the write at their start, read from `entries` or the store.
+pub(super) async fn origins(
+    ctx: &Ctx,
+    id: i64,
+    entries: &[JournalEntry],
+) -> Result<Origins, Refusal> {
+    // Undo of a redo of an undo...: a chain is short, the bound only guards a corrupt one.
+    const HOPS: usize = 64;
+    let mut known: HashMap<i64, JournalEntry> =
+        entries.iter().map(|e| (e.rank, e.clone())).collect();
+    let mut out = Origins::new();
+    for e in entries.iter().filter(|e| e.kind != EntryKind::Write) {
+        let mut cur = e.clone();
+        for _ in 0..HOPS {
+            let Some(t) = cur.target_rank.filter(|_| cur.kind != EntryKind::Write) else {
+                break;
+            };
+            let next = match known.get(&t) {
+                Some(x) => x.clone(),
+                None => match ctx
+                    .store()
+                    .entry(id, t)
+                    .await
+                    .map_err(|e| ctx.db_error(e))?
+                {
+                    Some(x) => {
+                        known.insert(t, x.clone());
+                        x
+                    }
+                    None => break,
+                },
+            };
+            cur = next;
+        }
+        if cur.kind == EntryKind::Write {
+            out.insert(e.rank, cur);
+        }
+    }
+    Ok(out)
+}
+
+/// What an entry did, in one line: its commands' summary, and what it undid or redid
+/// (named by the write it stands for, see [`Origins`]).
+fn entry_summary(e: &JournalEntry, lang: Lang, origins: &Origins) -> String {
+    let named = match e.kind {
+        EntryKind::Write => e,
+        EntryKind::Undo | EntryKind::Redo => origins.get(&e.rank).unwrap_or(e),
+    };
+    let what = match parse_commands(&named.commands) {
         Some(cmds) => summary(&cmds, lang),
         None => "?".into(),
     };
     match (e.kind, e.target_rank, lang) {
-        (EntryKind::Undo, Some(t), Lang::Fr) => format!("annule le rang {t} : {what}"),
+        (EntryKind::Undo, Some(t), Lang::Fr) => format!("annule le rang {t}\u{a0}: {what}"),
         (EntryKind::Undo, Some(t), Lang::En) => format!("undoes rank {t}: {what}"),
         (EntryKind::Redo, Some(t), Lang::Fr) => {
-            format!("rétablit ce qu'annulait le rang {t} : {what}")
+            format!("rétablit ce qu'annulait le rang {t}\u{a0}: {what}")
         }
         (EntryKind::Redo, Some(t), Lang::En) => format!("redoes what rank {t} undid: {what}"),
         _ => what,
@@ -204,7 +259,12 @@ pub(super) async fn user_names(ctx: &Ctx, ids: &[i64]) -> Result<HashMap<i64, St
 }
 
 /// "- rang 15 · Alice · 2026-05-01T09:30:00Z · écriture · move_periods (3 blocs)"
-fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> String {
+fn entry_line(
+    ctx: &Ctx,
+    e: &JournalEntry,
+    names: &HashMap<i64, String>,
+    origins: &Origins,
+) -> String {
     let who = names.get(&e.author).map_or("?", String::as_str);
     let lang = ctx.lang();
     format!(
@@ -213,7 +273,7 @@ fn entry_line(ctx: &Ctx, e: &JournalEntry, names: &HashMap<i64, String>) -> Stri
         e.rank,
         iso_utc(e.at),
         kind_name(e.kind, lang),
-        entry_summary(e, lang)
+        entry_summary(e, lang, origins)
     )
 }
 
@@ -253,23 +313,28 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
     let rank = newest.rank;
     let authors: Vec<i64> = entries.iter().map(|e| e.author).collect();
     let names = user_names(&ctx, &authors).await?;
+    let origins = origins(&ctx, id, &entries).await?;
+    let n = entries.len();
     let mut text = ctx.tr(
         format!(
-            "Les {} dernière(s) modification(s) du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne :",
-            entries.len()
+            "{} du planning {id} (rang actuel {rank}), de la plus récente à la plus ancienne\u{a0}:",
+            match n {
+                1 => "La dernière modification".to_owned(),
+                n => format!("Les {n} dernières modifications"),
+            }
         ),
         format!(
-            "The latest {} change(s) of schedule {id} (current rank {rank}), newest first:",
-            entries.len()
+            "The latest {} of schedule {id} (current rank {rank}), newest first:",
+            text::count(Lang::En, n, "change", "changes")
         ),
     );
     for e in &entries {
-        text.push_str(&entry_line(&ctx, e, &names));
+        text.push_str(&entry_line(&ctx, e, &names, &origins));
     }
     if more {
         let oldest = entries.last().map_or(0, |e| e.rank);
         text.push_str(&ctx.tr(
-            format!("\nIl y en a de plus anciennes : rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
+            format!("\nIl y en a de plus anciennes\u{a0}: rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
             format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or get_changes with since_rank = {} for the commands.", oldest - 1),
         ));
     }
@@ -283,7 +348,7 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
                 "at": iso_utc(e.at),
                 "kind": kind_str(e.kind),
                 "target_rank": e.target_rank,
-                "summary": entry_summary(e, ctx.lang()),
+                "summary": entry_summary(e, ctx.lang(), &origins),
             })
         })
         .collect();
@@ -434,7 +499,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
         Poll::Idle { rank } => {
             let mut text = ctx.tr(
                 format!(
-                    "Aucune modification depuis le rang {} : le planning {id} est au rang {rank}.",
+                    "Aucune modification depuis le rang {}\u{a0}: le planning {id} est au rang {rank}.",
                     p.since_rank
                 ),
                 format!(
@@ -445,7 +510,7 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
             if rank < p.since_rank {
                 text.push_str(&ctx.tr(
                     format!(
-                        " (Le rang {} n'existe pas encore : repartez du rang {rank}.)",
+                        " (Le rang {} n'existe pas encore\u{a0}: repartez du rang {rank}.)",
                         p.since_rank
                     ),
                     format!(
@@ -481,26 +546,33 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     let (rank, since, next, more) = (f.rank, f.since, packed.next, packed.more);
     let mut text = ctx.tr(
         format!(
-            "{} modification(s) du planning {id} après le rang {since} (rang actuel {rank}) :",
-            packed.items.len()
+            "{} du planning {id} après le rang {since} (rang actuel {rank})\u{a0}:",
+            text::count(
+                Lang::Fr,
+                packed.items.len(),
+                "modification",
+                "modifications"
+            )
         ),
         format!(
-            "{} change(s) of schedule {id} after rank {since} (current rank {rank}):",
-            packed.items.len()
+            "{} of schedule {id} after rank {since} (current rank {rank}):",
+            text::count(Lang::En, packed.items.len(), "change", "changes")
         ),
     );
-    for e in f.entries.iter().take(packed.items.len()) {
-        text.push_str(&entry_line(&ctx, e, &f.names));
+    let shown = &f.entries[..packed.items.len().min(f.entries.len())];
+    let origins = origins(&ctx, id, shown).await?;
+    for e in shown {
+        text.push_str(&entry_line(&ctx, e, &f.names, &origins));
     }
     if let Some(first) = packed.too_large.first() {
         text.push_str(&ctx.tr(
-            format!("\nLes commandes du rang {first} sont trop volumineuses pour cette réponse : relisez le planning entier."),
+            format!("\nLes commandes du rang {first} sont trop volumineuses pour cette réponse\u{a0}: relisez le planning entier."),
             format!("\nThe commands of rank {first} are too large for this answer: read the whole schedule again."),
         ));
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nIl y en a d'autres : rappelez get_changes avec since_rank = {next}."),
+            format!("\nIl y en a d'autres\u{a0}: rappelez get_changes avec since_rank = {next}."),
             format!("\nThere are more: call get_changes again with since_rank = {next}."),
         ));
     }
@@ -572,7 +644,7 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
                     return Err(Refusal::new(
                         Code::NothingToRedo,
                         ctx.tr(
-                            format!("Rien à rétablir : votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
+                            format!("Rien à rétablir\u{a0}: votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
                             format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
                         ),
                     ).with(json!({ "rank": e.rank })));
@@ -622,7 +694,7 @@ fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
     Refusal::new(
         Code::Storage,
         ctx.tr(
-            format!("L'entrée du journal au rang {rank} est illisible ; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
+            format!("L'entrée du journal au rang {rank} est illisible\u{202f}; rien n'a été modifié. Signalez-le à l'administrateur du serveur."),
             format!("The journal entry at rank {rank} cannot be read; nothing was changed. Report it to the server's administrator."),
         ),
     )
@@ -638,25 +710,25 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
     }
     if let Some(b) = s.bar(BarId(id)) {
         return ctx.tr(
-            format!("le bloc « {} » ({id})", b.label),
+            format!("le bloc «\u{a0}{}\u{a0}» ({id})", b.label),
             format!("bar “{}” ({id})", b.label),
         );
     }
     if let Some(m) = s.milestone(MilestoneId(id)) {
         return ctx.tr(
-            format!("le jalon « {} » ({id})", m.label),
+            format!("le jalon «\u{a0}{}\u{a0}» ({id})", m.label),
             format!("milestone “{}” ({id})", m.label),
         );
     }
     if let Some(r) = s.rows.iter().find(|r| r.id.0 == id) {
         return ctx.tr(
-            format!("la ligne « {} » ({id})", r.name),
+            format!("la ligne «\u{a0}{}\u{a0}» ({id})", r.name),
             format!("row “{}” ({id})", r.name),
         );
     }
     if let Some(g) = s.groups.iter().find(|g| g.id.0 == id) {
         return ctx.tr(
-            format!("le groupe « {} » ({id})", g.name),
+            format!("le groupe «\u{a0}{}\u{a0}» ({id})", g.name),
             format!("group “{}” ({id})", g.name),
         );
     }
@@ -664,13 +736,13 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
         let a = s.item_label(l.from).unwrap_or("?");
         let b = s.item_label(l.to).unwrap_or("?");
         return ctx.tr(
-            format!("le lien {id} (« {a} » → « {b} »)"),
+            format!("le lien {id} («\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»)"),
             format!("link {id} (“{a}” → “{b}”)"),
         );
     }
     if let Some(a) = s.action(ActionId(id)) {
         return ctx.tr(
-            format!("l'action « {} » ({id})", a.label),
+            format!("l'action «\u{a0}{}\u{a0}» ({id})", a.label),
             format!("action “{}” ({id})", a.label),
         );
     }
@@ -703,6 +775,7 @@ fn entry_footprint(ctx: &Ctx, e: &JournalEntry) -> Result<Footprint, Refusal> {
 /// Refuses when someone else's later entry shares an item with the target.
 async fn check_others(
     ctx: &Ctx,
+    id: i64,
     plan: &Plan,
     state: &Schedule,
     way: Way,
@@ -742,10 +815,11 @@ async fn check_others(
             Way::Undo => ("d'annuler", "Annuler", "undo", "Undoing"),
             Way::Redo => ("de rétablir", "Rétablir", "redo", "Redoing"),
         };
-        let their = entry_summary(o, ctx.lang());
+        let stands_for = origins(ctx, id, std::slice::from_ref(o)).await?;
+        let their = entry_summary(o, ctx.lang(), &stands_for);
         let text = ctx.tr(
             format!(
-                "Impossible {of_fr} {what} : {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
+                "Impossible {of_fr} {what}\u{a0}: {who} a modifié depuis {item_text} (rang {}, {their}). {verb_fr} écraserait ou supprimerait son travail, et rien n'est fusionné en silence\u{202f}; rien n'a été modifié. Faites la correction voulue directement, ou demandez à {who} d'annuler d'abord sa modification.",
                 o.rank,
             ),
             format!(
@@ -791,19 +865,16 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 None => plan.target.clone(),
             },
         };
-        let what = ctx.tr(
-            format!(
-                "votre modification du rang {} ({})",
-                original.rank,
-                entry_summary(&original, lang)
-            ),
-            format!(
-                "your change at rank {} ({})",
-                original.rank,
-                entry_summary(&original, lang)
-            ),
+        let done = entry_summary(
+            &original,
+            lang,
+            &origins(&ctx, id, std::slice::from_ref(&original)).await?,
         );
-        check_others(&ctx, &plan, &cur.state, way, &what).await?;
+        let what = ctx.tr(
+            format!("votre modification du rang {} ({done})", original.rank),
+            format!("your change at rank {} ({done})", original.rank),
+        );
+        check_others(&ctx, id, &plan, &cur.state, way, &what).await?;
         let kind = match way {
             Way::Undo => EntryKind::Undo,
             Way::Redo => EntryKind::Redo,
@@ -832,7 +903,7 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     Way::Redo => ("de rétablir", "redo"),
                 };
                 let text = ctx.tr(
-                    format!("Impossible {fr} {what} : elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
+                    format!("Impossible {fr} {what}\u{a0}: elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
                 let mut refusal = ctx.invalid_with(&e, text);
@@ -845,11 +916,11 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
         };
         let head = match way {
             Way::Undo => ctx.tr(
-                format!("Annulé : {what}. Le planning passe au rang {rank} ; redo la rétablit."),
+                format!("Annulé\u{a0}: {what}. Le planning passe au rang {rank}\u{202f}; redo la rétablit."),
                 format!("Undone: {what}. The schedule is now at rank {rank}; redo brings it back."),
             ),
             Way::Redo => ctx.tr(
-                format!("Rétabli : {what}, annulée au rang {target_rank}. Le planning passe au rang {rank}."),
+                format!("Rétabli\u{a0}: {what}, annulée au rang {target_rank}. Le planning passe au rang {rank}."),
                 format!("Redone: {what}, undone at rank {target_rank}. The schedule is now at rank {rank}."),
             ),
         };
@@ -904,12 +975,13 @@ mod tests {
         let r = k.ok(&k.alice, "undo", json!({"schedule": id})).await;
         assert!(
             r.text
-                .starts_with("Annulé : votre modification du rang 2 (resize_period)"),
+                .starts_with("Annulé\u{a0}: votre modification du rang 2 (resize_period)"),
             "{}",
             r.text
         );
         assert!(
-            r.text.contains("« Nettoyage des données » (bloc 14)"),
+            r.text
+                .contains("«\u{a0}Nettoyage des données\u{a0}» (bloc 14)"),
             "{}",
             r.text
         );
@@ -933,7 +1005,7 @@ mod tests {
         let r = k.ok(&k.alice, "redo", json!({"schedule": id})).await;
         assert!(
             r.text.starts_with(
-                "Rétabli : votre modification du rang 1 (move_periods (1 bloc)), annulée au rang 4."
+                "Rétabli\u{a0}: votre modification du rang 1 (move_periods (1 bloc)), annulée au rang 4."
             ),
             "{}",
             r.text
@@ -983,7 +1055,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "Impossible d'annuler votre modification du rang 1 (move_periods (1 bloc)) : Bob a modifié depuis le bloc « Migration à blanc » (16) (rang 2, set_period_dates). Annuler écraserait ou supprimerait son travail, et rien n'est fusionné en silence ; rien n'a été modifié. Faites la correction voulue directement, ou demandez à Bob d'annuler d'abord sa modification."
+            "Impossible d'annuler votre modification du rang 1 (move_periods (1 bloc))\u{a0}: Bob a modifié depuis le bloc «\u{a0}Migration à blanc\u{a0}» (16) (rang 2, set_period_dates). Annuler écraserait ou supprimerait son travail, et rien n'est fusionné en silence\u{202f}; rien n'a été modifié. Faites la correction voulue directement, ou demandez à Bob d'annuler d'abord sa modification."
         );
         assert_eq!(r.structured["rank"], 2);
         assert_eq!(r.structured["item"], 16);
@@ -1007,7 +1079,7 @@ mod tests {
             .refused(&k.bob, "redo", json!({"schedule": id}), "conflict")
             .await;
         assert!(
-            r.text.starts_with("Impossible de rétablir votre modification du rang 2 (set_period_dates) : Alice a modifié depuis le bloc « Migration à blanc » (16) (rang 4, annule le rang 1"),
+            r.text.starts_with("Impossible de rétablir votre modification du rang 2 (set_period_dates)\u{a0}: Alice a modifié depuis le bloc «\u{a0}Migration à blanc\u{a0}» (16) (rang 4, annule le rang 1"),
             "{}",
             r.text
         );
@@ -1068,7 +1140,7 @@ mod tests {
             .await;
         assert!(
             r.text.contains(&format!(
-                "le bloc « Gel des données » ({bar}) (rang 3, add_action)"
+                "le bloc «\u{a0}Gel des données\u{a0}» ({bar}) (rang 3, add_action)"
             )),
             "{}",
             r.text
@@ -1134,8 +1206,8 @@ mod tests {
         // The clock moves one second per reading (one per write).
         assert_eq!(
             t,
-            "Les 3 dernière(s) modification(s) du planning N (rang actuel 3), de la plus récente à la plus ancienne :\n\
-             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1 : set_period_dates ×3\n\
+            "Les 3 dernières modifications du planning N (rang actuel 3), de la plus récente à la plus ancienne\u{a0}:\n\
+             - rang 3 · Alice · 2026-05-03T09:20:02Z · annulation · annule le rang 1\u{a0}: move_periods (3 blocs)\n\
              - rang 2 · Bob · 2026-05-03T09:20:01Z · écriture · resize_period\n\
              - rang 1 · Alice · 2026-05-03T09:20:00Z · écriture · move_periods (3 blocs)"
         );
@@ -1150,7 +1222,8 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("undo · undoes rank 1: set_period_dates ×3"),
+            r.text
+                .contains("undo · undoes rank 1: move_periods (3 bars)"),
             "{}",
             r.text
         );
@@ -1219,7 +1292,7 @@ mod tests {
         );
         assert_eq!(
             r.text,
-            format!("Aucune modification depuis le rang 5 : le planning {id} est au rang 5.")
+            format!("Aucune modification depuis le rang 5\u{a0}: le planning {id} est au rang 5.")
         );
         k.refused(
             &k.carol,

@@ -519,7 +519,7 @@ impl Planning {
                 tr(
                     caller.lang,
                     format!(
-                        "L'outil « {name} » n'existe pas. Outils disponibles : {}.",
+                        "L'outil «\u{a0}{name}\u{a0}» n'existe pas. Outils disponibles\u{a0}: {}.",
                         known.join(", ")
                     ),
                     format!(
@@ -551,7 +551,7 @@ impl Planning {
                     Code::Internal,
                     tr(
                         caller.lang,
-                        format!("« {name} » a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite : vérifiez avec get_schedule, puis réessayez ou signalez-le."),
+                        format!("«\u{a0}{name}\u{a0}» a échoué sur une erreur interne du serveur (elle est consignée dans ses journaux). Si c'était une modification, elle n'a pas été écrite\u{a0}: vérifiez avec get_schedule, puis réessayez ou signalez-le."),
                         format!("“{name}” failed on an internal server error (it is in the server's logs). If it was a change, it was not written: check with get_schedule, then try again or report it."),
                     ),
                 )
@@ -571,7 +571,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "Un lien /embed ne sert qu'à la vue du planning : « {name} » n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
+                    "Un lien /embed ne sert qu'à la vue du planning\u{a0}: «\u{a0}{name}\u{a0}» n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
                 ),
                 format!(
                     "An /embed link serves the schedule's view only: “{name}” is not part of it. Call it from an MCP client with your token."
@@ -585,7 +585,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "« {name} » modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée « write »."
+                    "«\u{a0}{name}\u{a0}» modifie un planning, et ce jeton est en lecture seule. Créez un jeton avec la portée «\u{a0}write\u{a0}»."
                 ),
                 format!(
                     "“{name}” changes a schedule and this token is read-only. Create a token with the “write” scope."
@@ -601,7 +601,7 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "Ce jeton est limité au planning {only} : « {name} » crée un autre planning, que ce jeton ne pourrait ni voir ni supprimer. Utilisez un jeton sans restriction (palmaplan token create sans --schedule)."
+                    "Ce jeton est limité au planning {only}\u{a0}: «\u{a0}{name}\u{a0}» crée un autre planning, que ce jeton ne pourrait ni voir ni supprimer. Utilisez un jeton sans restriction (palmaplan token create sans --schedule)."
                 ),
                 format!(
                     "This token is restricted to schedule {only}: “{name}” creates another schedule, which this token could neither see nor delete. Use an unrestricted token (palmaplan token create without --schedule)."
@@ -650,7 +650,7 @@ impl Ctx {
         Refusal::new(
             Code::Storage,
             self.tr(
-                "Le serveur n'a pas pu lire ou écrire ses données ; rien n'a été modifié. Réessayez dans un instant.",
+                "Le serveur n'a pas pu lire ou écrire ses données\u{202f}; rien n'a été modifié. Réessayez dans un instant.",
                 "The server could not read or write its data; nothing was changed. Try again in a moment.",
             ),
         )
@@ -715,7 +715,7 @@ impl Ctx {
                 return Err(Refusal::new(
                     Code::ScheduleNotFound,
                     self.tr(
-                        format!("Aucun planning « {schedule} » parmi les vôtres.{hint} Appelez list_schedules pour voir leurs noms et ids."),
+                        format!("Aucun planning «\u{a0}{schedule}\u{a0}» parmi les vôtres.{hint} Appelez list_schedules pour voir leurs noms et ids."),
                         format!("No schedule “{schedule}” among yours.{hint} Call list_schedules to see their names and ids."),
                     ),
                 )
@@ -726,7 +726,7 @@ impl Ctx {
                 return Err(Refusal::new(
                     Code::AmbiguousSchedule,
                     self.tr(
-                        format!("Plusieurs plannings s'appellent « {schedule} » (ids {}). Indiquez l'id.", ids.join(", ")),
+                        format!("Plusieurs plannings s'appellent «\u{a0}{schedule}\u{a0}» (ids {}). Indiquez l'id.", ids.join(", ")),
                         format!("Several schedules are named “{schedule}” (ids {}). Give the id.", ids.join(", ")),
                     ),
                 ));
@@ -747,7 +747,7 @@ impl Ctx {
                 Code::Forbidden,
                 self.tr(
                     format!(
-                        "Ce lien donne au plus le rôle {} sur « {} » ; cette action demande le rôle {}.",
+                        "Ce lien donne au plus le rôle {} sur «\u{a0}{}\u{a0}»\u{202f}; cette action demande le rôle {}.",
                         role_name(role, Lang::Fr),
                         info.name,
                         role_name(needed, Lang::Fr)
@@ -767,7 +767,7 @@ impl Ctx {
                 Code::Forbidden,
                 self.tr(
                     format!(
-                        "Votre rôle sur « {} » est {} ; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
+                        "Votre rôle sur «\u{a0}{}\u{a0}» est {}\u{202f}; cette action demande le rôle {}. Demandez-le à un propriétaire du planning.",
                         info.name,
                         role_name(info.role, Lang::Fr),
                         role_name(needed, Lang::Fr)
@@ -815,7 +815,7 @@ impl Ctx {
             Err(Failed::OutOfDate(current)) => Err(Refusal::new(
                 Code::OutOfDate,
                 self.tr(
-                    format!("Cette proposition n'est plus à jour : le planning a changé depuis (rang {current}). Rien n'a été écrit ; demandez une nouvelle proposition."),
+                    format!("Cette proposition n'est plus à jour\u{a0}: le planning a changé depuis (rang {current}). Rien n'a été écrit\u{202f}; demandez une nouvelle proposition."),
                     format!("This proposal is out of date: the schedule has changed since (rank {current}). Nothing was written; ask for a new one."),
                 ),
             )

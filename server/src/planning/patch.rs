@@ -104,7 +104,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
         let close = super::args::closest(op, names.iter().copied());
         let hint = match close {
             Some(c) => ctx.tr(
-                format!(" Vouliez-vous dire « {c} »\u{a0}?"),
+                format!(" Vouliez-vous dire «\u{a0}{c}\u{a0}»\u{202f}?"),
                 format!(" Did you mean “{c}”?"),
             ),
             None => String::new(),
@@ -112,7 +112,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« {op} » n'est pas une opération du langage de patch.{hint} Opérations\u{a0}: {}.", names.join(", ")),
+                format!("«\u{a0}{op}\u{a0}» n'est pas une opération du langage de patch.{hint} Opérations\u{a0}: {}.", names.join(", ")),
                 format!("“{op}” is not an operation of the patch language.{hint} Operations: {}.", names.join(", ")),
             ),
         ));
@@ -130,7 +130,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
     let n = names.len();
     let text = ctx.tr(
         format!(
-            "Langage de patch{}\u{a0}: {}. Chaque commande est un objet dont « op » nomme l'opération\u{a0}; ses champs sont dans structuredContent.schema (JSON Schema).",
+            "Langage de patch{}\u{a0}: {}. Chaque commande est un objet dont «\u{a0}op\u{a0}» nomme l'opération\u{202f}; ses champs sont dans structuredContent.schema (JSON Schema).",
             if n > 1 { format!(" ({n}\u{a0}opérations)") } else { String::new() },
             names.join(", ")
         ),

@@ -23,7 +23,7 @@ use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
 use palmaplan_model::filter::fold;
 use palmaplan_model::risk::{self, AbsenceRisk};
-use palmaplan_model::text::LIST_CAP;
+use palmaplan_model::text::{LIST_CAP, count, plural};
 use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -166,7 +166,7 @@ pub(super) fn find_member<'a>(
             Code::MemberNotFound,
             ctx.tr(
                 format!(
-                    "Aucun membre « {r} » dans « {} ». Appelez list_members pour voir les membres et leurs ids.",
+                    "Aucun membre «\u{a0}{r}\u{a0}» dans «\u{a0}{}\u{a0}». Appelez list_members pour voir les membres et leurs ids.",
                     s.name
                 ),
                 format!(
@@ -209,7 +209,7 @@ pub(super) fn find_member<'a>(
                         Code::AmbiguousMember,
                         ctx.tr(
                             format!(
-                                "Plusieurs membres correspondent à « {r} » : {}. Indiquez l'id.",
+                                "Plusieurs membres correspondent à «\u{a0}{r}\u{a0}»\u{a0}: {}. Indiquez l'id.",
                                 names.join(", ")
                             ),
                             format!(
@@ -230,7 +230,7 @@ pub(super) fn parse_date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusa
         Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -265,7 +265,7 @@ pub(super) fn span_text(start: Date, end: Date) -> String {
 /// "« label »" in French, "“label”" in English.
 pub(super) fn quoted(lang: Lang, text: &str) -> String {
     match lang {
-        Lang::Fr => format!("« {text} »"),
+        Lang::Fr => format!("«\u{a0}{text}\u{a0}»"),
         Lang::En => format!("“{text}”"),
     }
 }
@@ -327,7 +327,7 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         return Ok(Reply::ok(
             ctx.tr(
                 format!(
-                    "« {} » n'a aucun membre. Ajoutez-en avec add_member.",
+                    "«\u{a0}{}\u{a0}» n'a aucun membre. Ajoutez-en avec add_member.",
                     s.name
                 ),
                 format!("“{}” has no member. Add some with add_member.", s.name),
@@ -336,8 +336,16 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         ));
     }
     let mut text = ctx.tr(
-        format!("« {} » : {} membre(s) :", s.name, s.members.len()),
-        format!("“{}”: {} member(s):", s.name, s.members.len()),
+        format!(
+            "«\u{a0}{}\u{a0}»\u{a0}: {}\u{a0}:",
+            s.name,
+            count(Lang::Fr, s.members.len(), "membre", "membres")
+        ),
+        format!(
+            "“{}”: {}:",
+            s.name,
+            count(Lang::En, s.members.len(), "member", "members")
+        ),
     );
     let mut items = Vec::new();
     for m in s.members.iter().take(MEMBER_CAP) {
@@ -351,14 +359,22 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
             let names: Vec<String> = rows.iter().take(5).map(|r| quoted(lang, &r.name)).collect();
             let more = if rows.len() > 5 { ", …" } else { "" };
             text.push_str(&ctx.tr(
-                format!(" — ligne(s) : {}{more}", names.join(", ")),
-                format!(" — row(s): {}{more}", names.join(", ")),
+                format!(
+                    " — {}\u{a0}: {}{more}",
+                    plural(Lang::Fr, rows.len(), "ligne", "lignes"),
+                    names.join(", ")
+                ),
+                format!(
+                    " — {}: {}{more}",
+                    plural(Lang::En, rows.len(), "row", "rows"),
+                    names.join(", ")
+                ),
             ));
         }
         if absences > 0 {
             text.push_str(&ctx.tr(
-                format!(" — {absences} absence(s)"),
-                format!(" — {absences} absence(s)"),
+                format!(" — {}", count(Lang::Fr, absences, "absence", "absences")),
+                format!(" — {}", count(Lang::En, absences, "absence", "absences")),
             ));
         }
         let mut item = json!({
@@ -416,7 +432,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
     let name = p.name.trim();
     let mut text = ctx.tr(
         format!(
-            "Membre « {name} » ajouté à « {} » (id {member}) ; rang {}.",
+            "Membre «\u{a0}{name}\u{a0}» ajouté à «\u{a0}{}\u{a0}» (id {member})\u{202f}; rang {}.",
             wrote.state.name, wrote.rank
         ),
         format!(
@@ -426,7 +442,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
     );
     if has_email {
         text.push_str(&ctx.tr(
-            " Son e-mail est enregistré ; seuls les propriétaires et ce membre le voient.",
+            " Son e-mail est enregistré\u{202f}; seuls les propriétaires et ce membre le voient.",
             " Their e-mail is recorded; only owners and this member see it.",
         ));
     }
@@ -462,7 +478,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "Rien à changer : donnez « name » et/ou « email » (null efface l'e-mail).",
+                "Rien à changer\u{a0}: donnez «\u{a0}name\u{a0}» et/ou «\u{a0}email\u{a0}» (null efface l'e-mail).",
                 "Nothing to change: give “name” and/or “email” (null clears the e-mail).",
             ),
         ));
@@ -485,7 +501,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     let mut changes = Vec::new();
     if let Some(n) = &name {
         changes.push(ctx.tr(
-            format!("nom « {old_name} » → « {n} »"),
+            format!("nom «\u{a0}{old_name}\u{a0}» → «\u{a0}{n}\u{a0}»"),
             format!("name “{old_name}” → “{n}”"),
         ));
     }
@@ -496,7 +512,7 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     }
     let text = ctx.tr(
         format!(
-            "Membre {member} mis à jour : {} ; rang {}.",
+            "Membre {member} mis à jour\u{a0}: {}\u{202f}; rang {}.",
             changes.join(", "),
             wrote.rank
         ),
@@ -561,7 +577,7 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     let lang = ctx.lang();
     let mut text = ctx.tr(
         format!(
-            "Membre « {} » ({}) supprimé ; rang {}.",
+            "Membre «\u{a0}{}\u{a0}» ({}) supprimé\u{202f}; rang {}.",
             c.name, c.member, wrote.rank
         ),
         format!(
@@ -571,7 +587,7 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     );
     if c.rows.is_empty() && c.actions.is_empty() && c.absences.is_empty() {
         text.push_str(&ctx.tr(
-            " Il n'était affecté à rien : rien d'autre n'a changé.",
+            " Il n'était affecté à rien\u{a0}: rien d'autre n'a changé.",
             " They were assigned to nothing: nothing else changed.",
         ));
     } else {
@@ -586,33 +602,47 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
             let more = if c.rows.len() > 10 { ", …" } else { "" };
             parts.push(ctx.tr(
                 format!(
-                    "retiré de {} ligne(s) : {}{more}",
-                    c.rows.len(),
+                    "retiré de {}\u{a0}: {}{more}",
+                    count(Lang::Fr, c.rows.len(), "ligne", "lignes"),
                     names.join(", ")
                 ),
                 format!(
-                    "removed from {} row(s): {}{more}",
-                    c.rows.len(),
+                    "removed from {}: {}{more}",
+                    count(Lang::En, c.rows.len(), "row", "rows"),
                     names.join(", ")
                 ),
             ));
         }
         if !c.actions.is_empty() {
             parts.push(ctx.tr(
-                format!("désassigné de {} action(s)", c.actions.len()),
-                format!("unassigned from {} action(s)", c.actions.len()),
+                format!(
+                    "désassigné de {}",
+                    count(Lang::Fr, c.actions.len(), "action", "actions")
+                ),
+                format!(
+                    "unassigned from {}",
+                    count(Lang::En, c.actions.len(), "action", "actions")
+                ),
             ));
         }
         if !c.absences.is_empty() {
             parts.push(ctx.tr(
-                format!("{} absence(s) supprimée(s)", c.absences.len()),
-                format!("{} absence(s) deleted", c.absences.len()),
+                count(
+                    Lang::Fr,
+                    c.absences.len(),
+                    "absence supprimée",
+                    "absences supprimées",
+                ),
+                format!(
+                    "{} deleted",
+                    count(Lang::En, c.absences.len(), "absence", "absences")
+                ),
             ));
         }
         text.push_str(&ctx.tr(
             format!(
-                " Effacé avec lui : {}. undo rétablit le tout.",
-                parts.join(" ; ")
+                " Effacé avec lui\u{a0}: {}. undo rétablit le tout.",
+                parts.join("\u{202f}; ")
             ),
             format!(
                 " Cleared with them: {}. undo brings it all back.",
@@ -689,7 +719,7 @@ fn no_such_user(ctx: &Ctx, email: &str) -> Refusal {
     Refusal::new(
         Code::UserNotFound,
         ctx.tr(
-            format!("Aucun utilisateur de ce serveur n'a l'e-mail « {email} ». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
+            format!("Aucun utilisateur de ce serveur n'a l'e-mail «\u{a0}{email}\u{a0}». Créez son compte avec `palmaplan user add` sur le serveur, puis partagez à nouveau."),
             format!("No user of this server has the e-mail “{email}”. Create their account with `palmaplan user add` on the server, then share again."),
         ),
     )
@@ -699,7 +729,7 @@ fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
     Refusal::new(
         Code::LastOwner,
         ctx.tr(
-            format!("« {name} » doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
+            format!("«\u{a0}{name}\u{a0}» doit garder au moins un propriétaire, et c'est le dernier. Donnez d'abord le rôle owner à quelqu'un d'autre avec share_schedule."),
             format!("“{name}” must keep at least one owner, and this is the last one. First give the owner role to someone else with share_schedule."),
         ),
     )
@@ -734,7 +764,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
     let text = match before {
         Some(old) if old == role => ctx.tr(
             format!(
-                "{who} avait déjà le rôle {} sur « {name} » : rien n'a changé.",
+                "{who} avait déjà le rôle {} sur «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé.",
                 new(Lang::Fr)
             ),
             format!(
@@ -744,7 +774,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
         ),
         Some(old) => ctx.tr(
             format!(
-                "{who} passe de {} à {} sur « {name} ».",
+                "{who} passe de {} à {} sur «\u{a0}{name}\u{a0}».",
                 role_name(old, Lang::Fr),
                 new(Lang::Fr)
             ),
@@ -756,7 +786,7 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "« {name} » est partagé avec {who}, comme {}.",
+                "«\u{a0}{name}\u{a0}» est partagé avec {who}, comme {}.",
                 new(Lang::Fr)
             ),
             format!("“{name}” is shared with {who}, as {}.", new(Lang::En)),
@@ -811,7 +841,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::NoAccess,
             ctx.tr(
-                format!("{} <{}> n'a pas accès à « {name} » : rien à retirer. list_access montre qui y a accès.", user.name, user.email),
+                format!("{} <{}> n'a pas accès à «\u{a0}{name}\u{a0}»\u{a0}: rien à retirer. list_access montre qui y a accès.", user.name, user.email),
                 format!("{} <{}> has no access to “{name}”: nothing to remove. list_access shows who has.", user.name, user.email),
             ),
         ));
@@ -826,7 +856,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let mut text = ctx.tr(
         format!(
-            "{} <{}> n'a plus accès à « {name} » (était {}).",
+            "{} <{}> n'a plus accès à «\u{a0}{name}\u{a0}» (était {}).",
             user.name,
             user.email,
             role_name(role, Lang::Fr)
@@ -840,7 +870,7 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
     );
     if user.id == ctx.caller.user_id {
         text.push_str(&ctx.tr(
-            " C'était vous : ce planning n'apparaît plus dans vos listes.",
+            " C'était vous\u{a0}: ce planning n'apparaît plus dans vos listes.",
             " That was you: this schedule no longer appears in your lists.",
         ));
     }
@@ -860,8 +890,14 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let owner = role == Role::Owner;
     let mut text = ctx.tr(
-        format!("Accès à « {name} » ({} personne(s)) :", access.len()),
-        format!("Access to “{name}” ({} people):", access.len()),
+        format!(
+            "Accès à «\u{a0}{name}\u{a0}» ({})\u{a0}:",
+            count(Lang::Fr, access.len(), "personne", "personnes")
+        ),
+        format!(
+            "Access to “{name}” ({}):",
+            count(Lang::En, access.len(), "person", "people")
+        ),
     );
     let mut items = Vec::new();
     for (u, r) in access.iter().take(MEMBER_CAP) {
@@ -922,7 +958,7 @@ fn risk_line(lang: Lang, s: &Schedule, bar: BarId, days: &[Date]) -> String {
         (Some(a), Some(b)) => span_text(*a, *b),
         _ => String::new(),
     };
-    let sep = if lang == Lang::Fr { " :" } else { ":" };
+    let sep = if lang == Lang::Fr { "\u{a0}:" } else { ":" };
     format!(
         "{} ({bar}){sep} {span} ({})",
         quoted(lang, label),
@@ -947,17 +983,42 @@ fn risk_block(ctx: &Ctx, s: &Schedule, at_risk: &[(BarId, Vec<Date>)], now: bool
     }
     let mut out = if now {
         ctx.tr(
-            format!("Bloc(s) mis à risque ({}) :", at_risk.len()),
-            format!("Bar(s) put at risk ({}):", at_risk.len()),
+            format!(
+                "{} ({})\u{a0}:",
+                plural(
+                    Lang::Fr,
+                    at_risk.len(),
+                    "Bloc mis à risque",
+                    "Blocs mis à risque"
+                ),
+                at_risk.len()
+            ),
+            format!(
+                "{} ({}):",
+                plural(
+                    Lang::En,
+                    at_risk.len(),
+                    "Bar put at risk",
+                    "Bars put at risk"
+                ),
+                at_risk.len()
+            ),
         )
     } else {
         ctx.tr(
             format!(
-                "Bloc(s) qui ne sont plus à risque de cette absence ({}) :",
+                "{} de cette absence ({})\u{a0}:",
+                plural(
+                    Lang::Fr,
+                    at_risk.len(),
+                    "Bloc qui n'est plus à risque",
+                    "Blocs qui ne sont plus à risque"
+                ),
                 at_risk.len()
             ),
             format!(
-                "Bar(s) no longer at risk of this absence ({}):",
+                "{} no longer at risk of this absence ({}):",
+                plural(Lang::En, at_risk.len(), "Bar", "Bars"),
                 at_risk.len()
             ),
         )
@@ -977,7 +1038,7 @@ fn absence_not_found(ctx: &Ctx, s: &Schedule, id: u64) -> Refusal {
     Refusal::new(
         Code::AbsenceNotFound,
         ctx.tr(
-            format!("Aucune absence d'id {id} dans « {} ». Appelez list_absences pour voir les absences et leurs ids.", s.name),
+            format!("Aucune absence d'id {id} dans «\u{a0}{}\u{a0}». Appelez list_absences pour voir les absences et leurs ids.", s.name),
             format!("No absence with id {id} in “{}”. Call list_absences to see the absences and their ids.", s.name),
         ),
     )
@@ -1027,7 +1088,7 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence de {name} ajoutée (id {absence_id}) : {} ({days}) ; rang {}.",
+                "Absence de {name} ajoutée (id {absence_id})\u{a0}: {} ({days})\u{202f}; rang {}.",
                 span_text(start, end),
                 wrote.rank
             ),
@@ -1071,7 +1132,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "Rien à changer : donnez « start », « end » et/ou « reason ».",
+                "Rien à changer\u{a0}: donnez «\u{a0}start\u{a0}», «\u{a0}end\u{a0}» et/ou «\u{a0}reason\u{a0}».",
                 "Nothing to change: give “start”, “end” and/or “reason”.",
             ),
         ));
@@ -1110,7 +1171,7 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence {absence} de {name} mise à jour : {} ({days}) ; rang {}.{reason_note}",
+                "Absence {absence} de {name} mise à jour\u{a0}: {} ({days})\u{202f}; rang {}.{reason_note}",
                 span_text(a.start, a.end),
                 wrote.rank
             ),
@@ -1157,7 +1218,7 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
         "{}\n{}",
         ctx.tr(
             format!(
-                "Absence {absence} de {name} ({}) supprimée ; rang {}.",
+                "Absence {absence} de {name} ({}) supprimée\u{202f}; rang {}.",
                 span_text(a.start, a.end),
                 wrote.rank
             ),
@@ -1215,13 +1276,24 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
     let risks = risk::absence_risks(s, &cal);
     let mut text = if list.is_empty() {
         ctx.tr(
-            format!("Aucune absence dans « {} » pour ces critères.", s.name),
+            format!(
+                "Aucune absence dans «\u{a0}{}\u{a0}» pour ces critères.",
+                s.name
+            ),
             format!("No absence in “{}” for these criteria.", s.name),
         )
     } else {
         ctx.tr(
-            format!("« {} » : {} absence(s) :", s.name, list.len()),
-            format!("“{}”: {} absence(s):", s.name, list.len()),
+            format!(
+                "«\u{a0}{}\u{a0}»\u{a0}: {}\u{a0}:",
+                s.name,
+                count(Lang::Fr, list.len(), "absence", "absences")
+            ),
+            format!(
+                "“{}”: {}:",
+                s.name,
+                count(Lang::En, list.len(), "absence", "absences")
+            ),
         )
     };
     let mut items = Vec::new();
@@ -1237,7 +1309,7 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
         ));
         if !a.reason.is_empty() {
             text.push_str(&ctx.tr(
-                format!(" — motif : {}", a.reason),
+                format!(" — motif\u{a0}: {}", a.reason),
                 format!(" — reason: {}", a.reason),
             ));
         }
@@ -1252,7 +1324,7 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
                 .collect();
             let more = if at_risk.len() > 5 { ", …" } else { "" };
             text.push_str(&ctx.tr(
-                format!(" — met à risque : {}{more}", bars.join(", ")),
+                format!(" — met à risque\u{a0}: {}{more}", bars.join(", ")),
                 format!(" — puts at risk: {}{more}", bars.join(", ")),
             ));
         }
@@ -1309,7 +1381,11 @@ mod tests {
         }
         // Thomas sees his own e-mail and reason, and nobody else's e-mail.
         let r = k.ok(&k.thomas, "list_absences", args.clone()).await;
-        assert!(r.text.contains("motif : Rendez-vous médical"), "{}", r.text);
+        assert!(
+            r.text.contains("motif\u{a0}: Rendez-vous médical"),
+            "{}",
+            r.text
+        );
         assert_eq!(r.structured["absences"][0]["reason"], "Rendez-vous médical");
         let r = k.ok(&k.thomas, "list_members", args.clone()).await;
         assert!(r.text.contains("<thomas.dubois@example.org>"), "{}", r.text);
@@ -1329,7 +1405,7 @@ mod tests {
         let r = k.ok(&k.viewer, "list_absences", args).await;
         assert!(
             r.text
-                .contains("met à risque : « Adaptation du code ABAP » (15)"),
+                .contains("met à risque\u{a0}: «\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
             "{}",
             r.text
         );
@@ -1393,13 +1469,13 @@ mod tests {
             )
             .await;
         assert!(
-            r.text
-                .contains("ne sont plus à risque de cette absence (1)"),
+            r.text.contains("n'est plus à risque de cette absence (1)"),
             "{}",
             r.text
         );
         assert!(
-            r.text.contains("« Adaptation du code ABAP » (15)"),
+            r.text
+                .contains("«\u{a0}Adaptation du code ABAP\u{a0}» (15)"),
             "{}",
             r.text
         );
@@ -1469,7 +1545,11 @@ mod tests {
                 json!({ "schedule": k.schedule, "name": "Léa Roux", "email": "lea@example.org" }),
             )
             .await;
-        assert!(r.text.contains("Membre « Léa Roux » ajouté"), "{}", r.text);
+        assert!(
+            r.text.contains("Membre «\u{a0}Léa Roux\u{a0}» ajouté"),
+            "{}",
+            r.text
+        );
         assert!(!r.text.contains("lea@"), "{}", r.text);
         let lea = r.structured["member"].as_u64().unwrap();
         // An editor renames, but may not change an e-mail (it decides who sees what).
@@ -1523,12 +1603,12 @@ mod tests {
             .await;
         assert!(
             r.text
-                .contains("removed from 1 row(s): “Adaptation du code spécifique” (8)"),
+                .contains("removed from 1 row: “Adaptation du code spécifique” (8)"),
             "{}",
             r.text
         );
-        assert!(r.text.contains("unassigned from 1 action(s)"), "{}", r.text);
-        assert!(r.text.contains("1 absence(s) deleted"), "{}", r.text);
+        assert!(r.text.contains("unassigned from 1 action"), "{}", r.text);
+        assert!(r.text.contains("1 absence deleted"), "{}", r.text);
         assert_eq!(r.structured["cleared"]["absences"], json!([31]));
         let s = k.state(k.schedule).await;
         assert!(s.member(MemberId(4)).is_none() && s.absences.is_empty());
@@ -1549,7 +1629,7 @@ mod tests {
                 json!({ "schedule": k.schedule, "member": true }),
             )
             .await;
-        assert!(r.text.contains("a member's id"), "{}", r.text);
+        assert!(r.text.contains("l'id d'un membre"), "{}", r.text);
     }
 
     #[tokio::test]

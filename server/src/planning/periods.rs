@@ -10,7 +10,7 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::{Command, Edge};
-use palmaplan_model::{BarId, Date, RowId, Schedule, TimeUnit, diff, text};
+use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, diff, text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::json;
@@ -107,7 +107,7 @@ pub(super) fn busy(ctx: &Ctx) -> Refusal {
     Refusal::new(
         Code::Busy,
         ctx.tr(
-            "D'autres modifications arrivent sans cesse sur ce planning ; rien n'a été écrit. Réessayez dans un instant.",
+            "D'autres modifications arrivent sans cesse sur ce planning\u{202f}; rien n'a été écrit. Réessayez dans un instant.",
             "Other changes keep arriving on this schedule; nothing was written. Try again in a moment.",
         ),
     )
@@ -124,7 +124,7 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
         Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« {field} » : « {v} » n'est pas une date ; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
+                format!("«\u{a0}{field}\u{a0}»\u{a0}: «\u{a0}{v}\u{a0}» n'est pas une date\u{202f}; écrivez AAAA-MM-JJ, par exemple 2026-11-30."),
                 format!("“{field}”: “{v}” is not a date; write YYYY-MM-DD, e.g. 2026-11-30."),
             ),
         )
@@ -135,21 +135,16 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
 fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
     let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
     ctx.tr(
-        format!("« {label} » (bloc {bar})"),
+        format!("«\u{a0}{label}\u{a0}» (bloc {bar})"),
         format!("“{label}” (bar {bar})"),
     )
 }
 
-/// "de +2 jours ouvrés" / "by +2 working days", in the schedule's unit.
-fn units(ctx: &Ctx, s: &Schedule, by: i32) -> String {
-    let plural = by.abs() > 1;
-    let (fr, en) = match (s.settings.time_unit, plural) {
-        (TimeUnit::Day, false) => ("jour ouvré", "working day"),
-        (TimeUnit::Day, true) => ("jours ouvrés", "working days"),
-        (TimeUnit::Week, false) => ("semaine ouvrée", "working week"),
-        (TimeUnit::Week, true) => ("semaines ouvrées", "working weeks"),
-    };
-    ctx.tr(format!("{by:+} {fr}"), format!("{by:+} {en}"))
+/// "+2 jours ouvrés" / "+2 working days", "-1 jour ouvré": an offset in the schedule's
+/// unit, always signed.
+pub(super) fn units(ctx: &Ctx, s: &Schedule, by: i32) -> String {
+    let words = text::time_units(i64::from(by), s.settings.time_unit, ctx.lang());
+    if by > 0 { format!("+{words}") } else { words }
 }
 
 /// Which edge of a bar to move.
@@ -202,11 +197,11 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let by = units(&ctx, &before, p.by);
     let head = match edge {
         Edge::Start => ctx.tr(
-            format!("Début de {name} déplacé de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("Début de {name} déplacé de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
             format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
         ),
         Edge::End => ctx.tr(
-            format!("Fin de {name} déplacée de {by} : le bloc va maintenant du {start} au {end} ; rang {}.", wrote.rank),
+            format!("Fin de {name} déplacée de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
             format!("End of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
         ),
     };
@@ -256,7 +251,7 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         .map_or((start, end), |b| (b.start, b.end));
     let head = ctx.tr(
         format!(
-            "{name} va maintenant du {start} au {end} (avant : du {} au {}) ; rang {}.",
+            "{name} va maintenant du {start} au {end} (avant\u{a0}: du {} au {})\u{202f}; rang {}.",
             was.0, was.1, wrote.rank
         ),
         format!(
@@ -324,7 +319,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "Rien à changer : donnez au moins un des champs label, color, notes, pin ou row.",
+                "Rien à changer\u{a0}: donnez au moins un des champs label, color, notes, pin ou row.",
                 "Nothing to change: give at least one of label, color, notes, pin or row.",
             ),
         ));
@@ -341,7 +336,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
     let name = bar_name(&ctx, &wrote.state, p.bar);
     let head = ctx.tr(
         format!(
-            "{name} mis à jour ({}) ; rang {}.",
+            "{name} mis à jour ({})\u{202f}; rang {}.",
             fields.join(", "),
             wrote.rank
         ),
@@ -385,7 +380,7 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
             let a = s.item_label(l.from).unwrap_or("?");
             let b = s.item_label(l.to).unwrap_or("?");
             ctx.tr(
-                format!("lien {} : « {a} » → « {b} »", l.id),
+                format!("lien {}\u{a0}: «\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»", l.id),
                 format!("link {}: “{a}” → “{b}”", l.id),
             )
         })
@@ -397,7 +392,10 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
         .map(|a| {
             let on = s.bar(a.bar).map_or("?", |b| b.label.as_str());
             ctx.tr(
-                format!("action {} « {} » sur « {on} »", a.id, a.label),
+                format!(
+                    "action {} «\u{a0}{}\u{a0}» sur «\u{a0}{on}\u{a0}»",
+                    a.id, a.label
+                ),
                 format!("action {} “{}” on “{on}”", a.id, a.label),
             )
         })
@@ -407,7 +405,7 @@ fn cascade(ctx: &Ctx, s: &Schedule, bars: &[BarId]) -> (Vec<String>, Vec<String>
 
 /// "lien 30 : ..., lien 31 : ... et 4 autres".
 fn named_list(ctx: &Ctx, lines: &[String]) -> String {
-    let sep = ctx.tr(" ; ", "; ");
+    let sep = ctx.tr("\u{202f}; ", "; ");
     let mut out = lines
         .iter()
         .take(NAMED)
@@ -416,7 +414,7 @@ fn named_list(ctx: &Ctx, lines: &[String]) -> String {
         .join(&sep);
     if lines.len() > NAMED {
         out.push_str(&ctx.tr(
-            format!(" ; et {} autres", lines.len() - NAMED),
+            format!("\u{202f}; et {} autres", lines.len() - NAMED),
             format!("; and {} more", lines.len() - NAMED),
         ));
     }
@@ -442,32 +440,32 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     let (_, wrote, (labels, links, actions)) = apply_fresh(&ctx, id, build).await?;
     let mut text = ctx.tr(
         format!(
-            "{} bloc(s) supprimé(s) : {}",
-            labels.len(),
+            "{}\u{a0}: {}",
+            text::count(Lang::Fr, labels.len(), "bloc supprimé", "blocs supprimés"),
             named_list(&ctx, &labels)
         ),
         format!(
-            "{} bar(s) deleted: {}",
-            labels.len(),
+            "{} deleted: {}",
+            text::count(Lang::En, labels.len(), "bar", "bars"),
             named_list(&ctx, &labels)
         ),
     );
     if links.is_empty() && actions.is_empty() {
         text.push_str(&ctx.tr(
-            " ; aucun lien ni action n'en dépendait.",
+            "\u{202f}; aucun lien ni action n'en dépendait.",
             "; no link or action depended on them.",
         ));
     } else {
         text.push_str(&ctx.tr(
             format!(
-                ". Partis avec eux : {} lien(s), {} action(s)",
-                links.len(),
-                actions.len()
+                ". Partis avec eux\u{a0}: {}, {}",
+                text::count(Lang::Fr, links.len(), "lien", "liens"),
+                text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
             format!(
-                ". Gone with them: {} link(s), {} action(s)",
-                links.len(),
-                actions.len()
+                ". Gone with them: {}, {}",
+                text::count(Lang::En, links.len(), "link", "links"),
+                text::count(Lang::En, actions.len(), "action", "actions")
             ),
         ));
         let both: Vec<String> = links.iter().chain(&actions).cloned().collect();
@@ -496,13 +494,13 @@ fn confirm_needed(
     let labels: Vec<String> = bars.iter().map(|b| bar_name(ctx, s, b.0)).collect();
     let mut text = ctx.tr(
         format!(
-            "Rien n'a été supprimé. Supprimer {} bloc(s) ({})",
-            bars.len(),
+            "Rien n'a été supprimé. Supprimer {} ({})",
+            text::count(Lang::Fr, bars.len(), "bloc", "blocs"),
             named_list(ctx, &labels)
         ),
         format!(
-            "Nothing was deleted. Deleting {} bar(s) ({})",
-            bars.len(),
+            "Nothing was deleted. Deleting {} ({})",
+            text::count(Lang::En, bars.len(), "bar", "bars"),
             named_list(ctx, &labels)
         ),
     );
@@ -511,14 +509,14 @@ fn confirm_needed(
     } else {
         text.push_str(&ctx.tr(
             format!(
-                " supprimerait aussi {} lien(s) et {} action(s) : ",
-                links.len(),
-                actions.len()
+                " supprimerait aussi {} et {}\u{a0}: ",
+                text::count(Lang::Fr, links.len(), "lien", "liens"),
+                text::count(Lang::Fr, actions.len(), "action", "actions")
             ),
             format!(
-                " would also remove {} link(s) and {} action(s): ",
-                links.len(),
-                actions.len()
+                " would also remove {} and {}: ",
+                text::count(Lang::En, links.len(), "link", "links"),
+                text::count(Lang::En, actions.len(), "action", "actions")
             ),
         ));
         let both: Vec<String> = links.iter().chain(actions).cloned().collect();
@@ -604,12 +602,14 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "{total} bloc(s) et jalon(s) ; {} à {} :",
+                "{total} {}\u{202f}; {} à {}\u{a0}:",
+                text::plural(Lang::Fr, total, "bloc ou jalon", "blocs et jalons"),
                 (p.offset + 1).min(total),
                 p.offset + page.len()
             ),
             format!(
-                "{total} bar(s) and milestone(s); {} to {}:",
+                "{total} {}; {} to {}:",
+                text::plural(Lang::En, total, "bar or milestone", "bars and milestones"),
                 (p.offset + 1).min(total),
                 p.offset + page.len()
             ),
@@ -628,12 +628,12 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
         let rn = row_name(*row);
         text.push_str(&if *ms {
             ctx.tr(
-                format!("\n- jalon {iid} « {label} » : {start} (ligne « {rn} », {row})"),
+                format!("\n- jalon {iid} «\u{a0}{label}\u{a0}»\u{a0}: {start} (ligne «\u{a0}{rn}\u{a0}», {row})"),
                 format!("\n- milestone {iid} “{label}”: {start} (row “{rn}”, {row})"),
             )
         } else {
             ctx.tr(
-                format!("\n- bloc {iid} « {label} » : {start} → {end} (ligne « {rn} », {row})"),
+                format!("\n- bloc {iid} «\u{a0}{label}\u{a0}»\u{a0}: {start} → {end} (ligne «\u{a0}{rn}\u{a0}», {row})"),
                 format!("\n- bar {iid} “{label}”: {start} → {end} (row “{rn}”, {row})"),
             )
         });
@@ -654,7 +654,7 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     if more {
         let next = p.offset + page.len();
         text.push_str(&ctx.tr(
-            format!("\nIl y en a d'autres : rappelez list_periods avec offset = {next}."),
+            format!("\nIl y en a d'autres\u{a0}: rappelez list_periods avec offset = {next}."),
             format!("\nThere are more: call list_periods again with offset = {next}."),
         ));
     }
@@ -690,6 +690,38 @@ mod tests {
     use serde_json::json;
 
     #[tokio::test]
+    async fn a_move_names_its_counts_and_its_unit() {
+        let k = Kit::new("periods_move_words").await;
+        let id = k.schedule;
+        let r = k
+            .ok(
+                &k.alice,
+                "move_periods",
+                json!({"schedule": id, "bars": [13], "by": 1, "cascade": false}),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("1 bloc et 0 jalon déplacés de +1 jour ouvré\u{202f}; rang 1."),
+            "{}",
+            r.text
+        );
+        let r = k
+            .ok(
+                &en(&k.alice),
+                "move_periods",
+                json!({"schedule": id, "bars": [13, 14], "by": -2, "cascade": false}),
+            )
+            .await;
+        assert!(
+            r.text
+                .starts_with("2 bars and 0 milestones moved by -2 working days; rank 2."),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
     async fn edges_dates_and_fields_change_with_a_readable_answer() {
         let k = Kit::new("periods_edit").await;
         let id = k.schedule;
@@ -701,7 +733,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.starts_with("Début de « Adaptation du code ABAP » (bloc 15) déplacé de +1 jour ouvré : le bloc va maintenant du 2026-11-17 au 2026-12-04 ; rang 1.\nChangements :"),
+            r.text.starts_with("Début de «\u{a0}Adaptation du code ABAP\u{a0}» (bloc 15) déplacé de +1 jour ouvré\u{a0}: le bloc va maintenant du 2026-11-17 au 2026-12-04\u{202f}; rang 1.\nChangements\u{a0}:"),
             "{}",
             r.text
         );
@@ -732,7 +764,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.starts_with("« Migration à blanc » (bloc 16) va maintenant du 2026-11-30 au 2026-12-04 (avant : du 2026-11-23 au 2026-12-04) ; rang 3."),
+            r.text.starts_with("«\u{a0}Migration à blanc\u{a0}» (bloc 16) va maintenant du 2026-11-30 au 2026-12-04 (avant\u{a0}: du 2026-11-23 au 2026-12-04)\u{202f}; rang 3."),
             "{}",
             r.text
         );
@@ -779,7 +811,7 @@ mod tests {
             .await;
         assert!(
             r.text.starts_with(
-                "« Audit du système » (bloc 13) mis à jour (color, notes, pin) ; rang 4."
+                "«\u{a0}Audit du système\u{a0}» (bloc 13) mis à jour (color, notes, pin)\u{202f}; rang 4."
             ),
             "{}",
             r.text
@@ -859,7 +891,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "Rien n'a été supprimé. Supprimer 2 bloc(s) (« Migration à blanc » (bloc 16) ; « Recette utilisateurs » (bloc 17)) supprimerait aussi 4 lien(s) et 1 action(s) : lien 22 : « Nettoyage des données » → « Migration à blanc » ; lien 23 : « Adaptation du code ABAP » → « Recette utilisateurs » ; lien 24 : « Migration à blanc » → « Recette utilisateurs » ; lien 25 : « Recette utilisateurs » → « Bascule en production » ; action 30 « Rédiger les cas de test » sur « Recette utilisateurs ». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
+            "Rien n'a été supprimé. Supprimer 2 blocs («\u{a0}Migration à blanc\u{a0}» (bloc 16)\u{202f}; «\u{a0}Recette utilisateurs\u{a0}» (bloc 17)) supprimerait aussi 4 liens et 1 action\u{a0}: lien 22\u{a0}: «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Migration à blanc\u{a0}»\u{202f}; lien 23\u{a0}: «\u{a0}Adaptation du code ABAP\u{a0}» → «\u{a0}Recette utilisateurs\u{a0}»\u{202f}; lien 24\u{a0}: «\u{a0}Migration à blanc\u{a0}» → «\u{a0}Recette utilisateurs\u{a0}»\u{202f}; lien 25\u{a0}: «\u{a0}Recette utilisateurs\u{a0}» → «\u{a0}Bascule en production\u{a0}»\u{202f}; action 30 «\u{a0}Rédiger les cas de test\u{a0}» sur «\u{a0}Recette utilisateurs\u{a0}». Si c'est bien voulu, rappelez delete_periods avec \"confirm\": true (undo pourra tout remettre)."
         );
         assert_eq!(k.rank().await, 0, "nothing written");
         let r = k
@@ -869,7 +901,7 @@ mod tests {
                 json!({"schedule": id, "bars": [16, 17], "confirm": true}),
             )
             .await;
-        assert!(r.text.starts_with("2 bar(s) deleted: “Migration à blanc” (bar 16); “Recette utilisateurs” (bar 17). Gone with them: 4 link(s), 1 action(s) (link 22:"), "{}", r.text);
+        assert!(r.text.starts_with("2 bars deleted: “Migration à blanc” (bar 16); “Recette utilisateurs” (bar 17). Gone with them: 4 links, 1 action (link 22:"), "{}", r.text);
         assert_eq!(
             r.structured,
             json!({"schedule_id": id, "rank": 1, "deleted": 2, "links_removed": 4, "actions_removed": 1})
@@ -924,7 +956,7 @@ mod tests {
             .ok(&k.carol, "list_periods", json!({"schedule": id}))
             .await;
         assert_eq!(r.structured["total"], 7);
-        assert!(r.text.starts_with("7 bloc(s) et jalon(s) ; 1 à 7 :\n- bloc 13 « Audit du système » : 2026-11-02 → 2026-11-13 (ligne « Audit du système », 6)"), "{}", r.text);
+        assert!(r.text.starts_with("7 blocs et jalons\u{202f}; 1 à 7\u{a0}:\n- bloc 13 «\u{a0}Audit du système\u{a0}»\u{a0}: 2026-11-02 → 2026-11-13 (ligne «\u{a0}Audit du système\u{a0}», 6)"), "{}", r.text);
         let r = k
             .ok(
                 &en(&k.carol),
@@ -934,7 +966,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "2 bar(s) and milestone(s); 1 to 2:\n- bar 18 “Bascule en production”: 2026-12-14 → 2026-12-17 (row “Mise en production”, 12)\n- milestone 19 “Go-live S/4HANA”: 2026-12-18 (row “Mise en production”, 12)"
+            "2 bars and milestones; 1 to 2:\n- bar 18 “Bascule en production”: 2026-12-14 → 2026-12-17 (row “Mise en production”, 12)\n- milestone 19 “Go-live S/4HANA”: 2026-12-18 (row “Mise en production”, 12)"
         );
         assert_eq!(
             r.structured["items"][1],

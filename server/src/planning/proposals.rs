@@ -144,7 +144,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "« commands » est vide : donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], ou « reschedule ».",
+                "«\u{a0}commands\u{a0}» est vide\u{a0}: donnez les commandes à simuler, par exemple [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], ou «\u{a0}reschedule\u{a0}».",
                 "“commands” is empty: give the commands to simulate, e.g. [{\"op\":\"move_periods\",\"bars\":[14],\"by\":5}], or “reschedule”.",
             ),
         ));
@@ -200,7 +200,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     let acceptable = !d.is_empty() && d.not_shown.is_empty() && refused.is_none();
     let mut text = ctx.tr(
         format!(
-            "Simulation sur le planning {id} « {} » au rang {rank} : rien n'a été écrit.\n",
+            "Simulation sur le planning {id} «\u{a0}{}\u{a0}» au rang {rank}\u{a0}: rien n'a été écrit.\n",
             before.name
         ),
         format!(
@@ -225,23 +225,23 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     }
     text.push_str(&if let Some(r) = &refused {
         ctx.tr(
-            format!("Vous ne pourriez pas appliquer ces changements : {}", r.text),
+            format!("Vous ne pourriez pas appliquer ces changements\u{a0}: {}", r.text),
             format!("You could not apply these changes: {}", r.text),
         )
     } else if d.is_empty() {
         ctx.tr(
-            "Ces commandes ne changeraient rien : il n'y a rien à appliquer.",
+            "Ces commandes ne changeraient rien\u{a0}: il n'y a rien à appliquer.",
             "These commands would change nothing: there is nothing to apply.",
         )
     } else if acceptable {
         ctx.tr(
-            format!("Pour appliquer exactement ces changements : apply_patch avec les commandes de cette réponse (structuredContent.commands), cascade: false (elles contiennent déjà ce que la cascade décale) et expected_rank = {rank} ; si le planning a changé entre-temps, rien ne sera écrit."),
+            format!("Pour appliquer exactement ces changements\u{a0}: apply_patch avec les commandes de cette réponse (structuredContent.commands), cascade: false (elles contiennent déjà ce que la cascade décale) et expected_rank = {rank}\u{202f}; si le planning a changé entre-temps, rien ne sera écrit."),
             format!("To apply exactly these changes: apply_patch with this answer's commands (structuredContent.commands), cascade: false (they already hold what the cascade moves) and expected_rank = {rank}; if the schedule has changed in between, nothing will be written."),
         )
     } else {
         let n = d.not_shown.len();
         ctx.tr(
-            format!("Changements non montrés : {n} (listés ci-dessus), que le diagramme ne peut pas dessiner ; la vue ne propose donc pas « Accepter ». apply_patch avec ces commandes et expected_rank = {rank} reste possible après les avoir relus."),
+            format!("Changements non montrés\u{a0}: {n} (listés ci-dessus), que le diagramme ne peut pas dessiner\u{202f}; la vue ne propose donc pas «\u{a0}Accepter\u{a0}». apply_patch avec ces commandes et expected_rank = {rank} reste possible après les avoir relus."),
             format!("Changes not shown: {n} (listed above), which the chart cannot draw; so the view does not offer “Accept”. apply_patch with these commands and expected_rank = {rank} is still possible after reading them."),
         )
     });
@@ -332,7 +332,10 @@ async fn resolve(ctx: &Ctx, id: i64, side: &Side) -> Result<Resolved, Refusal> {
 fn side_name(ctx: &Ctx, r: &Resolved) -> String {
     match &r.version {
         Some((vid, name)) => ctx.tr(
-            format!("la version « {name} » (id {vid}, rang {})", r.rank),
+            format!(
+                "la version «\u{a0}{name}\u{a0}» (id {vid}, rang {})",
+                r.rank
+            ),
             format!("version “{name}” (id {vid}, rank {})", r.rank),
         ),
         None => ctx.tr(
@@ -379,7 +382,7 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
     let d = diff::diff(&from.state, &to.state);
     let mut text = ctx.tr(
         format!(
-            "Comparaison du planning {id} (lecture seule, rien n'a été écrit), de {} à {} :\n",
+            "Comparaison du planning {id} (lecture seule, rien n'a été écrit), de {} à {}\u{a0}:\n",
             side_name(&ctx, &from),
             side_name(&ctx, &to)
         ),
@@ -525,7 +528,11 @@ mod tests {
         assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
         assert_eq!(r.structured["from"]["name"], "Base");
         assert_eq!(r.structured["to"]["version"], Value::Null);
-        assert!(r.text.contains("la version « Base »"), "{}", r.text);
+        assert!(
+            r.text.contains("la version «\u{a0}Base\u{a0}»"),
+            "{}",
+            r.text
+        );
         k.refused(
             &k.carol,
             "diff_versions",

@@ -2,7 +2,7 @@
 
 use crate::planning::Code;
 use palmaplan_model::command;
-use palmaplan_model::{Schedule, demo, risk, text};
+use palmaplan_model::{Lang, Schedule, demo, risk, text};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -58,14 +58,23 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
         )
     } else {
         ctx.tr(
-            format!("{} planning(s) :", visible.len()),
-            format!("{} schedule(s):", visible.len()),
+            format!(
+                "{}\u{a0}:",
+                text::count(Lang::Fr, visible.len(), "planning", "plannings")
+            ),
+            format!(
+                "{}:",
+                text::count(Lang::En, visible.len(), "schedule", "schedules")
+            ),
         )
     };
     for s in &visible {
         let role = super::role_name(s.role, ctx.lang());
         text.push_str(&ctx.tr(
-            format!("\n- {} — « {} » ({role}, rang {})", s.id, s.name, s.rank),
+            format!(
+                "\n- {} — «\u{a0}{}\u{a0}» ({role}, rang {})",
+                s.id, s.name, s.rank
+            ),
             format!("\n- {} — “{}” ({role}, rank {})", s.id, s.name, s.rank),
         ));
     }
@@ -114,7 +123,7 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
             let more = details.len() - SUMMARY_RISKS;
             text.push('\n');
             text.push_str(&ctx.tr(
-                format!("… et {more} de plus : schedule_risks les liste."),
+                format!("… et {more} de plus\u{a0}: schedule_risks les liste."),
                 format!("… and {more} more: schedule_risks lists them."),
             ));
         }
@@ -128,7 +137,7 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
         text.push('\n');
         text.push_str(&ctx.tr(
             format!(
-                "Verrous ({}) — ce qu'ils tiennent refuse toute écriture :",
+                "Verrous ({}) — ce qu'ils tiennent refuse toute écriture\u{a0}:",
                 s.locks.len()
             ),
             format!(
@@ -221,7 +230,7 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
         .await
         .map_err(|e| ctx.db_error(e))?;
     let text = ctx.tr(
-        format!("Planning « {name} » créé (id {id}) ; vous en êtes propriétaire."),
+        format!("Planning «\u{a0}{name}\u{a0}» créé (id {id})\u{202f}; vous en êtes propriétaire."),
         format!("Schedule “{name}” created (id {id}); you own it."),
     );
     Ok(Reply::ok(

@@ -109,7 +109,7 @@ pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Opt
     let held = held?;
     let plan = s.span()?.1;
     Some(ctx.tr(
-        format!("Le plan finit le {plan} ; une fois tous ses liens et contraintes respectés, il finirait le {held} (reschedule le replanifie)."),
+        format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held} (reschedule le replanifie)."),
         format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held} (reschedule replans it)."),
     ))
 }
@@ -195,7 +195,7 @@ pub(super) fn reschedule_moves(
                 Code::ConstraintBroken,
                 ctx.tr(
                     format!(
-                        "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{202f}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
+                        "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{a0}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
                         text::working_days(by_days, Lang::Fr),
                         text::constraint_phrase(c, Lang::Fr)
                     ),
@@ -217,7 +217,7 @@ fn not_found(ctx: &Ctx, field: &str, id: u64) -> Refusal {
     Refusal::new(
         Code::NotFound,
         ctx.tr(
-            format!("« {field} » : l'id {id} ne désigne aucun élément de ce type dans ce planning. Listez-les avec list_periods."),
+            format!("«\u{a0}{field}\u{a0}»\u{a0}: l'id {id} ne désigne aucun élément de ce type dans ce planning. Listez-les avec list_periods."),
             format!("“{field}”: id {id} names no such item in this schedule. List them with list_periods."),
         ),
     )
@@ -262,7 +262,7 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
         if moved.is_empty() {
             let text = ctx.tr(
                 format!(
-                    "Aucun lien n'est violé{} dans « {} » : rien n'a bougé (rang {}).",
+                    "Aucun lien n'est violé{} dans «\u{a0}{}\u{a0}»\u{a0}: rien n'a bougé (rang {}).",
                     scope_words(&ctx, &scope),
                     cur.state.name,
                     cur.rank
@@ -294,7 +294,7 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
     let end_before = before.span().map(|(_, e)| e);
     let mut text = ctx.tr(
         format!(
-            "« {} » replanifié{} ; rang {}.",
+            "«\u{a0}{}\u{a0}» replanifié{}\u{202f}; rang {}.",
             wrote.state.name,
             scope_words(&ctx, &scope),
             wrote.rank
@@ -339,7 +339,7 @@ fn out_of_date(ctx: &Ctx, current: i64) -> Refusal {
     Refusal::new(
         Code::OutOfDate,
         ctx.tr(
-            format!("Le planning a changé depuis (rang {current}) : rien n'a été écrit. Relancez what_if pour une nouvelle proposition."),
+            format!("Le planning a changé depuis (rang {current})\u{a0}: rien n'a été écrit. Relancez what_if pour une nouvelle proposition."),
             format!("The schedule has changed since (rank {current}): nothing was written. Run what_if again for a new proposal."),
         ),
     )
@@ -386,7 +386,7 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
         return Ok(Reply::ok(
             ctx.tr(
                 format!(
-                    "« {} » n'a ni bloc ni jalon : pas de marges à donner.",
+                    "«\u{a0}{}\u{a0}» n'a ni bloc ni jalon\u{a0}: pas de marges à donner.",
                     s.name
                 ),
                 format!("“{}” has no bar nor milestone: no floats to give.", s.name),
@@ -396,7 +396,7 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
     };
     let mut text = ctx.tr(
         format!(
-            "« {} » : du {start} au {end} ({}). Marges en jours ouvrés, la plus faible d'abord ; {} élément{} sur {} :",
+            "«\u{a0}{}\u{a0}»\u{a0}: du {start} au {end} ({}). Marges en jours ouvrés, la plus faible d'abord\u{202f}; {} élément{} sur {}\u{a0}:",
             s.name,
             working_days(lang, cp.length_days),
             page.len(),
@@ -416,7 +416,7 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
         && plan != end
     {
         text.push_str(&ctx.tr(
-            format!("\nLe plan finit le {plan} ; une fois ses liens respectés, il finit le {end}."),
+            format!("\nLe plan finit le {plan}\u{202f}; une fois ses liens respectés, il finit le {end}."),
             format!("\nThe plan ends on {plan}; once its links hold, it ends on {end}."),
         ));
     }
@@ -435,7 +435,7 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
         };
         text.push_str(&ctx.tr(
             format!(
-                "\n- {kind} {} {} : au plus tôt {}, au plus tard {} ; marge totale {}, libre {}{critical}",
+                "\n- {kind} {} {}\u{a0}: au plus tôt {}, au plus tard {}\u{202f}; marge totale {}, libre {}{critical}",
                 t.item,
                 quoted(lang, label),
                 span_text(t.early_start, t.early_finish),
@@ -457,7 +457,7 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
     let next = p.offset + page.len();
     if next < total {
         text.push_str(&ctx.tr(
-            format!("\nSuite : offset = {next}."),
+            format!("\nSuite\u{a0}: offset = {next}."),
             format!("\nMore: offset = {next}."),
         ));
     }
@@ -522,7 +522,7 @@ mod tests {
             r.text
         );
         assert!(
-            r.text.contains("Le plan finit le 2026-12-18 ; une fois tous ses liens et contraintes respectés, il finirait le 2026-12-28"),
+            r.text.contains("Le plan finit le 2026-12-18\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le 2026-12-28"),
             "{}",
             r.text
         );
@@ -535,12 +535,13 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("3 blocs et 1 jalon décalés en cascade, en jours ouvrés\u{202f}: Migration à blanc +5\u{a0}j"),
+            r.text.contains("3 blocs et 1 jalon décalés en cascade, en jours ouvrés\u{a0}: Migration à blanc +5\u{a0}j"),
             "{}",
             r.text
         );
         assert!(
-            r.text.contains("Fin du projet : 2026-12-18 → 2026-12-28"),
+            r.text
+                .contains("Fin du projet\u{a0}: 2026-12-18 → 2026-12-28"),
             "{}",
             r.text
         );
@@ -726,7 +727,7 @@ mod tests {
         assert_eq!(abap["free_float"], 5);
         assert_eq!(abap["critical"], false);
         assert!(
-            r.text.contains("- bloc 15 « Adaptation du code ABAP » : au plus tôt 2026-11-16 → 2026-12-04, au plus tard 2026-11-23 → 2026-12-11 ; marge totale 5, libre 5"),
+            r.text.contains("- bloc 15 «\u{a0}Adaptation du code ABAP\u{a0}»\u{a0}: au plus tôt 2026-11-16 → 2026-12-04, au plus tard 2026-11-23 → 2026-12-11\u{202f}; marge totale 5, libre 5"),
             "{}",
             r.text
         );

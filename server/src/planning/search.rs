@@ -9,8 +9,8 @@
 use crate::planning::Code;
 use palmaplan_model::filter::{self, FilterContext, fold};
 use palmaplan_model::idset::IdSet;
-use palmaplan_model::text::LIST_CAP;
-use palmaplan_model::{BarId, Schedule, cpm, risk};
+use palmaplan_model::text::{LIST_CAP, count, plural};
+use palmaplan_model::{BarId, Lang, Schedule, cpm, risk};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -119,7 +119,7 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "« query » est vide : donnez un ou plusieurs mots à chercher.",
+                "«\u{a0}query\u{a0}» est vide\u{a0}: donnez un ou plusieurs mots à chercher.",
                 "“query” is empty: give one or more words to search for.",
             ),
         ));
@@ -167,13 +167,22 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     let q = quoted(lang, p.query.trim());
     let mut text = if total == 0 {
         ctx.tr(
-            format!("Aucun résultat pour {q} dans {searched} planning(s). Essayez moins de mots ou une partie de mot."),
-            format!("No result for {q} in {searched} schedule(s). Try fewer words or part of a word."),
+            format!(
+                "Aucun résultat pour {q} dans {}. Essayez moins de mots ou une partie de mot.",
+                count(Lang::Fr, searched, "planning", "plannings")
+            ),
+            format!(
+                "No result for {q} in {}. Try fewer words or part of a word.",
+                count(Lang::En, searched, "schedule", "schedules")
+            ),
         )
     } else {
         ctx.tr(
-            format!("{total} résultat(s) pour {q} :"),
-            format!("{total} result(s) for {q}:"),
+            format!(
+                "{} pour {q}\u{a0}:",
+                count(Lang::Fr, total, "résultat", "résultats")
+            ),
+            format!("{} for {q}:", count(Lang::En, total, "result", "results")),
         )
     };
     for h in &hits {
@@ -234,7 +243,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         Refusal::new(
             Code::InvalidFilter,
             ctx.tr(
-                format!("Filtre invalide :\n{}", e.render(&p.filter, lang)),
+                format!("Filtre invalide\u{a0}:\n{}", e.render(&p.filter, lang)),
                 format!("Invalid filter:\n{}", e.render(&p.filter, lang)),
             ),
         )
@@ -264,29 +273,31 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     let mut text = if selected.is_empty() {
         ctx.tr(
             format!(
-                "Aucun des {} bloc(s) de « {} » ne correspond à {q}.",
-                s.bars.len(),
+                "Aucun des {} de «\u{a0}{}\u{a0}» ne correspond à {q}.",
+                count(Lang::Fr, s.bars.len(), "bloc", "blocs"),
                 s.name
             ),
             format!(
-                "None of the {} bar(s) of “{}” matches {q}.",
-                s.bars.len(),
+                "None of the {} of “{}” matches {q}.",
+                count(Lang::En, s.bars.len(), "bar", "bars"),
                 s.name
             ),
         )
     } else {
         ctx.tr(
             format!(
-                "{} bloc(s) sur {} de « {} » correspondent à {q} :",
-                selected.len(),
+                "{} sur {} de «\u{a0}{}\u{a0}» {} à {q}\u{a0}:",
+                count(Lang::Fr, selected.len(), "bloc", "blocs"),
                 s.bars.len(),
-                s.name
+                s.name,
+                plural(Lang::Fr, selected.len(), "correspond", "correspondent")
             ),
             format!(
-                "{} of the {} bar(s) of “{}” match {q}:",
+                "{} of the {} of “{}” {} {q}:",
                 selected.len(),
-                s.bars.len(),
-                s.name
+                count(Lang::En, s.bars.len(), "bar", "bars"),
+                s.name,
+                plural(Lang::En, selected.len(), "matches", "match")
             ),
         )
     };
@@ -309,7 +320,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     if cycle {
         text.push('\n');
         text.push_str(&ctx.tr(
-            "Les liens forment un cycle : aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
+            "Les liens forment un cycle\u{a0}: aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
             "The links form a cycle: no bar is critical until it is broken (critical_path names it).",
         ));
     }
@@ -335,7 +346,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["count"], 2, "{}", r.text);
         assert!(
-            r.text.contains("- « S/4HANA Migration » (1) · bloc 13 « Audit du système », 2026-11-02 → 2026-11-13"),
+            r.text.contains("- «\u{a0}S/4HANA Migration\u{a0}» (1) · bloc 13 «\u{a0}Audit du système\u{a0}», 2026-11-02 → 2026-11-13"),
             "{}",
             r.text
         );
@@ -348,7 +359,7 @@ mod tests {
             .await;
         assert_eq!(
             r.text,
-            "1 result(s) for “lefevre”:\n- member 3 “Sophie Lefèvre”"
+            "1 result for “lefevre”:\n- member 3 “Sophie Lefèvre”"
         );
         let r = k
             .ok(&k.owner, "search", json!({ "query": "example.org" }))
@@ -356,7 +367,7 @@ mod tests {
         assert_eq!(r.structured["count"], 0, "{}", r.text);
         assert!(
             r.text
-                .starts_with("Aucun résultat pour « example.org » dans 1 planning(s)."),
+                .starts_with("Aucun résultat pour «\u{a0}example.org\u{a0}» dans 1 planning."),
             "{}",
             r.text
         );
@@ -379,7 +390,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["count"], 2, "{}", r.text);
         assert!(
-            r.text.contains("« Copie » (2)") && !r.text.contains("(1) ·"),
+            r.text.contains("«\u{a0}Copie\u{a0}» (2)") && !r.text.contains("(1) ·"),
             "{}",
             r.text
         );
@@ -402,7 +413,7 @@ mod tests {
             .await;
         assert_eq!(r.structured["bars"], json!([15]), "{}", r.text);
         assert!(
-            r.text.contains("- 15 « Adaptation du code ABAP » — ligne « Adaptation du code spécifique », 2026-11-16 → 2026-12-04"),
+            r.text.contains("- 15 «\u{a0}Adaptation du code ABAP\u{a0}» — ligne «\u{a0}Adaptation du code spécifique\u{a0}», 2026-11-16 → 2026-12-04"),
             "{}",
             r.text
         );
@@ -439,7 +450,7 @@ mod tests {
             (Some(7), Some(4))
         );
         assert!(
-            r.text.starts_with("Filtre invalide :\nstatut:fini\n       ^^^^\n« fini » n'est pas une valeur possible pour statut:."),
+            r.text.starts_with("Filtre invalide\u{a0}:\nstatut:fini\n       ^^^^\n«\u{a0}fini\u{a0}» n'est pas une valeur possible pour statut:."),
             "{}",
             r.text
         );

@@ -185,7 +185,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         Refusal::new(
             Code::InvalidFilter,
             ctx.tr(
-                format!("« filter » : requête invalide :\n{}", e.render(query, lang)),
+                format!(
+                    "«\u{a0}filter\u{a0}»\u{a0}: requête invalide\u{a0}:\n{}",
+                    e.render(query, lang)
+                ),
                 format!("“filter”: invalid query:\n{}", e.render(query, lang)),
             ),
         )
@@ -203,7 +206,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« to » ({b}) est avant « from » ({a}) : donnez une fenêtre dont le dernier jour suit le premier."),
+                format!("«\u{a0}to\u{a0}» ({b}) est avant «\u{a0}from\u{a0}» ({a})\u{a0}: donnez une fenêtre dont le dernier jour suit le premier."),
                 format!("“to” ({b}) is before “from” ({a}): give a window whose last day follows its first."),
             ),
         ));
@@ -236,8 +239,15 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             json!(query),
             query.to_owned(),
             ctx.tr(
-                format!("filtre {q} ({matching} bloc(s) sur {})", s.bars.len()),
-                format!("filter {q} ({matching} of {} bar(s))", s.bars.len()),
+                format!(
+                    "filtre {q} ({} sur {})",
+                    text::count(Lang::Fr, matching, "bloc", "blocs"),
+                    s.bars.len()
+                ),
+                format!(
+                    "filter {q} ({matching} of {})",
+                    text::count(Lang::En, s.bars.len(), "bar", "bars")
+                ),
             ),
         );
     }
@@ -250,7 +260,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             (Zoom::Quarter, Lang::Fr) => "trimestre",
             (_, Lang::En) => name.as_str(),
         };
-        let phrase = ctx.tr(format!("zoom : {shown}"), format!("zoom: {shown}"));
+        let phrase = ctx.tr(format!("zoom\u{a0}: {shown}"), format!("zoom: {shown}"));
         options.push("zoom", json!(name), name.clone(), phrase);
     }
     push_window(&ctx, &mut options, from, to);
@@ -264,7 +274,10 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             (Panel::Timeline, Lang::En) => "bars only",
             (Panel::Both, Lang::En) => "rows and bars",
         };
-        let phrase = ctx.tr(format!("panneaux : {shown}"), format!("panels: {shown}"));
+        let phrase = ctx.tr(
+            format!("panneaux\u{a0}: {shown}"),
+            format!("panels: {shown}"),
+        );
         options.push("panel", json!(name), name.clone(), phrase);
     }
     if let Some(cp) = p.critical_path {
@@ -278,7 +291,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     if let Some(v) = &p.reference {
         let (vid, vname) = find_version(&ctx, o.id, v).await?;
         let phrase = ctx.tr(
-            format!("référence : version {}", quoted(lang, &vname)),
+            format!("référence\u{a0}: version {}", quoted(lang, &vname)),
             format!("baseline: version {}", quoted(lang, &vname)),
         );
         options.push(
@@ -312,12 +325,12 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         text.push_str(&line);
     }
     let mut described = vec![ctx.tr(
-        format!("Vue : {}", view_name(p.view, lang)),
+        format!("Vue\u{a0}: {}", view_name(p.view, lang)),
         format!("View: {}", view_name(p.view, lang)),
     )];
     described.extend(options.phrases.iter().cloned());
     text.push('\n');
-    text.push_str(&described.join(if lang == Lang::Fr { " ; " } else { "; " }));
+    text.push_str(&described.join(if lang == Lang::Fr { "\u{202f}; " } else { "; " }));
     text.push('.');
 
     let now = ctx.now_ms();
@@ -361,7 +374,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             )
         } else {
             ctx.tr(
-                format!("Le planning s'affiche dans la conversation, modifiable (rôle {}) : un geste dans la vue est une écriture comme une autre, annulable avec undo.", role_name(role, Lang::Fr)),
+                format!("Le planning s'affiche dans la conversation, modifiable (rôle {})\u{a0}: un geste dans la vue est une écriture comme une autre, annulable avec undo.", role_name(role, Lang::Fr)),
                 format!("The schedule shows in the conversation, editable ({} role): a gesture in the view is a write like any other, undone with undo.", role_name(role, Lang::En)),
             )
         });
@@ -387,7 +400,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         let how = issued.claims.describe(lang) + &why_read_only(p.editable == Some(true));
         text.push('\n');
         text.push_str(&ctx.tr(
-            format!("Cet hôte n'affiche pas les vues MCP Apps : cette adresse ouvre le planning, valable une heure, {how} : {url}"),
+            format!("Cet hôte n'affiche pas les vues MCP Apps\u{a0}: cette adresse ouvre le planning, valable une heure, {how}\u{a0}: {url}"),
             format!("This host does not display MCP Apps views: this address opens the schedule, valid for one hour, {how}: {url}"),
         ));
         (
@@ -472,7 +485,7 @@ async fn find_version(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<(i64, String
         Refusal::new(
             Code::VersionNotFound,
             ctx.tr(
-                format!("« reference » : aucune version « {shown} » pour ce planning. Enregistrez-en une avec save_version, ou appelez list_versions pour voir leurs ids et noms."),
+                format!("«\u{a0}reference\u{a0}»\u{a0}: aucune version «\u{a0}{shown}\u{a0}» pour ce planning. Enregistrez-en une avec save_version, ou appelez list_versions pour voir leurs ids et noms."),
                 format!("“reference”: no version “{shown}” for this schedule. Save one with save_version, or call list_versions to see their ids and names."),
             ),
         )
@@ -556,18 +569,22 @@ mod tests {
         assert!(!r.is_error, "{}", r.text);
         let lines: Vec<&str> = r.text.lines().collect();
         assert!(
-            lines[0].starts_with("Planning « S/4HANA Migration » — du 2026-11-02"),
+            lines[0].starts_with("Planning «\u{a0}S/4HANA Migration\u{a0}» — du 2026-11-02"),
             "{}",
             r.text
         );
-        assert!(r.text.contains("Risques :"), "{}", r.text);
-        assert!(r.text.contains("Vue : diagramme de Gantt."), "{}", r.text);
+        assert!(r.text.contains("Risques\u{a0}:"), "{}", r.text);
+        assert!(
+            r.text.contains("Vue\u{a0}: diagramme de Gantt."),
+            "{}",
+            r.text
+        );
         let url = r.structured["url"].as_str().unwrap();
         let last = lines.last().unwrap();
         assert_eq!(
             *last,
             format!(
-                "Cet hôte n'affiche pas les vues MCP Apps : cette adresse ouvre le planning, valable une heure, en lecture seule : {url}"
+                "Cet hôte n'affiche pas les vues MCP Apps\u{a0}: cette adresse ouvre le planning, valable une heure, en lecture seule\u{a0}: {url}"
             )
         );
         let prefix = format!("http://127.0.0.1:4785/embed/{}?t=", w.id);
@@ -628,7 +645,7 @@ mod tests {
         assert_eq!(r.structured["read_only"], false, "{}", r.text);
         assert!(
             r.text
-                .contains("valable une heure, modifiable (rôle propriétaire) : http"),
+                .contains("valable une heure, modifiable (rôle propriétaire)\u{a0}: http"),
             "{}",
             r.text
         );
@@ -643,8 +660,9 @@ mod tests {
             .await;
         assert_eq!(r.structured["read_only"], true);
         assert!(
-            r.text
-                .contains("en lecture seule (votre rôle lecteur ne permet pas de modifier) : http"),
+            r.text.contains(
+                "en lecture seule (votre rôle lecteur ne permet pas de modifier)\u{a0}: http"
+            ),
             "{}",
             r.text
         );
@@ -708,7 +726,7 @@ mod tests {
         let all = format!("{} {}", r.text, r.structured);
         assert!(!all.contains("http") && !all.contains("?t="), "{all}");
         assert!(
-            r.text.contains("Vue : tableau kanban des actions."),
+            r.text.contains("Vue\u{a0}: tableau kanban des actions."),
             "{}",
             r.text
         );
@@ -751,7 +769,7 @@ mod tests {
         let call = |args| w.planning.call(&w.owner, "show_schedule", args);
         let r = call(json!({"schedule": w.id, "filter": "member:Thomas (", "zoom": "week"})).await;
         assert!(
-            r.is_error && r.text.contains("« filter »") && r.text.contains('^'),
+            r.is_error && r.text.contains("«\u{a0}filter\u{a0}»") && r.text.contains('^'),
             "{}",
             r.text
         );
@@ -762,10 +780,14 @@ mod tests {
             r.text
         );
         let r = call(json!({"schedule": w.id, "from": "2026-13-01"})).await;
-        assert!(r.is_error && r.text.contains("« from »"), "{}", r.text);
+        assert!(
+            r.is_error && r.text.contains("«\u{a0}from\u{a0}»"),
+            "{}",
+            r.text
+        );
         let r = call(json!({"schedule": w.id, "from": "2026-12-01", "to": "2026-11-01"})).await;
         assert!(
-            r.is_error && r.text.contains("« to » (2026-11-01) est avant"),
+            r.is_error && r.text.contains("«\u{a0}to\u{a0}» (2026-11-01) est avant"),
             "{}",
             r.text
         );
@@ -777,7 +799,7 @@ mod tests {
         );
         let r = call(json!({"schedule": w.id, "reference": "Baseline"})).await;
         assert!(
-            r.is_error && r.text.contains("aucune version « Baseline »"),
+            r.is_error && r.text.contains("aucune version «\u{a0}Baseline\u{a0}»"),
             "{}",
             r.text
         );
@@ -801,7 +823,7 @@ mod tests {
         .await;
         assert!(!r.is_error, "{}", r.text);
         assert!(
-            r.text.contains("Vue : diagramme de Gantt ; filtre « member:Thomas » (1 bloc(s) sur 6) ; zoom : mois ; du 2026-11-01 au 2026-12-31 ; panneaux : les blocs seuls ; chemin critique en évidence ; référence : version « Baseline » ; affichage compact."),
+            r.text.contains("Vue\u{a0}: diagramme de Gantt\u{202f}; filtre «\u{a0}member:Thomas\u{a0}» (1 bloc sur 6)\u{202f}; zoom\u{a0}: mois\u{202f}; du 2026-11-01 au 2026-12-31\u{202f}; panneaux\u{a0}: les blocs seuls\u{202f}; chemin critique en évidence\u{202f}; référence\u{a0}: version «\u{a0}Baseline\u{a0}»\u{202f}; affichage compact."),
             "{}",
             r.text
         );

@@ -85,7 +85,7 @@ fn percent(lang: Lang, p: u8) -> String {
 /// The "More: offset = N." line.
 fn next_line(ctx: &Ctx, next: usize) -> String {
     ctx.tr(
-        format!("\nSuite\u{202f}: offset = {next}."),
+        format!("\nSuite\u{a0}: offset = {next}."),
         format!("\nMore: offset = {next}."),
     )
 }
@@ -203,7 +203,7 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
         .filter(|l| p.bars.iter().any(|b| b.bar == l.bar.0))
         .collect();
     if !mine.is_empty() {
-        text.push_str(&ctx.tr(format!("\nAu {today}\u{202f}:"), format!("\nAt {today}:")));
+        text.push_str(&ctx.tr(format!("\nAu {today}\u{a0}:"), format!("\nAt {today}:")));
         let shown = only(&mine, today);
         for l in text::risk_details(s, &shown, lang) {
             text.push_str("\n- ");
@@ -377,7 +377,7 @@ fn variance_line(ctx: &Ctx, s: &Schedule, v: &Variance) -> String {
     match v.kind {
         ItemKind::Milestone => ctx.tr(
             format!(
-                "{name}\u{202f}: {} → {} ({}){critical}",
+                "{name}\u{a0}: {} → {} ({}){critical}",
                 v.baseline_start,
                 v.start,
                 signed(lang, v.finish_days)
@@ -391,7 +391,7 @@ fn variance_line(ctx: &Ctx, s: &Schedule, v: &Variance) -> String {
         ),
         ItemKind::Bar => ctx.tr(
             format!(
-                "{name}\u{202f}: début {} ({}), fin {} ({}){critical}",
+                "{name}\u{a0}: début {} ({}), fin {} ({}){critical}",
                 v.start,
                 signed(lang, v.start_days),
                 v.finish,
@@ -414,7 +414,7 @@ fn end_line(ctx: &Ctx, sl: &Slippage) -> Option<String> {
     let lang = ctx.lang();
     Some(ctx.tr(
         format!(
-            "Fin du projet\u{202f}: {} → {} ({}).",
+            "Fin du projet\u{a0}: {} → {} ({}).",
             e.baseline,
             e.current,
             signed(lang, e.days)
@@ -436,7 +436,7 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
             Refusal::new(
                 Code::InvalidFilter,
                 ctx.tr(
-                    format!("Filtre invalide\u{202f}:\n{}", e.render(q, lang)),
+                    format!("Filtre invalide\u{a0}:\n{}", e.render(q, lang)),
                     format!("Invalid filter:\n{}", e.render(q, lang)),
                 ),
             )
@@ -499,7 +499,7 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
     let en_items = if total == 1 { "item" } else { "items" };
     let mut text = ctx.tr(
         format!(
-            "«\u{a0}{}\u{a0}» par rapport à {version}, en jours ouvrés\u{202f}: {slipped} {fr_items} sur {total} {fr_verb}, dont {crit} {fr_crit}.",
+            "«\u{a0}{}\u{a0}» par rapport à {version}, en jours ouvrés\u{a0}: {slipped} {fr_items} sur {total} {fr_verb}, dont {crit} {fr_crit}.",
             s.name,
         ),
         format!(
@@ -515,7 +515,7 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
         text.push('\n');
         text.push_str(&ctx.tr(
             format!(
-                "Depuis\u{202f}: {} élément{} ajouté{}, {} supprimé{}.",
+                "Depuis\u{a0}: {} élément{} ajouté{}, {} supprimé{}.",
                 sl.added.len(),
                 if sl.added.len() > 1 { "s" } else { "" },
                 if sl.added.len() > 1 { "s" } else { "" },
@@ -588,7 +588,7 @@ pub(super) async fn largest_slips(ctx: &Ctx, id: i64, s: &Schedule) -> Option<(S
         .collect();
     let mut line = ctx.tr(
         format!(
-            "Glissements depuis la version «\u{a0}{}\u{a0}» (la plus récente)\u{202f}: ",
+            "Glissements depuis la version «\u{a0}{}\u{a0}» (la plus récente)\u{a0}: ",
             newest.name
         ),
         format!("Slips since version “{}” (the newest): ", newest.name),
@@ -739,7 +739,7 @@ mod tests {
             .await;
         assert_eq!(
             visible(&r.text),
-            "«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» au 2026-11-25⟨nbsp⟩— Risques : 2 blocs en retard, 1 bloc hors délai.\n- « Adaptation du code ABAP » (bloc 15)⟨nnbsp⟩: en retard de 7 jours ouvrés au 2026-11-25 (avancement 10⟨nnbsp⟩%, prévu 53⟨nnbsp⟩%).\n- « Migration à blanc » (bloc 16)⟨nnbsp⟩: en retard de 3 jours ouvrés au 2026-11-25 (avancement 0⟨nnbsp⟩%, prévu 30⟨nnbsp⟩%).\n- « Nettoyage des données » (bloc 14)⟨nnbsp⟩: fin dépassée de 3 jours ouvrés au 2026-11-25, avancement 50⟨nnbsp⟩%."
+            "«⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» au 2026-11-25⟨nbsp⟩— Risques⟨nbsp⟩: 2 blocs en retard, 1 bloc hors délai.\n- «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15)⟨nbsp⟩: en retard de 7 jours ouvrés au 2026-11-25 (avancement 10⟨nnbsp⟩%, prévu 53⟨nnbsp⟩%).\n- «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16)⟨nbsp⟩: en retard de 3 jours ouvrés au 2026-11-25 (avancement 0⟨nnbsp⟩%, prévu 30⟨nnbsp⟩%).\n- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: fin dépassée de 3 jours ouvrés au 2026-11-25, avancement 50⟨nnbsp⟩%."
         );
         assert_eq!(r.structured["counts"], json!({ "late": 2, "overdue": 1 }));
         assert_eq!(r.structured["bars"][0]["bar"], 14, "overdue first");
@@ -812,11 +812,11 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("Fin du projet⟨nnbsp⟩: 2026-12-18 → 2026-12-28 (+5⟨nbsp⟩j)."),
+            text.contains("Fin du projet⟨nbsp⟩: 2026-12-18 → 2026-12-28 (+5⟨nbsp⟩j)."),
             "{text}"
         );
         assert!(
-            text.contains("- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nnbsp⟩: début 2026-11-17 (+5⟨nbsp⟩j), fin 2026-11-27 (+5⟨nbsp⟩j), critique"),
+            text.contains("- «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (bloc 14)⟨nbsp⟩: début 2026-11-17 (+5⟨nbsp⟩j), fin 2026-11-27 (+5⟨nbsp⟩j), critique"),
             "{text}"
         );
         assert_eq!(r.structured["project_end"]["days"], 5);
@@ -847,7 +847,7 @@ mod tests {
             .await;
         assert!(
             visible(&g.text).contains(
-                "Glissements depuis la version «⟨nbsp⟩Baseline⟨nbsp⟩» (la plus récente)⟨nnbsp⟩: "
+                "Glissements depuis la version «⟨nbsp⟩Baseline⟨nbsp⟩» (la plus récente)⟨nbsp⟩: "
             ),
             "{}",
             g.text

@@ -8,8 +8,9 @@
 //! rename since would otherwise be silently reverted.
 
 use crate::planning::Code;
-use palmaplan_model::Schedule;
 use palmaplan_model::command::Command;
+use palmaplan_model::text::count;
+use palmaplan_model::{Lang, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -79,7 +80,7 @@ pub(super) async fn find(ctx: &Ctx, id: i64, v: &VersionRef) -> Result<VersionIn
         Refusal::new(
             Code::VersionNotFound,
             ctx.tr(
-                format!("Aucune version « {shown} » pour ce planning. Appelez list_versions pour voir leurs ids et noms."),
+                format!("Aucune version «\u{a0}{shown}\u{a0}» pour ce planning. Appelez list_versions pour voir leurs ids et noms."),
                 format!("No version “{shown}” for this schedule. Call list_versions to see their ids and names."),
             ),
         )
@@ -110,7 +111,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::VersionExists,
             ctx.tr(
-                format!("Une version s'appelle déjà « {} » (id {}, rang {}). Choisissez un autre nom, ou supprimez-la d'abord avec delete_version.", old.name, old.id, old.rank),
+                format!("Une version s'appelle déjà «\u{a0}{}\u{a0}» (id {}, rang {}). Choisissez un autre nom, ou supprimez-la d'abord avec delete_version.", old.name, old.id, old.rank),
                 format!("A version is already named “{}” (id {}, rank {}). Choose another name, or delete it first with delete_version.", old.name, old.id, old.rank),
             ),
         ));
@@ -122,7 +123,7 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let text = ctx.tr(
         format!(
-            "Version « {} » enregistrée (id {}) : l'état du planning {id} au rang {}. restore_version pourra y revenir.",
+            "Version «\u{a0}{}\u{a0}» enregistrée (id {})\u{a0}: l'état du planning {id} au rang {}. restore_version pourra y revenir.",
             v.name, v.id, v.rank
         ),
         format!(
@@ -169,14 +170,20 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
     let authors: Vec<i64> = all.iter().map(|v| v.created_by).collect();
     let names = user_names(&ctx, &authors).await?;
     let mut text = ctx.tr(
-        format!("{total} version(s) du planning {id}, de la plus récente à la plus ancienne :"),
-        format!("{total} version(s) of schedule {id}, newest first:"),
+        format!(
+            "{} du planning {id}, de la plus récente à la plus ancienne\u{a0}:",
+            count(Lang::Fr, total, "version", "versions")
+        ),
+        format!(
+            "{} of schedule {id}, newest first:",
+            count(Lang::En, total, "version", "versions")
+        ),
     );
     for v in &all {
         let by = names.get(&v.created_by).map_or("?", String::as_str);
         text.push_str(&ctx.tr(
             format!(
-                "\n- {} « {} » : rang {}, {} par {by}",
+                "\n- {} «\u{a0}{}\u{a0}»\u{a0}: rang {}, {} par {by}",
                 v.id,
                 v.name,
                 v.rank,
@@ -232,7 +239,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             Code::ConfirmNeeded,
             ctx.tr(
-                format!("Rien n'a été modifié. Restaurer la version « {} » (rang {}) remplace tout le contenu du planning par celui de cette version. Si c'est bien voulu, rappelez restore_version avec \"confirm\": true (undo pourra revenir en arrière).", info.name, info.rank),
+                format!("Rien n'a été modifié. Restaurer la version «\u{a0}{}\u{a0}» (rang {}) remplace tout le contenu du planning par celui de cette version. Si c'est bien voulu, rappelez restore_version avec \"confirm\": true (undo pourra revenir en arrière).", info.name, info.rank),
                 format!("Nothing was changed. Restoring version “{}” (rank {}) replaces the schedule's whole content with that version's. If that is intended, call restore_version again with \"confirm\": true (undo can take it back).", info.name, info.rank),
             ),
         ));
@@ -246,7 +253,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             Code::VersionNotFound,
             ctx.tr(
-                "Cette version vient d'être supprimée ; rien n'a été modifié. Appelez list_versions.",
+                "Cette version vient d'être supprimée\u{202f}; rien n'a été modifié. Appelez list_versions.",
                 "This version was just deleted; nothing was changed. Call list_versions.",
             ),
         ));
@@ -255,7 +262,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
     if same_content(&current.state, &saved) {
         return Ok(Reply::ok(
             ctx.tr(
-                format!("Le planning {id} est déjà identique à la version « {} » : rien à restaurer, rien n'a été écrit (rang {}).", info.name, current.rank),
+                format!("Le planning {id} est déjà identique à la version «\u{a0}{}\u{a0}»\u{a0}: rien à restaurer, rien n'a été écrit (rang {}).", info.name, current.rank),
                 format!("Schedule {id} already matches version “{}”: nothing to restore, nothing written (rank {}).", info.name, current.rank),
             ),
             json!({ "schedule_id": id, "rank": current.rank, "version": info.id, "changed": false }),
@@ -274,7 +281,7 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
     let (before, wrote, ()) = apply_fresh(&ctx, id, build).await?;
     let head = ctx.tr(
         format!(
-            "Version « {} » (enregistrée au rang {}) restaurée : le planning {id} passe au rang {}. undo revient à l'état d'avant.",
+            "Version «\u{a0}{}\u{a0}» (enregistrée au rang {}) restaurée\u{a0}: le planning {id} passe au rang {}. undo revient à l'état d'avant.",
             info.name, info.rank, wrote.rank
         ),
         format!(
@@ -307,7 +314,7 @@ async fn delete_version(ctx: Ctx, p: DeleteVersion) -> Result<Reply, Refusal> {
     let text = if gone {
         ctx.tr(
             format!(
-                "Version « {} » (id {}) supprimée ; le planning {id} n'a pas changé.",
+                "Version «\u{a0}{}\u{a0}» (id {}) supprimée\u{202f}; le planning {id} n'a pas changé.",
                 info.name, info.id
             ),
             format!(
@@ -318,7 +325,7 @@ async fn delete_version(ctx: Ctx, p: DeleteVersion) -> Result<Reply, Refusal> {
     } else {
         ctx.tr(
             format!(
-                "La version « {} » (id {}) avait déjà été supprimée.",
+                "La version «\u{a0}{}\u{a0}» (id {}) avait déjà été supprimée.",
                 info.name, info.id
             ),
             format!(
@@ -354,7 +361,7 @@ mod tests {
         assert_eq!(
             r.text,
             format!(
-                "Version « Base » enregistrée (id {v}) : l'état du planning {id} au rang 0. restore_version pourra y revenir."
+                "Version «\u{a0}Base\u{a0}» enregistrée (id {v})\u{a0}: l'état du planning {id} au rang 0. restore_version pourra y revenir."
             )
         );
         k.refused(
@@ -394,7 +401,7 @@ mod tests {
         assert_eq!(
             r.text,
             format!(
-                "1 version(s) of schedule {id}, newest first:\n- {v} “Base”: rank 0, 2026-05-03T09:20:00Z by Bob"
+                "1 version of schedule {id}, newest first:\n- {v} “Base”: rank 0, 2026-05-03T09:20:00Z by Bob"
             )
         );
 
@@ -421,9 +428,9 @@ mod tests {
                 json!({"schedule": id, "version": v, "confirm": true}),
             )
             .await;
-        assert!(r.text.starts_with(&format!("Version « Base » (enregistrée au rang 0) restaurée : le planning {id} passe au rang 4.")), "{}", r.text);
+        assert!(r.text.starts_with(&format!("Version «\u{a0}Base\u{a0}» (enregistrée au rang 0) restaurée\u{a0}: le planning {id} passe au rang 4.")), "{}", r.text);
         assert!(
-            r.text.contains("« Audit du système » (bloc 13)"),
+            r.text.contains("«\u{a0}Audit du système\u{a0}» (bloc 13)"),
             "the list names what came back: {}",
             r.text
         );

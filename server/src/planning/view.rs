@@ -41,7 +41,8 @@ use palmaplan_model::command::Command;
 use palmaplan_model::delta;
 use palmaplan_model::layout::{self, useful_window};
 use palmaplan_model::paging::{self, Priority};
-use palmaplan_model::{Date, MemberId, RowId, Schedule, wire};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -283,7 +284,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« window » : le dernier jour ({to}) précède le premier ({from}) ; inversez-les."),
+                format!("«\u{a0}window\u{a0}»\u{a0}: le dernier jour ({to}) précède le premier ({from})\u{202f}; inversez-les."),
                 format!("“window”: the last day ({to}) comes before the first ({from}); swap them."),
             ),
         ));
@@ -294,7 +295,7 @@ fn requested_window(ctx: &Ctx, w: &WindowArg) -> Result<Priority, Refusal> {
             Code::InvalidArguments,
             ctx.tr(
                 format!(
-                    "« window.rows » nomme {} lignes ; {WINDOW_MAX_ROWS} au plus.",
+                    "«\u{a0}window.rows\u{a0}» nomme {} lignes\u{202f}; {WINDOW_MAX_ROWS} au plus.",
                     rows.len()
                 ),
                 format!(
@@ -425,7 +426,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::PageNotFound,
             ctx.tr(
-                format!("Le planning {id} n'a pas de page {} : il en a {n}, numérotées de 0 à {} (rang {rank}).", p.page, n - 1),
+                format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, {} de 0 à {} (rang {rank}).", p.page, plural(Lang::Fr, n, "numérotée", "numérotées"), n - 1),
                 format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
             ),
         )
@@ -461,35 +462,38 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     }
     let mut text = ctx.tr(
         format!(
-            "Page {} du planning {id} au rang {rank} ({n} page(s), numérotées de 0 à {}) : les données sont dans structuredContent.",
+            "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {})\u{a0}: les données sont dans structuredContent.",
             p.page,
+            count(Lang::Fr, n, "page", "pages"),
+            plural(Lang::Fr, n, "numérotée", "numérotées"),
             n - 1
         ),
         format!(
-            "Page {} of schedule {id} at rank {rank} ({n} page(s), numbered 0 to {}): the data is in structuredContent.",
+            "Page {} of schedule {id} at rank {rank} ({}, numbered 0 to {}): the data is in structuredContent.",
             p.page,
+            count(Lang::En, n, "page", "pages"),
             n - 1
         ),
     );
     if p.page == 0 {
         text.push_str(&ctx.tr(
             format!(
-                " Elle commence par la fenêtre du {} au {} ({} ligne(s)).",
+                " Elle commence par la fenêtre du {} au {} ({}).",
                 w.from,
                 w.to,
-                w.rows.len()
+                count(Lang::Fr, w.rows.len(), "ligne", "lignes")
             ),
             format!(
-                " It starts with the window from {} to {} ({} row(s)).",
+                " It starts with the window from {} to {} ({}).",
                 w.from,
                 w.to,
-                w.rows.len()
+                count(Lang::En, w.rows.len(), "row", "rows")
             ),
         ));
     }
     if cut {
         text.push_str(&ctx.tr(
-            " Un texte trop long y est coupé ; sa suite est dans les dernières pages.",
+            " Un texte trop long y est coupé\u{202f}; sa suite est dans les dernières pages.",
             " A text too long is cut here; the rest of it is in the last pages.",
         ));
     }
@@ -541,7 +545,10 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             );
             if rank < p.rank {
                 text.push_str(&ctx.tr(
-                    format!(" Le rang {} n'existe pas : relisez le planning.", p.rank),
+                    format!(
+                        " Le rang {} n'existe pas\u{a0}: relisez le planning.",
+                        p.rank
+                    ),
                     format!(" Rank {} does not exist: read the schedule again.", p.rank),
                 ));
             }
@@ -584,29 +591,29 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
     let mut by = who.join(", ");
     if extra > 0 {
         by.push_str(&ctx.tr(
-            format!(" et {extra} autre(s)"),
+            format!(" et {}", count(Lang::Fr, extra, "autre", "autres")),
             format!(" and {extra} more"),
         ));
     }
     let mut text = ctx.tr(
         format!(
-            "{} modification(s) du planning {id} après le rang {since}, jusqu'au rang {next} (rang actuel {rank}), par {by}.",
-            list.len()
+            "{} du planning {id} après le rang {since}, jusqu'au rang {next} (rang actuel {rank}), par {by}.",
+            count(Lang::Fr, list.len(), "modification", "modifications")
         ),
         format!(
-            "{} change(s) of schedule {id} after rank {since}, up to rank {next} (current rank {rank}), by {by}.",
-            list.len()
+            "{} of schedule {id} after rank {since}, up to rank {next} (current rank {rank}), by {by}.",
+            count(Lang::En, list.len(), "change", "changes")
         ),
     );
     if too_large {
         text.push_str(&ctx.tr(
-            " Une modification est trop volumineuse pour cette réponse : relisez le planning avec get_schedule_page.",
+            " Une modification est trop volumineuse pour cette réponse\u{a0}: relisez le planning avec get_schedule_page.",
             " One change is too large for this answer: read the schedule again with get_schedule_page.",
         ));
     }
     if more {
         text.push_str(&ctx.tr(
-            format!(" Il y en a d'autres : rappelez get_changes_since avec rank = {next}."),
+            format!(" Il y en a d'autres\u{a0}: rappelez get_changes_since avec rank = {next}."),
             format!(" There are more: call get_changes_since again with rank = {next}."),
         ));
     }
@@ -685,7 +692,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("« to » ({to}) précède « from » ({from}) : inversez-les."),
+                format!("«\u{a0}to\u{a0}» ({to}) précède «\u{a0}from\u{a0}» ({from})\u{a0}: inversez-les."),
                 format!("“to” ({to}) comes before “from” ({from}): swap them."),
             ),
         ));
@@ -695,7 +702,7 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                format!("Du {from} au {to}, cela fait {days} jours ; demandez {} jours au plus (par exemple « to » = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
+                format!("Du {from} au {to}, cela fait {days} jours\u{202f}; demandez {} jours au plus (par exemple «\u{a0}to\u{a0}» = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
                 format!("From {from} to {to} is {days} days; ask for {} days at most (e.g. “to” = {}).", layout::AGENDA_MAX_DAYS, from.add_days(layout::AGENDA_MAX_DAYS - 1)),
             ),
         ));
@@ -747,7 +754,10 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
                 format!("{} → {}", a.start, a.end)
             };
             let who = name_of(a.member);
-            lines.push_str(&ctx.tr(format!("\n- {who} : {span}"), format!("\n- {who}: {span}")));
+            lines.push_str(&ctx.tr(
+                format!("\n- {who}\u{a0}: {span}"),
+                format!("\n- {who}: {span}"),
+            ));
         }
         list.push(item);
     }
@@ -767,14 +777,14 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     } else {
         ctx.tr(
             format!(
-                "{} absence(s) de {} membre(s) du {from} au {to} dans le planning {id} :",
-                list.len(),
-                people.len()
+                "{} de {} du {from} au {to} dans le planning {id}\u{a0}:",
+                count(Lang::Fr, list.len(), "absence", "absences"),
+                count(Lang::Fr, people.len(), "membre", "membres")
             ),
             format!(
-                "{} absence(s) of {} member(s) from {from} to {to} in schedule {id}:",
-                list.len(),
-                people.len()
+                "{} of {} from {from} to {to} in schedule {id}:",
+                count(Lang::En, list.len(), "absence", "absences"),
+                count(Lang::En, people.len(), "member", "members")
             ),
         )
     };
@@ -782,13 +792,18 @@ async fn get_schedule_absences(ctx: Ctx, p: Absences) -> Result<Reply, Refusal> 
     if list.len() > ABSENCES_LISTED {
         let rest = list.len() - ABSENCES_LISTED;
         text.push_str(&ctx.tr(
-            format!("\n… et {rest} autre(s) (dans structuredContent)."),
+            format!(
+                "\n… et {} (dans structuredContent).",
+                count(Lang::Fr, rest, "autre", "autres")
+            ),
             format!("\n… and {rest} more (in structuredContent)."),
         ));
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nLa liste s'arrête là : demandez une période plus courte que {from} → {to}."),
+            format!(
+                "\nLa liste s'arrête là\u{a0}: demandez une période plus courte que {from} → {to}."
+            ),
             format!("\nThe list stops here: ask for a shorter period than {from} → {to}."),
         ));
     }
@@ -904,7 +919,7 @@ mod tests {
         );
         assert!(
             r.text
-                .starts_with(&format!("Page 0 du planning {id} au rang 0 (1 page(s)")),
+                .starts_with(&format!("Page 0 du planning {id} au rang 0 (1 page")),
             "{}",
             r.text
         );

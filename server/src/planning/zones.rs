@@ -77,7 +77,7 @@ pub(crate) fn unknown(ctx: &Ctx, name: &str) -> Refusal {
     let near = closest(name);
     let list = near
         .iter()
-        .map(|n| format!("« {n} »"))
+        .map(|n| format!("«\u{a0}{n}\u{a0}»"))
         .collect::<Vec<_>>()
         .join(", ");
     let list_en = near
@@ -88,7 +88,7 @@ pub(crate) fn unknown(ctx: &Ctx, name: &str) -> Refusal {
     Refusal::new(
         Code::InvalidTimeZone,
         ctx.tr(
-            format!("« {name} » n'est pas un fuseau horaire de la base IANA. Les plus proches\u{a0}: {list}. Donnez un nom de la forme « Europe/Paris », ou « UTC »."),
+            format!("«\u{a0}{name}\u{a0}» n'est pas un fuseau horaire de la base IANA. Les plus proches\u{a0}: {list}. Donnez un nom de la forme «\u{a0}Europe/Paris\u{a0}», ou «\u{a0}UTC\u{a0}»."),
             format!("“{name}” is not a time zone of the IANA database. The closest: {list_en}. Give a name such as “Europe/Paris”, or “UTC”."),
         ),
     )

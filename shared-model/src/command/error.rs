@@ -254,7 +254,7 @@ impl Problem {
                 kind.fr().1
             ),
             Problem::BadId { id } => format!(
-                "l'id {id} n'est pas valable. Un id va de 1 à {MAX_ID} ; omettez id pour en obtenir un."
+                "l'id {id} n'est pas valable. Un id va de 1 à {MAX_ID}\u{202f}; omettez id pour en obtenir un."
             ),
             Problem::IdNotBelowNextId { id, next_id } => format!(
                 "l'id {id} n'est pas inférieur à next_id ({next_id}). Donnez à next_id une valeur supérieure à tous les ids."
@@ -279,13 +279,13 @@ impl Problem {
                 "la date {date} sort des années acceptées. Restez entre le {MIN_YEAR}-01-01 et le {MAX_YEAR}-12-31."
             ),
             Problem::BadColor { value } => format!(
-                "« {value} » n'est pas une couleur. Donnez « #rgb » ou « #rrggbb » en hexadécimal, par exemple « #2f6fdf »."
+                "«\u{a0}{value}\u{a0}» n'est pas une couleur. Donnez «\u{a0}#rgb\u{a0}» ou «\u{a0}#rrggbb\u{a0}» en hexadécimal, par exemple «\u{a0}#2f6fdf\u{a0}»."
             ),
             Problem::BadEmail { value } => format!(
-                "« {value} » n'est pas une adresse e-mail. Donnez une adresse avec un seul @, du texte de chaque côté et sans espace, par exemple « alice@example.org »."
+                "«\u{a0}{value}\u{a0}» n'est pas une adresse e-mail. Donnez une adresse avec un seul @, du texte de chaque côté et sans espace, par exemple «\u{a0}alice@example.org\u{a0}»."
             ),
             Problem::BadTimeZone { value } => format!(
-                "« {value} » n'est pas un fuseau horaire IANA. Donnez un nom « Région/Ville » comme « Europe/Paris », ou « UTC »."
+                "«\u{a0}{value}\u{a0}» n'est pas un fuseau horaire IANA. Donnez un nom «\u{a0}Région/Ville\u{a0}» comme «\u{a0}Europe/Paris\u{a0}», ou «\u{a0}UTC\u{a0}»."
             ),
             Problem::NoWorkingWeekday => "la semaine n'a aucun jour ouvré. Indiquez au moins un jour, par exemple [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\"].".into(),
             Problem::SelfLink { item } => format!(
@@ -295,7 +295,7 @@ impl Problem {
                 "le lien {existing} relie déjà ces deux éléments avec ce type. Modifiez-le avec update_link au lieu d'en créer un second."
             ),
             Problem::Cycle { items } => format!(
-                "cycle de liens : {}. Un élément ne peut pas dépendre de lui-même : retirez un lien de ce cycle ou reliez d'autres éléments.",
+                "cycle de liens\u{a0}: {}. Un élément ne peut pas dépendre de lui-même\u{a0}: retirez un lien de ce cycle ou reliez d'autres éléments.",
                 cycle_text(items, Lang::Fr)
             ),
             Problem::Unsorted => "les éléments ne sont pas rangés par ordre croissant sans doublon. Triez-les et retirez les doublons.".into(),
@@ -303,7 +303,7 @@ impl Problem {
                 "les lignes du groupe {group} ne se suivent pas dans l'ordre des groupes. Rangez les lignes groupe par groupe, dans l'ordre des groupes."
             ),
             Problem::InvalidSchedule { path, inner } => {
-                format!("le planning donné est invalide, {path} : {}", inner.fr())
+                format!("le planning donné est invalide, {path}\u{a0}: {}", inner.fr())
             }
             Problem::Locked { item, lock } => {
                 let what = if *item == 0 || *item == lock.target.id() {
@@ -312,7 +312,7 @@ impl Problem {
                     format!("l'élément {item}, que tient ")
                 };
                 format!(
-                    "cette commande toucherait {what}{} : verrouillé par {} le {}{}. Déverrouillez-le avec unlock, ou demandez-le à {}.",
+                    "cette commande toucherait {what}{}\u{a0}: verrouillé par {} le {}{}. Déverrouillez-le avec unlock, ou demandez-le à {}.",
                     target_fr(lock.target),
                     lock.by_name,
                     when(lock.since_ms, Lang::Fr),
@@ -332,7 +332,7 @@ impl Problem {
                 capitalise(&target_fr(*target))
             ),
             Problem::Cascade { item, inner } => format!(
-                "le décalage en cascade des successeurs doit déplacer l'élément {item}, mais {} Rien n'a été écrit ; pour écrire ces changements sans décaler les successeurs, passez cascade: false.",
+                "le décalage en cascade des successeurs doit déplacer l'élément {item}, mais {} Rien n'a été écrit\u{202f}; pour écrire ces changements sans décaler les successeurs, passez cascade: false.",
                 inner.fr()
             ),
             Problem::CascadeConstraint {
@@ -539,7 +539,7 @@ fn when(ms: i64, lang: Lang) -> String {
 fn reason(reason: &str, lang: Lang) -> String {
     match (reason.is_empty(), lang) {
         (true, _) => String::new(),
-        (false, Lang::Fr) => format!(" (« {reason} »)"),
+        (false, Lang::Fr) => format!(" («\u{a0}{reason}\u{a0}»)"),
         (false, Lang::En) => format!(" (“{reason}”)"),
     }
 }
@@ -547,7 +547,7 @@ fn reason(reason: &str, lang: Lang) -> String {
 /// "4 « Walls » → 5 « Roof » → 4 « Walls »", eliding the middle of a long cycle.
 fn cycle_text(items: &[(ItemId, String)], lang: Lang) -> String {
     let show = |(id, label): &(ItemId, String)| match lang {
-        Lang::Fr => format!("{id} « {label} »"),
+        Lang::Fr => format!("{id} «\u{a0}{label}\u{a0}»"),
         Lang::En => format!("{id} \"{label}\""),
     };
     let mut parts: Vec<String> = items.iter().take(CYCLE_SHOWN).map(show).collect();
@@ -582,9 +582,9 @@ impl ApplyError {
         let (op, field, problem) = (self.op, &self.field, self.problem.message(lang));
         match (lang, field.is_empty()) {
             // A problem of the whole command (a lock holds what it touches) has no field.
-            (Lang::Fr, true) => format!("Commande {n} ({op}) : {problem}"),
+            (Lang::Fr, true) => format!("Commande {n} ({op})\u{a0}: {problem}"),
             (Lang::En, true) => format!("Command {n} ({op}): {problem}"),
-            (Lang::Fr, false) => format!("Commande {n} ({op}), champ {field} : {problem}"),
+            (Lang::Fr, false) => format!("Commande {n} ({op}), champ {field}\u{a0}: {problem}"),
             (Lang::En, false) => format!("Command {n} ({op}), field {field}: {problem}"),
         }
     }
@@ -610,7 +610,7 @@ impl ScheduleError {
     pub fn message(&self, lang: Lang) -> String {
         let (path, problem) = (&self.path, self.problem.message(lang));
         match lang {
-            Lang::Fr => format!("Planning invalide, {path} : {problem}"),
+            Lang::Fr => format!("Planning invalide, {path}\u{a0}: {problem}"),
             Lang::En => format!("Invalid schedule, {path}: {problem}"),
         }
     }

@@ -1161,8 +1161,8 @@ mod tests {
                 },
             ],
         );
-        expect![[r#"Commande 2 (move_periods), champ bars : le bloc 42 n'existe pas. Indiquez l'id d'un bloc du planning."#]]
-            .assert_eq(&e.message(Lang::Fr));
+        expect!["Commande 2 (move_periods), champ bars⟨nbsp⟩: le bloc 42 n'existe pas. Indiquez l'id d'un bloc du planning."]
+            .assert_eq(&crate::testkit::visible(&e.message(Lang::Fr)));
         expect![[r#"Command 2 (move_periods), field bars: bar 42 does not exist. Give the id of a bar of the schedule."#]]
             .assert_eq(&e.message(Lang::En));
 
@@ -1176,8 +1176,8 @@ mod tests {
                 assignee: None,
             }],
         );
-        expect![[r#"Commande 1 (add_action), champ id : l'id 12 est déjà pris par un bloc. Omettez id pour en obtenir un neuf."#]]
-            .assert_eq(&e.message(Lang::Fr));
+        expect!["Commande 1 (add_action), champ id⟨nbsp⟩: l'id 12 est déjà pris par un bloc. Omettez id pour en obtenir un neuf."]
+            .assert_eq(&crate::testkit::visible(&e.message(Lang::Fr)));
 
         let e = fails(
             &s,
@@ -1189,8 +1189,8 @@ mod tests {
                 row: None,
             }],
         );
-        expect![[r#"Commande 1 (update_milestone), champ color : « rouge » n'est pas une couleur. Donnez « #rgb » ou « #rrggbb » en hexadécimal, par exemple « #2f6fdf »."#]]
-            .assert_eq(&e.message(Lang::Fr));
+        expect!["Commande 1 (update_milestone), champ color⟨nbsp⟩: «⟨nbsp⟩rouge⟨nbsp⟩» n'est pas une couleur. Donnez «⟨nbsp⟩#rgb⟨nbsp⟩» ou «⟨nbsp⟩#rrggbb⟨nbsp⟩» en hexadécimal, par exemple «⟨nbsp⟩#2f6fdf⟨nbsp⟩»."]
+            .assert_eq(&crate::testkit::visible(&e.message(Lang::Fr)));
 
         let e = fails(
             &s,
@@ -1211,8 +1211,8 @@ mod tests {
                 lag: None,
             }],
         );
-        expect![[r#"Commande 1 (add_link), champ to : aucun bloc ni jalon n'a l'id 5 (5 est une ligne). Indiquez l'id d'un bloc ou d'un jalon du planning."#]]
-            .assert_eq(&e.message(Lang::Fr));
+        expect!["Commande 1 (add_link), champ to⟨nbsp⟩: aucun bloc ni jalon n'a l'id 5 (5 est une ligne). Indiquez l'id d'un bloc ou d'un jalon du planning."]
+            .assert_eq(&crate::testkit::visible(&e.message(Lang::Fr)));
     }
 
     #[test]

@@ -858,8 +858,8 @@ mod tests {
             &s,
             &[set(5, Some((ConstraintKind::MustStartOn, "2026-11-02")))],
         );
-        expect_test::expect![[r#"Commande 1 (set_constraint), champ item : aucun bloc ni jalon n'a l'id 5 (5 est une ligne). Indiquez l'id d'un bloc ou d'un jalon du planning."#]]
-            .assert_eq(&e.message(crate::Lang::Fr));
+        expect_test::expect!["Commande 1 (set_constraint), champ item⟨nbsp⟩: aucun bloc ni jalon n'a l'id 5 (5 est une ligne). Indiquez l'id d'un bloc ou d'un jalon du planning."]
+            .assert_eq(&crate::testkit::visible(&e.message(crate::Lang::Fr)));
         let far = Command::SetConstraint {
             item: ItemId(10),
             constraint: Some(Constraint {

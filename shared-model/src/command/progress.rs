@@ -166,8 +166,8 @@ mod tests {
             actual_finish: Some(Some(d("2026-11-06"))),
             ..entry(a, Some(60))
         });
-        expect_test::expect!["Commande 1 (set_progress), champ percent : une fin réelle veut dire que le bloc 10 est terminé (100\u{202f}%)\u{a0}: 60\u{202f}% ne convient pas. Omettez percent (il passe à 100), ou effacez actual_finish (null) pour un avancement plus bas."]
-            .assert_eq(&e.message(Lang::Fr));
+        expect_test::expect!["Commande 1 (set_progress), champ percent⟨nbsp⟩: une fin réelle veut dire que le bloc 10 est terminé (100⟨nnbsp⟩%)⟨nbsp⟩: 60⟨nnbsp⟩% ne convient pas. Omettez percent (il passe à 100), ou effacez actual_finish (null) pour un avancement plus bas."]
+            .assert_eq(&crate::testkit::visible(&e.message(Lang::Fr)));
         expect_test::expect!["Command 1 (set_progress), field percent: an actual finish means bar 10 is complete (100%): 60% does not fit. Leave percent out (it becomes 100), or clear actual_finish (null) for a lower progress."]
             .assert_eq(&e.message(Lang::En));
         let e = fails(ProgressEntry {

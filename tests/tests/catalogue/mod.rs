@@ -252,10 +252,71 @@ pub(crate) async fn try_call(client: &Client, tool: &str, args: &Value) -> Resul
     })
 }
 
-/// What is wrong with a text meant for people: empty, Rust debug output, a stack
-/// trace, escaped JSON, or a tool name that does not exist.
-pub(crate) fn text_problems(text: &str, tools: &[String]) -> Vec<String> {
+/// English words that would show serde's (or our own) English inside a French text:
+/// each is matched as a whole word ("expected_rank", a field's name, is not
+/// "expected").
+const ENGLISH_IN_FRENCH: [&str; 9] = [
+    "unknown",
+    "expected",
+    "variant",
+    "field",
+    "fields",
+    "missing",
+    "invalid type",
+    "one of",
+    "is not a date",
+];
+
+/// What is wrong with the typography and the words of a text, in its language: a lazy
+/// plural "(s)" in either; in French, an ordinary space where French puts a no-break
+/// one (before « : ; ! ? », inside guillemets) and English words.
+fn language_problems(text: &str, french: bool) -> Vec<String> {
     let mut out = Vec::new();
+    if text.contains("(s)") {
+        out.push("a lazy plural (s)".to_owned());
+    }
+    if !french {
+        return out;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    for (i, pair) in chars.windows(2).enumerate() {
+        let context = || {
+            chars[i.saturating_sub(20)..(i + 20).min(chars.len())]
+                .iter()
+                .collect::<String>()
+        };
+        match pair {
+            [' ', c @ (':' | ';' | '!' | '?')] => {
+                out.push(format!("an ordinary space before {c:?} in …{}…", context()));
+            }
+            ['«', ' '] | [' ', '»'] => {
+                out.push(format!(
+                    "an ordinary space inside guillemets in …{}…",
+                    context()
+                ));
+            }
+            _ => {}
+        }
+    }
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let spaced = format!(" {} ", words.join(" "));
+    for w in ENGLISH_IN_FRENCH {
+        if spaced.contains(&format!(" {w} ")) {
+            out.push(format!("English in a French text: {w:?}"));
+        }
+    }
+    out
+}
+
+/// What is wrong with a text meant for people: empty, Rust debug output, a stack
+/// trace, escaped JSON, a tool name that does not exist, or (see `language_problems`)
+/// its typography and words in its language (`french` or English).
+pub(crate) fn text_problems(text: &str, tools: &[String], french: bool) -> Vec<String> {
+    let mut out = language_problems(text, french);
     if text.trim().is_empty() {
         out.push("empty text".to_owned());
     }

@@ -3,7 +3,8 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
-use palmaplan_model::{ActionId, ActionStatus, BarId, MemberId, Schedule};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{ActionId, ActionStatus, BarId, Lang, MemberId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -112,7 +113,7 @@ async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
     });
     let text = ctx.tr(
         format!(
-            "Action « {} » ajoutée (id {a}) sur le bloc {}, {}{who} ; {}.",
+            "Action «\u{a0}{}\u{a0}» ajoutée (id {a}) sur le bloc {}, {}{who}\u{202f}; {}.",
             p.label,
             item(&ctx, s, BarId(p.bar).into()),
             status_words(ctx.lang(), status),
@@ -160,7 +161,7 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
     };
     let text = ctx.tr(
         format!(
-            "Action {} : {change} ; {}.",
+            "Action {}\u{a0}: {change}\u{202f}; {}.",
             named(&ctx, &wrote.state, a),
             rank(&ctx, wrote.rank)
         ),
@@ -204,7 +205,7 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
     let s = &wrote.state;
     let mut parts = Vec::new();
     if let Some(l) = &p.label {
-        parts.push(ctx.tr(format!("libellé « {l} »"), format!("label “{l}”")));
+        parts.push(ctx.tr(format!("libellé «\u{a0}{l}\u{a0}»"), format!("label “{l}”")));
     }
     match p.assignee {
         Some(Some(m)) => parts.push(ctx.tr(
@@ -216,7 +217,7 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
     }
     let text = ctx.tr(
         format!(
-            "Action {} modifiée : {} ; {}.",
+            "Action {} modifiée\u{a0}: {}\u{202f}; {}.",
             named(&ctx, s, a),
             parts.join(", "),
             rank(&ctx, wrote.rank)
@@ -256,7 +257,7 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
     let named = match &gone {
         Some((label, bar)) => ctx.tr(
             format!(
-                "« {label} » ({}) du bloc {}",
+                "«\u{a0}{label}\u{a0}» ({}) du bloc {}",
                 p.action,
                 item(&ctx, &wrote.state, (*bar).into())
             ),
@@ -270,7 +271,7 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
     };
     let at = rank(&ctx, wrote.rank);
     let text = ctx.tr(
-        format!("Action {named} supprimée ; {at}. Annulable avec undo."),
+        format!("Action {named} supprimée\u{202f}; {at}. Annulable avec undo."),
         format!("Action {named} deleted; {at}. Can be undone with undo."),
     );
     Ok(Reply::ok(
@@ -299,7 +300,7 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::NotFound,
             ctx.tr(
-                format!("Le planning « {} » n'a pas de bloc {b}. Indiquez l'id d'un bloc (list_periods les donne).", s.name),
+                format!("Le planning «\u{a0}{}\u{a0}» n'a pas de bloc {b}. Indiquez l'id d'un bloc (list_periods les donne).", s.name),
                 format!("Schedule “{}” has no bar {b}. Give a bar's id (list_periods gives them).", s.name),
             ),
         ));
@@ -322,7 +323,9 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
         .filter(|(_, n)| *n > 0)
         .map(|(st, n)| match (ctx.lang(), st) {
             // The only status word that agrees in number.
-            (palmaplan_model::Lang::Fr, ActionStatus::Done) => format!("{n} terminée(s)"),
+            (Lang::Fr, ActionStatus::Done) => {
+                format!("{n} {}", plural(Lang::Fr, n, "terminée", "terminées"))
+            }
             _ => format!("{n} {}", status_words(ctx.lang(), *st)),
         })
         .collect();
@@ -331,22 +334,27 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
             format!("du bloc {}", item(&ctx, s, BarId(b).into())),
             format!("of bar {}", item(&ctx, s, BarId(b).into())),
         ),
-        None => ctx.tr(format!("de « {} »", s.name), format!("of “{}”", s.name)),
+        None => ctx.tr(
+            format!("de «\u{a0}{}\u{a0}»", s.name),
+            format!("of “{}”", s.name),
+        ),
     };
     let at = rank(&ctx, stored.rank);
     let mut text = if total == 0 {
         ctx.tr(
-            format!("Aucune action {scope} ne correspond ; {at}."),
+            format!("Aucune action {scope} ne correspond\u{202f}; {at}."),
             format!("No action {scope} matches; {at}."),
         )
     } else {
         ctx.tr(
             format!(
-                "{total} action(s) {scope} ({}) ; {at} :",
+                "{} {scope} ({})\u{202f}; {at}\u{a0}:",
+                count(Lang::Fr, total, "action", "actions"),
                 by_status.join(", ")
             ),
             format!(
-                "{total} action(s) {scope} ({}); {at}:",
+                "{} {scope} ({}); {at}:",
+                count(Lang::En, total, "action", "actions"),
                 by_status.join(", ")
             ),
         )
@@ -357,7 +365,7 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
             .map_or(String::new(), |m| format!(" — {}", member(s, m)));
         text.push_str(&ctx.tr(
             format!(
-                "\n- [{}] « {} » ({}) — bloc {}{who}",
+                "\n- [{}] «\u{a0}{}\u{a0}» ({}) — bloc {}{who}",
                 status_words(ctx.lang(), a.status),
                 a.label,
                 a.id,
@@ -404,7 +412,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("Action « Comparer les soldes » ajoutée (id 32) sur le bloc « Migration à blanc » (16), à faire, confiée à Sophie Lefèvre (3) ; rang 1."),
+            r.text.contains("Action «\u{a0}Comparer les soldes\u{a0}» ajoutée (id 32) sur le bloc «\u{a0}Migration à blanc\u{a0}» (16), à faire, confiée à Sophie Lefèvre (3)\u{202f}; rang 1."),
             "{}",
             r.text
         );
@@ -430,17 +438,17 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("libellé « Comparer », plus confiée à personne"),
+                .contains("libellé «\u{a0}Comparer\u{a0}», plus confiée à personne"),
             "{}",
             r.text
         );
         let r = ok(k.call(&k.viewer, "list_actions", json!({})).await);
         assert!(
             r.text.contains(
-                "5 action(s) de « S/4HANA Migration » (2 à faire, 2 en cours, 1 terminée(s))"
+                "5 actions de «\u{a0}S/4HANA Migration\u{a0}» (2 à faire, 2 en cours, 1 terminée)"
             ) && r
                 .text
-                .contains("- [en cours] « Comparer » (32) — bloc « Migration à blanc » (16)"),
+                .contains("- [en cours] «\u{a0}Comparer\u{a0}» (32) — bloc «\u{a0}Migration à blanc\u{a0}» (16)"),
             "{}",
             r.text
         );
@@ -466,7 +474,7 @@ mod tests {
             .await);
         assert!(
             r.text.contains(
-                "Action « Comparer » (32) du bloc « Migration à blanc » (16) supprimée ; rang 4."
+                "Action «\u{a0}Comparer\u{a0}» (32) du bloc «\u{a0}Migration à blanc\u{a0}» (16) supprimée\u{202f}; rang 4."
             ),
             "{}",
             r.text
@@ -539,6 +547,6 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_actions", json!({"bar": 13})).await);
         assert_eq!(r.structured["count"], 61);
         assert_eq!(r.structured["shown"], 50);
-        assert!(r.text.contains("… et 11 autre(s)."), "{}", r.text);
+        assert!(r.text.contains("… et 11 autres."), "{}", r.text);
     }
 }

@@ -6,7 +6,9 @@
 //! undone, so it asks for `confirm: true` and the Owner role.
 
 use crate::planning::Code;
+use palmaplan_model::Lang;
 use palmaplan_model::command::Command;
+use palmaplan_model::text::{count, plural};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -77,7 +79,7 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     let text = match old {
         Some(old) => ctx.tr(
             format!(
-                "Planning {id} renommé de « {old} » en « {name} » ; {}.",
+                "Planning {id} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{name}\u{a0}»\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -87,7 +89,7 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "Planning {id} renommé « {name} » ; {}.",
+                "Planning {id} renommé «\u{a0}{name}\u{a0}»\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -124,26 +126,34 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
         .map_err(|e| ctx.db_error(e))?;
     let mut text = ctx.tr(
         format!(
-            "Planning « {source_name} » ({source}, au rang {}) dupliqué en « {name} » (id {id}) : {} groupe(s), {} ligne(s), {} bloc(s), {} jalon(s). Vous en êtes propriétaire ; son historique commence au rang 0.",
+            "Planning «\u{a0}{source_name}\u{a0}» ({source}, au rang {}) dupliqué en «\u{a0}{name}\u{a0}» (id {id})\u{a0}: {}, {}, {}, {}. Vous en êtes propriétaire\u{202f}; son historique commence au rang 0.",
             stored.rank,
-            state.groups.len(),
-            state.rows.len(),
-            state.bars.len(),
-            state.milestones.len()
+            count(Lang::Fr, state.groups.len(), "groupe", "groupes"),
+            count(Lang::Fr, state.rows.len(), "ligne", "lignes"),
+            count(Lang::Fr, state.bars.len(), "bloc", "blocs"),
+            count(Lang::Fr, state.milestones.len(), "jalon", "jalons")
         ),
         format!(
-            "Schedule “{source_name}” ({source}, at rank {}) duplicated as “{name}” (id {id}): {} group(s), {} row(s), {} bar(s), {} milestone(s). You own it; its history starts at rank 0.",
+            "Schedule “{source_name}” ({source}, at rank {}) duplicated as “{name}” (id {id}): {}, {}, {}, {}. You own it; its history starts at rank 0.",
             stored.rank,
-            state.groups.len(),
-            state.rows.len(),
-            state.bars.len(),
-            state.milestones.len()
+            count(Lang::En, state.groups.len(), "group", "groups"),
+            count(Lang::En, state.rows.len(), "row", "rows"),
+            count(Lang::En, state.bars.len(), "bar", "bars"),
+            count(Lang::En, state.milestones.len(), "milestone", "milestones")
         ),
     );
     if redacted > 0 {
         text.push_str(&ctx.tr(
-            format!(" {redacted} donnée(s) privée(s) (e-mails de membres, motifs d'absence) n'ont pas été copiées : seul un propriétaire du planning source les voit."),
-            format!(" {redacted} private item(s) (members' e-mails, absence reasons) were not copied: only an owner of the source schedule sees them."),
+            format!(
+                " {} (e-mails de membres, motifs d'absence) {}\u{a0}: seul un propriétaire du planning source les voit.",
+                count(Lang::Fr, redacted, "donnée privée", "données privées"),
+                plural(Lang::Fr, redacted, "n'a pas été copiée", "n'ont pas été copiées")
+            ),
+            format!(
+                " {} (members' e-mails, absence reasons) {} not copied: only an owner of the source schedule sees them.",
+                count(Lang::En, redacted, "private item", "private items"),
+                plural(Lang::En, redacted, "was", "were")
+            ),
         ));
     }
     Ok(Reply::ok(
@@ -170,8 +180,8 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::ConfirmNeeded,
             ctx.tr(
-                format!("Rien n'a été supprimé. Supprimer « {} » (id {id}, {} bloc(s), rang {}) efface aussi son historique et ses versions, sans retour possible : rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, s.bars.len(), stored.rank),
-                format!("Nothing was deleted. Deleting “{}” (id {id}, {} bar(s), rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, s.bars.len(), stored.rank),
+                format!("Rien n'a été supprimé. Supprimer «\u{a0}{}\u{a0}» (id {id}, {}, rang {}) efface aussi son historique et ses versions, sans retour possible\u{a0}: rappelez delete_schedule avec \"confirm\": true si c'est bien voulu.", s.name, count(Lang::Fr, s.bars.len(), "bloc", "blocs"), stored.rank),
+                format!("Nothing was deleted. Deleting “{}” (id {id}, {}, rank {}) also erases its history and versions, for good: call delete_schedule again with \"confirm\": true if that is what you want.", s.name, count(Lang::En, s.bars.len(), "bar", "bars"), stored.rank),
             ),
         ));
     }
@@ -185,12 +195,14 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
     }
     let text = ctx.tr(
         format!(
-            "Planning « {} » (id {id}) supprimé, avec son historique ({} écriture(s)), ses versions et les accès de chacun.",
-            s.name, stored.rank
+            "Planning «\u{a0}{}\u{a0}» (id {id}) supprimé, avec son historique ({}), ses versions et les accès de chacun.",
+            s.name,
+            count(Lang::Fr, stored.rank, "écriture", "écritures")
         ),
         format!(
-            "Schedule “{}” (id {id}) deleted, with its history ({} write(s)), its versions and everyone's access.",
-            s.name, stored.rank
+            "Schedule “{}” (id {id}) deleted, with its history ({}), its versions and everyone's access.",
+            s.name,
+            count(Lang::En, stored.rank, "write", "writes")
         ),
     );
     Ok(Reply::ok(
@@ -216,7 +228,8 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("« S/4HANA Migration » en « Bascule S/4 »")
+            r.text
+                .contains("«\u{a0}S/4HANA Migration\u{a0}» en «\u{a0}Bascule S/4\u{a0}»")
                 && r.text.contains("rang 1"),
             "{}",
             r.text
@@ -249,7 +262,7 @@ mod tests {
         let copy = r.structured["schedule_id"].as_i64().unwrap();
         assert_ne!(copy, k.schedule);
         assert!(
-            r.text.contains("« Copie »") && r.text.contains("propriétaire"),
+            r.text.contains("«\u{a0}Copie\u{a0}»") && r.text.contains("propriétaire"),
             "{}",
             r.text
         );
@@ -317,7 +330,11 @@ mod tests {
         let r = ok(k
             .call(&k.owner, "delete_schedule", json!({"confirm": true}))
             .await);
-        assert!(r.text.contains("« S/4HANA Migration »"), "{}", r.text);
+        assert!(
+            r.text.contains("«\u{a0}S/4HANA Migration\u{a0}»"),
+            "{}",
+            r.text
+        );
         refused(
             k.call(&k.owner, "get_schedule", json!({})).await,
             "schedule_not_found",

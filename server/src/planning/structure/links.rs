@@ -11,9 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{
-    CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines, unit_word,
-};
+use super::{CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines};
 use crate::planning::args::CascadeArg;
 use crate::planning::scheduling::with_cascade;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
@@ -84,7 +82,8 @@ fn kind_words(lang: Lang, k: LinkKind) -> &'static str {
     }
 }
 
-/// "« A » (13) → « B » (14), FS (fin → début), décalage 2 jours ouvrés".
+/// "« A » (13) → « B » (14), FS (fin → début), décalage de 2 jours ouvrés" (a
+/// negative lag is a lead: « avance de 1 jour ouvré »).
 fn describe(ctx: &Ctx, s: &Schedule, l: LinkId) -> String {
     let Some(link) = s.link(l) else {
         return l.to_string();
@@ -92,11 +91,14 @@ fn describe(ctx: &Ctx, s: &Schedule, l: LinkId) -> String {
     let lag = if link.lag == 0 {
         ctx.tr("sans décalage", "no lag")
     } else {
-        let unit = unit_word(ctx.lang(), s.settings.time_unit);
-        ctx.tr(
-            format!("décalage {} {unit}", link.lag),
-            format!("lag {} {unit}", link.lag),
-        )
+        let unit = s.settings.time_unit;
+        let size = i64::from(link.lag).abs();
+        match (link.lag > 0, ctx.lang()) {
+            (true, Lang::Fr) => format!("décalage de {}", text::time_units(size, unit, Lang::Fr)),
+            (false, Lang::Fr) => format!("avance de {}", text::time_units(size, unit, Lang::Fr)),
+            (true, Lang::En) => format!("lag of {}", text::time_units(size, unit, Lang::En)),
+            (false, Lang::En) => format!("lead of {}", text::time_units(size, unit, Lang::En)),
+        }
     };
     format!(
         "{} → {}, {}, {lag}",
@@ -153,7 +155,7 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
     };
     let mut text = ctx.tr(
         format!(
-            "Lien {l} ajouté : {} ; {}.",
+            "Lien {l} ajouté\u{a0}: {}\u{202f}; {}.",
             describe(&ctx, &wrote.state, l),
             rank(&ctx, wrote.rank)
         ),
@@ -202,7 +204,7 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
         .await?;
     let mut text = ctx.tr(
         format!(
-            "Lien {l} modifié : {} ; {}.",
+            "Lien {l} modifié\u{a0}: {}\u{202f}; {}.",
             describe(&ctx, &wrote.state, l),
             rank(&ctx, wrote.rank)
         ),
@@ -249,7 +251,7 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
     let at = rank(&ctx, wrote.rank);
     let text = ctx.tr(
         format!(
-            "Lien {}{between} supprimé ; {at}. Annulable avec undo.",
+            "Lien {}{between} supprimé\u{202f}; {at}. Annulable avec undo.",
             p.link
         ),
         format!(
@@ -280,14 +282,14 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     if total == 0 {
         let text = ctx.tr(
             format!(
-                "Les dates prévues de « {} » respectent ses {} lien(s) ; {at}.",
+                "Les dates prévues de «\u{a0}{}\u{a0}» respectent ses {}\u{202f}; {at}.",
                 s.name,
-                s.links.len()
+                text::count(Lang::Fr, s.links.len(), "lien", "liens")
             ),
             format!(
-                "The planned dates of “{}” meet all its {} link(s); {at}.",
+                "The planned dates of “{}” meet all its {}; {at}.",
                 s.name,
-                s.links.len()
+                text::count(Lang::En, s.links.len(), "link", "links")
             ),
         );
         return Ok(Reply::ok(
@@ -299,8 +301,19 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     violated.sort_by(|a, b| b.by_days.cmp(&a.by_days).then(a.link.cmp(&b.link)));
     violated.truncate(CAP);
     let mut text = ctx.tr(
-        format!("{total} lien(s) sur {} non respecté(s) dans « {} », du plus grand écart au plus petit ; {at} :", s.links.len(), s.name),
-        format!("{total} of {} link(s) violated in “{}”, largest gap first; {at}:", s.links.len(), s.name),
+        format!(
+            "{total} {} sur {} {} dans «\u{a0}{}\u{a0}», du plus grand écart au plus petit\u{202f}; {at}\u{a0}:",
+            text::plural(Lang::Fr, total, "lien", "liens"),
+            s.links.len(),
+            text::plural(Lang::Fr, total, "non respecté", "non respectés"),
+            s.name
+        ),
+        format!(
+            "{total} of {} {} violated in “{}”, largest gap first; {at}:",
+            s.links.len(),
+            text::plural(Lang::En, s.links.len(), "link", "links"),
+            s.name
+        ),
     );
     let shown = Risks {
         violated_links: violated,
@@ -333,7 +346,7 @@ mod tests {
         let k = kit().await;
         let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
         assert!(
-            r.text.contains("respectent ses 7 lien(s) ; rang 0."),
+            r.text.contains("respectent ses 7 liens\u{202f}; rang 0."),
             "{}",
             r.text
         );
@@ -341,7 +354,7 @@ mod tests {
             .call(&k.editor, "add_link", json!({"from": 14, "to": 15}))
             .await);
         assert!(
-            r.text.contains("Lien 32 ajouté : « Nettoyage des données » (14) → « Adaptation du code ABAP » (15), FS (fin → début), sans décalage ; rang 1.")
+            r.text.contains("Lien 32 ajouté\u{a0}: «\u{a0}Nettoyage des données\u{a0}» (14) → «\u{a0}Adaptation du code ABAP\u{a0}» (15), FS (fin → début), sans décalage\u{202f}; rang 1.")
                 && r.text.contains("Lien 32 (FS) non respecté de 5 jours ouvrés"),
             "{}",
             r.text
@@ -355,7 +368,7 @@ mod tests {
             .await);
         assert!(
             r.text.contains(
-                "SS (start-to-start), lag -1 working days; rank 2. The planned dates meet it."
+                "SS (start-to-start), lead of 1 working day; rank 2. The planned dates meet it."
             ),
             "{}",
             r.text
@@ -367,7 +380,7 @@ mod tests {
         let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
         assert_eq!(r.structured["count"], 1);
         assert!(
-            r.text.contains("1 lien(s) sur 8 non respecté(s)")
+            r.text.contains("1 lien sur 8 non respecté")
                 && r.text
                     .contains("Lien 20 (SS) non respecté de 3 jours ouvrés"),
             "{}",
@@ -376,7 +389,7 @@ mod tests {
         assert_eq!(r.structured["links"][0]["by_days"], 3);
         let r = ok(k.call(&k.editor, "delete_link", json!({"link": 20})).await);
         assert!(
-            r.text.contains("Lien 20 (« Audit du système » (13) → « Nettoyage des données » (14)) supprimé ; rang 4."),
+            r.text.contains("Lien 20 («\u{a0}Audit du système\u{a0}» (13) → «\u{a0}Nettoyage des données\u{a0}» (14)) supprimé\u{202f}; rang 4."),
             "{}",
             r.text
         );

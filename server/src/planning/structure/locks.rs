@@ -62,7 +62,7 @@ impl Target {
             _ => Err(Refusal::new(
                 Code::InvalidArguments,
                 ctx.tr(
-                    "Donnez exactement une cible : « bar », « row » ou « group » (un id), ou « schedule_wide »: true pour tout le planning.",
+                    "Donnez exactement une cible\u{a0}: «\u{a0}bar\u{a0}», «\u{a0}row\u{a0}» ou «\u{a0}group\u{a0}» (un id), ou «\u{a0}schedule_wide\u{a0}»: true pour tout le planning.",
                     "Give exactly one target: “bar”, “row” or “group” (an id), or “schedule_wide”: true for the whole schedule.",
                 ),
             )),
@@ -96,7 +96,7 @@ async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         .unwrap_or_else(|| lock_target(target, lang));
     let text = ctx.tr(
         format!(
-            "Verrou posé : {held} ; {}. Tant qu'il tient, toute écriture qui toucherait ce qu'il tient est refusée, pour tout le monde ; unlock le retire.",
+            "Verrou posé\u{a0}: {held}\u{202f}; {}. Tant qu'il tient, toute écriture qui toucherait ce qu'il tient est refusée, pour tout le monde\u{202f}; unlock le retire.",
             rank(&ctx, wrote.rank)
         ),
         format!(
@@ -116,7 +116,7 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "« reason » va avec lock, pas avec unlock : retirez-le.",
+                "«\u{a0}reason\u{a0}» va avec lock, pas avec unlock\u{a0}: retirez-le.",
                 "“reason” goes with lock, not unlock: leave it out.",
             ),
         ));
@@ -134,7 +134,7 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         .unwrap_or_default();
     let text = ctx.tr(
         format!(
-            "Verrou retiré de {} (posé par {was}) ; {}.",
+            "Verrou retiré de {} (posé par {was})\u{202f}; {}.",
             lock_target(target, lang),
             rank(&ctx, wrote.rank)
         ),

@@ -97,7 +97,7 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
         .map_or(p.row.to_string(), |r| quote(&ctx, &r.name, r.id));
     let text = ctx.tr(
         format!(
-            "Jalon « {} » ajouté (id {m}) le {day} sur la ligne {row} ; {}.",
+            "Jalon «\u{a0}{}\u{a0}» ajouté (id {m}) le {day} sur la ligne {row}\u{202f}; {}.",
             p.label,
             rank(&ctx, wrote.rank)
         ),
@@ -151,7 +151,7 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
     let day = wrote.state.milestone(m).map_or(day, |x| x.date);
     let mut text = ctx.tr(
         format!(
-            "Jalon {} déplacé au {day}{was} ; {}.",
+            "Jalon {} déplacé au {day}{was}\u{202f}; {}.",
             named(&ctx, &wrote.state, m),
             rank(&ctx, wrote.rank)
         ),
@@ -216,7 +216,7 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let text = ctx.tr(
         format!(
-            "Jalon {} modifié ({}) ; {}.",
+            "Jalon {} modifié ({})\u{202f}; {}.",
             named(&ctx, &wrote.state, m),
             changed.join(", "),
             rank(&ctx, wrote.rank)
@@ -261,7 +261,7 @@ async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal
     let with = removed.map_or(String::new(), |r| r.words(&ctx));
     let at = rank(&ctx, wrote.rank);
     let text = ctx.tr(
-        format!("Jalon {named} supprimé{with} ; {at}. Annulable avec undo."),
+        format!("Jalon {named} supprimé{with}\u{202f}; {at}. Annulable avec undo."),
         format!("Milestone {named} deleted{with}; {at}. Can be undone with undo."),
     );
     Ok(Reply::ok(
@@ -290,7 +290,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("Jalon « Fin d'hypercare » ajouté (id 32) le 2027-01-15 sur la ligne « Mise en production » (12) ; rang 1."),
+            r.text.contains("Jalon «\u{a0}Fin d'hypercare\u{a0}» ajouté (id 32) le 2027-01-15 sur la ligne «\u{a0}Mise en production\u{a0}» (12)\u{202f}; rang 1."),
             "{}",
             r.text
         );
@@ -326,8 +326,9 @@ mod tests {
             .call(&k.editor, "delete_milestone", json!({"milestone": 19}))
             .await);
         assert!(
-            r.text
-                .contains("Jalon « Go-live » (19) supprimé, avec 1 lien(s) ; rang 4."),
+            r.text.contains(
+                "Jalon «\u{a0}Go-live\u{a0}» (19) supprimé, avec 1 lien\u{202f}; rang 4."
+            ),
             "{}",
             r.text
         );
@@ -368,7 +369,7 @@ mod tests {
             .await,
             "invalid_arguments",
         );
-        assert!(r.text.contains("« date »"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}date\u{a0}»"), "{}", r.text);
         refused(
             k.call(&k.editor, "update_milestone", json!({"milestone": 19}))
                 .await,

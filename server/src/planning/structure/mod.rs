@@ -56,13 +56,16 @@ fn rank(ctx: &Ctx, rank: i64) -> String {
     ctx.tr(format!("rang {rank}"), format!("rank {rank}"))
 }
 
-/// The line that ends a capped list: "… et 12 autre(s)." (nothing when nothing is left).
+/// The line that ends a capped list: "… et 12 autres." (nothing when nothing is left).
 fn more(ctx: &Ctx, left: usize) -> String {
     if left == 0 {
         return String::new();
     }
     ctx.tr(
-        format!("\n… et {left} autre(s)."),
+        format!(
+            "\n… et {left} {}.",
+            text::plural(Lang::Fr, left, "autre", "autres")
+        ),
         format!("\n… and {left} more."),
     )
 }
@@ -72,7 +75,7 @@ fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
     Refusal::new(
         Code::InvalidArguments,
         ctx.tr(
-            format!("Rien à changer : indiquez au moins un de ces champs : {fields}."),
+            format!("Rien à changer\u{a0}: indiquez au moins un de ces champs\u{a0}: {fields}."),
             format!("Nothing to change: give at least one of these fields: {fields}."),
         ),
     )
@@ -80,7 +83,10 @@ fn nothing_to_change(ctx: &Ctx, fields: &str) -> Refusal {
 
 /// "« Audit du système » (13)" / "“Audit du système” (13)": a named item with its id.
 fn quote(ctx: &Ctx, name: &str, id: impl std::fmt::Display) -> String {
-    ctx.tr(format!("« {name} » ({id})"), format!("“{name}” ({id})"))
+    ctx.tr(
+        format!("«\u{a0}{name}\u{a0}» ({id})"),
+        format!("“{name}” ({id})"),
+    )
 }
 
 /// A bar or a milestone as texts name it, or its bare id when it is gone.
@@ -163,18 +169,29 @@ impl Removed {
         })
     }
 
-    /// ", avec 3 ligne(s), 3 bloc(s) et 4 lien(s)" — or ", seul : rien n'en dépendait".
+    /// ", avec 3 lignes, 3 blocs et 4 liens" — or " (rien n'en dépendait)".
     fn words(self, ctx: &Ctx) -> String {
+        let lang = ctx.lang();
+        let words = |fr: [&'static str; 2], en: [&'static str; 2]| match lang {
+            Lang::Fr => fr,
+            Lang::En => en,
+        };
         let parts: Vec<String> = [
-            (self.rows, "ligne(s)", "row(s)"),
-            (self.bars, "bloc(s)", "bar(s)"),
-            (self.milestones, "jalon(s)", "milestone(s)"),
-            (self.links, "lien(s)", "link(s)"),
-            (self.actions, "action(s)", "action(s)"),
+            (self.rows, words(["ligne", "lignes"], ["row", "rows"])),
+            (self.bars, words(["bloc", "blocs"], ["bar", "bars"])),
+            (
+                self.milestones,
+                words(["jalon", "jalons"], ["milestone", "milestones"]),
+            ),
+            (self.links, words(["lien", "liens"], ["link", "links"])),
+            (
+                self.actions,
+                words(["action", "actions"], ["action", "actions"]),
+            ),
         ]
         .iter()
-        .filter(|(n, ..)| *n > 0)
-        .map(|(n, fr, en)| format!("{n} {}", ctx.tr(*fr, *en)))
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, [one, many])| text::count(lang, *n, one, many))
         .collect();
         match parts.as_slice() {
             [] => ctx.tr(" (rien n'en dépendait)", " (nothing depended on it)"),
@@ -249,7 +266,7 @@ fn push_risks(ctx: &Ctx, text: &mut String, lines: &[String]) {
     if lines.is_empty() {
         return;
     }
-    text.push_str(&ctx.tr("\nAttention :", "\nWatch out:"));
+    text.push_str(&ctx.tr("\nAttention\u{a0}:", "\nWatch out:"));
     for l in lines {
         text.push_str("\n- ");
         text.push_str(l);

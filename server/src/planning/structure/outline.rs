@@ -8,7 +8,8 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
-use palmaplan_model::{GroupId, MemberId, RowId, Schedule};
+use palmaplan_model::text::{count, plural};
+use palmaplan_model::{GroupId, Lang, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -131,7 +132,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::NotFound,
             ctx.tr(
-                format!("Le planning « {} » n'a pas de groupe {g}. Appelez list_rows sans « group » pour voir les groupes.", s.name),
+                format!("Le planning «\u{a0}{}\u{a0}» n'a pas de groupe {g}. Appelez list_rows sans «\u{a0}group\u{a0}» pour voir les groupes.", s.name),
                 format!("Schedule “{}” has no group {g}. Call list_rows without “group” to see the groups.", s.name),
             ),
         ));
@@ -148,23 +149,23 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         .count();
     let mut text = ctx.tr(
         format!(
-            "« {} » : {} groupe(s), {} ligne(s) ; {}.",
+            "«\u{a0}{}\u{a0}»\u{a0}: {}, {}\u{202f}; {}.",
             s.name,
-            groups.len(),
-            row_count,
+            count(Lang::Fr, groups.len(), "groupe", "groupes"),
+            count(Lang::Fr, row_count, "ligne", "lignes"),
             rank(&ctx, stored.rank)
         ),
         format!(
-            "“{}”: {} group(s), {} row(s); {}.",
+            "“{}”: {}, {}; {}.",
             s.name,
-            groups.len(),
-            row_count,
+            count(Lang::En, groups.len(), "group", "groups"),
+            count(Lang::En, row_count, "row", "rows"),
             rank(&ctx, stored.rank)
         ),
     );
     if groups.is_empty() {
         text.push_str(&ctx.tr(
-            " Aucun groupe : ajoutez-en un avec add_group.",
+            " Aucun groupe\u{a0}: ajoutez-en un avec add_group.",
             " No group yet: add one with add_group.",
         ));
     }
@@ -181,7 +182,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             continue;
         }
         text.push_str(&ctx.tr(
-            format!("\nGroupe « {} » ({}) :", g.name, g.id),
+            format!("\nGroupe «\u{a0}{}\u{a0}» ({})\u{a0}:", g.name, g.id),
             format!("\nGroup “{}” ({}):", g.name, g.id),
         ));
         let mut rows = Vec::new();
@@ -203,7 +204,7 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
     let rows_left = row_count - shown_rows;
     if let Some(g) = cut {
         text.push_str(&ctx.tr(
-            format!("\n… le groupe {g} continue : rappelez list_rows avec \"group\": {g}."),
+            format!("\n… le groupe {g} continue\u{a0}: rappelez list_rows avec \"group\": {g}."),
             format!("\n… group {g} goes on: call list_rows with \"group\": {g}."),
         ));
     }
@@ -213,14 +214,24 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
             .take(CAP)
             .map(|(g, n)| {
                 ctx.tr(
-                    format!("« {} » ({}, {n} ligne(s))", g.name, g.id),
-                    format!("“{}” ({}, {n} row(s))", g.name, g.id),
+                    format!(
+                        "«\u{a0}{}\u{a0}» ({}, {})",
+                        g.name,
+                        g.id,
+                        count(Lang::Fr, *n, "ligne", "lignes")
+                    ),
+                    format!(
+                        "“{}” ({}, {})",
+                        g.name,
+                        g.id,
+                        count(Lang::En, *n, "row", "rows")
+                    ),
                 )
             })
             .collect();
         text.push_str(&ctx.tr(
             format!(
-                "\nAutres groupes, à lister avec « group » : {}",
+                "\nAutres groupes, à lister avec «\u{a0}group\u{a0}»\u{a0}: {}",
                 names.join(", ")
             ),
             format!("\nOther groups, to list with “group”: {}", names.join(", ")),
@@ -271,13 +282,15 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
     );
     let text = ctx.tr(
         format!(
-            "Groupe « {} » ajouté (id {g}), à l'index {i} parmi {n} groupe(s) ; {}.",
+            "Groupe «\u{a0}{}\u{a0}» ajouté (id {g}), à l'index {i} parmi {n} {}\u{202f}; {}.",
             p.name,
+            plural(Lang::Fr, n, "groupe", "groupes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Group “{}” added (id {g}), at index {i} of {n} group(s); {}.",
+            "Group “{}” added (id {g}), at index {i} of {n} {}; {}.",
             p.name,
+            plural(Lang::En, n, "group", "groups"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -313,7 +326,7 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
     let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
-            "Groupe {} renommé de « {old} » en « {} » ; {}.",
+            "Groupe {} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
             p.group,
             p.name,
             rank(&ctx, wrote.rank)
@@ -350,17 +363,17 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
     let s = &wrote.state;
     let text = ctx.tr(
         format!(
-            "Groupe {} déplacé avec ses lignes à l'index {} parmi {} groupe(s) ; {}.",
+            "Groupe {} déplacé avec ses lignes à l'index {} parmi {}\u{202f}; {}.",
             group_name(&ctx, s, GroupId(p.group)),
             p.index,
-            s.groups.len(),
+            count(Lang::Fr, s.groups.len(), "groupe", "groupes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Group {} moved with its rows to index {} of {} group(s); {}.",
+            "Group {} moved with its rows to index {} of {}; {}.",
             group_name(&ctx, s, GroupId(p.group)),
             p.index,
-            s.groups.len(),
+            count(Lang::En, s.groups.len(), "group", "groups"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -439,11 +452,11 @@ fn deleted_reply(
     let at = rank(ctx, wrote.rank);
     let text = match target {
         Target::Group(_) => ctx.tr(
-            format!("Groupe {named} supprimé{with} ; {at}. Annulable avec undo."),
+            format!("Groupe {named} supprimé{with}\u{202f}; {at}. Annulable avec undo."),
             format!("Group {named} deleted{with}; {at}. Can be undone with undo."),
         ),
         Target::Row(_) => ctx.tr(
-            format!("Ligne {named} supprimée{with} ; {at}. Annulable avec undo."),
+            format!("Ligne {named} supprimée{with}\u{202f}; {at}. Annulable avec undo."),
             format!("Row {named} deleted{with}; {at}. Can be undone with undo."),
         ),
     };
@@ -488,21 +501,23 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     let who = p.member.map(|m| member(s, MemberId(m)));
     let mut text = ctx.tr(
         format!(
-            "Ligne « {} » ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {n} ligne(s)",
+            "Ligne «\u{a0}{}\u{a0}» ajoutée (id {row}) au groupe {}, à l'index {index} parmi ses {}",
             p.name,
-            group_name(&ctx, s, GroupId(p.group))
+            group_name(&ctx, s, GroupId(p.group)),
+            count(Lang::Fr, n, "ligne", "lignes")
         ),
         format!(
-            "Row “{}” added (id {row}) to group {}, at index {index} of its {n} row(s)",
+            "Row “{}” added (id {row}) to group {}, at index {index} of its {}",
             p.name,
-            group_name(&ctx, s, GroupId(p.group))
+            group_name(&ctx, s, GroupId(p.group)),
+            count(Lang::En, n, "row", "rows")
         ),
     );
     if let Some(who) = who {
         text.push_str(&ctx.tr(format!(", confiée à {who}"), format!(", done by {who}")));
     }
     text.push_str(&ctx.tr(
-        format!(" ; {}.", rank(&ctx, wrote.rank)),
+        format!("\u{202f}; {}.", rank(&ctx, wrote.rank)),
         format!("; {}.", rank(&ctx, wrote.rank)),
     ));
     Ok(Reply::ok(
@@ -529,7 +544,7 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
     let old = old_name(inverse_of(&wrote)).unwrap_or_default();
     let text = ctx.tr(
         format!(
-            "Ligne {} renommée de « {old} » en « {} » ; {}.",
+            "Ligne {} renommée de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
             p.row,
             p.name,
             rank(&ctx, wrote.rank)
@@ -570,15 +585,17 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
     let (group, index, n) = row_place(s, RowId(p.row)).unwrap_or((GroupId(0), p.index, 0));
     let text = ctx.tr(
         format!(
-            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {n} ligne(s) ; {}.",
+            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {}\u{202f}; {}.",
             row_name(&ctx, s, RowId(p.row)),
             group_name(&ctx, s, group),
+            count(Lang::Fr, n, "ligne", "lignes"),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Row {} moved to group {}, at index {index} of its {n} row(s); {}.",
+            "Row {} moved to group {}, at index {index} of its {}; {}.",
             row_name(&ctx, s, RowId(p.row)),
             group_name(&ctx, s, group),
+            count(Lang::En, n, "row", "rows"),
             rank(&ctx, wrote.rank)
         ),
     );
@@ -624,7 +641,7 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     let mut text = match p.member {
         Some(m) => ctx.tr(
             format!(
-                "Ligne {row} confiée à {}{was} ; {}.",
+                "Ligne {row} confiée à {}{was}\u{202f}; {}.",
                 member(s, MemberId(m)),
                 rank(&ctx, wrote.rank)
             ),
@@ -636,7 +653,7 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
         ),
         None => ctx.tr(
             format!(
-                "Ligne {row} sans membre désormais{was} ; {}.",
+                "Ligne {row} sans membre désormais{was}\u{202f}; {}.",
                 rank(&ctx, wrote.rank)
             ),
             format!(
@@ -701,7 +718,7 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("Groupe « Recette » ajouté (id 32), à l'index 0 parmi 3"),
+                .contains("Groupe «\u{a0}Recette\u{a0}» ajouté (id 32), à l'index 0 parmi 3"),
             "{}",
             r.text
         );
@@ -723,7 +740,7 @@ mod tests {
             .call(&k.editor, "move_group", json!({"group": 32, "index": 2}))
             .await);
         assert!(
-            r.text.contains("« Tests » (32)") && r.text.contains("index 2"),
+            r.text.contains("«\u{a0}Tests\u{a0}» (32)") && r.text.contains("index 2"),
             "{}",
             r.text
         );
@@ -732,7 +749,7 @@ mod tests {
         // The cascade: 3 rows, their 3 bars, the 4 links touching those, 3 actions.
         let r = ok(k.call(&k.editor, "delete_group", json!({"group": 5})).await);
         assert!(
-            r.text.contains("Groupe « Préparation » (5) supprimé, avec 3 ligne(s), 3 bloc(s), 4 lien(s) et 3 action(s) ; rang 4."),
+            r.text.contains("Groupe «\u{a0}Préparation\u{a0}» (5) supprimé, avec 3 lignes, 3 blocs, 4 liens et 3 actions\u{202f}; rang 4."),
             "{}",
             r.text
         );
@@ -785,7 +802,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("Ligne « Support » ajoutée (id 32) au groupe « Bascule » (9), à l'index 0 parmi ses 4 ligne(s), confiée à Sophie Lefèvre (3) ; rang 1."),
+            r.text.contains("Ligne «\u{a0}Support\u{a0}» ajoutée (id 32) au groupe «\u{a0}Bascule\u{a0}» (9), à l'index 0 parmi ses 4 lignes, confiée à Sophie Lefèvre (3)\u{202f}; rang 1."),
             "{}",
             r.text
         );
@@ -797,7 +814,8 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("de « Support » en « Hypercare »"),
+            r.text
+                .contains("de «\u{a0}Support\u{a0}» en «\u{a0}Hypercare\u{a0}»"),
             "{}",
             r.text
         );
@@ -810,7 +828,7 @@ mod tests {
             .await);
         assert!(
             r.text
-                .contains("groupe « Préparation » (5), à l'index 3 parmi ses 4"),
+                .contains("groupe «\u{a0}Préparation\u{a0}» (5), à l'index 3 parmi ses 4"),
             "{}",
             r.text
         );
@@ -850,7 +868,7 @@ mod tests {
         let r = ok(k.call(&k.editor, "delete_row", json!({"row": 6})).await);
         assert!(
             r.text.contains(
-                "Ligne « Audit du système » (6) supprimée, avec 1 bloc(s), 2 lien(s) et 1 action(s)"
+                "Ligne «\u{a0}Audit du système\u{a0}» (6) supprimée, avec 1 bloc, 2 liens et 1 action"
             ),
             "{}",
             r.text
@@ -885,7 +903,7 @@ mod tests {
             k.call(&k.editor, "set_row_member", json!({"row": 6})).await,
             "invalid_arguments",
         );
-        assert!(r.text.contains("« member » manque"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}member\u{a0}» manque"), "{}", r.text);
         let r = refused(
             k.call(&Kit::en(&k.editor), "delete_row", json!({"row": 5}))
                 .await,
@@ -903,11 +921,13 @@ mod tests {
         let k = kit().await;
         let r = ok(k.call(&k.viewer, "list_rows", json!({})).await);
         assert!(
-            r.text
-                .contains("« S/4HANA Migration » : 2 groupe(s), 6 ligne(s) ; rang 0.")
-                && r.text.contains("Groupe « Préparation » (5) :")
+            r.text.contains(
+                "«\u{a0}S/4HANA Migration\u{a0}»\u{a0}: 2 groupes, 6 lignes\u{202f}; rang 0."
+            ) && r
+                .text
+                .contains("Groupe «\u{a0}Préparation\u{a0}» (5)\u{a0}:")
                 && r.text
-                    .contains("- « Audit du système » (6) — Karim Benali (2)"),
+                    .contains("- «\u{a0}Audit du système\u{a0}» (6) — Karim Benali (2)"),
             "{}",
             r.text
         );
@@ -955,7 +975,7 @@ mod tests {
         assert_eq!(r.structured["more_groups"].as_array().unwrap().len(), 45);
         assert!(
             r.text
-                .contains("Autres groupes, à lister avec « group » : « G25 » (76, 2 ligne(s))"),
+                .contains("Autres groupes, à lister avec «\u{a0}group\u{a0}»\u{a0}: «\u{a0}G25\u{a0}» (76, 2 lignes)"),
             "{}",
             r.text
         );

@@ -5,6 +5,7 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
+use palmaplan_model::text::count;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -135,7 +136,10 @@ fn dates_list(ctx: &Ctx, dates: &[Date]) -> String {
     let mut out = shown.join(", ");
     if dates.len() > CAP {
         out.push_str(&ctx.tr(
-            format!(" … et {} autre(s)", dates.len() - CAP),
+            format!(
+                " … et {}",
+                count(Lang::Fr, dates.len() - CAP, "autre", "autres")
+            ),
             format!(" … and {} more", dates.len() - CAP),
         ));
     }
@@ -154,20 +158,20 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     } else {
         ctx.tr(
             format!(
-                "{} jour(s) férié(s) : {}",
-                st.holidays.len(),
+                "{}\u{a0}: {}",
+                count(Lang::Fr, st.holidays.len(), "jour férié", "jours fériés"),
                 dates_list(ctx, &st.holidays)
             ),
             format!(
-                "{} holiday(s): {}",
-                st.holidays.len(),
+                "{}: {}",
+                count(Lang::En, st.holidays.len(), "holiday", "holidays"),
                 dates_list(ctx, &st.holidays)
             ),
         )
     };
     ctx.tr(
         format!(
-            "fuseau {} ; jours ouvrés : {} ; durées et décalages comptés en {} ; {} ; {}",
+            "fuseau {}\u{202f}; jours ouvrés\u{a0}: {}\u{202f}; durées et décalages comptés en {}\u{202f}; {}\u{202f}; {}",
             st.time_zone,
             days.join(", "),
             unit_word(Lang::Fr, st.time_unit),
@@ -211,7 +215,7 @@ async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     let st = &stored.state.settings;
     let text = ctx.tr(
         format!(
-            "Réglages de « {} » (id {id}, {}) : {}.",
+            "Réglages de «\u{a0}{}\u{a0}» (id {id}, {})\u{a0}: {}.",
             stored.state.name,
             rank(&ctx, stored.rank),
             describe(&ctx, st)
@@ -296,7 +300,7 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     let st = &wrote.state.settings;
     let text = ctx.tr(
         format!(
-            "Réglages de « {} » modifiés ({}) ; {}. Désormais : {}.",
+            "Réglages de «\u{a0}{}\u{a0}» modifiés ({})\u{202f}; {}. Désormais\u{a0}: {}.",
             wrote.state.name,
             changed.join(", "),
             rank(&ctx, wrote.rank),
@@ -331,7 +335,7 @@ fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "« dates » est vide : donnez au moins une date AAAA-MM-JJ.",
+                "«\u{a0}dates\u{a0}» est vide\u{a0}: donnez au moins une date AAAA-MM-JJ.",
                 "“dates” is empty: give at least one YYYY-MM-DD date.",
             ),
         ));
@@ -442,33 +446,67 @@ fn holidays_reply(
     let list = dates_list(ctx, changed);
     let mut text = match (changed.is_empty(), adding) {
         (true, true) => ctx.tr(
-            format!("Ces dates sont déjà des jours fériés de « {name} » : rien n'a changé ({at})."),
+            format!("Ces dates sont déjà des jours fériés de «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé ({at})."),
             format!("These dates already are holidays of “{name}”: nothing changed ({at})."),
         ),
         (true, false) => ctx.tr(
             format!(
-                "Aucune de ces dates n'est un jour férié de « {name} » : rien n'a changé ({at})."
+                "Aucune de ces dates n'est un jour férié de «\u{a0}{name}\u{a0}»\u{a0}: rien n'a changé ({at})."
             ),
             format!("None of these dates is a holiday of “{name}”: nothing changed ({at})."),
         ),
         (false, true) => ctx.tr(
-            format!("{n} jour(s) férié(s) ajouté(s) à « {name} » : {list} ({at})."),
-            format!("{n} holiday(s) added to “{name}”: {list} ({at})."),
+            format!(
+                "{} à «\u{a0}{name}\u{a0}»\u{a0}: {list} ({at}).",
+                count(Lang::Fr, n, "jour férié ajouté", "jours fériés ajoutés")
+            ),
+            format!(
+                "{} added to “{name}”: {list} ({at}).",
+                count(Lang::En, n, "holiday", "holidays")
+            ),
         ),
         (false, false) => ctx.tr(
-            format!("{n} jour(s) férié(s) retiré(s) de « {name} » : {list} ({at})."),
-            format!("{n} holiday(s) removed from “{name}”: {list} ({at})."),
+            format!(
+                "{} de «\u{a0}{name}\u{a0}»\u{a0}: {list} ({at}).",
+                count(Lang::Fr, n, "jour férié retiré", "jours fériés retirés")
+            ),
+            format!(
+                "{} removed from “{name}”: {list} ({at}).",
+                count(Lang::En, n, "holiday", "holidays")
+            ),
         ),
     };
     if !changed.is_empty() && unchanged > 0 {
         text.push_str(&ctx.tr(
-            format!(" {unchanged} date(s) l'étai(en)t déjà."),
-            format!(" {unchanged} date(s) already were."),
+            format!(
+                " {}.",
+                count(
+                    Lang::Fr,
+                    unchanged,
+                    "date l'était déjà",
+                    "dates l'étaient déjà"
+                )
+            ),
+            format!(
+                " {}.",
+                count(
+                    Lang::En,
+                    unchanged,
+                    "date already was",
+                    "dates already were"
+                )
+            ),
         ));
     }
     text.push_str(&ctx.tr(
-        format!(" Le calendrier compte {now} jour(s) férié(s)."),
-        format!(" The calendar has {now} holiday(s)."),
+        format!(
+            " Le calendrier compte {}.",
+            count(Lang::Fr, now, "jour férié", "jours fériés")
+        ),
+        format!(
+            " The calendar has {}.",
+            count(Lang::En, now, "holiday", "holidays")
+        ),
     ));
     let key = if adding { "added" } else { "removed" };
     let reply = Reply::ok(
@@ -525,7 +563,7 @@ mod tests {
                 .await,
             "invalid_time_zone",
         );
-        assert!(r.text.contains("« Europe/Paris »"), "{}", r.text);
+        assert!(r.text.contains("«\u{a0}Europe/Paris\u{a0}»"), "{}", r.text);
         assert_eq!(r.structured["suggestions"][0], "Europe/Paris");
         let r = refused(
             k.call(
@@ -577,9 +615,9 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("2 jour(s) férié(s) ajouté(s)")
+            r.text.contains("2 jours fériés ajoutés")
                 && r.text.contains("2026-12-24, 2026-12-31")
-                && r.text.contains("1 date(s) l'étai(en)t déjà")
+                && r.text.contains("1 date l'était déjà")
                 && r.text.contains("rang 1"),
             "{}",
             r.text
@@ -598,7 +636,7 @@ mod tests {
             )
             .await);
         assert!(
-            r.text.contains("retiré(s)") && r.text.contains("2026-11-11"),
+            r.text.contains("retiré") && r.text.contains("2026-11-11"),
             "{}",
             r.text
         );
