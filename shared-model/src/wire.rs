@@ -231,9 +231,12 @@ pub enum ComparisonKind {
 }
 
 /// `what_if`'s result: the commands simulated, as `apply_patch` would write them.
+/// `C` is how the commands are held: the model's `Command` on the server; the view,
+/// which only sends them back to `apply_patch`, keeps them as JSON (reading them into
+/// commands would put the whole patch language's decoder in the page).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Proposal {
+pub struct Proposal<C = Command> {
     pub schedule_id: i64,
     pub kind: ProposalKind,
     /// The rank the proposal was made at.
@@ -242,7 +245,7 @@ pub struct Proposal {
     /// caller could write it).
     pub acceptable: bool,
     /// The commands as applied (ids filled in, any cascade included).
-    pub commands: Vec<Command>,
+    pub commands: Vec<C>,
     pub apply_with: ApplyWith,
     #[serde(flatten)]
     pub diff: DiffSummary,

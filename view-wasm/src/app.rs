@@ -9,13 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use palmaplan_model::diff::Change;
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
 use palmaplan_model::readback;
 use palmaplan_model::wire::{self, ViewOptions};
-use palmaplan_model::{
-    Bar, BarId, Date, GroupId, Lang, Milestone, MilestoneId, RowId, Schedule, filter, risk,
-};
+use palmaplan_model::{Bar, BarId, Date, GroupId, Lang, Milestone, RowId, Schedule, filter, risk};
 use serde_json::{Value, json};
 
 use crate::bridge::Event;
@@ -39,6 +38,16 @@ pub enum Shown {
     },
     /// A `diff_versions` comparison (read-only).
     Comparison,
+}
+
+/// What `show_schedule`, `what_if` and `diff_versions` answer, told apart by their
+/// `kind` (a view has none).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Answer {
+    Proposal(wire::Proposal<Value>),
+    Comparison(wire::Comparison),
+    View(wire::Shown),
 }
 
 /// The schedule shown, with what is derived from it once per change.
@@ -230,7 +239,7 @@ pub struct St {
     pub hidden: Sig<bool>,
     pub shown_at: Sig<Option<String>>,
     /// A proposal's or comparison's changes, as the tool result lists them.
-    pub changes: Sig<Option<Value>>,
+    pub changes: Sig<Option<wire::Listed<wire::ChangeItem>>>,
     /// The tool result's text (the change list of a before/after).
     pub reply_text: Sig<String>,
     /// A compact card the person expanded.
@@ -771,32 +780,40 @@ fn on_result(st: St, result: Value) {
     if reply.is_error {
         return; // the card shows the refusal's words
     }
-    let sc = &reply.structured;
-    let Some(id) = sc.get("schedule_id").and_then(Value::as_i64) else {
+    // The three tools that show the view answer the model's types.
+    let Ok(answer) = serde_json::from_value::<Answer>(reply.structured.clone()) else {
         return;
     };
-    let kind = sc.get("kind").and_then(Value::as_str);
-    let shown = match kind {
-        Some("proposal") => Shown::Proposal {
-            rank: sc.get("rank").and_then(Value::as_i64).unwrap_or(-1),
-            commands: sc.get("commands").cloned().unwrap_or(json!([])),
-            acceptable: sc
-                .get("acceptable")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        },
-        Some("comparison") => Shown::Comparison,
-        _ => match sc.get("view").and_then(Value::as_str) {
-            Some("kanban") => Shown::Kanban,
-            Some("agenda") => Shown::Agenda,
-            _ => Shown::Gantt,
-        },
-    };
-    // show_schedule's answer is a type of the model's (proposals and comparisons
-    // carry no view options: they open with none).
-    let view: Option<wire::Shown> = match kind {
-        Some(_) => None,
-        None => serde_json::from_value(sc.clone()).ok(),
+    let (id, shown, view, changes, sides) = match answer {
+        Answer::Proposal(p) => (
+            p.schedule_id,
+            Shown::Proposal {
+                rank: p.rank,
+                commands: Value::Array(p.commands),
+                acceptable: p.acceptable,
+            },
+            None,
+            Some(p.diff.changes),
+            (None, None),
+        ),
+        Answer::Comparison(c) => (
+            c.schedule_id,
+            Shown::Comparison,
+            None,
+            Some(c.diff.changes),
+            (c.from.version, c.to.version),
+        ),
+        Answer::View(v) => (
+            v.schedule_id,
+            match v.view {
+                wire::ViewKind::Gantt => Shown::Gantt,
+                wire::ViewKind::Kanban => Shown::Kanban,
+                wire::ViewKind::Agenda => Shown::Agenda,
+            },
+            Some(v),
+            None,
+            (None, None),
+        ),
     };
     // Help opens the server's page through the host, when the server has an address.
     st.help.set(
@@ -806,17 +823,13 @@ fn on_result(st: St, result: Value) {
             .and_then(Value::as_str)
             .map(str::to_owned),
     );
+    // Proposals and comparisons open with no options, read-only.
     st.options
         .set(view.as_ref().map(|v| v.options.clone()).unwrap_or_default());
     st.read_only.set(view.as_ref().is_none_or(|v| v.read_only));
     st.shown_at.set(view.as_ref().map(|v| v.shown_at.clone()));
-    st.changes.set(sc.get("changes").cloned());
-    let side = |k: &str| {
-        sc.get(k)
-            .and_then(|v| v.get("version"))
-            .and_then(Value::as_i64)
-    };
-    st.sides.set((side("from"), side("to")));
+    st.changes.set(changes);
+    st.sides.set(sides);
     st.reply_text.set(reply.text.clone());
     st.shown.set(Some(shown));
     if let Some(zoom) = view
@@ -1152,15 +1165,10 @@ fn loaded(st: St) {
                     st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
                 ));
             }
-            let changes = st.changes.get_untracked().unwrap_or(Value::Null);
-            let items = changes
-                .get("items")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let changes = st.changes.get_untracked().unwrap_or_default();
             let mut after = doc.s.clone();
-            for c in &items {
-                draw_change(&mut after, c);
+            for c in &changes.items {
+                draw_change(&mut after, &c.change);
             }
             st.before.set(Some(Arc::clone(&doc)));
             st.doc.set(Some(Arc::new(Doc::new(
@@ -1180,111 +1188,95 @@ fn loaded(st: St) {
 /// Whether the chart can draw every change of the result (the structured list is
 /// capped; a longer one is summed up in the text only).
 pub fn all_changes_drawn(st: St) -> bool {
-    st.changes.with(|c| {
-        let c = c.as_ref();
-        let count = c
-            .and_then(|c| c.get("count"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let listed = c
-            .and_then(|c| c.get("items"))
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len) as u64;
-        listed >= count
-    })
+    st.changes
+        .with(|c| c.as_ref().is_none_or(wire::Listed::whole))
 }
 
-/// Applies one change of a diff (the model's `diff::Change`, as JSON) to the drawing.
-pub fn draw_change(s: &mut Schedule, c: &Value) {
-    let date = |k: &str| {
-        c.get(k)
-            .and_then(Value::as_str)
-            .and_then(|d| d.parse::<Date>().ok())
-    };
-    let id = |k: &str| c.get(k).and_then(Value::as_u64);
-    let text = |k: &str| {
-        c.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    match c.get("kind").and_then(Value::as_str).unwrap_or_default() {
-        "bar_moved" => {
-            if let (Some(b), Some(a), Some(z)) = (
-                id("bar").and_then(|i| bar_mut(s, i)),
-                date("new_start"),
-                date("new_end"),
-            ) {
-                (b.start, b.end) = (a, z);
+/// Applies one change of a diff (the model's `diff::Change`) to the drawing.
+pub fn draw_change(s: &mut Schedule, c: &Change) {
+    match c {
+        Change::BarMoved {
+            bar,
+            new_start,
+            new_end,
+            ..
+        } => {
+            if let Some(b) = bar_mut(s, bar.0) {
+                (b.start, b.end) = (*new_start, *new_end);
             }
         }
-        "bar_renamed" => {
-            if let Some(b) = id("bar").and_then(|i| bar_mut(s, i)) {
-                b.label = text("new_label");
+        Change::BarRenamed { bar, new_label, .. } => {
+            if let Some(b) = bar_mut(s, bar.0) {
+                b.label = new_label.clone();
             }
         }
-        "bar_row_changed" => {
-            if let (Some(b), Some(r)) = (id("bar").and_then(|i| bar_mut(s, i)), id("new_row")) {
-                b.row = RowId(r);
+        Change::BarRowChanged { bar, new_row, .. } => {
+            if let Some(b) = bar_mut(s, bar.0) {
+                b.row = *new_row;
             }
         }
-        "bar_added" => {
-            if let (Some(i), Some(r), Some(a), Some(z)) =
-                (id("bar"), id("row"), date("start"), date("end"))
-            {
-                let bar = Bar {
-                    id: BarId(i),
-                    row: RowId(r),
-                    label: text("label"),
-                    start: a,
-                    end: z,
-                    color: None,
-                    notes: String::new(),
-                    pin: None,
-                    constraint: None,
-                    deadline: None,
-                    progress: 0,
-                    actual_start: None,
-                    actual_finish: None,
-                };
-                if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
-                    s.bars.insert(at, bar);
-                }
+        Change::BarAdded {
+            bar,
+            label,
+            row,
+            start,
+            end,
+            ..
+        } => {
+            let bar = Bar {
+                id: *bar,
+                row: *row,
+                label: label.clone(),
+                start: *start,
+                end: *end,
+                color: None,
+                notes: String::new(),
+                pin: None,
+                constraint: None,
+                deadline: None,
+                progress: 0,
+                actual_start: None,
+                actual_finish: None,
+            };
+            if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
+                s.bars.insert(at, bar);
             }
         }
-        "bar_removed" => {
-            if let Some(i) = id("bar") {
-                s.bars.retain(|b| b.id.0 != i);
+        Change::BarRemoved { bar, .. } => {
+            s.bars.retain(|b| b.id != *bar);
+        }
+        Change::MilestoneMoved {
+            milestone,
+            new_date,
+            ..
+        } => {
+            if let Ok(k) = s.milestones.binary_search_by_key(milestone, |m| m.id) {
+                s.milestones[k].date = *new_date;
             }
         }
-        "milestone_moved" => {
-            if let (Some(i), Some(d)) = (id("milestone"), date("new_date"))
-                && let Ok(k) = s.milestones.binary_search_by_key(&MilestoneId(i), |m| m.id)
-            {
-                s.milestones[k].date = d;
+        Change::MilestoneAdded {
+            milestone,
+            label,
+            row,
+            date,
+            ..
+        } => {
+            let m = Milestone {
+                id: *milestone,
+                row: *row,
+                label: label.clone(),
+                date: *date,
+                color: None,
+                notes: String::new(),
+                constraint: None,
+                deadline: None,
+            };
+            if let Err(at) = s.milestones.binary_search_by_key(&m.id, |m| m.id) {
+                s.milestones.insert(at, m);
             }
         }
-        "milestone_added" => {
-            if let (Some(i), Some(r), Some(d)) = (id("milestone"), id("row"), date("date")) {
-                let m = Milestone {
-                    id: MilestoneId(i),
-                    row: RowId(r),
-                    label: text("label"),
-                    date: d,
-                    color: None,
-                    notes: String::new(),
-                    constraint: None,
-                    deadline: None,
-                };
-                if let Err(at) = s.milestones.binary_search_by_key(&m.id, |m| m.id) {
-                    s.milestones.insert(at, m);
-                }
-            }
-        }
-        "milestone_removed" => {
-            if let Some(i) = id("milestone") {
-                s.milestones.retain(|m| m.id.0 != i);
-            }
+        Change::MilestoneRemoved { milestone, .. } => {
+            s.milestones.retain(|m| m.id != *milestone);
         }
         _ => {}
     }
@@ -1739,8 +1731,9 @@ mod tests {
             json!({"kind": "bar_moved", "bar": b0, "label": "x", "old_start": "2026-11-02", "old_end": "2026-11-06", "new_start": "2026-11-09", "new_end": "2026-11-13"}),
             json!({"kind": "bar_removed", "bar": b1, "label": "y", "start": "2026-11-02", "end": "2026-11-03"}),
             json!({"kind": "bar_added", "bar": 999, "label": "Nouveau", "row": row, "row_name": "r", "start": "2026-12-01", "end": "2026-12-02"}),
-            json!({"kind": "link_added"}),
         ] {
+            // As the server sends them: the model's own change type.
+            let c: Change = serde_json::from_value(c).unwrap();
             draw_change(&mut s, &c);
         }
         let moved = s.bar(BarId(b0)).unwrap();
