@@ -300,20 +300,22 @@ fn ui_meta(spec: &ToolSpec, ui: bool) -> Option<MetaObject> {
 }
 
 /// Whether capabilities announce MCP Apps: the extension under `extensions` or
-/// `experimental`. Its settings may list the view types the host renders
-/// (`mimeTypes`); if they do, ours must be among them (any `text/html` counts: hosts
-/// differ in how they write the profile). Without a list, the announcement is enough.
+/// `experimental`, whose settings list the view type we serve (`mimeTypes` holds
+/// `text/html;profile=mcp-app`; case and spaces around `;` do not matter, as hosts
+/// write it differently). An announcement without the type is not enough: the view is
+/// that type, and a host that does not list it says it does not render it.
 pub fn announces_views(caps: &ClientCapabilities) -> bool {
+    let ours = |t: &str| {
+        let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+        t.eq_ignore_ascii_case(UI_MIME_TYPE)
+    };
     [caps.extensions.as_ref(), caps.experimental.as_ref()]
         .into_iter()
         .flatten()
         .filter_map(|map| map.get(UI_EXTENSION))
         .any(|settings| match settings.get("mimeTypes") {
-            Some(Value::Array(types)) => types.iter().any(|t| {
-                t.as_str()
-                    .is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("text/html"))
-            }),
-            _ => true,
+            Some(Value::Array(types)) => types.iter().any(|t| t.as_str().is_some_and(ours)),
+            _ => false,
         })
 }
 
@@ -779,8 +781,15 @@ mod tests {
         let parse = |v: Value| serde_json::from_value::<ClientCapabilities>(v).unwrap();
         assert!(!announces_views(&ClientCapabilities::default()));
         for route in ["extensions", "experimental"] {
-            assert!(announces_views(&parse(
+            // The extension without the type it renders is no announcement of views.
+            assert!(!announces_views(&parse(
                 json!({ route: { UI_EXTENSION: {} } })
+            )));
+            assert!(announces_views(&parse(
+                json!({ route: { UI_EXTENSION: { "mimeTypes": ["Text/HTML; profile=mcp-app"] } } })
+            )));
+            assert!(!announces_views(&parse(
+                json!({ route: { UI_EXTENSION: { "mimeTypes": ["text/html"] } } })
             )));
             assert!(announces_views(&parse(
                 json!({ route: { UI_EXTENSION: { "mimeTypes": [UI_MIME_TYPE] } } })
