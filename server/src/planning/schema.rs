@@ -136,8 +136,18 @@ fn split_type_array(node: &mut Map<String, Value>, says_null: bool) {
     let nullable = node["type"]
         .as_array()
         .is_some_and(|t| t.len() > kinds.len());
+    // `null` among an enum's values belongs to the null branch (or to nothing).
+    let without_null = |v: &Value| match v {
+        Value::Array(values) => {
+            Value::Array(values.iter().filter(|x| !x.is_null()).cloned().collect())
+        }
+        other => other.clone(),
+    };
     if kinds.len() == 1 && !(nullable && says_null) {
         node.insert("type".into(), kinds.remove(0));
+        if let Some(e) = node.get("enum").map(without_null) {
+            node.insert("enum".into(), e);
+        }
         return;
     }
     // The assertions that go with the type stay with it, in its branch.
@@ -146,22 +156,28 @@ fn split_type_array(node: &mut Map<String, Value>, says_null: bool) {
     for kind in kinds {
         let mut branch = Map::new();
         branch.insert("type".into(), kind.clone());
-        for key in ["format", "minimum", "maximum", "items", "enum", "pattern"] {
+        for key in BRANCH_KEYWORDS {
             if let Some(v) = node.get(key) {
                 let applies = match key {
-                    "items" => kind == "array",
+                    "items" | "minItems" | "maxItems" => kind == "array",
                     "minimum" | "maximum" => kind == "integer" || kind == "number",
-                    "format" | "pattern" => kind == "string",
+                    "format" | "pattern" | "minLength" | "maxLength" => kind == "string",
+                    "properties" | "required" | "additionalProperties" => kind == "object",
                     _ => true,
                 };
                 if applies {
-                    branch.insert(key.into(), v.clone());
+                    let v = if key == "enum" {
+                        without_null(v)
+                    } else {
+                        v.clone()
+                    };
+                    branch.insert(key.into(), v);
                 }
             }
         }
         branches.push(Value::Object(branch));
     }
-    for key in ["format", "minimum", "maximum", "items", "enum", "pattern"] {
+    for key in BRANCH_KEYWORDS {
         node.remove(key);
     }
     if nullable && says_null {
@@ -169,6 +185,23 @@ fn split_type_array(node: &mut Map<String, Value>, says_null: bool) {
     }
     node.insert("anyOf".into(), Value::Array(branches));
 }
+
+/// The keywords that constrain one type of a union: they move into its branch.
+const BRANCH_KEYWORDS: [&str; 13] = [
+    "format",
+    "minimum",
+    "maximum",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "properties",
+    "required",
+    "additionalProperties",
+];
 
 /// `anyOf: [X, {"type": "null"}]` (an `Option` of a type that is itself a union or an
 /// enum) loses its `null` branch unless `null` means something, and a lone branch left
@@ -332,6 +365,34 @@ mod tests {
             tidy(json!({"type": ["integer", "string"], "format": "uint64", "minimum": 0})),
             json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
         );
+    }
+
+    #[test]
+    fn a_nullable_object_or_enum_keeps_its_keywords_in_its_branch() {
+        let v = {
+            let mut v = json!({"type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]});
+            portable_output(&mut v);
+            v
+        };
+        assert_eq!(
+            v,
+            json!({"anyOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, {"type": "null"}]})
+        );
+        let mut e = json!({"type": ["string", "null"], "enum": ["todo", "done", null]});
+        portable_output(&mut e);
+        assert_eq!(
+            e,
+            json!({"anyOf": [{"type": "string", "enum": ["todo", "done"]}, {"type": "null"}]})
+        );
+        assert_eq!(
+            tidy_input(json!({"type": ["string", "null"], "enum": ["todo", null]})),
+            json!({"type": "string", "enum": ["todo"]})
+        );
+    }
+
+    fn tidy_input(mut v: Value) -> Value {
+        portable(&mut v);
+        v
     }
 
     #[test]
