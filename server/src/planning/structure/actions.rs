@@ -6,7 +6,7 @@ use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{ActionId, ActionStatus, BarId, Lang, MemberId, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
@@ -21,32 +21,37 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Add an action (a to-do) to a bar.",
             Access::Write,
             add_action,
-        ),
+        )
+        .returns::<ActionAdded>(),
         tool(
             "set_action_status",
             "Set an action's status.",
             Access::Write,
             set_action_status,
         )
+        .returns::<ActionStatusSet>()
         .used_by_view(),
         tool(
             "update_action",
             "Change an action's label or assignee.",
             Access::Write,
             update_action,
-        ),
+        )
+        .returns::<ActionWritten>(),
         tool(
             "delete_action",
             "Delete an action (a to-do on a bar).",
             Access::Write,
             delete_action,
-        ),
+        )
+        .returns::<ActionWritten>(),
         tool(
             "list_actions",
             "List actions, optionally of one bar or status. 50 at most.",
             Access::Read,
             list_actions,
-        ),
+        )
+        .returns::<ActionList>(),
     ]
 }
 
@@ -89,6 +94,17 @@ struct AddAction {
     assignee: Option<u64>,
 }
 
+/// `add_action`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ActionAdded {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    /// The new action's id.
+    action: ActionId,
+    status: ActionStatus,
+}
+
 async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddAction {
@@ -129,7 +145,12 @@ async fn add_action(ctx: Ctx, p: AddAction) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "action": a, "status": status }),
+        json!(ActionAdded {
+            schedule_id: id,
+            rank: wrote.rank,
+            action: a,
+            status,
+        }),
     ))
 }
 
@@ -139,6 +160,18 @@ struct SetStatus {
     schedule: ScheduleRef,
     action: u64,
     status: Status,
+}
+
+/// `set_action_status`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ActionStatusSet {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    action: ActionId,
+    status: ActionStatus,
+    /// The status before; null when it could not be read back.
+    was: Option<ActionStatus>,
 }
 
 async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
@@ -173,7 +206,13 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "action": a, "status": status, "was": old }),
+        json!(ActionStatusSet {
+            schedule_id: id,
+            rank: wrote.rank,
+            action: a,
+            status,
+            was: old,
+        }),
     ))
 }
 
@@ -188,6 +227,15 @@ struct UpdateAction {
     #[serde(default, deserialize_with = "nullable")]
     #[schemars(with = "Option<u64>")]
     assignee: Option<Option<u64>>,
+}
+
+/// `update_action`'s and `delete_action`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ActionWritten {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    action: ActionId,
 }
 
 async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
@@ -231,7 +279,11 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "action": a }),
+        json!(ActionWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            action: a,
+        }),
     ))
 }
 
@@ -276,7 +328,11 @@ async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "action": p.action }),
+        json!(ActionWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            action: ActionId(p.action),
+        }),
     ))
 }
 
@@ -288,6 +344,30 @@ struct ListActions {
     bar: Option<u64>,
     #[serde(default)]
     status: Option<Status>,
+}
+
+/// An action as `list_actions` lists it (its label is in the text).
+#[derive(Debug, Serialize, JsonSchema)]
+struct ListedAction {
+    id: ActionId,
+    bar: BarId,
+    status: ActionStatus,
+    /// Null when no one is assigned.
+    assignee: Option<MemberId>,
+}
+
+/// `list_actions`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ActionList {
+    schedule_id: i64,
+    /// The rank read.
+    rank: i64,
+    /// How many actions match in all.
+    count: usize,
+    /// How many are listed (at most 50).
+    shown: usize,
+    /// The first ones, in the schedule's order.
+    actions: Vec<ListedAction>,
 }
 
 async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
@@ -384,13 +464,21 @@ async fn list_actions(ctx: Ctx, p: ListActions) -> Result<Reply, Refusal> {
     let list: Vec<_> = matching
         .iter()
         .take(CAP)
-        .map(|a| json!({ "id": a.id, "bar": a.bar, "status": a.status, "assignee": a.assignee }))
+        .map(|a| ListedAction {
+            id: a.id,
+            bar: a.bar,
+            status: a.status,
+            assignee: a.assignee,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": stored.rank, "count": total,
-            "shown": list.len(), "actions": list,
+        json!(ActionList {
+            schedule_id: id,
+            rank: stored.rank,
+            count: total,
+            shown: list.len(),
+            actions: list,
         }),
     ))
 }

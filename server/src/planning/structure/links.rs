@@ -6,9 +6,10 @@
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
 use palmaplan_model::risk::{self, Risks};
+use palmaplan_model::wire::CascadeSummary;
 use palmaplan_model::{ItemId, Lang, LinkId, LinkKind, Schedule, text};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines};
@@ -23,25 +24,29 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Add a dependency: \"to\" depends on \"from\". No cycles or repeats. Says if current dates break it.",
             Access::Write,
             add_link,
-        ),
+        )
+        .returns::<LinkWritten>(),
         tool(
             "update_link",
             "Change a link's kind or lag. Says if the current dates break it.",
             Access::Write,
             update_link,
-        ),
+        )
+        .returns::<LinkWritten>(),
         tool(
             "delete_link",
             "Delete a dependency link.",
             Access::Write,
             delete_link,
-        ),
+        )
+        .returns::<LinkDeleted>(),
         tool(
             "list_violated_links",
             "List the links the planned dates break, and by how much.",
             Access::Read,
             list_violated_links,
-        ),
+        )
+        .returns::<ViolatedLinks>(),
     ]
 }
 
@@ -120,6 +125,18 @@ fn push_link_check(ctx: &Ctx, text: &mut String, wrote: &Wrote, l: LinkId) {
     push_risks(ctx, text, &lines);
 }
 
+/// `add_link`'s and `update_link`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LinkWritten {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    link: LinkId,
+    /// Added when the cascade moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<CascadeSummary>,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddLink {
@@ -168,7 +185,12 @@ async fn add_link(ctx: Ctx, p: AddLink) -> Result<Reply, Refusal> {
     push_link_check(&ctx, &mut text, &wrote, l);
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
+        json!(LinkWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            link: l,
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -217,7 +239,12 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
     push_link_check(&ctx, &mut text, &wrote, l);
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "link": l }),
+        json!(LinkWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            link: l,
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -227,6 +254,15 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 struct DeleteLink {
     schedule: ScheduleRef,
     link: u64,
+}
+
+/// `delete_link`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LinkDeleted {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    link: LinkId,
 }
 
 async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
@@ -261,7 +297,11 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "link": p.link }),
+        json!(LinkDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            link: LinkId(p.link),
+        }),
     ))
 }
 
@@ -269,6 +309,31 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
 #[serde(deny_unknown_fields)]
 struct One {
     schedule: ScheduleRef,
+}
+
+/// A link the planned dates break (the model's `risk::LinkViolation`, which has no
+/// schema of its own).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Violated {
+    link: LinkId,
+    from: ItemId,
+    /// Depends on "from".
+    to: ItemId,
+    kind: LinkKind,
+    /// How many working days "to" would have to move later.
+    by_days: i64,
+}
+
+/// `list_violated_links`'s result: the worst first.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ViolatedLinks {
+    schedule_id: i64,
+    /// The rank read.
+    rank: i64,
+    /// How many links are violated in all.
+    count: usize,
+    /// The first ones, largest gap first.
+    links: Vec<Violated>,
 }
 
 async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
@@ -294,7 +359,12 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
         );
         return Ok(Reply::ok(
             text,
-            json!({ "schedule_id": id, "rank": stored.rank, "count": 0, "links": [] }),
+            json!(ViolatedLinks {
+                schedule_id: id,
+                rank: stored.rank,
+                count: 0,
+                links: Vec::new(),
+            }),
         ));
     }
     // The worst first: they are the ones to fix first.
@@ -324,14 +394,25 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
         text.push_str(&line);
     }
     text.push_str(&more(&ctx, total - shown.violated_links.len()));
-    let links: Vec<_> = shown
+    let links = shown
         .violated_links
         .iter()
-        .map(|v| json!({ "link": v.link, "from": v.from, "to": v.to, "kind": v.kind, "by_days": v.by_days }))
+        .map(|v| Violated {
+            link: v.link,
+            from: v.from,
+            to: v.to,
+            kind: v.kind,
+            by_days: v.by_days,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": stored.rank, "count": total, "links": links }),
+        json!(ViolatedLinks {
+            schedule_id: id,
+            rank: stored.rank,
+            count: total,
+            links,
+        }),
     ))
 }
 

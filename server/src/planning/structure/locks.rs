@@ -7,7 +7,7 @@ use crate::planning::Code;
 use palmaplan_model::command::{Command, lock_summary, lock_target};
 use palmaplan_model::{BarId, GroupId, LockTarget, RowId};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
@@ -20,13 +20,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlock.",
             Access::Write,
             lock,
-        ),
+        )
+        .returns::<LockResult>(),
         tool(
             "unlock",
             "Remove a lock: your own, or anyone's as an owner.",
             Access::Write,
             unlock,
-        ),
+        )
+        .returns::<LockResult>(),
     ]
 }
 
@@ -46,6 +48,15 @@ struct Target {
     /// Shown when refused; max 500 chars.
     #[serde(default)]
     reason: Option<String>,
+}
+
+/// `lock`'s and `unlock`'s result: what was locked or unlocked.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LockResult {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    target: LockTarget,
 }
 
 impl Target {
@@ -106,7 +117,11 @@ async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "target": target }),
+        json!(LockResult {
+            schedule_id: id,
+            rank: wrote.rank,
+            target,
+        }),
     ))
 }
 
@@ -146,6 +161,10 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "target": target }),
+        json!(LockResult {
+            schedule_id: id,
+            rank: wrote.rank,
+            target,
+        }),
     ))
 }

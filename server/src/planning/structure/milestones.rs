@@ -3,9 +3,10 @@
 //! usual surprise of moving a milestone.
 
 use palmaplan_model::command::Command;
-use palmaplan_model::{MilestoneId, RowId, Schedule};
+use palmaplan_model::wire::CascadeSummary;
+use palmaplan_model::{Date, MilestoneId, RowId, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
@@ -23,25 +24,29 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Add a milestone (a dated point, reached at the end of its day) to a row.",
             Access::Write,
             add_milestone,
-        ),
+        )
+        .returns::<MilestoneAdded>(),
         tool(
             "move_milestone",
             "Move a milestone to another date; says which of its links it breaks.",
             Access::Write,
             move_milestone,
-        ),
+        )
+        .returns::<MilestoneMoved>(),
         tool(
             "update_milestone",
             "Change a milestone's label, colour, notes or row (its date: move_milestone).",
             Access::Write,
             update_milestone,
-        ),
+        )
+        .returns::<MilestoneUpdated>(),
         tool(
             "delete_milestone",
             "Delete a milestone with its links.",
             Access::Write,
             delete_milestone,
-        ),
+        )
+        .returns::<MilestoneDeleted>(),
     ]
 }
 
@@ -75,6 +80,17 @@ struct AddMilestone {
     notes: Option<String>,
 }
 
+/// `add_milestone`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MilestoneAdded {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    /// The new milestone's id.
+    milestone: MilestoneId,
+    date: Date,
+}
+
 async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let day = date(&ctx, "date", &p.date)?;
@@ -88,8 +104,8 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let m = match wrote.applied.first() {
-        Some(Command::AddMilestone { id: Some(m), .. }) => m.0,
-        _ => 0,
+        Some(Command::AddMilestone { id: Some(m), .. }) => *m,
+        _ => MilestoneId(0),
     };
     let row = wrote
         .state
@@ -109,7 +125,12 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": m, "date": day }),
+        json!(MilestoneAdded {
+            schedule_id: id,
+            rank: wrote.rank,
+            milestone: m,
+            date: day,
+        }),
     ))
 }
 
@@ -123,6 +144,22 @@ struct MoveMilestone {
     /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
+}
+
+/// `move_milestone`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MilestoneMoved {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    milestone: MilestoneId,
+    /// The date written (a cascade may hold it later than asked).
+    date: Date,
+    /// The date before; null when it could not be read back.
+    was: Option<Date>,
+    /// Added when the cascade moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<CascadeSummary>,
 }
 
 async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
@@ -164,7 +201,14 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
     push_link_risks(&ctx, &mut text, &wrote, m);
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone, "date": day, "was": old }),
+        json!(MilestoneMoved {
+            schedule_id: id,
+            rank: wrote.rank,
+            milestone: m,
+            date: day,
+            was: old,
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -185,6 +229,15 @@ struct UpdateMilestone {
     notes: Option<String>,
     #[serde(default)]
     row: Option<u64>,
+}
+
+/// `update_milestone`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MilestoneUpdated {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    milestone: MilestoneId,
 }
 
 async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal> {
@@ -230,7 +283,11 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone }),
+        json!(MilestoneUpdated {
+            schedule_id: id,
+            rank: wrote.rank,
+            milestone: m,
+        }),
     ))
 }
 
@@ -239,6 +296,17 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
 struct DeleteMilestone {
     schedule: ScheduleRef,
     milestone: u64,
+}
+
+/// `delete_milestone`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MilestoneDeleted {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    milestone: MilestoneId,
+    /// What went with it (its links); null when it could not be read back.
+    removed: Option<Removed>,
 }
 
 async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal> {
@@ -266,9 +334,11 @@ async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal
     );
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "milestone": p.milestone,
-            "removed": removed.map(Removed::json),
+        json!(MilestoneDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            milestone: MilestoneId(p.milestone),
+            removed,
         }),
     ))
 }

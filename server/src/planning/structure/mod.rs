@@ -30,8 +30,8 @@ use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
 use palmaplan_model::risk::{self, Risks};
 use palmaplan_model::{ActionStatus, BarId, ItemId, Lang, MemberId, Schedule, TimeUnit, text};
-use serde::{Deserialize, Deserializer};
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{Ctx, Refusal, ToolSpec, Wrote};
 use crate::storage::Stored;
@@ -133,7 +133,7 @@ fn inverse_of(wrote: &Wrote) -> Option<Vec<Command>> {
 }
 
 /// What a delete removed along with its target, counted from its inverse.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
 struct Removed {
     rows: usize,
     bars: usize,
@@ -160,13 +160,6 @@ impl Removed {
             }
         }
         r
-    }
-
-    fn json(self) -> serde_json::Value {
-        json!({
-            "rows": self.rows, "bars": self.bars, "milestones": self.milestones,
-            "links": self.links, "actions": self.actions,
-        })
     }
 
     /// ", avec 3 lignes, 3 blocs et 4 liens" — or " (rien n'en dépendait)".

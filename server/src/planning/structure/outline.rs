@@ -11,8 +11,8 @@ use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{GroupId, Lang, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::{
     CAP, Removed, Watch, inverse_of, member, more, push_risks, quote, rank, required_nullable,
@@ -27,61 +27,71 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "List groups and rows in order, with their members; optionally one group. 50 rows at most.",
             Access::Read,
             list_rows,
-        ),
+        )
+        .returns::<RowList>(),
         tool(
             "add_group",
             "Add a group of rows, last by default.",
             Access::Write,
             add_group,
-        ),
+        )
+        .returns::<GroupPlaced>(),
         tool(
             "rename_group",
             "Rename a group; answers the old name.",
             Access::Write,
             rename_group,
-        ),
+        )
+        .returns::<GroupRenamed>(),
         tool(
             "move_group",
             "Move a group, with its rows, among the groups.",
             Access::Write,
             move_group,
-        ),
+        )
+        .returns::<GroupPlaced>(),
         tool(
             "delete_group",
             "Delete a group with its rows and all they hold.",
             Access::Write,
             delete_group,
-        ),
+        )
+        .returns::<GroupDeleted>(),
         tool(
             "add_row",
             "Add a row to a group, optionally assigned to a member.",
             Access::Write,
             add_row,
-        ),
+        )
+        .returns::<RowPlaced>(),
         tool(
             "rename_row",
             "Rename a row; answers the old name.",
             Access::Write,
             rename_row,
-        ),
+        )
+        .returns::<RowRenamed>(),
         tool(
             "move_row",
             "Move a row within its group or into another group.",
             Access::Write,
             move_row,
-        ),
+        )
+        .returns::<RowPlaced>(),
         tool(
             "set_row_member",
             "Set (member id) or clear (null) who does a row's work.",
             Access::Write,
             set_row_member,
-        ),
+        )
+        .returns::<RowMemberSet>(),
         tool(
             "delete_row",
             "Delete a row with its bars, milestones, their links and actions.",
             Access::Write,
             delete_row,
-        ),
+        )
+        .returns::<RowDeleted>(),
     ]
 }
 
@@ -120,6 +130,49 @@ struct ListRows {
     schedule: ScheduleRef,
     #[serde(default)]
     group: Option<u64>,
+}
+
+/// A row as `list_rows` lists it (its name is in the text).
+#[derive(Debug, Serialize, JsonSchema)]
+struct ListedRow {
+    id: RowId,
+    /// Who does its work; null: no one.
+    member: Option<MemberId>,
+}
+
+/// A group `list_rows` shows, with its rows in order (the last group shown may be cut).
+#[derive(Debug, Serialize, JsonSchema)]
+struct ShownGroup {
+    id: GroupId,
+    name: String,
+    rows: Vec<ListedRow>,
+}
+
+/// A group past the row budget, to list with "group".
+#[derive(Debug, Serialize, JsonSchema)]
+struct OtherGroup {
+    id: GroupId,
+    name: String,
+    /// How many rows it has.
+    rows: usize,
+}
+
+/// `list_rows`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RowList {
+    schedule_id: i64,
+    /// The rank read.
+    rank: i64,
+    /// How many groups there are (1 when "group" is given).
+    groups: usize,
+    /// How many rows they have.
+    rows: usize,
+    /// The groups shown, in order.
+    shown: Vec<ShownGroup>,
+    /// How many rows are not shown.
+    more_rows: usize,
+    /// The groups not shown (the first 50).
+    more_groups: Vec<OtherGroup>,
 }
 
 async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
@@ -197,9 +250,16 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
                 None => ctx.tr("sans membre", "no member"),
             };
             text.push_str(&format!("\n- {} — {who}", quote(&ctx, &r.name, r.id)));
-            rows.push(json!({ "id": r.id, "member": r.member }));
+            rows.push(ListedRow {
+                id: r.id,
+                member: r.member,
+            });
         }
-        shown.push(json!({ "id": g.id, "name": g.name, "rows": rows }));
+        shown.push(ShownGroup {
+            id: g.id,
+            name: g.name.clone(),
+            rows,
+        });
     }
     let rows_left = row_count - shown_rows;
     if let Some(g) = cut {
@@ -238,17 +298,25 @@ async fn list_rows(ctx: Ctx, p: ListRows) -> Result<Reply, Refusal> {
         ));
         text.push_str(&more(&ctx, others.len().saturating_sub(CAP)));
     }
-    let more_groups: Vec<Value> = others
+    let more_groups = others
         .iter()
         .take(CAP)
-        .map(|(g, n)| json!({ "id": g.id, "name": g.name, "rows": n }))
+        .map(|(g, n)| OtherGroup {
+            id: g.id,
+            name: g.name.clone(),
+            rows: *n,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": stored.rank,
-            "groups": groups.len(), "rows": row_count,
-            "shown": shown, "more_rows": rows_left, "more_groups": more_groups,
+        json!(RowList {
+            schedule_id: id,
+            rank: stored.rank,
+            groups: groups.len(),
+            rows: row_count,
+            shown,
+            more_rows: rows_left,
+            more_groups,
         }),
     ))
 }
@@ -261,6 +329,17 @@ struct AddGroup {
     /// From 0; default: last.
     #[serde(default)]
     index: Option<usize>,
+}
+
+/// `add_group`'s and `move_group`'s result: where the group now is.
+#[derive(Debug, Serialize, JsonSchema)]
+struct GroupPlaced {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    group: GroupId,
+    /// Its position among the groups, from 0.
+    index: usize,
 }
 
 async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
@@ -276,7 +355,7 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
         _ => (None, None),
     };
     let (g, i, n) = (
-        group.map_or(0, |g| g.0),
+        group.unwrap_or(GroupId(0)),
         index.unwrap_or(0),
         wrote.state.groups.len(),
     );
@@ -296,8 +375,22 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "group": g, "index": i }),
+        json!(GroupPlaced {
+            schedule_id: id,
+            rank: wrote.rank,
+            group: g,
+            index: i,
+        }),
     ))
+}
+
+/// `rename_group`'s result (the old name is in the text).
+#[derive(Debug, Serialize, JsonSchema)]
+struct GroupRenamed {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    group: GroupId,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -340,7 +433,11 @@ async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "group": p.group }),
+        json!(GroupRenamed {
+            schedule_id: id,
+            rank: wrote.rank,
+            group: GroupId(p.group),
+        }),
     ))
 }
 
@@ -379,7 +476,12 @@ async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "group": p.group, "index": p.index }),
+        json!(GroupPlaced {
+            schedule_id: id,
+            rank: wrote.rank,
+            group: GroupId(p.group),
+            index: p.index,
+        }),
     ))
 }
 
@@ -404,6 +506,28 @@ async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
         inverse,
         Target::Group(GroupId(p.group)),
     ))
+}
+
+/// `delete_group`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct GroupDeleted {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    group: GroupId,
+    /// What went with it; null when it could not be read back.
+    removed: Option<Removed>,
+}
+
+/// `delete_row`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RowDeleted {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    row: RowId,
+    /// What went with it; null when it could not be read back.
+    removed: Option<Removed>,
 }
 
 /// What delete_group / delete_row deleted.
@@ -439,9 +563,9 @@ fn deleted_reply(
             _ => None,
         })
     });
-    let (own_op, key, n) = match target {
-        Target::Group(g) => ("add_group", "group", g.0),
-        Target::Row(r) => ("add_row", "row", r.0),
+    let (own_op, n) = match target {
+        Target::Group(g) => ("add_group", g.0),
+        Target::Row(r) => ("add_row", r.0),
     };
     let removed = inverse.as_deref().map(|inv| Removed::count(inv, own_op));
     let named = match &name {
@@ -460,13 +584,21 @@ fn deleted_reply(
             format!("Row {named} deleted{with}; {at}. Can be undone with undo."),
         ),
     };
-    Reply::ok(
-        text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, key: n,
-            "removed": removed.map_or(Value::Null, Removed::json),
+    let structured = match target {
+        Target::Group(group) => json!(GroupDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            group,
+            removed,
         }),
-    )
+        Target::Row(row) => json!(RowDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            row,
+            removed,
+        }),
+    };
+    Reply::ok(text, structured)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -482,6 +614,18 @@ struct AddRow {
     index: Option<usize>,
 }
 
+/// `add_row`'s and `move_row`'s result: where the row now is.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RowPlaced {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    row: RowId,
+    group: GroupId,
+    /// Its position in its group, from 0.
+    index: usize,
+}
+
 async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::AddRow {
@@ -493,8 +637,8 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let (row, index) = match wrote.applied.first() {
-        Some(Command::AddRow { id, index, .. }) => (id.map_or(0, |r| r.0), index.unwrap_or(0)),
-        _ => (0, 0),
+        Some(Command::AddRow { id, index, .. }) => (id.unwrap_or(RowId(0)), index.unwrap_or(0)),
+        _ => (RowId(0), 0),
     };
     let s = &wrote.state;
     let n = s.rows.iter().filter(|r| r.group.0 == p.group).count();
@@ -522,8 +666,23 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     ));
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "row": row, "group": p.group, "index": index }),
+        json!(RowPlaced {
+            schedule_id: id,
+            rank: wrote.rank,
+            row,
+            group: GroupId(p.group),
+            index,
+        }),
     ))
+}
+
+/// `rename_row`'s result (the old name is in the text).
+#[derive(Debug, Serialize, JsonSchema)]
+struct RowRenamed {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    row: RowId,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -558,7 +717,11 @@ async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row }),
+        json!(RowRenamed {
+            schedule_id: id,
+            rank: wrote.rank,
+            row: RowId(p.row),
+        }),
     ))
 }
 
@@ -601,7 +764,13 @@ async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row, "group": group, "index": index }),
+        json!(RowPlaced {
+            schedule_id: id,
+            rank: wrote.rank,
+            row: RowId(p.row),
+            group,
+            index,
+        }),
     ))
 }
 
@@ -614,6 +783,17 @@ struct SetRowMember {
     #[serde(deserialize_with = "required_nullable")]
     #[schemars(required)]
     member: Option<u64>,
+}
+
+/// `set_row_member`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RowMemberSet {
+    schedule_id: i64,
+    /// The rank the write made.
+    rank: i64,
+    row: RowId,
+    /// Who does its work now; null: no one.
+    member: Option<MemberId>,
 }
 
 async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
@@ -673,7 +853,12 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "row": p.row, "member": p.member }),
+        json!(RowMemberSet {
+            schedule_id: id,
+            rank: wrote.rank,
+            row: RowId(p.row),
+            member: p.member.map(MemberId),
+        }),
     ))
 }
 
