@@ -103,6 +103,7 @@ fn universes(s: &Schedule) -> (Vec<u64>, Vec<u64>) {
 
 /// A link whose successor is planned too early.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinkViolation {
     pub link: LinkId,
     pub from: ItemId,

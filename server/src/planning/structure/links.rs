@@ -311,19 +311,6 @@ struct One {
     schedule: ScheduleRef,
 }
 
-/// A link the planned dates break (the model's `risk::LinkViolation`, which has no
-/// schema of its own).
-#[derive(Debug, Serialize, JsonSchema)]
-struct Violated {
-    link: LinkId,
-    from: ItemId,
-    /// Depends on "from".
-    to: ItemId,
-    kind: LinkKind,
-    /// How many working days "to" would have to move later.
-    by_days: i64,
-}
-
 /// `list_violated_links`'s result: the worst first.
 #[derive(Debug, Serialize, JsonSchema)]
 struct ViolatedLinks {
@@ -333,7 +320,7 @@ struct ViolatedLinks {
     /// How many links are violated in all.
     count: usize,
     /// The first ones, largest gap first.
-    links: Vec<Violated>,
+    links: Vec<risk::LinkViolation>,
 }
 
 async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
@@ -394,17 +381,7 @@ async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
         text.push_str(&line);
     }
     text.push_str(&more(&ctx, total - shown.violated_links.len()));
-    let links = shown
-        .violated_links
-        .iter()
-        .map(|v| Violated {
-            link: v.link,
-            from: v.from,
-            to: v.to,
-            kind: v.kind,
-            by_days: v.by_days,
-        })
-        .collect();
+    let links = shown.violated_links.clone();
     Ok(Reply::ok(
         text,
         json!(ViolatedLinks {
