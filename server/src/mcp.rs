@@ -398,13 +398,13 @@ fn instructions(lang: Lang) -> String {
     tr(
         lang,
         "PalmaPlan garde des plannings (groupes, lignes, blocs datés, jalons, liens de dépendance, actions, membres et absences). \
-         Les outils dont le nom dit « period » travaillent sur les blocs (les barres du Gantt). \
-         « schedule » est l'id ou le nom d'un planning. Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
-         Les dates s'écrivent AAAA-MM-JJ ; un bloc inclut son premier et son dernier jour. Durées, décalages et délais des liens se comptent en jours ouvrés (ou en semaines, selon l'unité du planning). \
-         cascade (outils qui changent dates ou liens) : true ou \"push\" déplace les successeurs pour que les liens tiennent, false les laisse, \"pull\" les avance aussi ; par défaut, le réglage scheduling du planning. \
-         Une écriture ne change que les champs donnés ; null efface là où c'est dit. Chaque écriture répond avec ce qui a changé, les nouveaux risques et le nouveau rang du planning (sa position dans le journal), et undo l'annule (sauf delete_schedule). \
-         Un refus (isError) dit quoi corriger : corrigez l'appel plutôt que de réessayer tel quel. \
-         Les textes sont en français ; ajoutez \"lang\": \"en\" aux arguments d'un appel pour une réponse en anglais.",
+         Les outils dont le nom dit «\u{a0}period\u{a0}» travaillent sur les blocs (les barres du Gantt). \
+         «\u{a0}schedule\u{a0}» est l'id ou le nom d'un planning. Commencez par list_schedules pour voir les plannings et leurs ids, puis get_schedule pour le résumé et les risques d'un planning. \
+         Les dates s'écrivent AAAA-MM-JJ\u{202f}; un bloc inclut son premier et son dernier jour. Durées, décalages et délais des liens se comptent en jours ouvrés (ou en semaines, selon l'unité du planning). \
+         cascade (outils qui changent dates ou liens)\u{a0}: true ou \"push\" déplace les successeurs pour que les liens tiennent, false les laisse, \"pull\" les avance aussi\u{202f}; par défaut, le réglage scheduling du planning. \
+         Une écriture ne change que les champs donnés\u{202f}; null efface là où c'est dit. Chaque écriture répond avec ce qui a changé, les nouveaux risques et le nouveau rang du planning (sa position dans le journal), et undo l'annule (sauf delete_schedule). \
+         Un refus (isError) dit quoi corriger\u{a0}: corrigez l'appel plutôt que de réessayer tel quel. \
+         Les textes sont en français\u{202f}; ajoutez \"lang\": \"en\" aux arguments d'un appel pour une réponse en anglais.",
         "PalmaPlan keeps schedules (groups, rows, dated bars, milestones, dependency links, actions, members and absences). \
          Tools whose name says \"period\" work on bars (the Gantt's bars). \
          \"schedule\" is a schedule's id or name. Start with list_schedules to see the schedules and their ids, then get_schedule for one schedule's summary and risks. \
@@ -710,6 +710,28 @@ mod tests {
                 serde_json::to_string(&v).unwrap().len()
             })
             .sum()
+    }
+
+    #[test]
+    fn the_french_instructions_keep_french_typography() {
+        let fr = instructions(Lang::Fr);
+        for (i, c) in fr.char_indices() {
+            if matches!(c, ':' | ';' | '!' | '?' | '»') {
+                assert!(
+                    !fr[..i].ends_with(' '),
+                    "an ordinary space before « {c} »: …{}",
+                    &fr[i.saturating_sub(30)..i + 1]
+                );
+            }
+            if c == '«' {
+                assert!(
+                    !fr[i + c.len_utf8()..].starts_with(' '),
+                    "after «: {}",
+                    &fr[i..]
+                );
+            }
+        }
+        assert!(!instructions(Lang::En).contains('«'));
     }
 
     #[tokio::test]

@@ -398,8 +398,16 @@ pub(super) fn command(v: Value, lang: Lang) -> Result<Command, String> {
             ),
         }
     };
-    // An operation outside the patch language (restore_version's replace_schedule) is
-    // still parsed, but never offered, nor are fields the server fills in.
+    // A whole schedule is not a patch a model writes: restore_version and
+    // import_schedule write it (and the patch language's schema has no such branch, so
+    // what_if's answer could not carry it).
+    if op == "replace_schedule" {
+        return Err(tr(
+            lang,
+            "replace_schedule n'est pas une opération du langage de patch\u{202f}; restore_version remet une version enregistrée, import_schedule crée un planning depuis un JSON".to_owned(),
+            "replace_schedule is not an operation of the patch language; restore_version puts back a saved version, import_schedule creates a schedule from JSON".to_owned(),
+        ));
+    }
     let allowed = op_fields(&op);
     serde_json::from_value::<Command>(v.clone()).map_err(|e| {
         let msg = e.to_string();

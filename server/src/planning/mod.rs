@@ -660,36 +660,45 @@ impl Ctx {
     /// role is at least the tool's declared one and that the token may touch it.
     pub async fn open(&self, schedule: &ScheduleRef) -> Result<(i64, Role), Refusal> {
         let needed = self.need;
-        let mine = self
+        let all = self
             .store()
             .schedules_of(self.caller.user_id)
             .await
             .map_err(|e| self.db_error(e))?;
+        // A token or a link restricted to one schedule learns no other's name: names,
+        // the closest name and ids written as text are looked for among what it may
+        // open (an id as a number is still told apart as "restricted", as before).
+        let mine: Vec<_> = match self.caller.only_schedule {
+            Some(only) => all.iter().filter(|s| s.id == only).cloned().collect(),
+            None => all.clone(),
+        };
         let found: Vec<_> = match schedule {
-            ScheduleRef::Id(id) => mine.iter().filter(|s| s.id == *id).collect(),
+            ScheduleRef::Id(id) => all.iter().filter(|s| s.id == *id).collect(),
             ScheduleRef::Name(name) => {
                 let exact: Vec<_> = mine.iter().filter(|s| s.name == *name).collect();
                 let lower = name.to_lowercase();
-                let any_case = || -> Vec<_> {
+                let by_name: Vec<_> = if exact.is_empty() {
                     mine.iter()
                         .filter(|s| s.name.to_lowercase() == lower)
                         .collect()
-                };
-                // "2" from a client that sends every argument as a string: an id,
-                // when no schedule is named so.
-                let as_id = || -> Vec<_> {
-                    name.trim()
-                        .parse::<i64>()
-                        .map(|id| mine.iter().filter(|s| s.id == id).collect())
-                        .unwrap_or_default()
-                };
-                if !exact.is_empty() {
-                    exact
-                } else if !any_case().is_empty() {
-                    any_case()
                 } else {
-                    as_id()
+                    exact
+                };
+                // "2" from a client that sends every argument as text: an id. When a
+                // schedule is also named so, the two are ambiguous (below), not one
+                // silently preferred.
+                let by_id: Vec<_> = name
+                    .trim()
+                    .parse::<i64>()
+                    .map(|id| mine.iter().filter(|s| s.id == id).collect())
+                    .unwrap_or_default();
+                let mut both = by_name;
+                for s in by_id {
+                    if !both.iter().any(|b| b.id == s.id) {
+                        both.push(s);
+                    }
                 }
+                both
             }
         };
         let info = match found.as_slice() {
@@ -828,6 +837,10 @@ impl Ctx {
     /// which (a model with two schedules open mixes their ids up).
     async fn invalid_here(&self, here: i64, e: &command::ApplyError) -> Refusal {
         let refusal = self.invalid(e);
+        // A token or a link restricted to one schedule is told nothing of the others.
+        if self.caller.only_schedule.is_some() {
+            return refusal;
+        }
         let command::Problem::NotFound {
             kind,
             id,
@@ -921,7 +934,7 @@ impl Ctx {
 }
 
 /// How many of the caller's other schedules a refusal for an unknown id looks in.
-const ELSEWHERE_CAP: usize = 50;
+const ELSEWHERE_CAP: usize = 20;
 
 /// A role's name in a language.
 pub fn role_name(role: Role, lang: Lang) -> &'static str {

@@ -159,8 +159,35 @@ mod tests {
             .find(|(n, _)| *n == "lock")
             .map(|(_, b)| b.clone())
             .unwrap();
-        assert!(lock["properties"].get("by").is_none(), "{lock}");
         assert!(lock["properties"].get("target").is_some(), "{lock}");
+        // A clear is `null`, required: absent is refused by the server, so by the schema.
+        let deadline = branches()
+            .into_iter()
+            .find(|(n, _)| *n == "set_deadline")
+            .map(|(_, b)| b.clone())
+            .unwrap();
+        assert_eq!(
+            deadline["required"],
+            json!(["op", "item", "deadline"]),
+            "{deadline}"
+        );
+        assert!(
+            deadline["properties"]["deadline"]["anyOf"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!({"type": "null"}))),
+            "{deadline}"
+        );
+        let update = branches()
+            .into_iter()
+            .find(|(n, _)| *n == "update_period")
+            .map(|(_, b)| b.clone())
+            .unwrap();
+        assert!(
+            update["properties"]["color"]["anyOf"]
+                .as_array()
+                .is_some_and(|a| a.contains(&json!({"type": "null"}))),
+            "{update}"
+        );
         let problems = super::super::schema::findings(command_schema());
         assert!(problems.is_empty(), "{problems:#?}");
     }

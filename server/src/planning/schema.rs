@@ -120,7 +120,7 @@ fn tidy(schema: &mut Value, keep_null: bool) {
         || node
             .get("description")
             .and_then(Value::as_str)
-            .is_some_and(|d| d.contains("null"));
+            .is_some_and(|d| d.to_lowercase().contains("null"));
     split_type_array(node, says_null);
     drop_null_branch(node, says_null);
     names_as_enum(node);

@@ -1,9 +1,10 @@
 //! What a host shows of each tool beside its name: a title for people, and the hints
 //! (MCP tool annotations) it uses to decide what to confirm. With no `destructiveHint`
 //! a host must assume the worst and may ask before every `add_*`; so every tool says,
-//! in one table: its title, whether it may destroy data (deletes, restores and imports
-//! over data only: every write is journalled and undone by `undo`, but a host cannot
-//! know that), and whether calling it twice does no more than once. All tools work on
+//! in one table: its title, whether it may destroy data (deletes, restores, and the
+//! writes that may remove something: a patch, a settings change, undo and redo; every
+//! write is journalled and undone by `undo`, but a host cannot know that), and whether
+//! calling it twice does no more than once. All tools work on
 //! PalmaPlan's own schedules only (`openWorldHint: false`).
 
 /// A tool's presentation: its title and two hints (`readOnlyHint` comes from its
@@ -21,6 +22,10 @@ const D: (bool, bool) = (true, true);
 const S: (bool, bool) = (false, true);
 /// Adds or moves by an amount: twice is twice.
 const A: (bool, bool) = (false, false);
+/// May remove data, and twice is not once: a patch (which may hold deletes), a
+/// settings change (an empty holiday list clears them all), undo and redo (undoing an
+/// addition removes it).
+const W: (bool, bool) = (true, false);
 
 const TABLE: &[(&str, &str, (bool, bool))] = &[
     ("list_schedules", "List schedules", S),
@@ -29,11 +34,11 @@ const TABLE: &[(&str, &str, (bool, bool))] = &[
     ("duplicate_schedule", "Duplicate a schedule", A),
     ("rename_schedule", "Rename a schedule", S),
     ("delete_schedule", "Delete a schedule", D),
-    ("share_schedule", "Share a schedule", S),
+    ("share_schedule", "Share a schedule", D),
     ("unshare_schedule", "Remove someone's access", D),
     ("list_access", "Who has access", S),
     ("get_settings", "Calendar and settings", S),
-    ("update_settings", "Change settings", S),
+    ("update_settings", "Change settings", W),
     ("add_holidays", "Add holidays", S),
     ("remove_holidays", "Remove holidays", D),
     ("add_group", "Add a group", A),
@@ -64,7 +69,7 @@ const TABLE: &[(&str, &str, (bool, bool))] = &[
     ("delete_link", "Delete a dependency", D),
     ("list_violated_links", "Broken dependencies", S),
     ("set_constraint", "Set a date constraint", S),
-    ("clear_constraint", "Clear date constraints", S),
+    ("clear_constraint", "Clear date constraints", D),
     ("set_deadline", "Set a deadline", S),
     ("reschedule", "Reschedule", S),
     ("critical_path", "Critical path", S),
@@ -89,11 +94,11 @@ const TABLE: &[(&str, &str, (bool, bool))] = &[
     ("workload", "Workload", S),
     ("lock", "Lock", S),
     ("unlock", "Unlock", S),
-    ("apply_patch", "Apply a patch", A),
+    ("apply_patch", "Apply a patch", W),
     ("describe_patch", "Patch language", S),
     ("what_if", "What if (before/after)", S),
-    ("undo", "Undo", A),
-    ("redo", "Redo", A),
+    ("undo", "Undo", W),
+    ("redo", "Redo", W),
     ("history", "History", S),
     ("get_changes", "Changes since a rank", S),
     ("save_version", "Save a version", A),

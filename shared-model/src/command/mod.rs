@@ -86,11 +86,11 @@ pub struct ProgressEntry {
     pub percent: Option<u8>,
     /// Null clears.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<Date>"))]
     pub actual_start: Option<Option<Date>>,
     /// Null clears; a date completes the bar.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<Date>"))]
     pub actual_finish: Option<Option<Date>>,
 }
 
@@ -165,7 +165,12 @@ pub enum Command {
     /// Sets or (with `null`) clears the member who does a row's work.
     SetRowMember {
         row: RowId,
+        /// The member; null (required to clear) leaves the row without one.
         #[serde(deserialize_with = "required_nullable")]
+        #[cfg_attr(
+            feature = "schema",
+            schemars(required, schema_with = "or_null::<MemberId>")
+        )]
         member: Option<MemberId>,
     },
     /// Deletes a row, its bars and milestones, and their links and actions.
@@ -214,13 +219,13 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<String>"))]
         color: Option<Option<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         notes: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<Date>"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<Date>"))]
         pin: Option<Option<Date>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         row: Option<RowId>,
@@ -252,7 +257,7 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<String>"))]
         color: Option<Option<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         notes: Option<String>,
@@ -273,14 +278,24 @@ pub enum Command {
     /// "date":"2026-12-04"}}`; `"constraint": null` is required to clear.
     SetConstraint {
         item: ItemId,
+        /// The constraint; null (required to clear) clears all of the item's.
         #[serde(deserialize_with = "required_nullable")]
+        #[cfg_attr(
+            feature = "schema",
+            schemars(required, schema_with = "or_null::<Constraint>")
+        )]
         constraint: Option<Constraint>,
     },
     /// Sets or (with `null`, required) clears a bar's or a milestone's deadline: a
     /// date it should finish by, which never moves it.
     SetDeadline {
         item: ItemId,
+        /// The deadline; null (required to clear) clears it.
         #[serde(deserialize_with = "required_nullable")]
+        #[cfg_attr(
+            feature = "schema",
+            schemars(required, schema_with = "or_null::<Date>")
+        )]
         deadline: Option<Date>,
     },
 
@@ -338,7 +353,7 @@ pub enum Command {
         label: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<MemberId>"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<MemberId>"))]
         assignee: Option<Option<MemberId>>,
     },
     DeleteAction {
@@ -359,7 +374,7 @@ pub enum Command {
         name: Option<String>,
         /// Null clears.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "nullable")]
-        #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "or_null::<String>"))]
         email: Option<Option<String>>,
     },
     /// Deletes a member and their absences; rows and actions lose them.
@@ -417,15 +432,14 @@ pub enum Command {
     /// it and when; the server fills them in from the caller and its clock.
     Lock {
         target: LockTarget,
-        // Filled in by the server from the caller and its clock: not the model's to say.
+        /// Filled in by the server (the caller): whatever is sent is replaced.
         #[serde(default)]
-        #[cfg_attr(feature = "schema", schemars(skip))]
         by: u64,
+        /// Filled in by the server (the caller's name).
         #[serde(default)]
-        #[cfg_attr(feature = "schema", schemars(skip))]
         by_name: String,
+        /// Filled in by the server (its clock, Unix milliseconds).
         #[serde(default)]
-        #[cfg_attr(feature = "schema", schemars(skip))]
         since_ms: i64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
@@ -521,6 +535,12 @@ impl Command {
                 | Command::ReplaceSchedule { .. }
         )
     }
+}
+
+/// The schema of a field where `null` is a value (it clears): the type or null.
+#[cfg(feature = "schema")]
+fn or_null<T: schemars::JsonSchema>(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "anyOf": [g.subschema_for::<T>(), { "type": "null" }] })
 }
 
 /// Serde helper for "null clears" fields: absent = `None` (unchanged), `null` =
