@@ -426,11 +426,12 @@ struct Float {
     critical: bool,
 }
 
-/// The schema of the model's `ItemKind` (which has none): how it serialises.
+/// "bar" or "milestone": the schema of the model's `ItemKind`, which derives none
+/// (only its schema is used: the value is the model's).
 #[derive(JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[allow(dead_code)]
-enum KindName {
+pub(super) enum KindName {
     Bar,
     Milestone,
 }
