@@ -24,9 +24,7 @@ use palmaplan_model::command::Command;
 use palmaplan_model::filter::fold;
 use palmaplan_model::risk::{self, AbsenceRisk};
 use palmaplan_model::text::{LIST_CAP, count, plural};
-use palmaplan_model::{
-    Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, RowId, Schedule,
-};
+use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
