@@ -16,11 +16,11 @@
 use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::{
-    Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text,
+    Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text, wire,
 };
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer};
-use serde_json::{Value, json};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::json;
 
 use super::args::{CascadeArg, date};
 use super::periods::apply_fresh_cascading;
@@ -34,19 +34,22 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Set a date constraint. A milestone has one; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused.",
             Access::Write,
             set_constraint,
-        ),
+        )
+        .returns::<ConstraintSet>(),
         tool(
             "clear_constraint",
             "Remove a bar's or milestone's date constraints (all, or only kind).",
             Access::Write,
             clear_constraint,
-        ),
+        )
+        .returns::<ConstraintCleared>(),
         tool(
             "set_deadline",
             "Set or clear (null) a bar's or milestone's finish-by day. Moves nothing; missing it is a risk.",
             Access::Write,
             set_deadline,
-        ),
+        )
+        .returns::<DeadlineSet>(),
     ]
 }
 
@@ -119,9 +122,73 @@ fn no_item(ctx: &Ctx, id: u64) -> Refusal {
     .with(json!({ "field": "item", "id": id }))
 }
 
+/// An item's dates after a constraint or deadline write.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ItemAfter {
+    constraints: Vec<Constraint>,
+    /// The finish-by day, null when none.
+    deadline: Option<Date>,
+    /// In working days; null when the plan has no critical path.
+    total_float: Option<i64>,
+    risks: ItemRisks,
+}
+
+/// The risks the item has after the write.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ItemRisks {
+    /// How many of its constraints the plan breaks.
+    broken_constraints: usize,
+    missed_deadline: bool,
+}
+
+/// `set_constraint`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ConstraintSet {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    item: ItemId,
+    #[serde(flatten)]
+    after: ItemAfter,
+    /// The constraint set.
+    set: Constraint,
+    /// What the cascade moved, when it moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
+}
+
+/// `clear_constraint`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ConstraintCleared {
+    schedule_id: i64,
+    /// The schedule's rank after the write (unchanged when there was nothing to remove).
+    rank: i64,
+    item: ItemId,
+    /// The item's dates; absent when nothing was written.
+    #[serde(flatten)]
+    after: Option<ItemAfter>,
+    /// The constraints removed.
+    cleared: Vec<Constraint>,
+    /// What the cascade moved, when it moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
+}
+
+/// `set_deadline`'s result (a deadline moves nothing: no cascade).
+#[derive(Debug, Serialize, JsonSchema)]
+struct DeadlineSet {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    item: ItemId,
+    #[serde(flatten)]
+    after: ItemAfter,
+}
+
 /// What a constraint or deadline write answers: the head line, then the item's risks,
-/// its total float, and the cascade.
-fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: Value) -> Reply {
+/// its total float (the cascade is said by `with_cascade`, once the caller has built
+/// the structured answer from the item's dates returned here).
+fn answer(ctx: &Ctx, item: ItemId, wrote: &Wrote, head: String) -> (String, ItemAfter) {
     let s = &wrote.state;
     let lang = ctx.lang();
     let mut text = head;
@@ -160,17 +227,16 @@ fn answer(ctx: &Ctx, id: i64, item: ItemId, wrote: &Wrote, head: String, extra: 
             (Lang::En, false) => format!("Total float now: {days}."),
         });
     }
-    let mut structured = json!({
-        "schedule_id": id, "rank": wrote.rank, "item": item,
-        "constraints": s.item_constraints(item).unwrap_or_default(),
-        "deadline": s.item_deadline(item),
-        "total_float": float.map(|(f, _)| f),
-        "risks": { "broken_constraints": mine.broken_constraints.len(), "missed_deadline": !mine.missed_deadlines.is_empty() },
-    });
-    if let (Some(obj), Value::Object(more)) = (structured.as_object_mut(), extra) {
-        obj.extend(more);
-    }
-    with_cascade(ctx, wrote, Reply::ok(text, structured))
+    let after = ItemAfter {
+        constraints: s.item_constraints(item).unwrap_or_default(),
+        deadline: s.item_deadline(item),
+        total_float: float.map(|(f, _)| f),
+        risks: ItemRisks {
+            broken_constraints: mine.broken_constraints.len(),
+            missed_deadline: !mine.missed_deadlines.is_empty(),
+        },
+    };
+    (text, after)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -217,7 +283,16 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
             wrote.rank
         ),
     );
-    Ok(answer(&ctx, id, item, &wrote, head, json!({ "set": c })))
+    let (text, after) = answer(&ctx, item, &wrote, head);
+    let structured = json!(ConstraintSet {
+        schedule_id: id,
+        rank: wrote.rank,
+        item,
+        after,
+        set: c,
+        cascade: None,
+    });
+    Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -285,7 +360,14 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
                 format!("{name} n'a pas de contrainte{what} à retirer (contraintes\u{a0}: {now})\u{202f}; rien n'a été écrit (rang {}).", cur.rank),
                 format!("{name} has no constraint{what} to remove (constraints: {now}); nothing was written (rank {}).", cur.rank),
             ),
-            json!({ "schedule_id": id, "rank": cur.rank, "item": item, "cleared": [] }),
+            json!(ConstraintCleared {
+                schedule_id: id,
+                rank: cur.rank,
+                item,
+                after: None,
+                cleared: vec![],
+                cascade: None,
+            }),
         ));
     }
     let (_, wrote, gone) =
@@ -317,14 +399,16 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
             wrote.rank
         ),
     );
-    Ok(answer(
-        &ctx,
-        id,
+    let (text, after) = answer(&ctx, item, &wrote, head);
+    let structured = json!(ConstraintCleared {
+        schedule_id: id,
+        rank: wrote.rank,
         item,
-        &wrote,
-        head,
-        json!({ "cleared": gone }),
-    ))
+        after: Some(after),
+        cleared: gone,
+        cascade: None,
+    });
+    Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -375,7 +459,14 @@ async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
             ),
         ),
     };
-    Ok(answer(&ctx, id, item, &wrote, head, json!({})))
+    let (text, after) = answer(&ctx, item, &wrote, head);
+    let structured = json!(DeadlineSet {
+        schedule_id: id,
+        rank: wrote.rank,
+        item,
+        after,
+    });
+    Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
 }
 
 #[cfg(test)]

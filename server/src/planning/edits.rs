@@ -8,9 +8,9 @@
 use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
-use palmaplan_model::{BarId, Lang, RowId};
+use palmaplan_model::{BarId, Lang, RowId, wire};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::args::{CascadeArg, date};
@@ -24,21 +24,24 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Add a bar (first and last day, inclusive) to a row.",
             Access::Write,
             add_period,
-        ),
+        )
+        .returns::<PeriodAdded>(),
         tool(
             "move_periods",
             "Move bars (and milestones) by a working offset; each bar keeps its duration.",
             Access::Write,
             move_periods,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<PeriodsMoved>(),
         tool(
             "apply_patch",
             "Apply commands (as from what_if) atomically, only if the schedule is still at expected_rank.",
             Access::Write,
             apply_patch,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<PatchApplied>(),
     ]
 }
 
@@ -76,6 +79,16 @@ struct AddPeriod {
     pin: Option<String>,
 }
 
+/// `add_period`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodAdded {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    /// The new bar's id.
+    bar: Option<BarId>,
+}
+
 async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let start = date(&ctx, "start", &p.start)?;
@@ -100,25 +113,30 @@ async fn add_period(ctx: Ctx, p: AddPeriod) -> Result<Reply, Refusal> {
     let bar = match wrote.applied.first() {
         Some(c) => serde_json::to_value(c)
             .ok()
-            .and_then(|v| v.get("id").and_then(Value::as_u64)),
+            .and_then(|v| v.get("id").and_then(Value::as_u64))
+            .map(BarId),
         None => None,
     };
     let label = p.label.trim();
     let text = ctx.tr(
         format!(
             "Bloc «\u{a0}{label}\u{a0}» ajouté (id {}) du {start} au {end}\u{202f}; rang {}.",
-            bar.unwrap_or(0),
+            bar.map_or(0, |b| b.0),
             wrote.rank
         ),
         format!(
             "Bar “{label}” added (id {}) from {start} to {end}; rank {}.",
-            bar.unwrap_or(0),
+            bar.map_or(0, |b| b.0),
             wrote.rank
         ),
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "bar": bar }),
+        json!(PeriodAdded {
+            schedule_id: id,
+            rank: wrote.rank,
+            bar,
+        }),
     ))
 }
 
@@ -135,6 +153,19 @@ struct MovePeriods {
     /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
+}
+
+/// `move_periods`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodsMoved {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    /// How many bars and milestones were asked to move.
+    moved: usize,
+    /// What the cascade moved beyond them, when it moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
 }
 
 async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
@@ -187,7 +218,12 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
     }
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "moved": p.bars.len() + p.milestones.len() }),
+        json!(PeriodsMoved {
+            schedule_id: id,
+            rank: wrote.rank,
+            moved: p.bars.len() + p.milestones.len(),
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -204,6 +240,19 @@ struct ApplyPatch {
     /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
+}
+
+/// `apply_patch`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PatchApplied {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    /// How many commands were applied.
+    applied: usize,
+    /// What the cascade moved beyond them, when it moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
 }
 
 async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
@@ -249,7 +298,12 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
     );
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "applied": commands.len() }),
+        json!(PatchApplied {
+            schedule_id: id,
+            rank: wrote.rank,
+            applied: commands.len(),
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }

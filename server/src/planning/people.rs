@@ -24,11 +24,11 @@ use palmaplan_model::command::Command;
 use palmaplan_model::filter::fold;
 use palmaplan_model::risk::{self, AbsenceRisk};
 use palmaplan_model::text::{LIST_CAP, count, plural};
-use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, Schedule};
+use palmaplan_model::{Absence, AbsenceId, BarId, Date, Lang, Member, MemberId, RowId, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, role_name, tool};
 use crate::storage::{Role, User};
@@ -40,69 +40,80 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "List members (the people assigned to rows): ids, rows, absence counts.",
             Access::Read,
             list_members,
-        ),
+        )
+        .returns::<MemberList>(),
         tool(
             "add_member",
             "Add a team member; assign rows with set_row_member.",
             Access::Write,
             add_member,
-        ),
+        )
+        .returns::<MemberWritten>(),
         tool(
             "update_member",
             "Rename a member or change their e-mail (owners only).",
             Access::Write,
             update_member,
-        ),
+        )
+        .returns::<MemberWritten>(),
         tool(
             "delete_member",
             "Delete a member with their absences; their rows and actions are unassigned.",
             Access::Write,
             delete_member,
-        ),
+        )
+        .returns::<MemberDeleted>(),
         tool(
             "share_schedule",
             "Give an existing server user a role (owner also shares, sees private data). Owners only.",
             Access::Write,
             share_schedule,
         )
-        .needs(Role::Owner),
+        .needs(Role::Owner)
+        .returns::<Shared>(),
         tool(
             "unshare_schedule",
             "Remove a user's access. Owners only; the last owner cannot be removed.",
             Access::Write,
             unshare_schedule,
         )
-        .needs(Role::Owner),
+        .needs(Role::Owner)
+        .returns::<Unshared>(),
         tool(
             "list_access",
             "List who has access and with which role (e-mails to owners).",
             Access::Read,
             list_access,
-        ),
+        )
+        .returns::<AccessList>(),
         tool(
             "add_absence",
             "Record a member's absence (days inclusive); answers the bars it puts at risk.",
             Access::Write,
             add_absence,
-        ),
+        )
+        .returns::<AbsenceAdded>(),
         tool(
             "update_absence",
             "Change an absence's days or reason; answers the bars it now puts at risk.",
             Access::Write,
             update_absence,
-        ),
+        )
+        .returns::<AbsenceUpdated>(),
         tool(
             "delete_absence",
             "Delete an absence; answers the bars no longer at risk.",
             Access::Write,
             delete_absence,
-        ),
+        )
+        .returns::<AbsenceDeleted>(),
         tool(
             "list_absences",
             "List absences, optionally one member's or overlapping from/to, with the bars each puts at risk.",
             Access::Read,
             list_absences,
-        ),
+        )
+        .returns::<AbsenceList>(),
     ]
 }
 
@@ -319,6 +330,31 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 /// Past this many members a list ends with "… and N more".
 const MEMBER_CAP: usize = 100;
 
+/// `list_members`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MemberList {
+    schedule_id: i64,
+    rank: i64,
+    /// How many members the schedule has.
+    count: usize,
+    /// The first 100.
+    members: Vec<MemberItem>,
+}
+
+/// A member, their rows and how many absences they have.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MemberItem {
+    id: MemberId,
+    name: String,
+    /// Only to owners and to the member themself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    /// The rows assigned to them (the first 20).
+    rows: Vec<RowId>,
+    /// How many absences they have.
+    absences: usize,
+}
+
 async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
@@ -332,7 +368,12 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
                 ),
                 format!("“{}” has no member. Add some with add_member.", s.name),
             ),
-            json!({ "schedule_id": o.id, "rank": o.rank, "count": 0, "members": [] }),
+            json!(MemberList {
+                schedule_id: o.id,
+                rank: o.rank,
+                count: 0,
+                members: vec![],
+            }),
         ));
     }
     let mut text = ctx.tr(
@@ -377,15 +418,13 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
                 format!(" — {}", count(Lang::En, absences, "absence", "absences")),
             ));
         }
-        let mut item = json!({
-            "id": m.id, "name": m.name,
-            "rows": rows.iter().take(20).map(|r| r.id).collect::<Vec<_>>(),
-            "absences": absences,
+        items.push(MemberItem {
+            id: m.id,
+            name: m.name.clone(),
+            email: m.email.clone(),
+            rows: rows.iter().take(20).map(|r| r.id).collect(),
+            absences,
         });
-        if let (Some(e), Some(obj)) = (&m.email, item.as_object_mut()) {
-            obj.insert("email".into(), json!(e));
-        }
-        items.push(item);
     }
     if s.members.len() > MEMBER_CAP {
         text.push('\n');
@@ -400,7 +439,12 @@ async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": o.id, "rank": o.rank, "count": s.members.len(), "members": items }),
+        json!(MemberList {
+            schedule_id: o.id,
+            rank: o.rank,
+            count: s.members.len(),
+            members: items,
+        }),
     ))
 }
 
@@ -413,6 +457,15 @@ struct AddMember {
     /// Private (owners and the member).
     #[serde(default)]
     email: Option<String>,
+}
+
+/// `add_member`'s and `update_member`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MemberWritten {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    member: MemberId,
 }
 
 async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
@@ -428,7 +481,7 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
         email,
     };
     let wrote = ctx.apply(id, &[cmd], None).await?;
-    let member = added_id(&wrote).unwrap_or(0);
+    let member = MemberId(added_id(&wrote).unwrap_or(0));
     let name = p.name.trim();
     let mut text = ctx.tr(
         format!(
@@ -452,7 +505,11 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
     ));
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "member": member }),
+        json!(MemberWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            member,
+        }),
     ))
 }
 
@@ -524,7 +581,11 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "member": member }),
+        json!(MemberWritten {
+            schedule_id: id,
+            rank: wrote.rank,
+            member,
+        }),
     ))
 }
 
@@ -534,6 +595,34 @@ struct DeleteMember {
     schedule: ScheduleRef,
     /// Id or name.
     member: MemberRef,
+}
+
+/// `delete_member`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MemberDeleted {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    member: MemberId,
+    cleared: Cleared,
+}
+
+/// What went with the member: rows and actions unassigned, absences deleted (the
+/// first 100 ids of each, and how many).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Cleared {
+    rows: Vec<u64>,
+    actions: Vec<u64>,
+    absences: Vec<u64>,
+    counts: ClearedCounts,
+}
+
+/// How many rows, actions and absences went with the member.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ClearedCounts {
+    rows: usize,
+    actions: usize,
+    absences: usize,
 }
 
 /// What deleting a member clears, read from the state before the delete.
@@ -654,11 +743,19 @@ async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     let rows: Vec<u64> = c.rows.iter().map(|(id, _)| *id).collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "member": c.member,
-            "cleared": {
-                "rows": cap(&rows), "actions": cap(&c.actions), "absences": cap(&c.absences),
-                "counts": { "rows": rows.len(), "actions": c.actions.len(), "absences": c.absences.len() },
+        json!(MemberDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            member: c.member,
+            cleared: Cleared {
+                rows: cap(&rows),
+                actions: cap(&c.actions),
+                absences: cap(&c.absences),
+                counts: ClearedCounts {
+                    rows: rows.len(),
+                    actions: c.actions.len(),
+                    absences: c.absences.len(),
+                },
             },
         }),
     ))
@@ -677,6 +774,62 @@ enum RoleArg {
     Editor,
     /// Also shares it and sees private data.
     Owner,
+}
+
+/// "viewer", "editor" or "owner": the schema of a role as answers write it
+/// (`Role::as_str`; only the schema is used).
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum RoleName {
+    Viewer,
+    Editor,
+    Owner,
+}
+
+/// `share_schedule`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Shared {
+    schedule_id: i64,
+    user_id: i64,
+    /// The role the user has now.
+    #[schemars(with = "RoleName")]
+    role: &'static str,
+    /// The role they had; null when they had none.
+    #[schemars(with = "Option<RoleName>")]
+    previous: Option<&'static str>,
+}
+
+/// `unshare_schedule`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Unshared {
+    schedule_id: i64,
+    user_id: i64,
+    /// The role the user had.
+    #[schemars(with = "RoleName")]
+    removed: &'static str,
+}
+
+/// `list_access`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AccessList {
+    schedule_id: i64,
+    /// How many users have access.
+    count: usize,
+    /// The first 100.
+    users: Vec<AccessItem>,
+}
+
+/// A user with access, and their role.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AccessItem {
+    user_id: i64,
+    name: String,
+    /// Only to owners.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    #[schemars(with = "RoleName")]
+    role: &'static str,
 }
 
 impl From<RoleArg> for Role {
@@ -794,9 +947,11 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
     };
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "user_id": user.id, "role": role.as_str(),
-            "previous": before.map(Role::as_str),
+        json!(Shared {
+            schedule_id: id,
+            user_id: user.id,
+            role: role.as_str(),
+            previous: before.map(Role::as_str),
         }),
     ))
 }
@@ -876,7 +1031,11 @@ async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "user_id": user.id, "removed": role.as_str() }),
+        json!(Unshared {
+            schedule_id: id,
+            user_id: user.id,
+            removed: role.as_str(),
+        }),
     ))
 }
 
@@ -909,11 +1068,12 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
         if u.id == ctx.caller.user_id {
             text.push_str(&ctx.tr(" (vous)", " (you)"));
         }
-        let mut item = json!({ "user_id": u.id, "name": u.name, "role": r.as_str() });
-        if let (true, Some(obj)) = (owner, item.as_object_mut()) {
-            obj.insert("email".into(), json!(u.email));
-        }
-        items.push(item);
+        items.push(AccessItem {
+            user_id: u.id,
+            name: u.name.clone(),
+            email: owner.then(|| u.email.clone()),
+            role: r.as_str(),
+        });
     }
     if access.len() > MEMBER_CAP {
         text.push('\n');
@@ -927,7 +1087,11 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "count": access.len(), "users": items }),
+        json!(AccessList {
+            schedule_id: id,
+            count: access.len(),
+            users: items,
+        }),
     ))
 }
 
@@ -1059,6 +1223,18 @@ struct AddAbsence {
     reason: Option<String>,
 }
 
+/// `add_absence`'s result (never its reason: write answers hold no private data).
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceAdded {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    absence: AbsenceId,
+    member: MemberId,
+    /// The bars it puts at risk (the first 100).
+    bars_at_risk: Vec<BarId>,
+}
+
 async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let start = parse_date(&ctx, "start", &p.start)?;
@@ -1077,10 +1253,11 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
     })
     .await?;
     let absence_id = added_id(&wrote).unwrap_or(0);
+    let absence = AbsenceId(absence_id);
     let s = &wrote.state;
     let cal = Calendar::for_schedule(s);
     let at_risk = s
-        .absence(AbsenceId(absence_id))
+        .absence(absence)
         .map(|a| risks_of(&risk::absence_risks(s, &cal), a))
         .unwrap_or_default();
     let days = working_days(ctx.lang(), cal.working_days_in(start, end));
@@ -1102,9 +1279,12 @@ async fn add_absence(ctx: Ctx, p: AddAbsence) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "absence": absence_id, "member": member,
-            "bars_at_risk": at_risk.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        json!(AbsenceAdded {
+            schedule_id: id,
+            rank: wrote.rank,
+            absence,
+            member,
+            bars_at_risk: at_risk.iter().take(100).map(|(b, _)| *b).collect(),
         }),
     ))
 }
@@ -1124,6 +1304,21 @@ struct UpdateAbsence {
     /// "" clears. Owners or the member only.
     #[serde(default)]
     reason: Option<String>,
+}
+
+/// `update_absence`'s result: its days now (never the reason).
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceUpdated {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    absence: AbsenceId,
+    member: MemberId,
+    start: Date,
+    /// Last day, inclusive.
+    end: Date,
+    /// The bars it now puts at risk (the first 100).
+    bars_at_risk: Vec<BarId>,
 }
 
 async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
@@ -1185,10 +1380,14 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "absence": absence, "member": a.member,
-            "start": a.start, "end": a.end,
-            "bars_at_risk": at_risk.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        json!(AbsenceUpdated {
+            schedule_id: id,
+            rank: wrote.rank,
+            absence,
+            member: a.member,
+            start: a.start,
+            end: a.end,
+            bars_at_risk: at_risk.iter().take(100).map(|(b, _)| *b).collect(),
         }),
     ))
 }
@@ -1199,6 +1398,17 @@ struct DeleteAbsence {
     schedule: ScheduleRef,
     /// Absence id.
     absence: u64,
+}
+
+/// `delete_absence`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceDeleted {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    absence: AbsenceId,
+    /// The bars it put at risk (the first 100).
+    bars_no_longer_at_risk: Vec<BarId>,
 }
 
 async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
@@ -1232,9 +1442,11 @@ async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "absence": absence,
-            "bars_no_longer_at_risk": was.iter().take(100).map(|(b, _)| *b).collect::<Vec<_>>(),
+        json!(AbsenceDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            absence,
+            bars_no_longer_at_risk: was.iter().take(100).map(|(b, _)| *b).collect(),
         }),
     ))
 }
@@ -1252,6 +1464,34 @@ struct ListAbsences {
     /// Starting on or before, YYYY-MM-DD.
     #[serde(default)]
     to: Option<String>,
+}
+
+/// `list_absences`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceList {
+    schedule_id: i64,
+    rank: i64,
+    /// How many absences match.
+    count: usize,
+    /// By start date (the first 50).
+    absences: Vec<AbsenceItem>,
+}
+
+/// An absence, with the bars it puts at risk.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceItem {
+    id: AbsenceId,
+    member: MemberId,
+    start: Date,
+    /// Last day, inclusive.
+    end: Date,
+    /// The working days it covers.
+    working_days: i64,
+    /// The first 20.
+    bars_at_risk: Vec<BarId>,
+    /// Only to owners and to the member, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
@@ -1328,15 +1568,15 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
                 format!(" — puts at risk: {}{more}", bars.join(", ")),
             ));
         }
-        let mut item = json!({
-            "id": a.id, "member": a.member, "start": a.start, "end": a.end,
-            "working_days": days,
-            "bars_at_risk": at_risk.iter().take(20).map(|(b, _)| *b).collect::<Vec<_>>(),
+        items.push(AbsenceItem {
+            id: a.id,
+            member: a.member,
+            start: a.start,
+            end: a.end,
+            working_days: days,
+            bars_at_risk: at_risk.iter().take(20).map(|(b, _)| *b).collect(),
+            reason: (!a.reason.is_empty()).then(|| a.reason.clone()),
         });
-        if let (false, Some(obj)) = (a.reason.is_empty(), item.as_object_mut()) {
-            obj.insert("reason".into(), Value::String(a.reason.clone()));
-        }
-        items.push(item);
     }
     if list.len() > LIST_CAP {
         text.push('\n');
@@ -1351,7 +1591,12 @@ async fn list_absences(ctx: Ctx, p: ListAbsences) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": o.id, "rank": o.rank, "count": list.len(), "absences": items }),
+        json!(AbsenceList {
+            schedule_id: o.id,
+            rank: o.rank,
+            count: list.len(),
+            absences: items,
+        }),
     ))
 }
 

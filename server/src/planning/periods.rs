@@ -10,9 +10,9 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::{Command, Edge};
-use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, diff, text};
+use palmaplan_model::{BarId, Constraint, Date, ItemId, Lang, RowId, Schedule, diff, text, wire};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::json;
 
 use super::args::CascadeArg;
@@ -27,33 +27,38 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             resize_period,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<PeriodDates>(),
         tool(
             "set_period_dates",
             "Set a bar's first and last day (inclusive; a one-day bar has start = end).",
             Access::Write,
             set_period_dates,
-        ),
+        )
+        .returns::<PeriodDates>(),
         tool(
             "update_period",
             "Change a bar's label, colour, notes, pin (start no earlier than) or row.",
             Access::Write,
             update_period,
-        ),
+        )
+        .returns::<PeriodUpdated>(),
         tool(
             "delete_periods",
             "Delete bars with their links and actions. If links or actions go too, or over 10 bars, this first says what would go: repeat with confirm: true.",
             Access::Write,
             delete_periods,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<PeriodsDeleted>(),
         tool(
             "list_periods",
             "List bars and milestones by start date, optionally of one row or overlapping from/to. 50 per call (offset).",
             Access::Read,
             list_periods,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<PeriodList>(),
     ]
 }
 
@@ -170,6 +175,21 @@ struct ResizePeriod {
     cascade: Option<CascadeArg>,
 }
 
+/// `resize_period`'s and `set_period_dates`'s result: the bar's dates after the write.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodDates {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    bar: BarId,
+    start: Date,
+    /// Last day, inclusive.
+    end: Date,
+    /// What the cascade moved beyond the bar, when it moved something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
+}
+
 async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let edge = match p.edge {
@@ -184,15 +204,16 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let cascade = CascadeArg::choice(p.cascade);
     let (before, wrote, ()) =
         apply_fresh_cascading(&ctx, id, cascade, |_| Ok((vec![cmd.clone()], ()))).await?;
-    let (start, end) = wrote
-        .state
-        .bar(BarId(p.bar))
-        .map(|b| (b.start, b.end))
-        .unzip();
-    let (start, end) = (
-        start.map(|d| d.to_string()).unwrap_or_default(),
-        end.map(|d| d.to_string()).unwrap_or_default(),
-    );
+    // The model refuses to resize a bar that does not exist: it is there after the write.
+    let Some((start, end)) = wrote.state.bar(BarId(p.bar)).map(|b| (b.start, b.end)) else {
+        return Err(Refusal::new(
+            Code::NotFound,
+            ctx.tr(
+                format!("Le bloc {} n'existe plus dans ce planning.", p.bar),
+                format!("Bar {} no longer exists in this schedule.", p.bar),
+            ),
+        ));
+    };
     let name = bar_name(&ctx, &before, p.bar);
     let by = units(&ctx, &before, p.by);
     let head = match edge {
@@ -208,7 +229,14 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
+        json!(PeriodDates {
+            schedule_id: id,
+            rank: wrote.rank,
+            bar: BarId(p.bar),
+            start,
+            end,
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -262,7 +290,14 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
     let reply = Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "start": start, "end": end }),
+        json!(PeriodDates {
+            schedule_id: id,
+            rank: wrote.rank,
+            bar: BarId(p.bar),
+            start,
+            end,
+            cascade: None,
+        }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
 }
@@ -294,6 +329,17 @@ struct UpdatePeriod {
     pin: Option<Option<String>>,
     #[serde(default)]
     row: Option<u64>,
+}
+
+/// `update_period`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodUpdated {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    bar: BarId,
+    /// The fields given: "label", "color", "notes", "pin", "row".
+    changed: Vec<&'static str>,
 }
 
 async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
@@ -349,7 +395,12 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "bar": p.bar, "changed": fields }),
+        json!(PeriodUpdated {
+            schedule_id: id,
+            rank: wrote.rank,
+            bar: BarId(p.bar),
+            changed: fields,
+        }),
     ))
 }
 
@@ -360,6 +411,20 @@ struct DeletePeriods {
     bars: Vec<u64>,
     #[serde(default)]
     confirm: bool,
+}
+
+/// `delete_periods`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodsDeleted {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    /// How many bars were deleted.
+    deleted: usize,
+    /// How many links went with them.
+    links_removed: usize,
+    /// How many actions went with them.
+    actions_removed: usize,
 }
 
 /// Beyond this many bars, a deletion asks for confirmation even without a cascade.
@@ -477,9 +542,12 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     ));
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "deleted": labels.len(),
-            "links_removed": links.len(), "actions_removed": actions.len(),
+        json!(PeriodsDeleted {
+            schedule_id: id,
+            rank: wrote.rank,
+            deleted: labels.len(),
+            links_removed: links.len(),
+            actions_removed: actions.len(),
         }),
     ))
 }
@@ -546,6 +614,46 @@ struct ListPeriods {
     to: Option<String>,
     #[serde(default)]
     offset: usize,
+}
+
+/// `list_periods`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodList {
+    schedule_id: i64,
+    rank: i64,
+    /// How many items match (all pages).
+    total: usize,
+    /// By start date (the first 50 from `offset`).
+    items: Vec<PeriodItem>,
+    /// Whether there are more after this page.
+    more: bool,
+}
+
+/// A bar (`start`, `end`) or a milestone (`milestone`, `date`), with its bounds when it
+/// has some.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PeriodItem {
+    id: ItemId,
+    /// Present (true) for a milestone only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    milestone: Option<bool>,
+    label: String,
+    /// A milestone's day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date: Option<Date>,
+    /// A bar's first day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<Date>,
+    /// A bar's last day, inclusive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<Date>,
+    row: RowId,
+    /// Only when it has some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constraints: Option<Vec<Constraint>>,
+    /// Its finish-by day, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadline: Option<Date>,
 }
 
 /// How many items one call of list_periods returns.
@@ -617,8 +725,8 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
     };
     // An item's constraints and deadline, when it has some: « ; fin au plus tard le
     // 2026-12-11, échéance le 2026-12-18 ».
-    let bounds = |iid: u64| -> (Vec<palmaplan_model::Constraint>, Option<Date>) {
-        let item = palmaplan_model::ItemId(iid);
+    let bounds = |iid: u64| -> (Vec<Constraint>, Option<Date>) {
+        let item = ItemId(iid);
         (
             s.item_constraints(item).unwrap_or_default(),
             s.item_deadline(item),
@@ -658,28 +766,33 @@ async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
             format!("\nThere are more: call list_periods again with offset = {next}."),
         ));
     }
-    let list: Vec<_> = page
+    let list: Vec<PeriodItem> = page
         .iter()
         .map(|(start, iid, ms, label, end, row)| {
-            let mut v = if *ms {
-                json!({ "id": iid, "milestone": true, "label": label, "date": start, "row": row })
-            } else {
-                json!({ "id": iid, "label": label, "start": start, "end": end, "row": row })
-            };
             // Only when there are some: most items have none, and the list stays compact.
             let (cs, due) = bounds(*iid);
-            if !cs.is_empty() {
-                v["constraints"] = json!(cs);
+            PeriodItem {
+                id: ItemId(*iid),
+                milestone: ms.then_some(true),
+                label: (*label).to_owned(),
+                date: ms.then_some(*start),
+                start: (!ms).then_some(*start),
+                end: (!ms).then_some(*end),
+                row: *row,
+                constraints: (!cs.is_empty()).then_some(cs),
+                deadline: due,
             }
-            if let Some(d) = due {
-                v["deadline"] = json!(d);
-            }
-            v
         })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": stored.rank, "total": total, "items": list, "more": more }),
+        json!(PeriodList {
+            schedule_id: id,
+            rank: stored.rank,
+            total,
+            items: list,
+            more,
+        }),
     ))
 }
 

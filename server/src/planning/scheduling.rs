@@ -14,8 +14,8 @@ use palmaplan_model::push::{self, Cascade, LinkIndex, Moved, PushError, Seeds};
 use palmaplan_model::text::{self, LIST_CAP};
 use palmaplan_model::{Constraint, Date, ItemId, Lang, Schedule, wire};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::analysis::cycle_refusal;
 use super::people::{quoted, span_text, working_days};
@@ -28,14 +28,16 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Move items so every link holds (all, or what follows given ones). Preview: what_if's reschedule.",
             Access::Write,
             reschedule,
-        ),
+        )
+        .returns::<Rescheduled>(),
         tool(
             "schedule_floats",
             "Early/late dates and total/free float per bar and milestone, least first. 50 per call (offset).",
             Access::Read,
             schedule_floats,
         )
-        .used_by_view(),
+        .used_by_view()
+        .returns::<FloatsPage>(),
     ]
 }
 
@@ -242,6 +244,19 @@ struct Reschedule {
     expected_rank: Option<i64>,
 }
 
+/// `reschedule`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Rescheduled {
+    schedule_id: i64,
+    /// The schedule's rank after the write (unchanged when nothing moved).
+    rank: i64,
+    /// How many items moved.
+    moved: usize,
+    /// What moved, when something did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<wire::CascadeSummary>,
+}
+
 async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let scope = Scope {
@@ -276,7 +291,12 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
             );
             return Ok(Reply::ok(
                 text,
-                json!({ "schedule_id": id, "rank": cur.rank, "moved": 0 }),
+                json!(Rescheduled {
+                    schedule_id: id,
+                    rank: cur.rank,
+                    moved: 0,
+                    cascade: None,
+                }),
             ));
         }
         let commands = push::commands(&moved);
@@ -317,9 +337,11 @@ async fn reschedule(ctx: Ctx, p: Reschedule) -> Result<Reply, Refusal> {
     ));
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "moved": moved.len(),
-            "cascade": cascade_summary(&moved, end_before, &wrote.state),
+        json!(Rescheduled {
+            schedule_id: id,
+            rank: wrote.rank,
+            moved: moved.len(),
+            cascade: Some(cascade_summary(&moved, end_before, &wrote.state)),
         }),
     ))
 }
@@ -363,6 +385,57 @@ struct Floats {
     limit: Option<usize>,
 }
 
+/// `schedule_floats`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct FloatsPage {
+    schedule_id: i64,
+    rank: i64,
+    /// How many items match (all pages).
+    total: usize,
+    /// The plan's dates and the page's place; absent when it has no bar nor milestone.
+    #[serde(flatten)]
+    span: Option<FloatsSpan>,
+    items: Vec<Float>,
+}
+
+/// The plan's dates, and where the page is in the list.
+#[derive(Debug, Serialize, JsonSchema)]
+struct FloatsSpan {
+    project_start: Date,
+    /// The end once every link holds.
+    project_end: Date,
+    /// The plan's own end as drawn; null when it has none.
+    planned_end: Option<Date>,
+    offset: usize,
+    /// The next page's offset; null on the last page.
+    next_offset: Option<usize>,
+}
+
+/// An item's early and late dates and its floats (in working days).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Float {
+    id: ItemId,
+    #[schemars(with = "KindName")]
+    kind: ItemKind,
+    /// First and last day, as early as the links allow.
+    early: [Date; 2],
+    /// First and last day, as late as the end allows.
+    late: [Date; 2],
+    total_float: i64,
+    free_float: i64,
+    critical: bool,
+}
+
+/// "bar" or "milestone": the schema of the model's `ItemKind`, which derives none
+/// (only its schema is used: the value is the model's).
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub(super) enum KindName {
+    Bar,
+    Milestone,
+}
+
 async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
@@ -391,7 +464,13 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
                 ),
                 format!("“{}” has no bar nor milestone: no floats to give.", s.name),
             ),
-            json!({ "schedule_id": o.id, "rank": o.rank, "total": 0, "items": [] }),
+            json!(FloatsPage {
+                schedule_id: o.id,
+                rank: o.rank,
+                total: 0,
+                span: None,
+                items: vec![],
+            }),
         ));
     };
     let mut text = ctx.tr(
@@ -461,26 +540,32 @@ async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
             format!("\nMore: offset = {next}."),
         ));
     }
-    let items: Vec<Value> = page
+    let items: Vec<Float> = page
         .iter()
-        .map(|t| {
-            json!({
-                "id": t.item, "kind": t.kind,
-                "early": [t.early_start, t.early_finish],
-                "late": [t.late_start, t.late_finish],
-                "total_float": t.total_float, "free_float": t.free_float,
-                "critical": t.critical,
-            })
+        .map(|t| Float {
+            id: t.item,
+            kind: t.kind,
+            early: [t.early_start, t.early_finish],
+            late: [t.late_start, t.late_finish],
+            total_float: t.total_float,
+            free_float: t.free_float,
+            critical: t.critical,
         })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank,
-            "project_start": start, "project_end": end, "planned_end": cp.planned_end,
-            "total": total, "offset": p.offset,
-            "next_offset": (next < total).then_some(next),
-            "items": items,
+        json!(FloatsPage {
+            schedule_id: o.id,
+            rank: o.rank,
+            total,
+            span: Some(FloatsSpan {
+                project_start: start,
+                project_end: end,
+                planned_end: cp.planned_end,
+                offset: p.offset,
+                next_offset: (next < total).then_some(next),
+            }),
+            items,
         }),
     ))
 }

@@ -18,13 +18,14 @@ use palmaplan_model::filter::{self, FilterContext};
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::text::LIST_CAP;
 use palmaplan_model::tracking::{self, LateKind, Lateness, Slippage, Variance};
-use palmaplan_model::{BarId, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text};
+use palmaplan_model::{BarId, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text, wire};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
 use super::args::date;
 use super::periods::apply_fresh_cascading;
+use super::scheduling::KindName;
 use super::versions::{VersionRef, find};
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 
@@ -37,19 +38,22 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             set_progress,
         )
         // The view's progress keys call it.
-        .used_by_view(),
+        .used_by_view()
+        .returns::<ProgressSet>(),
         tool(
             "schedule_lateness",
             "Bars late (planned progress above actual) or overdue (past their end, incomplete) at a status date. 50 per call (offset).",
             Access::Read,
             schedule_lateness,
-        ),
+        )
+        .returns::<LatenessPage>(),
         tool(
             "schedule_slippage",
             "Slip of each bar and milestone against a saved version (working days, positive: later), project end variance, slipped critical items. Largest first; 50 per call (offset).",
             Access::Read,
             schedule_slippage,
-        ),
+        )
+        .returns::<SlippagePage>(),
     ]
 }
 
@@ -114,6 +118,34 @@ struct ProgressArg {
 struct SetProgress {
     schedule: ScheduleRef,
     bars: Vec<ProgressArg>,
+}
+
+/// `set_progress`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ProgressSet {
+    schedule_id: i64,
+    /// The schedule's rank after the write.
+    rank: i64,
+    /// How many bars were given.
+    count: usize,
+    /// The bars' progress before and after (the first 50).
+    bars: Vec<ProgressChange>,
+    /// The day `late` and `overdue` are counted at (the schedule's today).
+    status_date: Date,
+    /// How many of the bars are late then.
+    late: usize,
+    /// How many of the bars are overdue then.
+    overdue: usize,
+}
+
+/// A bar's progress, in percent, before and after the write, and its actual dates.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ProgressChange {
+    bar: BarId,
+    before: u8,
+    after: u8,
+    actual_start: Option<Date>,
+    actual_finish: Option<Date>,
 }
 
 async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
@@ -182,10 +214,13 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
             ));
         }
         text.push_str(&line);
-        bars.push(json!({
-            "bar": bar, "before": old.progress, "after": new.progress,
-            "actual_start": new.actual_start, "actual_finish": new.actual_finish,
-        }));
+        bars.push(ProgressChange {
+            bar,
+            before: old.progress,
+            after: new.progress,
+            actual_start: new.actual_start,
+            actual_finish: new.actual_finish,
+        });
     }
     if n > LIST_CAP {
         text.push('\n');
@@ -212,10 +247,14 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "count": n, "bars": bars,
-            "status_date": today, "late": mine.iter().filter(|l| l.kind == LateKind::Late).count(),
-            "overdue": mine.iter().filter(|l| l.kind == LateKind::Overdue).count(),
+        json!(ProgressSet {
+            schedule_id: id,
+            rank: wrote.rank,
+            count: n,
+            bars,
+            status_date: today,
+            late: mine.iter().filter(|l| l.kind == LateKind::Late).count(),
+            overdue: mine.iter().filter(|l| l.kind == LateKind::Overdue).count(),
         }),
     ))
 }
@@ -245,6 +284,53 @@ struct LatenessArgs {
     status_date: Option<String>,
     #[serde(default)]
     offset: usize,
+}
+
+/// `schedule_lateness`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LatenessPage {
+    schedule_id: i64,
+    rank: i64,
+    status_date: Date,
+    counts: LateCounts,
+    /// How many bars are late or overdue (all pages).
+    total: usize,
+    offset: usize,
+    /// The next page's offset; null on the last page.
+    next_offset: Option<usize>,
+    /// Overdue first, then the most behind.
+    bars: Vec<LateBar>,
+}
+
+/// How many bars are late, and how many overdue.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LateCounts {
+    late: usize,
+    overdue: usize,
+}
+
+/// A bar late or overdue.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LateBar {
+    bar: BarId,
+    #[schemars(with = "LateKindName")]
+    kind: LateKind,
+    /// Late: working days behind its plan; overdue: working days past its end.
+    by_days: i64,
+    /// Planned progress at the status date, in percent.
+    planned: u8,
+    /// Its progress, in percent.
+    actual: u8,
+}
+
+/// "late" or "overdue": the schema of the model's `LateKind`, which derives none
+/// (only its schema is used: the value is the model's).
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum LateKindName {
+    Late,
+    Overdue,
 }
 
 async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> {
@@ -302,17 +388,27 @@ async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> 
     if next < total {
         text.push_str(&next_line(&ctx, next));
     }
-    let bars: Vec<Value> = page
+    let bars: Vec<LateBar> = page
         .iter()
-        .map(|l| json!({ "bar": l.bar, "kind": l.kind, "by_days": l.by_days, "planned": l.planned, "actual": l.actual }))
+        .map(|l| LateBar {
+            bar: l.bar,
+            kind: l.kind,
+            by_days: l.by_days,
+            planned: l.planned,
+            actual: l.actual,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank, "status_date": status,
-            "counts": { "late": late, "overdue": overdue },
-            "total": total, "offset": p.offset, "next_offset": (next < total).then_some(next),
-            "bars": bars,
+        json!(LatenessPage {
+            schedule_id: o.id,
+            rank: o.rank,
+            status_date: status,
+            counts: LateCounts { late, overdue },
+            total,
+            offset: p.offset,
+            next_offset: (next < total).then_some(next),
+            bars,
         }),
     ))
 }
@@ -329,6 +425,55 @@ struct SlippageArgs {
     filter: Option<String>,
     #[serde(default)]
     offset: usize,
+}
+
+/// `schedule_slippage`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SlippagePage {
+    schedule_id: i64,
+    rank: i64,
+    /// The saved version compared with.
+    reference: wire::VersionName,
+    /// Null when either side has no dated item.
+    project_end: Option<EndSlip>,
+    /// How many items (of those kept by the filter) slipped.
+    slipped: usize,
+    /// The critical items that slipped (the first 50).
+    critical_slipped: Vec<ItemId>,
+    /// How many items are new since the version.
+    added: usize,
+    /// How many items of the version are gone.
+    removed: usize,
+    /// How many items are compared (all pages).
+    total: usize,
+    offset: usize,
+    /// The next page's offset; null on the last page.
+    next_offset: Option<usize>,
+    /// Slipped first, the largest finish slip first.
+    items: Vec<ItemSlip>,
+}
+
+/// The project end against the version's (the model's `EndVariance`).
+#[derive(Debug, Serialize, JsonSchema)]
+struct EndSlip {
+    /// The version's last planned day.
+    baseline: Date,
+    /// The last planned day now.
+    current: Date,
+    /// Working days between them (positive: later).
+    days: i64,
+}
+
+/// One item's slip, in working days (positive: later).
+#[derive(Debug, Serialize, JsonSchema)]
+struct ItemSlip {
+    id: ItemId,
+    #[schemars(with = "KindName")]
+    kind: ItemKind,
+    start_days: i64,
+    finish_days: i64,
+    /// Whether it is critical now.
+    critical: bool,
 }
 
 /// A saved version's state, with its id and name.
@@ -538,26 +683,38 @@ async fn schedule_slippage(ctx: Ctx, p: SlippageArgs) -> Result<Reply, Refusal> 
     if next < total {
         text.push_str(&next_line(&ctx, next));
     }
-    let items: Vec<Value> = page
+    let items: Vec<ItemSlip> = page
         .iter()
-        .map(|v| {
-            json!({
-                "id": v.item, "kind": v.kind, "start_days": v.start_days,
-                "finish_days": v.finish_days, "critical": v.critical,
-            })
+        .map(|v| ItemSlip {
+            id: v.item,
+            kind: v.kind,
+            start_days: v.start_days,
+            finish_days: v.finish_days,
+            critical: v.critical,
         })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank,
-            "reference": { "id": vid, "name": vname },
-            "project_end": sl.project_end,
-            "slipped": slipped,
-            "critical_slipped": critical_slipped.iter().take(LIST_CAP).collect::<Vec<_>>(),
-            "added": sl.added.len(), "removed": sl.removed.len(),
-            "total": total, "offset": p.offset, "next_offset": (next < total).then_some(next),
-            "items": items,
+        json!(SlippagePage {
+            schedule_id: o.id,
+            rank: o.rank,
+            reference: wire::VersionName {
+                id: vid,
+                name: vname,
+            },
+            project_end: sl.project_end.map(|e| EndSlip {
+                baseline: e.baseline,
+                current: e.current,
+                days: e.days,
+            }),
+            slipped,
+            critical_slipped: critical_slipped.into_iter().take(LIST_CAP).collect(),
+            added: sl.added.len(),
+            removed: sl.removed.len(),
+            total,
+            offset: p.offset,
+            next_offset: (next < total).then_some(next),
+            items,
         }),
     ))
 }
