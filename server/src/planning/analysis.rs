@@ -296,15 +296,28 @@ struct RisksArgs {
     status_date: Option<String>,
 }
 
-/// How many risks of each kind there are (the lists hold the first 50).
+/// How many risks of each kind there are.
 #[derive(Debug, Serialize, JsonSchema)]
-struct RiskCounts {
+pub(super) struct RiskCounts {
     violated_links: usize,
     absence_risks: usize,
     broken_constraints: usize,
     missed_deadlines: usize,
     late: usize,
     overdue: usize,
+}
+
+impl RiskCounts {
+    pub(super) fn of(risks: &risk::Risks) -> RiskCounts {
+        RiskCounts {
+            violated_links: risks.violated_links.len(),
+            absence_risks: risks.absence_risks.len(),
+            broken_constraints: risks.broken_constraints.len(),
+            missed_deadlines: risks.missed_deadlines.len(),
+            late: risks.late.len(),
+            overdue: risks.overdue.len(),
+        }
+    }
 }
 
 /// A link whose successor starts or ends too early.
@@ -356,7 +369,8 @@ struct Behind {
     actual: u8,
 }
 
-/// `schedule_risks`'s result: each list holds the first 50 risks of its kind.
+/// `schedule_risks`'s result: the risks counted, each list holding the first 50 of
+/// its kind.
 #[derive(Debug, Serialize, JsonSchema)]
 struct RisksAnswer {
     schedule_id: i64,
@@ -464,14 +478,7 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
             schedule_id: o.id,
             rank: o.rank,
             status_date: status,
-            counts: RiskCounts {
-                violated_links: risks.violated_links.len(),
-                absence_risks: risks.absence_risks.len(),
-                broken_constraints: risks.broken_constraints.len(),
-                missed_deadlines: risks.missed_deadlines.len(),
-                late: risks.late.len(),
-                overdue: risks.overdue.len(),
-            },
+            counts: RiskCounts::of(&risks),
             violated_links: links,
             absence_risks: absences,
             broken_constraints: constraints,
