@@ -28,7 +28,7 @@ use palmaplan_model::text;
 use palmaplan_model::{AbsenceId, ActionId, BarId, Lang, LinkId, MemberId, MilestoneId, Schedule};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::periods::{busy, change_text};
 use super::privacy::{CommandViewer, needs_state, redact_command};
@@ -426,7 +426,10 @@ pub(super) struct ChangeEntry<'a> {
     kind: &'static str,
     /// An undo's or a redo's: the rank of the entry it undid or redid (null for a write).
     target_rank: Option<i64>,
-    /// The commands as applied; null when too large for any answer.
+    /// The commands as applied, each `{"op": …, …}`; null when too large for any answer.
+    // Declared as objects, not as the patch language's schema: the journal also holds
+    // what a model does not write (`replace_schedule`, a lock's `by` and `since_ms`).
+    #[schemars(with = "Option<Vec<Map<String, Value>>>")]
     commands: Option<&'a [Command]>,
     /// Present (true) when the commands were too large to carry: read the schedule again.
     #[serde(skip_serializing_if = "Option::is_none")]
