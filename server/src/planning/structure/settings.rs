@@ -6,9 +6,9 @@
 use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
+use palmaplan_model::wire::CascadeSummary;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
-use palmaplan_model::wire::CascadeSummary;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
