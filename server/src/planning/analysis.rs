@@ -12,9 +12,12 @@ use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Problem;
 use palmaplan_model::cpm::{self, CycleError, ItemKind};
 use palmaplan_model::text::{self, LIST_CAP};
-use palmaplan_model::{Date, ItemId, Lang, LinkKind, MemberId, Schedule, risk};
+use palmaplan_model::{
+    AbsenceId, BarId, ConstraintKind, Date, ItemId, Lang, LinkId, LinkKind, MemberId, Schedule,
+    risk,
+};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::people::{more_line, opt_date, quoted, span_text, working_days};
@@ -28,19 +31,22 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             critical_path,
         )
+        .returns::<CriticalAnswer>()
         .used_by_view(),
         tool(
             "schedule_risks",
             "Risks: violated links, absences on bars, broken constraints, missed deadlines, late or overdue bars.",
             Access::Read,
             schedule_risks,
-        ),
+        )
+        .returns::<RisksAnswer>(),
         tool(
             "workload",
             "Each member's working days and bars on their rows over a range, absence days, overload.",
             Access::Read,
             workload,
-        ),
+        )
+        .returns::<WorkloadAnswer>(),
     ]
 }
 
@@ -48,6 +54,59 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[serde(deny_unknown_fields)]
 struct OneSchedule {
     schedule: ScheduleRef,
+}
+
+/// Whether an item is a bar or a milestone (the model's `cpm::ItemKind`, which has no
+/// schema of its own).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Bar,
+    Milestone,
+}
+
+impl From<ItemKind> for Kind {
+    fn from(k: ItemKind) -> Kind {
+        match k {
+            ItemKind::Bar => Kind::Bar,
+            ItemKind::Milestone => Kind::Milestone,
+        }
+    }
+}
+
+/// A critical item, at its dates once its links hold.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CriticalItem {
+    id: ItemId,
+    kind: Kind,
+    start: Date,
+    end: Date,
+}
+
+/// `critical_path`'s result. A schedule without bars nor milestones has only its id,
+/// rank, a count of 0 and no item.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CriticalAnswer {
+    schedule_id: i64,
+    rank: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project_start: Option<Date>,
+    /// The project end once the links and constraints hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project_end: Option<Date>,
+    /// The end of the plan as drawn (null when nothing is planned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    planned_end: Option<Option<Date>>,
+    /// Working days from start to end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length_days: Option<i64>,
+    /// How many items are critical.
+    count: usize,
+    /// The critical items in order (the first 50).
+    critical: Vec<CriticalItem>,
+    /// The driving links between critical items (the first 100).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    critical_links: Option<Vec<LinkId>>,
 }
 
 /// The refusal for links that loop back on themselves: the model's own wording of a
@@ -102,7 +161,17 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
                 format!("«\u{a0}{}\u{a0}» n'a ni bloc ni jalon\u{a0}: il n'a pas de chemin critique. Ajoutez des blocs avec add_period.", s.name),
                 format!("“{}” has no bar nor milestone: it has no critical path. Add bars with add_period.", s.name),
             ),
-            json!({ "schedule_id": o.id, "rank": o.rank, "count": 0, "critical": [] }),
+            json!(CriticalAnswer {
+                schedule_id: o.id,
+                rank: o.rank,
+                project_start: None,
+                project_end: None,
+                planned_end: None,
+                length_days: None,
+                count: 0,
+                critical: Vec::new(),
+                critical_links: None,
+            }),
         ));
     };
     let mut critical: Vec<_> = cp.items.iter().filter(|t| t.critical).collect();
@@ -195,16 +264,25 @@ async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     let items: Vec<_> = critical
         .iter()
         .take(LIST_CAP)
-        .map(|t| json!({ "id": t.item, "kind": t.kind, "start": t.early_start, "end": t.early_finish }))
+        .map(|t| CriticalItem {
+            id: t.item,
+            kind: t.kind.into(),
+            start: t.early_start,
+            end: t.early_finish,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank,
-            "project_start": start, "project_end": end, "planned_end": cp.planned_end,
-            "length_days": cp.length_days,
-            "count": critical.len(), "critical": items,
-            "critical_links": cp.critical_links.iter().take(100).collect::<Vec<_>>(),
+        json!(CriticalAnswer {
+            schedule_id: o.id,
+            rank: o.rank,
+            project_start: Some(start),
+            project_end: Some(end),
+            planned_end: Some(cp.planned_end),
+            length_days: Some(cp.length_days),
+            count: critical.len(),
+            critical: items,
+            critical_links: Some(cp.critical_links.iter().take(100).copied().collect()),
         }),
     ))
 }
@@ -216,6 +294,95 @@ struct RisksArgs {
     /// YYYY-MM-DD; default: today.
     #[serde(default)]
     status_date: Option<String>,
+}
+
+/// How many risks of each kind there are.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct RiskCounts {
+    violated_links: usize,
+    absence_risks: usize,
+    broken_constraints: usize,
+    missed_deadlines: usize,
+    late: usize,
+    overdue: usize,
+}
+
+impl RiskCounts {
+    pub(super) fn of(risks: &risk::Risks) -> RiskCounts {
+        RiskCounts {
+            violated_links: risks.violated_links.len(),
+            absence_risks: risks.absence_risks.len(),
+            broken_constraints: risks.broken_constraints.len(),
+            missed_deadlines: risks.missed_deadlines.len(),
+            late: risks.late.len(),
+            overdue: risks.overdue.len(),
+        }
+    }
+}
+
+/// A link whose successor starts or ends too early.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ViolatedLink {
+    link: LinkId,
+    from: ItemId,
+    to: ItemId,
+    /// Working days it is violated by.
+    by_days: i64,
+}
+
+/// A bar whose member is absent during it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AbsenceOnBar {
+    bar: BarId,
+    member: MemberId,
+    absences: Vec<AbsenceId>,
+    /// Working days of the bar the member is absent.
+    days: usize,
+}
+
+/// An item whose dates break one of its date constraints.
+#[derive(Debug, Serialize, JsonSchema)]
+struct BrokenConstraint {
+    item: ItemId,
+    kind: ConstraintKind,
+    date: Date,
+    by_days: i64,
+}
+
+/// An item ending after its deadline.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MissedDeadline {
+    item: ItemId,
+    deadline: Date,
+    by_days: i64,
+}
+
+/// A bar behind its plan (late) or past its end unfinished (overdue).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Behind {
+    bar: BarId,
+    /// Late: working days its progress is behind; overdue: working days since its end.
+    by_days: i64,
+    /// Planned progress at the status date, in percent.
+    planned: u8,
+    /// Its progress, in percent.
+    actual: u8,
+}
+
+/// `schedule_risks`'s result: the risks counted, each list holding the first 50 of
+/// its kind.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RisksAnswer {
+    schedule_id: i64,
+    rank: i64,
+    status_date: Date,
+    counts: RiskCounts,
+    violated_links: Vec<ViolatedLink>,
+    absence_risks: Vec<AbsenceOnBar>,
+    broken_constraints: Vec<BrokenConstraint>,
+    missed_deadlines: Vec<MissedDeadline>,
+    late: Vec<Behind>,
+    overdue: Vec<Behind>,
 }
 
 async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
@@ -255,44 +422,69 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
         .violated_links
         .iter()
         .take(LIST_CAP)
-        .map(|v| json!({ "link": v.link, "from": v.from, "to": v.to, "by_days": v.by_days }))
+        .map(|v| ViolatedLink {
+            link: v.link,
+            from: v.from,
+            to: v.to,
+            by_days: v.by_days,
+        })
         .collect();
     let absences: Vec<_> = risks
         .absence_risks
         .iter()
         .take(LIST_CAP)
-        .map(|r| json!({ "bar": r.bar, "member": r.member, "absences": r.absences, "days": r.days.len() }))
+        .map(|r| AbsenceOnBar {
+            bar: r.bar,
+            member: r.member,
+            absences: r.absences.clone(),
+            days: r.days.len(),
+        })
         .collect();
     let constraints: Vec<_> = risks
         .broken_constraints
         .iter()
         .take(LIST_CAP)
-        .map(|r| json!({ "item": r.item, "kind": r.constraint.kind, "date": r.constraint.date, "by_days": r.by_days }))
+        .map(|r| BrokenConstraint {
+            item: r.item,
+            kind: r.constraint.kind,
+            date: r.constraint.date,
+            by_days: r.by_days,
+        })
         .collect();
     let deadlines: Vec<_> = risks
         .missed_deadlines
         .iter()
         .take(LIST_CAP)
-        .map(|r| json!({ "item": r.item, "deadline": r.deadline, "by_days": r.by_days }))
+        .map(|r| MissedDeadline {
+            item: r.item,
+            deadline: r.deadline,
+            by_days: r.by_days,
+        })
         .collect();
-    let behind = |v: &[palmaplan_model::tracking::Lateness]| -> Vec<_> {
+    let behind = |v: &[palmaplan_model::tracking::Lateness]| -> Vec<Behind> {
         v.iter()
             .take(LIST_CAP)
-            .map(|l| json!({ "bar": l.bar, "by_days": l.by_days, "planned": l.planned, "actual": l.actual }))
+            .map(|l| Behind {
+                bar: l.bar,
+                by_days: l.by_days,
+                planned: l.planned,
+                actual: l.actual,
+            })
             .collect()
     };
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank, "status_date": status,
-            "counts": {
-                "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
-                "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
-                "late": risks.late.len(), "overdue": risks.overdue.len(),
-            },
-            "violated_links": links, "absence_risks": absences,
-            "broken_constraints": constraints, "missed_deadlines": deadlines,
-            "late": behind(&risks.late), "overdue": behind(&risks.overdue),
+        json!(RisksAnswer {
+            schedule_id: o.id,
+            rank: o.rank,
+            status_date: status,
+            counts: RiskCounts::of(&risks),
+            violated_links: links,
+            absence_risks: absences,
+            broken_constraints: constraints,
+            missed_deadlines: deadlines,
+            late: behind(&risks.late),
+            overdue: behind(&risks.overdue),
         }),
     ))
 }
@@ -307,6 +499,45 @@ struct Workload {
     /// YYYY-MM-DD; default: the schedule's end.
     #[serde(default)]
     to: Option<String>,
+}
+
+/// A member's load over the range.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MemberLoad {
+    id: MemberId,
+    name: String,
+    /// Working days of bars on the member's rows (overlaps counted twice).
+    bar_days: i64,
+    bars: usize,
+    absence_days: i64,
+    /// More days of bars than available days.
+    overloaded: bool,
+}
+
+/// The bars on rows without a member.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Unassigned {
+    bar_days: i64,
+    bars: usize,
+}
+
+/// `workload`'s result. A schedule without bars nor milestones, and no range given,
+/// has only its id, rank and no member.
+#[derive(Debug, Serialize, JsonSchema)]
+struct WorkloadAnswer {
+    schedule_id: i64,
+    rank: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<Date>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<Date>,
+    /// Working days in the range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_days: Option<i64>,
+    /// The first 100 members.
+    members: Vec<MemberLoad>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unassigned: Option<Unassigned>,
 }
 
 /// One member's load over the range.
@@ -356,7 +587,15 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
                 format!("«\u{a0}{}\u{a0}» n'a ni bloc ni jalon\u{a0}: pas de charge à calculer. Donnez «\u{a0}from\u{a0}» et «\u{a0}to\u{a0}» pour compter les absences.", s.name),
                 format!("“{}” has no bar nor milestone: no workload to compute. Give “from” and “to” to count absences.", s.name),
             ),
-            json!({ "schedule_id": o.id, "rank": o.rank, "members": [] }),
+            json!(WorkloadAnswer {
+                schedule_id: o.id,
+                rank: o.rank,
+                from: None,
+                to: None,
+                capacity_days: None,
+                members: Vec::new(),
+                unassigned: None,
+            }),
         ));
     };
     if to < from {
@@ -433,10 +672,14 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
         if over {
             text.push_str(&ctx.tr(" — surchargé", " — overloaded"));
         }
-        items.push(json!({
-            "id": m.id, "name": m.name, "bar_days": bar_days, "bars": bars,
-            "absence_days": absence_days, "overloaded": over,
-        }));
+        items.push(MemberLoad {
+            id: m.id,
+            name: m.name.clone(),
+            bar_days,
+            bars,
+            absence_days,
+            overloaded: over,
+        });
     }
     if s.members.len() > WORKLOAD_CAP {
         text.push('\n');
@@ -472,10 +715,17 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank, "from": from, "to": to,
-            "capacity_days": capacity, "members": items,
-            "unassigned": { "bar_days": free_days, "bars": free_bars },
+        json!(WorkloadAnswer {
+            schedule_id: o.id,
+            rank: o.rank,
+            from: Some(from),
+            to: Some(to),
+            capacity_days: Some(capacity),
+            members: items,
+            unassigned: Some(Unassigned {
+                bar_days: free_days,
+                bars: free_bars,
+            }),
         }),
     ))
 }

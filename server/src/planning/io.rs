@@ -22,7 +22,7 @@ use palmaplan_model::command::{self, Command};
 use palmaplan_model::filter::fold;
 use palmaplan_model::{BarId, Date, Lang, RowId, Schedule, text};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::people::{quoted, write_on_state};
@@ -41,13 +41,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see. CSV text cells starting with = + - @ get a leading ' (no spreadsheet formula) unless formulas is \"keep\".",
             Access::Read,
             export_schedule,
-        ),
+        )
+        .returns::<Exported>(),
         tool(
             "import_schedule",
             "Create a schedule you own from PalmaPlan JSON (export_schedule's). Invalid data creates nothing.",
             Access::Write,
             import_schedule,
         )
+        .returns::<Imported>()
         .on_no_schedule()
         .creates_schedule(),
         tool(
@@ -55,7 +57,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Add bars to a row from CSV with header label,start,end[,color] (\",\" or \";\"). All lines or none.",
             Access::Write,
             import_csv_periods,
-        ),
+        )
+        .returns::<CsvImported>(),
     ]
 }
 
@@ -69,7 +72,7 @@ const CSV_HEADER: &str =
     "id,row,group,label,start,end,color,member,progress,actual_start,actual_finish";
 
 /// What an export does with text cells that a spreadsheet would run as a formula.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Formulas {
     /// A text cell starting with =, +, -, @, a tab or a carriage return gets a leading
@@ -78,15 +81,6 @@ enum Formulas {
     Neutralise,
     /// Every cell exactly as in the schedule: for an exact round trip.
     Keep,
-}
-
-impl Formulas {
-    fn name(self) -> &'static str {
-        match self {
-            Formulas::Neutralise => "neutralise",
-            Formulas::Keep => "keep",
-        }
-    }
 }
 
 /// The first characters that make a spreadsheet read a cell as a formula (or, for a
@@ -269,7 +263,7 @@ fn separator(text: &str) -> u8 {
 // Export
 
 /// The export formats.
-#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Format {
     /// The whole schedule in PalmaPlan's JSON.
@@ -287,6 +281,33 @@ struct Export {
     /// CSV: "neutralise" (default) or "keep" (exact round trip).
     #[serde(default)]
     formulas: Formulas,
+}
+
+/// `export_schedule`'s result: the JSON fields with "json", the CSV ones with "csv".
+#[derive(Debug, Serialize, JsonSchema)]
+struct Exported {
+    schedule_id: i64,
+    rank: i64,
+    format: Format,
+    /// JSON: the export's length in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<usize>,
+    /// JSON: the whole schedule, as import_schedule reads it.
+    // Left untyped (an object): the schedule's own schema would put the whole model in
+    // the catalogue, and import_schedule checks it when it comes back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<serde_json::Map<String, Value>>,
+    /// CSV: how many bars (lines after the header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bars: Option<usize>,
+    /// CSV: the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    csv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    formulas: Option<Formulas>,
+    /// CSV: how many cells got a leading '.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neutralised_cells: Option<usize>,
 }
 
 async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
@@ -319,9 +340,20 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             );
             Ok(Reply::ok(
                 format!("{header}\n\n{json}"),
-                json!({
-                    "schedule_id": o.id, "rank": o.rank, "format": "json",
-                    "bytes": json.len(), "schedule": value,
+                json!(Exported {
+                    schedule_id: o.id,
+                    rank: o.rank,
+                    format: Format::Json,
+                    bytes: Some(json.len()),
+                    // A schedule serialises as an object: never None.
+                    schedule: match value {
+                        Value::Object(m) => Some(m),
+                        _ => None,
+                    },
+                    bars: None,
+                    csv: None,
+                    formulas: None,
+                    neutralised_cells: None,
                 }),
             ))
         }
@@ -343,10 +375,16 @@ async fn export_schedule(ctx: Ctx, p: Export) -> Result<Reply, Refusal> {
             header.push_str(&neutralised_note(ctx.lang(), neutralised));
             Ok(Reply::ok(
                 format!("{header}\n\n{csv}"),
-                json!({
-                    "schedule_id": o.id, "rank": o.rank, "format": "csv",
-                    "bars": s.bars.len(), "csv": csv,
-                    "formulas": p.formulas.name(), "neutralised_cells": neutralised,
+                json!(Exported {
+                    schedule_id: o.id,
+                    rank: o.rank,
+                    format: Format::Csv,
+                    bytes: None,
+                    schedule: None,
+                    bars: Some(s.bars.len()),
+                    csv: Some(csv),
+                    formulas: Some(p.formulas),
+                    neutralised_cells: Some(neutralised),
                 }),
             ))
         }
@@ -410,6 +448,28 @@ fn json_problem(e: &serde_json::Error, lang: Lang) -> String {
         Lang::Fr => format!("ligne {line}, colonne {column}\u{a0}: {msg}"),
         Lang::En => format!("line {line}, column {column}: {msg}"),
     }
+}
+
+/// How many of each thing a schedule holds.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Counts {
+    groups: usize,
+    rows: usize,
+    bars: usize,
+    milestones: usize,
+    links: usize,
+    members: usize,
+    absences: usize,
+}
+
+/// `import_schedule`'s result: the new schedule.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Imported {
+    schedule_id: i64,
+    name: String,
+    /// Always 0: a new schedule.
+    rank: i64,
+    counts: Counts,
 }
 
 async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
@@ -501,12 +561,18 @@ async fn import_schedule(ctx: Ctx, p: Import) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "name": state.name, "rank": 0,
-            "counts": {
-                "groups": state.groups.len(), "rows": state.rows.len(), "bars": state.bars.len(),
-                "milestones": state.milestones.len(), "links": state.links.len(),
-                "members": state.members.len(), "absences": state.absences.len(),
+        json!(Imported {
+            schedule_id: id,
+            name: state.name.clone(),
+            rank: 0,
+            counts: Counts {
+                groups: state.groups.len(),
+                rows: state.rows.len(),
+                bars: state.bars.len(),
+                milestones: state.milestones.len(),
+                links: state.links.len(),
+                members: state.members.len(),
+                absences: state.absences.len(),
             },
         }),
     ))
@@ -657,6 +723,19 @@ fn unneutralised(label: &str) -> String {
     }
 }
 
+/// `import_csv_periods`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CsvImported {
+    schedule_id: i64,
+    rank: i64,
+    /// How many bars were added.
+    added: usize,
+    /// Their ids (the first 100).
+    bars: Vec<BarId>,
+    /// Header columns other than label, start, end, color.
+    ignored_columns: Vec<String>,
+}
+
 async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     if p.csv.len() > MAX_CSV_BYTES {
@@ -764,10 +843,12 @@ async fn import_csv_periods(ctx: Ctx, p: ImportCsv) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": wrote.rank, "added": ids.len(),
-            "bars": ids.iter().take(100).collect::<Vec<_>>(),
-            "ignored_columns": cols.ignored,
+        json!(CsvImported {
+            schedule_id: id,
+            rank: wrote.rank,
+            added: ids.len(),
+            bars: ids.iter().take(100).copied().collect(),
+            ignored_columns: cols.ignored,
         }),
     ))
 }

@@ -27,8 +27,8 @@ use palmaplan_model::command::{Command, Footprint, SCHEDULE_FIELDS};
 use palmaplan_model::text;
 use palmaplan_model::{AbsenceId, ActionId, BarId, Lang, LinkId, MemberId, MilestoneId, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 use super::periods::{busy, change_text};
 use super::privacy::{CommandViewer, needs_state, redact_command};
@@ -42,19 +42,22 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Latest changes, newest first: rank, who, when, kind, summary (commands: get_changes).",
             Access::Read,
             history,
-        ),
+        )
+        .returns::<HistoryAnswer>(),
         tool(
             "get_changes",
             "Journal entries after since_rank with commands. If \"more\": call again with since_rank = next_since.",
             Access::Read,
             get_changes,
-        ),
+        )
+        .returns::<Changes>(),
         tool(
             "undo",
             "Undo YOUR latest change. Refused, with why, if someone else changed the same items since.",
             Access::Write,
             undo,
         )
+        .returns::<Undone>()
         .used_by_view(),
         tool(
             "redo",
@@ -62,6 +65,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             redo,
         )
+        .returns::<Redone>()
         .used_by_view(),
     ]
 }
@@ -288,6 +292,34 @@ struct History {
     limit: Option<u32>,
 }
 
+/// A journal entry as `history` lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct HistoryEntry {
+    rank: i64,
+    /// The author's user id.
+    author: i64,
+    /// Null when the author's account is gone.
+    author_name: Option<String>,
+    /// UTC, ISO 8601.
+    at: String,
+    /// "write", "undo" or "redo".
+    kind: &'static str,
+    /// An undo's or a redo's: the rank of the entry it undid or redid (null for a write).
+    target_rank: Option<i64>,
+    summary: String,
+}
+
+/// `history`'s result: the latest entries, newest first.
+#[derive(Debug, Serialize, JsonSchema)]
+struct HistoryAnswer {
+    schedule_id: i64,
+    /// The current rank.
+    rank: i64,
+    entries: Vec<HistoryEntry>,
+    /// Whether older entries follow.
+    more: bool,
+}
+
 const HISTORY_DEFAULT: u32 = 20;
 const HISTORY_MAX: u32 = 100;
 
@@ -307,7 +339,12 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
                 format!("Le planning {id} n'a encore aucune modification (rang 0)."),
                 format!("Schedule {id} has no change yet (rank 0)."),
             ),
-            json!({ "schedule_id": id, "rank": 0, "entries": [], "more": false }),
+            json!(HistoryAnswer {
+                schedule_id: id,
+                rank: 0,
+                entries: Vec::new(),
+                more: false,
+            }),
         ));
     };
     let rank = newest.rank;
@@ -338,23 +375,26 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
             format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or get_changes with since_rank = {} for the commands.", oldest - 1),
         ));
     }
-    let list: Vec<Value> = entries
+    let list: Vec<HistoryEntry> = entries
         .iter()
-        .map(|e| {
-            json!({
-                "rank": e.rank,
-                "author": e.author,
-                "author_name": names.get(&e.author),
-                "at": iso_utc(e.at),
-                "kind": kind_str(e.kind),
-                "target_rank": e.target_rank,
-                "summary": entry_summary(e, ctx.lang(), &origins),
-            })
+        .map(|e| HistoryEntry {
+            rank: e.rank,
+            author: e.author,
+            author_name: names.get(&e.author).cloned(),
+            at: iso_utc(e.at),
+            kind: kind_str(e.kind),
+            target_rank: e.target_rank,
+            summary: entry_summary(e, ctx.lang(), &origins),
         })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more }),
+        json!(HistoryAnswer {
+            schedule_id: id,
+            rank,
+            entries: list,
+            more,
+        }),
     ))
 }
 
@@ -369,6 +409,47 @@ struct GetChanges {
     /// Default 50, at most 500.
     #[serde(default)]
     limit: Option<u32>,
+}
+
+/// A journal entry with its commands, as `get_changes` (and the view's
+/// `get_changes_since`) carry it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ChangeEntry<'a> {
+    rank: i64,
+    /// The author's user id.
+    author: i64,
+    /// Null when the author's account is gone.
+    author_name: Option<&'a str>,
+    /// UTC, ISO 8601.
+    at: String,
+    /// "write", "undo" or "redo".
+    kind: &'static str,
+    /// An undo's or a redo's: the rank of the entry it undid or redid (null for a write).
+    target_rank: Option<i64>,
+    /// The commands as applied, each `{"op": …, …}`; null when too large for any answer.
+    // Declared as objects, not as the patch language's schema: the journal also holds
+    // what a model does not write (`replace_schedule`, a lock's `by` and `since_ms`).
+    #[schemars(with = "Option<Vec<Map<String, Value>>>")]
+    commands: Option<&'a [Command]>,
+    /// Present (true) when the commands were too large to carry: read the schedule again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    too_large: Option<bool>,
+}
+
+/// `get_changes`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Changes {
+    schedule_id: i64,
+    /// The current rank.
+    rank: i64,
+    // Packed as JSON by `pack_changes` (each from a `ChangeEntry`), which sizes them
+    // and which the view's `get_changes_since` shares.
+    #[schemars(with = "Vec<ChangeEntry<'static>>")]
+    entries: Vec<Value>,
+    /// Whether more entries follow: call again with since_rank = next_since.
+    more: bool,
+    /// The rank to ask from next time.
+    next_since: i64,
 }
 
 const CHANGES_DEFAULT: u32 = 50;
@@ -454,15 +535,17 @@ pub(super) fn pack_changes(f: &Fetched, budget: usize) -> Packed {
     let mut too_large = Vec::new();
     let mut more = f.more;
     for (e, cmds) in f.entries.iter().zip(&f.commands) {
-        let mut item = json!({
-            "rank": e.rank,
-            "author": e.author,
-            "author_name": f.names.get(&e.author),
-            "at": iso_utc(e.at),
-            "kind": kind_str(e.kind),
-            "target_rank": e.target_rank,
-            "commands": cmds,
-        });
+        let mut entry = ChangeEntry {
+            rank: e.rank,
+            author: e.author,
+            author_name: f.names.get(&e.author).map(String::as_str),
+            at: iso_utc(e.at),
+            kind: kind_str(e.kind),
+            target_rank: e.target_rank,
+            commands: Some(cmds),
+            too_large: None,
+        };
+        let mut item = json!(entry);
         let mut size = item.to_string().chars().count();
         if used + size > budget {
             if !items.is_empty() {
@@ -471,8 +554,9 @@ pub(super) fn pack_changes(f: &Fetched, budget: usize) -> Packed {
             }
             // One entry larger than a whole answer (a restored version): named, not
             // carried; the reader reads the schedule again.
-            item["commands"] = Value::Null;
-            item["too_large"] = Value::Bool(true);
+            entry.commands = None;
+            entry.too_large = Some(true);
+            item = json!(entry);
             too_large.push(e.rank);
             size = item.to_string().chars().count();
         }
@@ -521,7 +605,13 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
             }
             return Ok(Reply::ok(
                 text,
-                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank }),
+                json!(Changes {
+                    schedule_id: id,
+                    rank,
+                    entries: Vec::new(),
+                    more: false,
+                    next_since: rank,
+                }),
             ));
         }
     };
@@ -578,7 +668,13 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": rank, "entries": packed.items, "more": more, "next_since": next }),
+        json!(Changes {
+            schedule_id: id,
+            rank,
+            entries: packed.items,
+            more,
+            next_since: next,
+        }),
     ))
 }
 
@@ -838,6 +934,28 @@ async fn check_others(
 /// How many times an undo is decided again when others keep writing first.
 const ATTEMPTS: usize = 8;
 
+/// `undo`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Undone {
+    schedule_id: i64,
+    /// The rank after the undo.
+    rank: i64,
+    /// The rank of the write undone.
+    undone: i64,
+}
+
+/// `redo`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Redone {
+    schedule_id: i64,
+    /// The rank after the redo.
+    rank: i64,
+    /// The rank of the write brought back.
+    redone: i64,
+    /// The rank of the undo it reverses.
+    undo_rank: i64,
+}
+
 async fn undo(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
     undo_or_redo(ctx, p, Way::Undo).await
 }
@@ -926,9 +1044,16 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
         };
         let text = format!("{head}\n{}", change_text(&ctx, &cur.state, &after));
         let structured = match way {
-            Way::Undo => json!({ "schedule_id": id, "rank": rank, "undone": target_rank }),
-            Way::Redo => json!({
-                "schedule_id": id, "rank": rank, "redone": original.rank, "undo_rank": target_rank,
+            Way::Undo => json!(Undone {
+                schedule_id: id,
+                rank,
+                undone: target_rank,
+            }),
+            Way::Redo => json!(Redone {
+                schedule_id: id,
+                rank,
+                redone: original.rank,
+                undo_rank: target_rank,
             }),
         };
         return Ok(Reply::ok(text, structured));

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use palmaplan_model::command::Command;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 use super::{Access, Ctx, Refusal, Reply, ToolSpec, tool};
 
@@ -25,6 +25,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             describe_patch,
         )
+        .returns::<Described>()
         .on_no_schedule(),
     ]
 }
@@ -91,6 +92,23 @@ struct DescribePatch {
     ops: Vec<String>,
 }
 
+/// The operations asked for, as a JSON Schema: one branch per operation.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PatchSchema {
+    /// Each operation's JSON Schema, `{"op": {"const": …}, …fields}`.
+    // Branches of `command_schema` as they are: each is itself a schema, which an
+    // output schema could only describe as an object.
+    #[serde(rename = "oneOf")]
+    #[schemars(with = "Vec<Map<String, Value>>")]
+    one_of: Vec<&'static Value>,
+}
+
+/// `describe_patch`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Described {
+    schema: PatchSchema,
+}
+
 async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
     let all = branches();
     let unknown: Vec<&str> = p
@@ -117,7 +135,7 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
             ),
         ));
     }
-    let chosen: Vec<&Value> = all
+    let chosen: Vec<&'static Value> = all
         .iter()
         .filter(|(name, _)| p.ops.is_empty() || p.ops.iter().any(|o| o == name))
         .map(|(_, b)| *b)
@@ -140,7 +158,12 @@ async fn describe_patch(ctx: Ctx, p: DescribePatch) -> Result<Reply, Refusal> {
             names.join(", ")
         ),
     );
-    Ok(Reply::ok(text, json!({ "schema": { "oneOf": chosen } })))
+    Ok(Reply::ok(
+        text,
+        json!(Described {
+            schema: PatchSchema { one_of: chosen },
+        }),
+    ))
 }
 
 #[cfg(test)]

@@ -2,13 +2,14 @@
 
 use crate::planning::Code;
 use palmaplan_model::command;
-use palmaplan_model::{Lang, Schedule, demo, risk, text};
+use palmaplan_model::{Date, Lang, LockTarget, Schedule, demo, risk, text};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::analysis::RiskCounts;
 
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
-use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -18,6 +19,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             list_schedules,
         )
+        .returns::<Schedules>()
         .on_no_schedule(),
         tool(
             "get_schedule",
@@ -25,6 +27,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             get_schedule,
         )
+        .returns::<Summary>()
         .used_by_view(),
         tool(
             "create_schedule",
@@ -32,6 +35,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             create_schedule,
         )
+        .returns::<Created>()
         .on_no_schedule()
         .creates_schedule(),
     ]
@@ -40,6 +44,23 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NoArgs {}
+
+/// A schedule the caller can see.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Listed {
+    id: i64,
+    name: String,
+    /// The caller's role: "owner", "editor" or "viewer".
+    role: &'static str,
+    rank: i64,
+}
+
+/// `list_schedules`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Schedules {
+    count: usize,
+    schedules: Vec<Listed>,
+}
 
 async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
     let list = ctx
@@ -78,13 +99,21 @@ async fn list_schedules(ctx: Ctx, _: NoArgs) -> Result<Reply, Refusal> {
             format!("\n- {} — “{}” ({role}, rank {})", s.id, s.name, s.rank),
         ));
     }
-    let items: Vec<_> = visible
+    let schedules: Vec<_> = visible
         .iter()
-        .map(|s| json!({ "id": s.id, "name": s.name, "role": s.role.as_str(), "rank": s.rank }))
+        .map(|s| Listed {
+            id: s.id,
+            name: s.name.clone(),
+            role: s.role.as_str(),
+            rank: s.rank,
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "count": items.len(), "schedules": items }),
+        json!(Schedules {
+            count: schedules.len(),
+            schedules,
+        }),
     ))
 }
 
@@ -97,6 +126,58 @@ const SUMMARY_RISKS: usize = 10;
 #[serde(deny_unknown_fields)]
 struct One {
     schedule: ScheduleRef,
+}
+
+/// How many of each thing a schedule holds (never the items).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Counts {
+    groups: usize,
+    rows: usize,
+    bars: usize,
+    milestones: usize,
+    links: usize,
+    actions: usize,
+    members: usize,
+    absences: usize,
+}
+
+/// A lock, as the summary names it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LockInfo {
+    target: LockTarget,
+    /// Who set it.
+    by_name: String,
+    /// When, in Unix milliseconds.
+    since_ms: i64,
+    /// Empty when none was given.
+    reason: String,
+}
+
+/// `get_schedule`'s result: the compact summary of a schedule.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Summary {
+    schedule_id: i64,
+    name: String,
+    rank: i64,
+    /// The caller's role: "owner", "editor" or "viewer".
+    role: &'static str,
+    /// The first day of the plan (null when it has no bar nor milestone).
+    from: Option<Date>,
+    /// The last day of the plan (null when it has no bar nor milestone).
+    to: Option<Date>,
+    counts: Counts,
+    /// The risks at the status date, counted (schedule_risks lists them).
+    risks: RiskCounts,
+    /// The end once every link holds, when later than the plan's (else null).
+    end_once_links_hold: Option<Date>,
+    /// The schedule's today.
+    status_date: Date,
+    /// The largest slips since the newest saved version (absent without one, or
+    /// without a slip): `reference`, `largest`, `project_end_days`.
+    // Built by tracking's `largest_slips`, which get_schedule does not own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slippage: Option<Map<String, Value>>,
+    locks: Vec<LockInfo>,
 }
 
 async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
@@ -150,48 +231,43 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
             text.push_str(&command::lock_summary(l, ctx.lang()));
         }
     }
-    let mut structured = summary_json(id, stored.rank, role, s, &risks);
-    structured["end_once_links_hold"] = json!(held);
-    structured["status_date"] = json!(status);
-    if let Some((_, v)) = slips {
-        structured["slippage"] = v;
-    }
-    structured["locks"] = json!(
-        s.locks
-            .iter()
-            .map(|l| json!({"target": l.target, "by_name": l.by_name, "since_ms": l.since_ms, "reason": l.reason}))
-            .collect::<Vec<_>>()
-    );
-    Ok(Reply::ok(text, structured))
-}
-
-/// The compact structured summary of a schedule (counts, never the items).
-pub(super) fn summary_json(
-    id: i64,
-    rank: i64,
-    role: Role,
-    s: &Schedule,
-    risks: &risk::Risks,
-) -> serde_json::Value {
     let span = s.span();
-    json!({
-        "schedule_id": id,
-        "name": s.name,
-        "rank": rank,
-        "role": role.as_str(),
-        "from": span.map(|(a, _)| a.to_string()),
-        "to": span.map(|(_, b)| b.to_string()),
-        "counts": {
-            "groups": s.groups.len(), "rows": s.rows.len(), "bars": s.bars.len(),
-            "milestones": s.milestones.len(), "links": s.links.len(), "actions": s.actions.len(),
-            "members": s.members.len(), "absences": s.absences.len(),
+    let summary = Summary {
+        schedule_id: id,
+        name: s.name.clone(),
+        rank: stored.rank,
+        role: role.as_str(),
+        from: span.map(|(a, _)| a),
+        to: span.map(|(_, b)| b),
+        counts: Counts {
+            groups: s.groups.len(),
+            rows: s.rows.len(),
+            bars: s.bars.len(),
+            milestones: s.milestones.len(),
+            links: s.links.len(),
+            actions: s.actions.len(),
+            members: s.members.len(),
+            absences: s.absences.len(),
         },
-        "risks": {
-            "violated_links": risks.violated_links.len(), "absence_risks": risks.absence_risks.len(),
-            "broken_constraints": risks.broken_constraints.len(), "missed_deadlines": risks.missed_deadlines.len(),
-            "late": risks.late.len(), "overdue": risks.overdue.len(),
-        },
-    })
+        risks: RiskCounts::of(&risks),
+        end_once_links_hold: held,
+        status_date: status,
+        slippage: slips.and_then(|(_, v)| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }),
+        locks: s
+            .locks
+            .iter()
+            .map(|l| LockInfo {
+                target: l.target,
+                by_name: l.by_name.clone(),
+                since_ms: l.since_ms,
+                reason: l.reason.clone(),
+            })
+            .collect(),
+    };
+    Ok(Reply::ok(text, json!(summary)))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -201,6 +277,15 @@ struct Create {
     /// Copy the demo instead.
     #[serde(default)]
     demo: bool,
+}
+
+/// `create_schedule`'s result: the new schedule.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Created {
+    schedule_id: i64,
+    name: String,
+    /// Always 0: a new schedule.
+    rank: i64,
 }
 
 async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
@@ -235,7 +320,11 @@ async fn create_schedule(ctx: Ctx, p: Create) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "name": name, "rank": 0 }),
+        json!(Created {
+            schedule_id: id,
+            name: name.to_owned(),
+            rank: 0,
+        }),
     ))
 }
 

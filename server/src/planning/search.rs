@@ -12,7 +12,7 @@ use palmaplan_model::idset::IdSet;
 use palmaplan_model::text::{LIST_CAP, count, plural};
 use palmaplan_model::{BarId, Lang, Schedule, cpm, risk};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::people::{more_line, quoted, span_text};
@@ -26,13 +26,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Read,
             search,
         )
+        .returns::<Found>()
         .on_no_schedule(),
         tool(
             "filter_periods",
             "Select bars with the Filter panel language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done (French keys too: membre:, statut:, est:critique).",
             Access::Read,
             filter_periods,
-        ),
+        )
+        .returns::<Selected>(),
     ]
 }
 
@@ -44,6 +46,27 @@ struct Search {
     schedule: Option<ScheduleRef>,
     /// The words to find.
     query: String,
+}
+
+/// One thing found, as the answer lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct FoundItem {
+    schedule_id: i64,
+    /// "bar", "milestone", "row", "group" or "member".
+    kind: &'static str,
+    id: u64,
+    name: String,
+}
+
+/// `search`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Found {
+    /// The query as given.
+    query: String,
+    /// How many things match.
+    count: usize,
+    /// The first of them.
+    results: Vec<FoundItem>,
 }
 
 /// One thing found.
@@ -213,15 +236,22 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
         text.push('\n');
         text.push_str(&more_line(&ctx, total - hits.len()));
     }
-    let items: Vec<_> = hits
+    let results: Vec<_> = hits
         .iter()
-        .map(
-            |h| json!({ "schedule_id": h.schedule_id, "kind": h.kind, "id": h.id, "name": h.name }),
-        )
+        .map(|h| FoundItem {
+            schedule_id: h.schedule_id,
+            kind: h.kind,
+            id: h.id,
+            name: h.name.clone(),
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "query": p.query, "count": total, "results": items }),
+        json!(Found {
+            query: p.query,
+            count: total,
+            results,
+        }),
     ))
 }
 
@@ -231,6 +261,19 @@ struct FilterPeriods {
     schedule: ScheduleRef,
     /// Filter panel query; "" selects every bar.
     filter: String,
+}
+
+/// `filter_periods`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Selected {
+    schedule_id: i64,
+    rank: i64,
+    /// How many bars match.
+    count: usize,
+    /// How many bars the schedule has.
+    total: usize,
+    /// The matching bars' ids (the first 200).
+    bars: Vec<BarId>,
 }
 
 /// How many bar ids the structured answer lists.
@@ -326,9 +369,12 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": o.id, "rank": o.rank, "count": selected.len(), "total": s.bars.len(),
-            "bars": selected.iter().take(IDS_CAP).collect::<Vec<_>>(),
+        json!(Selected {
+            schedule_id: o.id,
+            rank: o.rank,
+            count: selected.len(),
+            total: s.bars.len(),
+            bars: selected.iter().take(IDS_CAP).copied().collect(),
         }),
     ))
 }

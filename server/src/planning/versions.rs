@@ -12,7 +12,7 @@ use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
 use palmaplan_model::{Lang, Schedule};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::journal::{iso_utc, user_names};
@@ -27,25 +27,29 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Save the current state as a named version (a snapshot).",
             Access::Write,
             save_version,
-        ),
+        )
+        .returns::<Saved>(),
         tool(
             "list_versions",
             "List saved versions: id, name, rank, when, by whom.",
             Access::Read,
             list_versions,
-        ),
+        )
+        .returns::<Versions>(),
         tool(
             "restore_version",
             "Bring the schedule back to a saved version (keeps its name). Needs confirm: true.",
             Access::Write,
             restore_version,
-        ),
+        )
+        .returns::<Restored>(),
         tool(
             "delete_version",
             "Delete a saved version (owners only); the schedule is unchanged.",
             Access::Write,
             delete_version,
         )
+        .returns::<Deleted>()
         .needs(Role::Owner),
     ]
 }
@@ -95,6 +99,22 @@ struct SaveVersion {
     name: String,
 }
 
+/// A version just saved.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SavedVersion {
+    id: i64,
+    name: String,
+    /// The rank it holds the state of.
+    rank: i64,
+}
+
+/// `save_version`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Saved {
+    schedule_id: i64,
+    version: SavedVersion,
+}
+
 async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let name = p.name.trim();
@@ -133,7 +153,14 @@ async fn save_version(ctx: Ctx, p: SaveVersion) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "version": { "id": v.id, "name": v.name, "rank": v.rank } }),
+        json!(Saved {
+            schedule_id: id,
+            version: SavedVersion {
+                id: v.id,
+                name: v.name.clone(),
+                rank: v.rank,
+            },
+        }),
     ))
 }
 
@@ -145,6 +172,28 @@ struct ListVersions {
 
 /// How many versions a list shows (newest first).
 const LIST_CAP: usize = 50;
+
+/// A saved version as `list_versions` lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ListedVersion {
+    id: i64,
+    name: String,
+    /// The rank it holds the state of.
+    rank: i64,
+    /// When it was saved (UTC, ISO 8601).
+    at: String,
+}
+
+/// `list_versions`'s result: the versions, newest first (the first 50).
+#[derive(Debug, Serialize, JsonSchema)]
+struct Versions {
+    schedule_id: i64,
+    /// How many versions the schedule has.
+    count: usize,
+    versions: Vec<ListedVersion>,
+    /// Whether older ones are left out.
+    more: bool,
+}
 
 async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
@@ -164,7 +213,12 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
                 ),
                 format!("Schedule {id} has no saved version. save_version makes one."),
             ),
-            json!({ "schedule_id": id, "count": 0, "versions": [], "more": false }),
+            json!(Versions {
+                schedule_id: id,
+                count: 0,
+                versions: Vec::new(),
+                more: false,
+            }),
         ));
     }
     let authors: Vec<i64> = all.iter().map(|v| v.created_by).collect();
@@ -205,13 +259,23 @@ async fn list_versions(ctx: Ctx, p: ListVersions) -> Result<Reply, Refusal> {
             format!("\n… and {} older ones.", total - all.len()),
         ));
     }
-    let list: Vec<_> = all
+    let versions: Vec<_> = all
         .iter()
-        .map(|v| json!({ "id": v.id, "name": v.name, "rank": v.rank, "at": iso_utc(v.created_at) }))
+        .map(|v| ListedVersion {
+            id: v.id,
+            name: v.name.clone(),
+            rank: v.rank,
+            at: iso_utc(v.created_at),
+        })
         .collect();
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "count": total, "versions": list, "more": more }),
+        json!(Versions {
+            schedule_id: id,
+            count: total,
+            versions,
+            more,
+        }),
     ))
 }
 
@@ -230,6 +294,18 @@ fn same_content(a: &Schedule, b: &Schedule) -> bool {
     b.name.clone_from(&a.name);
     b.next_id = a.next_id;
     *a == b
+}
+
+/// `restore_version`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Restored {
+    schedule_id: i64,
+    /// The rank after the restore (unchanged when nothing changed).
+    rank: i64,
+    /// The version's id.
+    version: i64,
+    /// False when the schedule was already in the version's state (nothing written).
+    changed: bool,
 }
 
 async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> {
@@ -265,7 +341,12 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
                 format!("Le planning {id} est déjà identique à la version «\u{a0}{}\u{a0}»\u{a0}: rien à restaurer, rien n'a été écrit (rang {}).", info.name, current.rank),
                 format!("Schedule {id} already matches version “{}”: nothing to restore, nothing written (rank {}).", info.name, current.rank),
             ),
-            json!({ "schedule_id": id, "rank": current.rank, "version": info.id, "changed": false }),
+            json!(Restored {
+                schedule_id: id,
+                rank: current.rank,
+                version: info.id,
+                changed: false,
+            }),
         ));
     }
     let build = |s: &Schedule| {
@@ -292,7 +373,12 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "version": info.id, "changed": true }),
+        json!(Restored {
+            schedule_id: id,
+            rank: wrote.rank,
+            version: info.id,
+            changed: true,
+        }),
     ))
 }
 
@@ -301,6 +387,16 @@ async fn restore_version(ctx: Ctx, p: RestoreVersion) -> Result<Reply, Refusal> 
 struct DeleteVersion {
     schedule: ScheduleRef,
     version: VersionRef,
+}
+
+/// `delete_version`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Deleted {
+    schedule_id: i64,
+    /// The version's id.
+    version: i64,
+    /// False when it had already been deleted.
+    deleted: bool,
 }
 
 async fn delete_version(ctx: Ctx, p: DeleteVersion) -> Result<Reply, Refusal> {
@@ -336,7 +432,11 @@ async fn delete_version(ctx: Ctx, p: DeleteVersion) -> Result<Reply, Refusal> {
     };
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "version": info.id, "deleted": gone }),
+        json!(Deleted {
+            schedule_id: id,
+            version: info.id,
+            deleted: gone,
+        }),
     ))
 }
 

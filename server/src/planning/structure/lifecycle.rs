@@ -10,7 +10,7 @@ use palmaplan_model::Lang;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::{count, plural};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{inverse_of, rank};
@@ -24,13 +24,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Give a schedule a new name.",
             Access::Write,
             rename_schedule,
-        ),
+        )
+        .returns::<Renamed>(),
         tool(
             "duplicate_schedule",
             "Copy a schedule into a new one you own (fresh history, no versions; private data only if you own it).",
             Access::Write,
             duplicate_schedule,
         )
+        .returns::<Duplicated>()
         .needs(Role::Viewer)
         .creates_schedule(),
         tool(
@@ -39,6 +41,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Access::Write,
             delete_schedule,
         )
+        .returns::<Deleted>()
         .needs(Role::Owner),
     ]
 }
@@ -63,6 +66,15 @@ fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
         ));
     }
     Ok(name)
+}
+
+/// `rename_schedule`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Renamed {
+    schedule_id: i64,
+    rank: i64,
+    /// The new name.
+    name: String,
 }
 
 async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
@@ -100,8 +112,27 @@ async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     };
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "rank": wrote.rank, "name": name }),
+        json!(Renamed {
+            schedule_id: id,
+            rank: wrote.rank,
+            name: name.to_owned(),
+        }),
     ))
+}
+
+/// `duplicate_schedule`'s result: the new schedule.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Duplicated {
+    schedule_id: i64,
+    /// Always 0: a fresh history.
+    rank: i64,
+    name: String,
+    /// The schedule copied.
+    source_id: i64,
+    /// The rank it was copied at.
+    source_rank: i64,
+    /// How many private items (members' e-mails, absence reasons) were left out.
+    redacted: usize,
 }
 
 async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
@@ -158,9 +189,13 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!({
-            "schedule_id": id, "rank": 0, "name": name,
-            "source_id": source, "source_rank": stored.rank, "redacted": redacted,
+        json!(Duplicated {
+            schedule_id: id,
+            rank: 0,
+            name: name.to_owned(),
+            source_id: source,
+            source_rank: stored.rank,
+            redacted,
         }),
     ))
 }
@@ -170,6 +205,16 @@ async fn duplicate_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
 struct Delete {
     schedule: ScheduleRef,
     confirm: bool,
+}
+
+/// `delete_schedule`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Deleted {
+    schedule_id: i64,
+    /// Always true.
+    deleted: bool,
+    /// The rank it was deleted at.
+    rank: i64,
 }
 
 async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
@@ -207,7 +252,11 @@ async fn delete_schedule(ctx: Ctx, p: Delete) -> Result<Reply, Refusal> {
     );
     Ok(Reply::ok(
         text,
-        json!({ "schedule_id": id, "deleted": true, "rank": stored.rank }),
+        json!(Deleted {
+            schedule_id: id,
+            deleted: true,
+            rank: stored.rank,
+        }),
     ))
 }
 

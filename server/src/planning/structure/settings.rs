@@ -6,9 +6,10 @@
 use crate::planning::Code;
 use palmaplan_model::command::Command;
 use palmaplan_model::text::count;
+use palmaplan_model::wire::CascadeSummary;
 use palmaplan_model::{Date, Lang, Scheduling, Settings, TimeUnit, Weekday};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{CAP, nothing_to_change, rank, unit_word, write_from_state};
@@ -22,25 +23,29 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Read settings: time zone, working weekdays, holidays, time unit, scheduling mode.",
             Access::Read,
             get_settings,
-        ),
+        )
+        .returns::<SettingsAnswer>(),
         tool(
             "update_settings",
             "Change settings. holidays REPLACES the list (add_holidays / remove_holidays change a few).",
             Access::Write,
             update_settings,
-        ),
+        )
+        .returns::<SettingsAnswer>(),
         tool(
             "add_holidays",
             "Add days off to the calendar; dates already there are ignored.",
             Access::Write,
             add_holidays,
-        ),
+        )
+        .returns::<HolidaysAdded>(),
         tool(
             "remove_holidays",
             "Remove days off from the calendar (working again on working weekdays).",
             Access::Write,
             remove_holidays,
-        ),
+        )
+        .returns::<HolidaysRemoved>(),
     ]
 }
 
@@ -189,17 +194,37 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     )
 }
 
+/// `get_settings`'s and `update_settings`'s result: the settings, compact (holidays
+/// capped, with their count).
+#[derive(Debug, Serialize, JsonSchema)]
+struct SettingsAnswer {
+    schedule_id: i64,
+    rank: i64,
+    /// IANA name, e.g. "Europe/Paris".
+    time_zone: String,
+    working_weekdays: Vec<Weekday>,
+    time_unit: TimeUnit,
+    scheduling: Scheduling,
+    /// The first 50 holidays, in order.
+    holidays: Vec<Date>,
+    holiday_count: usize,
+    /// update_settings: what the new calendar pushed (auto scheduling), if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<CascadeSummary>,
+}
+
 /// The compact structured settings (holidays capped, with their count).
 fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
-    json!({
-        "schedule_id": id,
-        "rank": rank,
-        "time_zone": st.time_zone,
-        "working_weekdays": st.working_weekdays,
-        "time_unit": st.time_unit,
-        "scheduling": st.scheduling,
-        "holidays": st.holidays.iter().take(CAP).collect::<Vec<_>>(),
-        "holiday_count": st.holidays.len(),
+    json!(SettingsAnswer {
+        schedule_id: id,
+        rank,
+        time_zone: st.time_zone.clone(),
+        working_weekdays: st.working_weekdays.clone(),
+        time_unit: st.time_unit,
+        scheduling: st.scheduling,
+        holidays: st.holidays.iter().take(CAP).copied().collect(),
+        holiday_count: st.holidays.len(),
+        cascade: None,
     })
 }
 
@@ -424,6 +449,38 @@ async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
     ))
 }
 
+/// `add_holidays`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct HolidaysAdded {
+    schedule_id: i64,
+    rank: i64,
+    /// False when every date already was a holiday.
+    changed: bool,
+    /// The dates added (the first 50).
+    added: Vec<Date>,
+    /// Holidays in the calendar now.
+    holiday_count: usize,
+    /// What the new holidays pushed (auto scheduling), if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<CascadeSummary>,
+}
+
+/// `remove_holidays`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct HolidaysRemoved {
+    schedule_id: i64,
+    rank: i64,
+    /// False when none of the dates was a holiday.
+    changed: bool,
+    /// The dates removed (the first 50).
+    removed: Vec<Date>,
+    /// Holidays in the calendar now.
+    holiday_count: usize,
+    /// What the working days regained pushed (auto scheduling), if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cascade: Option<CascadeSummary>,
+}
+
 /// The answer of add_holidays / remove_holidays: what changed, what was already so,
 /// and the calendar's count of holidays now.
 fn holidays_reply(
@@ -508,14 +565,27 @@ fn holidays_reply(
             count(Lang::En, now, "holiday", "holidays")
         ),
     ));
-    let key = if adding { "added" } else { "removed" };
-    let reply = Reply::ok(
-        text,
-        json!({
-            "schedule_id": id, "rank": rank_now, "changed": wrote.is_some(),
-            key: changed.iter().take(CAP).collect::<Vec<_>>(), "holiday_count": now,
-        }),
-    );
+    let dates: Vec<Date> = changed.iter().take(CAP).copied().collect();
+    let structured = if adding {
+        json!(HolidaysAdded {
+            schedule_id: id,
+            rank: rank_now,
+            changed: wrote.is_some(),
+            added: dates,
+            holiday_count: now,
+            cascade: None,
+        })
+    } else {
+        json!(HolidaysRemoved {
+            schedule_id: id,
+            rank: rank_now,
+            changed: wrote.is_some(),
+            removed: dates,
+            holiday_count: now,
+            cascade: None,
+        })
+    };
+    let reply = Reply::ok(text, structured);
     // In auto scheduling new holidays push what their links now need.
     match &wrote {
         Some(w) => crate::planning::scheduling::with_cascade(ctx, w, reply),
