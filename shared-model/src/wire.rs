@@ -244,7 +244,13 @@ pub struct Proposal<C = Command> {
     /// Whether the view offers "Accept" (everything drawn, something changes, the
     /// caller could write it).
     pub acceptable: bool,
-    /// The commands as applied (ids filled in, any cascade included).
+    /// The commands as applied (ids filled in, any cascade included). Declared as
+    /// objects: a lock carries who set it and when, which the patch language (what a
+    /// model writes, `describe_patch`) leaves out.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub commands: Vec<C>,
     pub apply_with: ApplyWith,
     #[serde(flatten)]

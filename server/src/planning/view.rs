@@ -44,8 +44,8 @@ use palmaplan_model::paging::{self, Priority};
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 use super::args::date;
 use super::journal::{Poll, fetch_changes, pack_changes, parse_commands};
@@ -89,7 +89,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             get_schedule_page,
         )
         .used_by_view()
-        .view_only(),
+        .view_only()
+        .returns::<PageAnswer>(),
         tool(
             "get_changes_since",
             "View-only. The journal entries after a rank, oldest first, with their commands, author and time, for the view's live updates. Answers at once when nothing changed. Capped: when \"more\" is true, call again with rank = next_since. With records: true, \"delta\" holds the current state of every item those entries touched ({records, removed, next_id, rank}: page records, ids gone, the state's rank), or null when the view must read the pages again. E-mails and absence reasons are removed.",
@@ -97,7 +98,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             get_changes_since,
         )
         .used_by_view()
-        .view_only(),
+        .view_only()
+        .returns::<ChangesAnswer>(),
         tool(
             "get_schedule_absences",
             "View-only. The members' absences between two days (at most 366 days), for the agenda: each member's name and the absence dates, never the reason nor the e-mail.",
@@ -208,11 +210,11 @@ impl Ctx {
     }
 
     /// When this caller was last shown a view of `schedule` (ISO, to the ms).
-    fn latest_view(&self, schedule: i64) -> Value {
+    fn latest_view(&self, schedule: i64) -> Option<String> {
         self.inner
             .latest_views
             .latest(self.caller.user_id, schedule)
-            .map_or(Value::Null, |ms| json!(super::journal::iso_utc_ms(ms)))
+            .map(super::journal::iso_utc_ms)
     }
 }
 
@@ -409,6 +411,61 @@ async fn page_set(
     Ok((read_rank, set))
 }
 
+/// The first window a page set is built around.
+#[derive(Debug, JsonSchema)]
+#[allow(dead_code)] // a schema only: see `PageAnswer`
+struct PageWindow {
+    from: Date,
+    to: Date,
+    rows: Vec<RowId>,
+}
+
+/// `get_schedule_page`'s result: the model's page (`paging::Page`) with the schedule's
+/// id, rank and first window. A schema only: the pages are kept as the JSON text the
+/// paging wrote (cached per schedule state), and reading a 100,000-bar schedule's
+/// pages back into types to write them again would cost what the cache saves; the
+/// tests validate the answers against it.
+#[derive(Debug, JsonSchema)]
+#[allow(dead_code)] // a schema only
+struct PageAnswer {
+    schedule_id: i64,
+    rank: i64,
+    /// The saved version paged, null for the current state.
+    version: Option<i64>,
+    window: PageWindow,
+    /// This page's number, from 0.
+    page: usize,
+    /// How many pages the schedule has.
+    pages: usize,
+    /// The model's records (groups, rows, bars, milestones, links, … and the parts of
+    /// texts cut by the paging), read by the view's record reader.
+    records: Vec<Map<String, Value>>,
+    /// On the last page, when it fits: the critical bars and the risks.
+    analysis: Option<Map<String, Value>>,
+}
+
+/// `get_changes_since`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ChangesAnswer {
+    schedule_id: i64,
+    /// The current rank.
+    rank: i64,
+    // Packed as JSON by `pack_changes` from `ChangeEntry`s (it sizes them).
+    #[schemars(with = "Vec<super::journal::ChangeEntry<'static>>")]
+    entries: Vec<Value>,
+    /// Whether more entries follow: call again with rank = next_since.
+    more: bool,
+    next_since: i64,
+    /// When this caller was last shown a view of the schedule (UTC, ISO 8601).
+    latest_view: Option<String>,
+    /// With records: the current state of the items the entries touched (the model's
+    /// delta: records, removed ids, next id, the state's rank and analysis), null when
+    /// the view must read the pages again. Its records are the pages' records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
+    delta: Option<Value>,
+}
+
 async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let window = p
@@ -554,7 +611,15 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             }
             return Ok(Reply::ok(
                 text,
-                json!({ "schedule_id": id, "rank": rank, "entries": [], "more": false, "next_since": rank, "latest_view": ctx.latest_view(id) }),
+                json!(ChangesAnswer {
+                    schedule_id: id,
+                    rank,
+                    entries: Vec::new(),
+                    more: false,
+                    next_since: rank,
+                    latest_view: ctx.latest_view(id),
+                    delta: None,
+                }),
             ));
         }
     };
@@ -617,11 +682,16 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             format!(" There are more: call get_changes_since again with rank = {next}."),
         ));
     }
-    let mut sc = json!({ "schedule_id": id, "rank": rank, "entries": list, "more": more, "next_since": next, "latest_view": ctx.latest_view(id) });
-    if p.records {
-        sc["delta"] = delta;
-    }
-    Ok(Reply::ok(text, sc))
+    let sc = ChangesAnswer {
+        schedule_id: id,
+        rank,
+        entries: list,
+        more,
+        next_since: next,
+        latest_view: ctx.latest_view(id),
+        delta: p.records.then_some(delta),
+    };
+    Ok(Reply::ok(text, json!(sc)))
 }
 
 /// The current state of the items some entries touched (the model's `delta`), stripped

@@ -432,14 +432,17 @@ pub enum Command {
     /// it and when; the server fills them in from the caller and its clock.
     Lock {
         target: LockTarget,
-        /// Filled in by the server (the caller): whatever is sent is replaced.
+        // Filled in by the server from the caller and its clock: not the model's to say
+        // (the patch language's schema leaves them out; answers that carry commands
+        // declare them as objects).
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         by: u64,
-        /// Filled in by the server (the caller's name).
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         by_name: String,
-        /// Filled in by the server (its clock, Unix milliseconds).
         #[serde(default)]
+        #[cfg_attr(feature = "schema", schemars(skip))]
         since_ms: i64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
