@@ -696,6 +696,9 @@ mod tests {
     /// for where it stands).
     const MODEL_TOOLS_BUDGET: usize = 53_000;
 
+    /// The most the model tools' output schemas may take together.
+    const OUTPUT_SCHEMAS_BUDGET: usize = 70_000;
+
     /// What a client hands the model for every model tool, in bytes of compact JSON
     /// (`outputSchema` is for the client's validation and is counted apart).
     fn model_bytes(tools: &[Tool]) -> usize {
@@ -753,6 +756,19 @@ mod tests {
         if let Ok(path) = std::env::var("PALMAPLAN_DUMP_TOOLS") {
             std::fs::write(path, serde_json::to_string(server.tools()).unwrap()).unwrap();
         }
+        // The output schemas are for the client's validation, not the model's context:
+        // measured apart, and kept compact (no command's schema repeated in them).
+        let outputs: usize = server
+            .tools()
+            .iter()
+            .filter_map(|t| t.output_schema.as_ref())
+            .map(|o| serde_json::to_string(&**o).unwrap().len())
+            .sum();
+        eprintln!("output schemas: {outputs} bytes");
+        assert!(
+            outputs < OUTPUT_SCHEMAS_BUDGET,
+            "the output schemas take {outputs} bytes"
+        );
         let bytes = model_bytes(server.tools());
         eprintln!("model tools: {} tools, {bytes} bytes", server.tools().len());
         assert!(

@@ -231,9 +231,9 @@ pub enum ComparisonKind {
 }
 
 /// `what_if`'s result: the commands simulated, as `apply_patch` would write them.
-/// `C` is how the commands are held: the model's `Command` on the server; the view,
-/// which only sends them back to `apply_patch`, keeps them as JSON (reading them into
-/// commands would put the whole patch language's decoder in the page).
+// `C` is how the commands are held: the model's `Command` on the server; the view,
+// which only sends them back to `apply_patch`, keeps them as JSON (reading them into
+// commands would put the whole patch language's decoder in the page).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Proposal<C = Command> {

@@ -105,6 +105,14 @@ pub(super) fn output_schema_of<T: JsonSchema>() -> Value {
         obj.remove("$schema");
     }
     super::schema::portable_output(&mut v);
+    // A client validates answers with it; the model does not read it (the answer's
+    // text says what it means): only the root keeps its description, so the types'
+    // docs, repeated in every place an id or a date appears, weigh nothing.
+    let root = v.get("description").cloned();
+    super::schema::without_descriptions(&mut v);
+    if let (Some(d), Some(o)) = (root, v.as_object_mut()) {
+        o.insert("description".into(), d);
+    }
     v
 }
 

@@ -1,16 +1,15 @@
 //! The refusal codes: why a tool (or an `/embed` call) refused, as a client reads it in
 //! `structuredContent.error`. One enum, so a code cannot drift in spelling between two
-//! tools (`confirm_needed` once had a twin, `confirmation_needed`) and a client can
-//! match on the list the output schemas declare.
+//! tools (`confirm_needed` once had a twin, `confirmation_needed`); docs/tools.md lists
+//! them.
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Declares the codes with their wire names (snake case).
 macro_rules! codes {
     ($($variant:ident => $name:literal,)*) => {
         /// Why a tool refused.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
         pub enum Code {
             $(
                 #[serde(rename = $name)]
@@ -92,6 +91,18 @@ impl std::fmt::Display for Code {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tool_list_names_every_code() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/tools.md"))
+            .unwrap();
+        for c in Code::ALL {
+            assert!(
+                doc.contains(&format!("`{c}`")),
+                "docs/tools.md does not name `{c}`"
+            );
+        }
+    }
 
     #[test]
     fn each_code_is_written_as_its_name_and_no_two_alike() {

@@ -73,6 +73,30 @@ pub(crate) fn portable_output(schema: &mut Value) {
     tidy(schema, true);
 }
 
+/// Removes every `description` from a schema and its subschemas (not from `properties`
+/// that happen to be named so: only where it is a keyword).
+pub(crate) fn without_descriptions(schema: &mut Value) {
+    let Value::Object(node) = schema else {
+        return;
+    };
+    node.remove("description");
+    for key in MAP_KEYWORDS {
+        if let Some(Value::Object(map)) = node.get_mut(key) {
+            map.values_mut().for_each(without_descriptions);
+        }
+    }
+    for key in LIST_KEYWORDS {
+        if let Some(Value::Array(list)) = node.get_mut(key) {
+            list.iter_mut().for_each(without_descriptions);
+        }
+    }
+    for key in ONE_KEYWORDS {
+        if let Some(sub @ Value::Object(_)) = node.get_mut(key) {
+            without_descriptions(sub);
+        }
+    }
+}
+
 fn tidy(schema: &mut Value, keep_null: bool) {
     let Value::Object(node) = schema else {
         return;
