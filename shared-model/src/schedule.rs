@@ -305,6 +305,44 @@ fn is_zero(n: &u8) -> bool {
     *n == 0
 }
 
+impl Bar {
+    /// A bar with its place and dates and nothing else (no colour, notes, constraint,
+    /// deadline or progress): what an addition makes.
+    pub fn new(id: BarId, row: RowId, label: impl Into<String>, start: Date, end: Date) -> Bar {
+        Bar {
+            id,
+            row,
+            label: label.into(),
+            start,
+            end,
+            color: None,
+            notes: String::new(),
+            pin: None,
+            constraint: None,
+            deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
+        }
+    }
+}
+
+impl Milestone {
+    /// A milestone with its place and date and nothing else.
+    pub fn new(id: MilestoneId, row: RowId, label: impl Into<String>, date: Date) -> Milestone {
+        Milestone {
+            id,
+            row,
+            label: label.into(),
+            date,
+            color: None,
+            notes: String::new(),
+            constraint: None,
+            deadline: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Milestone {
     pub id: MilestoneId,

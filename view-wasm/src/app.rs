@@ -1223,21 +1223,7 @@ pub fn draw_change(s: &mut Schedule, c: &Change) {
             end,
             ..
         } => {
-            let bar = Bar {
-                id: *bar,
-                row: *row,
-                label: label.clone(),
-                start: *start,
-                end: *end,
-                color: None,
-                notes: String::new(),
-                pin: None,
-                constraint: None,
-                deadline: None,
-                progress: 0,
-                actual_start: None,
-                actual_finish: None,
-            };
+            let bar = Bar::new(*bar, *row, label.clone(), *start, *end);
             if let Err(at) = s.bars.binary_search_by_key(&bar.id, |b| b.id) {
                 s.bars.insert(at, bar);
             }
@@ -1261,16 +1247,7 @@ pub fn draw_change(s: &mut Schedule, c: &Change) {
             date,
             ..
         } => {
-            let m = Milestone {
-                id: *milestone,
-                row: *row,
-                label: label.clone(),
-                date: *date,
-                color: None,
-                notes: String::new(),
-                constraint: None,
-                deadline: None,
-            };
+            let m = Milestone::new(*milestone, *row, label.clone(), *date);
             if let Err(at) = s.milestones.binary_search_by_key(&m.id, |m| m.id) {
                 s.milestones.insert(at, m);
             }
