@@ -704,6 +704,17 @@ impl Ctx {
         let info = match found.as_slice() {
             [one] => *one,
             [] => {
+                // Restricted: the same answer whether a schedule of that name exists
+                // elsewhere or not (nothing to learn of the others).
+                if let (Some(only), ScheduleRef::Name(_)) = (self.caller.only_schedule, schedule) {
+                    return Err(Refusal::new(
+                        Code::TokenRestricted,
+                        self.tr(
+                            format!("Ce jeton est limité au planning {only}\u{a0}: «\u{a0}{schedule}\u{a0}» n'est pas ce planning."),
+                            format!("This token is restricted to schedule {only}: “{schedule}” is not that schedule."),
+                        ),
+                    ));
+                }
                 let close = match schedule {
                     ScheduleRef::Name(name) => {
                         args::closest(name, mine.iter().map(|s| s.name.as_str()))
