@@ -30,6 +30,9 @@ for (const profile of PROFILES) {
       const sid = await demo(`Accept ${profile}`);
       const view = await proposal(host, sid, profile);
       assert.ok((await view.locator('.pp-changes li').count()) >= 1);
+      // The person reads what changes, not the model's instructions to accept it.
+      const listed = await view.frame().evaluate(() => document.querySelector('.pp-changes').innerText);
+      assert.doesNotMatch(listed, /apply_patch|expected_rank|structuredContent/, listed);
       assert.ok((await view.locator('[data-bar]').count()) > 0, 'the before/after Gantt');
       const r0 = await rank(sid);
       await view.locator('[data-act=accept]').click();

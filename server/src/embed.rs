@@ -673,6 +673,8 @@ const PRIVATE_KEYS: [&str; 4] = ["email", "emails", "reason", "reasons"];
 pub fn scrub_reply(reply: &mut Reply, secrets: &Secrets, lang: Lang) {
     reply.text = scrub_text(&reply.text, secrets, lang);
     scrub_value(&mut reply.structured, secrets, lang);
+    // `_meta` holds texts for the view (the before/after's change list): the same rule.
+    scrub_value(&mut reply.meta, secrets, lang);
 }
 
 fn scrub_value(v: &mut Value, secrets: &Secrets, lang: Lang) {

@@ -830,7 +830,16 @@ fn on_result(st: St, result: Value) {
     st.shown_at.set(view.as_ref().map(|v| v.shown_at.clone()));
     st.changes.set(changes);
     st.sides.set(sides);
-    st.reply_text.set(reply.text.clone());
+    // Under a before/after, the person reads the change list, not the model's way to
+    // accept it (the server gives it apart, in `_meta`).
+    st.reply_text.set(
+        reply
+            .meta
+            .get("palmaplan/person_text")
+            .and_then(Value::as_str)
+            .unwrap_or(&reply.text)
+            .to_owned(),
+    );
     st.shown.set(Some(shown));
     if let Some(zoom) = view
         .as_ref()

@@ -55,6 +55,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
+/// The result's `_meta` key of the text the view shows the person under the
+/// before/after: the answer's text without what is for the model (how to accept it
+/// with apply_patch and expected_rank).
+pub(crate) const PERSON_TEXT: &str = "palmaplan/person_text";
+
 /// How many changed items the structured answer names (the text lists up to
 /// `text::LIST_CAP`; the view recomputes everything itself).
 const ITEMS_CAP: usize = 50;
@@ -208,6 +213,9 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
             before.name
         ),
     );
+    // What the person reads under the before/after (the view's change list): what
+    // changes, the ends and the risks; not the model's way to accept it.
+    let for_person = text.len();
     if let Some(sentence) = text::cascade_summary(
         &after,
         &applied.cascade,
@@ -222,6 +230,11 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     if let Some(line) = super::scheduling::ends_line(&ctx, &after) {
         text.push_str(&line);
         text.push('\n');
+    }
+    let mut person = text[for_person..].trim_end().to_owned();
+    if let Some(r) = &refused {
+        person.push('\n');
+        person.push_str(&r.text);
     }
     text.push_str(&if let Some(r) = &refused {
         ctx.tr(
@@ -271,7 +284,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         cascade,
         refused,
     });
-    Ok(Reply::ok(text, structured))
+    Ok(Reply::ok(text, structured).with_meta(json!({ PERSON_TEXT: person })))
 }
 
 // ---- diff_versions
@@ -392,6 +405,7 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
             side_name(&ctx, &to)
         ),
     );
+    let for_person = text.len();
     text.push_str(&text::change_list(&from.state, &d, ctx.lang()));
     // The project end above is the plan's; where the compared state breaks links, the
     // end once they hold is said too.
@@ -410,7 +424,8 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         read_only: true,
         diff: diff_summary(&d),
     });
-    Ok(Reply::ok(text, structured))
+    let person = text[for_person..].trim().to_owned();
+    Ok(Reply::ok(text, structured).with_meta(json!({ PERSON_TEXT: person })))
 }
 
 #[cfg(test)]
@@ -436,6 +451,10 @@ mod tests {
         assert_eq!(r.structured["changes"]["count"], 1, "{}", r.structured);
         assert!(r.text.contains("rien n'a été écrit"), "{}", r.text);
         assert!(r.text.contains("expected_rank = 0"), "{}", r.text);
+        // The view shows the person the changes, not how a model accepts them.
+        let person = r.meta[PERSON_TEXT].as_str().unwrap();
+        assert!(person.contains("Nettoyage des données"), "{person}");
+        assert!(!person.contains("apply_patch") && !person.contains("expected_rank"), "{person}");
         // The viewer may simulate, not apply: the answer says why, as the write would.
         let v = k
             .ok(
