@@ -291,6 +291,34 @@ pub struct Comparison {
     pub diff: DiffSummary,
 }
 
+/// `get_changes_since`'s result: the journal after a rank, for the view's live updates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ChangesSince {
+    pub schedule_id: i64,
+    /// The current rank.
+    pub rank: i64,
+    /// The entries after the rank asked for, oldest first (each as `get_changes` gives
+    /// it: rank, author, time, kind, commands).
+    pub entries: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Whether more entries follow: ask again from `next_since`.
+    pub more: bool,
+    pub next_since: i64,
+    /// When this caller was last shown a view of the schedule (UTC, ISO 8601): a view
+    /// shown earlier withdraws.
+    pub latest_view: Option<String>,
+    /// With records: the current state of the items the entries touched (the model's
+    /// `delta`: its records, removed ids, next id, the state's rank, the analysis), null
+    /// when the view must read the pages again. Its records are the pages' records,
+    /// which the view reads with its record reader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")
+    )]
+    pub delta: Option<serde_json::Value>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1454,32 +1454,27 @@ fn poll_once(st: St, then: impl FnOnce() + 'static) {
         if let Ok(reply) = r
             && !reply.is_error
         {
-            let sc = &reply.structured;
+            let Ok(answer) = serde_json::from_value::<wire::ChangesSince>(reply.structured) else {
+                then();
+                return;
+            };
             // Only a view in a conversation withdraws for a newer one; an /embed page is
             // a browser tab of its own and stays.
             if !st.embed
-                && let (Some(mine), Some(latest)) = (
-                    st.shown_at.get_untracked(),
-                    sc.get("latest_view")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                )
+                && let (Some(mine), Some(latest)) =
+                    (st.shown_at.get_untracked(), answer.latest_view.clone())
                 && latest > mine
             {
                 st.withdrawn.set(true);
                 then();
                 return;
             }
-            let moved = sc
-                .get("entries")
-                .and_then(Value::as_array)
-                .is_some_and(|e| !e.is_empty());
-            if !moved {
+            if answer.entries.is_empty() {
                 st.idle_polls.update(|n| *n = n.saturating_add(1));
             } else if let Some(cur) = st.doc.get_untracked() {
                 st.idle_polls.set(0);
                 host::trace("changes");
-                let applied = apply_changes(&cur, reply.structured);
+                let applied = apply_changes(&cur, answer);
                 host::trace("applied");
                 match applied {
                     Some(changed) => draw_changes(st, cur, changed),
@@ -1561,12 +1556,13 @@ impl Changed {
 
 /// The drawn schedule brought up to date with a `get_changes_since` answer's delta.
 /// None when there is no delta or it does not fit the copy.
-pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<Changed> {
-    if answer.get("schedule_id").and_then(Value::as_i64) != Some(cur.id) {
+pub fn apply_changes(cur: &Doc, answer: wire::ChangesSince) -> Option<Changed> {
+    if answer.schedule_id != cur.id {
         return None;
     }
-    let mut d = answer.get_mut("delta").filter(|d| d.is_object())?.take();
-    let next = answer.get("next_since").and_then(Value::as_i64)?;
+    // The delta is the model's, with its records in the pages' record stream.
+    let mut d = answer.delta.filter(Value::is_object)?;
+    let next = answer.next_since;
     let state_rank = d.get("rank").and_then(Value::as_i64)?;
     let delta = palmaplan_model::delta::Delta {
         records: crate::data::take_records(&mut d).ok()?,
@@ -1579,8 +1575,7 @@ pub fn apply_changes(cur: &Doc, mut answer: Value) -> Option<Changed> {
     };
     let mut s = cur.s.clone();
     palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
-    let more = answer.get("more").and_then(Value::as_bool).unwrap_or(false);
-    let rank = answer.get("rank").and_then(Value::as_i64).unwrap_or(next);
+    let (more, rank) = (answer.more, answer.rank);
     // The delta holds the current state of the items the entries up to `next` touched:
     // when the state read is further on, items touched only later are still old in the
     // copy, and the server's analysis (of the state read) is not the copy's.
@@ -1743,10 +1738,13 @@ mod tests {
         moved.start = moved.start.add_days(7);
         moved.end = moved.end.add_days(7);
         let gone = s.bars[1].id.0;
-        let answer = |more: bool, delta: Value| {
-            json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": more,
+        let answer = |more: bool, delta: Value| -> wire::ChangesSince {
+            serde_json::from_value(
+                json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": more,
                    "entries": [{"rank": 4}, {"rank": 5}],
-                   "delta": if delta.is_null() { delta } else { crate::data::as_received(delta) }})
+                   "delta": if delta.is_null() { delta } else { crate::data::as_received(delta) }}),
+            )
+            .unwrap()
         };
         let delta = json!({"records": [{"bar": moved}], "removed": [gone],
                            "next_id": s.next_id, "rank": 5});
@@ -1793,7 +1791,7 @@ mod tests {
         // No delta, another schedule's answer, or a delta that does not fit: the pages.
         assert!(apply_changes(&doc, answer(false, Value::Null)).is_none());
         let mut other = answer(false, delta);
-        other["schedule_id"] = json!(8);
+        other.schedule_id = 8;
         assert!(apply_changes(&doc, other).is_none());
         let beyond = json!({"records": [{"row": {"index": 999, "id": s.rows[0].id.0,
             "group": s.rows[0].group.0, "name": "x"}}], "next_id": s.next_id, "rank": 5});
@@ -1811,10 +1809,13 @@ mod tests {
         let gone = s.bars[1].id.0;
         let delta = json!({"records": [{"bar": moved}], "removed": [gone],
                            "next_id": s.next_id, "rank": 5});
-        let answer = |delta: Value| {
-            json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": false,
+        let answer = |delta: Value| -> wire::ChangesSince {
+            serde_json::from_value(
+                json!({"schedule_id": 7, "rank": 5, "next_since": 5, "more": false,
                    "entries": [{"rank": 4}, {"rank": 5}],
-                   "delta": crate::data::as_received(delta)})
+                   "delta": crate::data::as_received(delta)}),
+            )
+            .unwrap()
         };
         let (new, _) = apply_changes(&doc, answer(delta.clone()))
             .unwrap()

@@ -454,7 +454,10 @@ mod tests {
         // The view shows the person the changes, not how a model accepts them.
         let person = r.meta[PERSON_TEXT].as_str().unwrap();
         assert!(person.contains("Nettoyage des données"), "{person}");
-        assert!(!person.contains("apply_patch") && !person.contains("expected_rank"), "{person}");
+        assert!(
+            !person.contains("apply_patch") && !person.contains("expected_rank"),
+            "{person}"
+        );
         // The viewer may simulate, not apply: the answer says why, as the write would.
         let v = k
             .ok(

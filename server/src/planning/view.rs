@@ -44,7 +44,7 @@ use palmaplan_model::paging::{self, Priority};
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::args::date;
@@ -99,7 +99,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .used_by_view()
         .view_only()
-        .returns::<ChangesAnswer>(),
+        .returns::<wire::ChangesSince>(),
         tool(
             "get_schedule_absences",
             "View-only. The members' absences between two days (at most 366 days), for the agenda: each member's name and the absence dates, never the reason nor the e-mail.",
@@ -444,28 +444,6 @@ struct PageAnswer {
     analysis: Option<Map<String, Value>>,
 }
 
-/// `get_changes_since`'s result.
-#[derive(Debug, Serialize, JsonSchema)]
-struct ChangesAnswer {
-    schedule_id: i64,
-    /// The current rank.
-    rank: i64,
-    // Packed as JSON by `pack_changes` from `ChangeEntry`s (it sizes them).
-    #[schemars(with = "Vec<super::journal::ChangeEntry<'static>>")]
-    entries: Vec<Value>,
-    /// Whether more entries follow: call again with rank = next_since.
-    more: bool,
-    next_since: i64,
-    /// When this caller was last shown a view of the schedule (UTC, ISO 8601).
-    latest_view: Option<String>,
-    /// With records: the current state of the items the entries touched (the model's
-    /// delta: records, removed ids, next id, the state's rank and analysis), null when
-    /// the view must read the pages again. Its records are the pages' records.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Map<String, Value>>")]
-    delta: Option<Value>,
-}
-
 async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let window = p
@@ -611,7 +589,7 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             }
             return Ok(Reply::ok(
                 text,
-                json!(ChangesAnswer {
+                json!(wire::ChangesSince {
                     schedule_id: id,
                     rank,
                     entries: Vec::new(),
@@ -682,10 +660,17 @@ async fn get_changes_since(ctx: Ctx, p: ChangesSince) -> Result<Reply, Refusal> 
             format!(" There are more: call get_changes_since again with rank = {next}."),
         ));
     }
-    let sc = ChangesAnswer {
+    let sc = wire::ChangesSince {
         schedule_id: id,
         rank,
-        entries: list,
+        // Each entry an object (a `journal::ChangeEntry`, packed to size).
+        entries: list
+            .into_iter()
+            .filter_map(|e| match e {
+                Value::Object(m) => Some(m),
+                _ => None,
+            })
+            .collect(),
         more,
         next_since: next,
         latest_view: ctx.latest_view(id),
