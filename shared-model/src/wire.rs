@@ -319,6 +319,19 @@ pub struct ChangesSince {
     pub delta: Option<serde_json::Value>,
 }
 
+/// What says which page of which state a `get_schedule_page` answer is (its records,
+/// the pages' record stream, travel beside it and are read by the record reader).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PageHead {
+    /// The rank the pages were made at.
+    pub rank: i64,
+    /// This page's number, from 0.
+    pub page: usize,
+    /// How many pages the schedule has.
+    pub pages: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

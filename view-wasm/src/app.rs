@@ -933,11 +933,8 @@ fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<A
                 return;
             }
         };
-        let rank = reply
-            .structured
-            .get("rank")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
+        let rank = <wire::PageHead as serde::Deserialize>::deserialize(&reply.structured)
+            .map_or(0, |h| h.rank);
         let mut asm = match asm {
             Some(a) if a.rank == rank => a,
             // The schedule changed while paging: start again at its new rank.

@@ -16,8 +16,9 @@
 
 use std::collections::BTreeSet;
 
-use palmaplan_model::Schedule;
 use palmaplan_model::paging::{Field, Kind, Record};
+use palmaplan_model::{Schedule, wire};
+use serde::Deserialize;
 use serde_json::Value;
 
 // The collections of `Assembly::dirty`.
@@ -167,18 +168,16 @@ impl Assembly {
     /// already added. The caller then absorbs its records (at once or part by part) and
     /// calls [`Assembly::finish`].
     pub fn check(&mut self, structured: &Value) -> Result<Option<usize>, String> {
-        let rank = structured.get("rank").and_then(Value::as_i64).unwrap_or(-1);
-        if rank != self.rank {
-            return Err(format!("page made at rank {rank}, expected {}", self.rank));
+        // Read in place: the records beside the head are skipped, not copied.
+        let head = wire::PageHead::deserialize(structured)
+            .map_err(|e| format!("a page without its head: {e}"))?;
+        if head.rank != self.rank {
+            return Err(format!(
+                "page made at rank {}, expected {}",
+                head.rank, self.rank
+            ));
         }
-        let number = |k: &str| {
-            structured
-                .get(k)
-                .and_then(Value::as_u64)
-                .map(|n| n as usize)
-                .ok_or_else(|| format!("a page without \"{k}\""))
-        };
-        let (page, pages) = (number("page")?, number("pages")?);
+        let (page, pages) = (head.page, head.pages);
         if self.total.is_some_and(|t| t != pages) {
             return Err("pages of two paginations".into());
         }

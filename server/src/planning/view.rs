@@ -429,14 +429,11 @@ struct PageWindow {
 #[allow(dead_code)] // a schema only
 struct PageAnswer {
     schedule_id: i64,
-    rank: i64,
+    #[serde(flatten)]
+    head: wire::PageHead,
     /// The saved version paged, null for the current state.
     version: Option<i64>,
     window: PageWindow,
-    /// This page's number, from 0.
-    page: usize,
-    /// How many pages the schedule has.
-    pages: usize,
     /// The model's records (groups, rows, bars, milestones, links, … and the parts of
     /// texts cut by the paging), read by the view's record reader.
     records: Vec<Map<String, Value>>,
