@@ -332,6 +332,19 @@ pub struct PageHead {
     pub pages: usize,
 }
 
+/// What a live update's delta says besides its records (which travel in the pages'
+/// record stream): the state it was read from, the ids gone, the next id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DeltaHead {
+    /// The rank of the state the records were read from.
+    pub rank: i64,
+    /// Ids of items that no longer exist.
+    #[serde(default)]
+    pub removed: Vec<u64>,
+    pub next_id: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

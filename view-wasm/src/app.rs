@@ -1560,15 +1560,13 @@ pub fn apply_changes(cur: &Doc, answer: wire::ChangesSince) -> Option<Changed> {
     // The delta is the model's, with its records in the pages' record stream.
     let mut d = answer.delta.filter(Value::is_object)?;
     let next = answer.next_since;
-    let state_rank = d.get("rank").and_then(Value::as_i64)?;
+    // Read in place: the records beside the head are skipped, not copied.
+    let head = <wire::DeltaHead as serde::Deserialize>::deserialize(&d).ok()?;
+    let state_rank = head.rank;
     let delta = palmaplan_model::delta::Delta {
         records: crate::data::take_records(&mut d).ok()?,
-        removed: d
-            .get("removed")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).collect())
-            .unwrap_or_default(),
-        next_id: d.get("next_id").and_then(Value::as_u64)?,
+        removed: head.removed,
+        next_id: head.next_id,
     };
     let mut s = cur.s.clone();
     palmaplan_model::delta::apply_delta(&mut s, delta).ok()?;
