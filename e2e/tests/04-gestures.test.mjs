@@ -42,7 +42,7 @@ for (const profile of PROFILES) {
     // The host is en-US: the view asks the tools for English, as its chrome is.
     assert.equal(callMade.arguments.lang, 'en', 'the view passes its language to the tools');
     await waitFor(async () => (await label(f, id)) !== before, { what: 'the bar moved in the MCP view' });
-    const j = await call(ctx.owner, 'get_changes', { schedule: sid, since_rank: 0, lang: 'en' });
+    const j = await call(ctx.owner, 'history', { schedule: sid, since_rank: 0, lang: 'en' });
     assert.match(j.text, /move_periods/);
     // The /embed page catches up by polling (2 s at first).
     const after = await label(f, id);

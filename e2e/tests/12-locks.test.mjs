@@ -39,7 +39,7 @@ for (const profile of PROFILES) {
     await waitFor(async () => (await f.locator('[data-bar="16"]').getAttribute('class')).includes('locked'), { ms: 20000, what: 'bar 16 locked live' });
 
     // Unlocked, the same gesture goes through.
-    const u = await host.callAsModel('unlock', { schedule: sid, bar: 14 });
+    const u = await host.callAsModel('lock', { schedule: sid, bar: 14, unlock: true });
     assert.ok(!u.isError, JSON.stringify(u));
     await waitFor(async () => !(await bar.getAttribute('class')).includes('locked'), { ms: 20000, what: 'bar 14 unlocked live' });
     await bar.click();

@@ -96,7 +96,7 @@ for (const profile of PROFILES) {
     // Constraints and deadlines are drawn: a tick at the constraint's day, a flag at the
     // deadline's, red once missed.
     await call(ctx.owner, 'set_constraint', { schedule: sid, item: 17, kind: 'finish_no_later_than', date: '2026-12-31' });
-    await call(ctx.owner, 'set_deadline', { schedule: sid, item: 19, date: '2026-12-23' });
+    await call(ctx.owner, 'set_constraint', { schedule: sid, item: 19, kind: 'deadline', date: '2026-12-23' });
     await waitFor(async () => (await f.locator('.pp-con[title="finish no later than 2026-12-31"]').count()) === 1, { ms: 20000, what: 'the constraint tick' });
     await waitFor(async () => (await f.locator('.pp-dl.missed[title="deadline 2026-12-23, missed"]').count()) === 1, { ms: 20000, what: 'the missed deadline flag' });
     assert.match(details, /Adaptation du code ABAP · 2026-11-16 → 2026-12-04 \(15 working days\) · late 2026-11-23 → 2026-12-11 · total float 5 working days, free 5 working days/, details);

@@ -44,8 +44,8 @@ export async function waitBars(view, ms = 10000) {
   return view.locator('[data-bar]').count();
 }
 
-/** The journal's entries after `since` (owner's view of get_changes). */
+/** The journal's entries after `since` (owner's view of history since a rank). */
 export async function journal(client, schedule, since = 0) {
-  const r = await call(client, 'get_changes', { schedule, since_rank: since, lang: 'en' });
+  const r = await call(client, 'history', { schedule, since_rank: since, lang: 'en' });
   return r;
 }

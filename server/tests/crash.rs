@@ -83,11 +83,7 @@ async fn a_kill_during_writes_loses_no_acknowledged_write() {
         let mut since = 0;
         loop {
             let page = server
-                .call(
-                    &sid,
-                    "get_changes",
-                    json!({"schedule": 1, "since_rank": since}),
-                )
+                .call(&sid, "history", json!({"schedule": 1, "since_rank": since}))
                 .await;
             let s = &page["structuredContent"];
             for e in s["entries"].as_array().cloned().unwrap_or_default() {

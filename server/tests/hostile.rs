@@ -42,7 +42,7 @@ async fn hostile_input_is_refused_and_the_server_stays_up() {
 
     for (what, filter) in deep_filters() {
         for (tool, args) in [
-            ("filter_periods", json!({"schedule": 1, "filter": filter})),
+            ("list_periods", json!({"schedule": 1, "filter": filter})),
             ("show_schedule", json!({"schedule": 1, "filter": filter})),
         ] {
             let r = server.call(&sid, tool, args).await;
@@ -59,7 +59,7 @@ async fn hostile_input_is_refused_and_the_server_stays_up() {
 
     // Arguments and commands nested 100,000 levels: the JSON itself is refused.
     let deep_value = "[".repeat(LEVELS) + &"]".repeat(LEVELS);
-    for (tool, field) in [("filter_periods", "filter"), ("apply_patch", "commands")] {
+    for (tool, field) in [("list_periods", "filter"), ("apply_patch", "commands")] {
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"{tool}","arguments":{{"schedule":1,"{field}":{deep_value}}}}}}}"#
         );

@@ -80,7 +80,7 @@ fn tracks(c: &mut Criterion, baseline: &Schedule) {
     g.bench_function("variance/100000", |b| {
         b.iter(|| tracking::slippage_with(black_box(&s), baseline, &cal, &critical))
     });
-    // With the critical path it needs (what `schedule_slippage` runs).
+    // With the critical path it needs (what `schedule_lateness` with a reference runs).
     g.bench_function("slippage_with_cpm/100000", |b| {
         b.iter(|| tracking::slippage(black_box(&s), baseline))
     });

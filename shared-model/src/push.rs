@@ -777,11 +777,11 @@ mod tests {
             }
         );
         let visible = |t: String| t.replace('\u{202f}', "⟨nnbsp⟩").replace('\u{a0}', "⟨nbsp⟩");
-        expect_test::expect!["Commande 1 (cascade)⟨nbsp⟩: le décalage en cascade des successeurs ferait finir l'élément 11 «⟨nbsp⟩B11⟨nbsp⟩» 2 jours ouvrés trop tard pour sa contrainte «⟨nbsp⟩fin au plus tard le 2026-11-06⟨nbsp⟩». Rien n'a été écrit⟨nnbsp⟩; déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou passez cascade: false pour écrire ces changements sans décaler les successeurs."]
+        expect_test::expect!["Commande 1 (cascade)⟨nbsp⟩: le décalage en cascade des successeurs ferait finir l'élément 11 «⟨nbsp⟩B11⟨nbsp⟩» 2 jours ouvrés trop tard pour sa contrainte «⟨nbsp⟩fin au plus tard le 2026-11-06⟨nbsp⟩». Rien n'a été écrit⟨nnbsp⟩; déplacez ou retirez cette contrainte (set_constraint, une date null la retire), ou passez cascade: false pour écrire ces changements sans décaler les successeurs."]
             .assert_eq(&visible(err.message(crate::Lang::Fr)));
         // One day late is one working day, in both languages.
         let err = apply_cascading(&mut s, &[move_bar(10, 1)], Some(Cascade::Push)).unwrap_err();
-        expect_test::expect![[r#"Command 1 (cascade): the cascade that moves the successors would make item 11 “B11” finish 1 working day too late for its constraint “finish no later than 2026-11-06”. Nothing was written; move or remove that constraint (set_constraint, clear_constraint), or pass cascade: false to write these changes without moving the successors."#]]
+        expect_test::expect![[r#"Command 1 (cascade): the cascade that moves the successors would make item 11 “B11” finish 1 working day too late for its constraint “finish no later than 2026-11-06”. Nothing was written; move or remove that constraint (set_constraint; a null date removes it), or pass cascade: false to write these changes without moving the successors."#]]
             .assert_eq(&err.message(crate::Lang::En));
         assert!(
             err.message(crate::Lang::Fr)

@@ -298,7 +298,7 @@ pub struct ChangesSince {
     pub schedule_id: i64,
     /// The current rank.
     pub rank: i64,
-    /// The entries after the rank asked for, oldest first (each as `get_changes` gives
+    /// The entries after the rank asked for, oldest first (each as `history` since a rank gives
     /// it: rank, author, time, kind, commands).
     pub entries: Vec<serde_json::Map<String, serde_json::Value>>,
     /// Whether more entries follow: ask again from `next_since`.

@@ -1,6 +1,6 @@
 //! The server's loopback benchmark (issues 3 and 19): throughput and latency of a read
 //! tool (`get_schedule`), a write (`move_periods`) and a changes-since poll with no
-//! change (`get_changes` at the current rank), with 1 and 16 concurrent clients (64
+//! change (`history` since the current rank), with 1 and 16 concurrent clients (64
 //! with `LOOPBACK_CLIENTS=1,16,64`), each its own MCP session over HTTP with rmcp's
 //! client, against a real server running in this process on 127.0.0.1 over a
 //! temporary SQLite file holding the demo, a 10,000-bar and a 100,000-bar schedule.
@@ -45,7 +45,7 @@ enum Workload {
     Read,
     /// `move_periods` of one bar, +1 then -1 working day; each client its own bar.
     Move,
-    /// `get_changes` at the current rank while nothing changes.
+    /// `history` since the current rank while nothing changes.
     Poll,
 }
 
@@ -54,7 +54,7 @@ impl Workload {
         match self {
             Workload::Read => "read (`get_schedule`)",
             Workload::Move => "write (`move_periods`, 1 bar)",
-            Workload::Poll => "poll (`get_changes`, no change)",
+            Workload::Poll => "poll (`history` since a rank, no change)",
         }
     }
 }
@@ -136,7 +136,7 @@ fn tool(w: Workload) -> &'static str {
     match w {
         Workload::Read => "get_schedule",
         Workload::Move => "move_periods",
-        Workload::Poll => "get_changes",
+        Workload::Poll => "history",
     }
 }
 
@@ -390,7 +390,7 @@ async fn bench(secs: u64) {
             if ok { l.push(d) } else { errors += 1 }
         }
         format!(
-            "- idle `get_changes` polls in an open loop at 250 requests/s on the 100,000-bar schedule: {} answered, {errors} errors, p50 {:.2} ms, p99 {:.2} ms (target p99 under 5 ms)",
+            "- idle `history` since-rank polls in an open loop at 250 requests/s on the 100,000-bar schedule: {} answered, {errors} errors, p50 {:.2} ms, p99 {:.2} ms (target p99 under 5 ms)",
             l.len(),
             percentile(&mut l.clone(), 0.5),
             percentile(&mut l, 0.99)

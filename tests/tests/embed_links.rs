@@ -561,7 +561,7 @@ async fn answers_under_a_link_never_carry_emails_or_reasons() {
             json!({"from": "2026-11-01", "to": "2026-12-31"}),
         ),
         ("list_periods", json!({})),
-        ("critical_path", json!({})),
+        ("schedule_floats", json!({"path": true})),
         ("show_schedule", json!({})),
         ("diff_versions", json!({"from": "current", "to": "current"})),
         (
@@ -580,7 +580,6 @@ async fn answers_under_a_link_never_carry_emails_or_reasons() {
         "list_members",
         "list_absences",
         "export_schedule",
-        "get_changes",
         "history",
     ] {
         let r = embed_call(&server, id, &token, Via::Header, tool, json!({})).await;

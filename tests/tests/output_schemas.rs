@@ -1,7 +1,7 @@
 //! Every tool's answer is the type it declares: the tool walk checks each documented
 //! example; this walks the answers the examples do not reach (a lock in a proposal,
 //! commands with a lock in the journal, a cascade, a clear that clears nothing, an
-//! empty schedule, a restore) and validates each against the tool's `outputSchema`
+//! empty schedule, a restore, the other forms of the tools that took in others) and validates each against the tool's `outputSchema`
 //! as a client would (the jsonschema crate; the Python SDK does the same on every
 //! call). Every model and view tool must declare one.
 
@@ -48,22 +48,25 @@ async fn answers_off_the_documented_path_are_their_declared_types() {
             json!({"schedule": id, "commands": [{"op": "move_periods", "bars": [14], "by": 3}], "cascade": true}),
         ),
         ("lock", json!({"schedule": id, "bar": 15})),
-        ("get_changes", json!({"schedule": id, "since_rank": 0})),
+        ("history", json!({"schedule": id, "since_rank": 0})),
         ("history", json!({"schedule": id})),
-        ("unlock", json!({"schedule": id, "bar": 15})),
+        ("lock", json!({"schedule": id, "bar": 15, "unlock": true})),
         (
             "move_periods",
             json!({"schedule": id, "bars": [14], "by": 2, "cascade": true}),
         ),
         ("undo", json!({"schedule": id})),
         ("redo", json!({"schedule": id})),
-        ("clear_constraint", json!({"schedule": id, "item": 14})),
+        (
+            "set_constraint",
+            json!({"schedule": id, "item": 14, "date": null}),
+        ),
         ("reschedule", json!({"schedule": id})),
         ("schedule_floats", json!({"schedule": empty})),
-        ("critical_path", json!({"schedule": empty})),
+        ("schedule_floats", json!({"schedule": empty, "path": true})),
         ("get_schedule", json!({"schedule": empty})),
         ("list_periods", json!({"schedule": empty})),
-        ("workload", json!({"schedule": empty})),
+        ("list_members", json!({"schedule": empty, "workload": true})),
         (
             "export_schedule",
             json!({"schedule": empty, "format": "csv"}),
@@ -73,6 +76,40 @@ async fn answers_off_the_documented_path_are_their_declared_types() {
             "diff_versions",
             json!({"schedule": id, "from": "Base", "to": "current"}),
         ),
+        // The merged tools' other forms.
+        (
+            "schedule_lateness",
+            json!({"schedule": id, "reference": "Base"}),
+        ),
+        (
+            "set_constraint",
+            json!({"schedule": id, "item": 19, "kind": "deadline", "date": "2026-12-16"}),
+        ),
+        (
+            "list_periods",
+            json!({"schedule": id, "filter": "is:critical"}),
+        ),
+        (
+            "update_settings",
+            json!({"schedule": id, "add_holidays": ["2026-12-24"]}),
+        ),
+        (
+            "update_settings",
+            json!({"schedule": id, "name": "Schémas", "remove_holidays": ["2026-12-24"]}),
+        ),
+        (
+            "update_milestone",
+            json!({"schedule": id, "milestone": 19, "date": "2026-12-21", "label": "Go-live"}),
+        ),
+        (
+            "update_period",
+            json!({"schedule": id, "bar": 16, "start": "2026-11-30", "end": "2026-12-04"}),
+        ),
+        (
+            "update_group",
+            json!({"schedule": id, "group": 9, "index": 0}),
+        ),
+        ("delete", json!({"schedule": id, "link": 20})),
         (
             "restore_version",
             json!({"schedule": id, "version": "Base", "confirm": true}),

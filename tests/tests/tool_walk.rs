@@ -187,6 +187,25 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
     let people = People::new(&server).await;
     let listed = people.owner_views.list_all_tools().await.unwrap();
     let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    // What a text may name: a tool, or a tool's field (« Champs de cet outil :
+    // add_holidays, … »).
+    let mut nameable = names.clone();
+    for t in &listed {
+        if let Some(Value::Object(props)) = t.input_schema.get("properties") {
+            nameable.extend(props.keys().cloned());
+        }
+    }
+    // …or an operation of the patch language: a model's error names the command that
+    // failed (« Commande 1 (rename_group), champ group : … »).
+    if let Some(t) = listed.iter().find(|t| t.name == "apply_patch") {
+        let ops = &t.input_schema["properties"]["commands"]["items"]["properties"]["op"]["enum"];
+        nameable.extend(
+            ops.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o.as_str().map(str::to_owned)),
+        );
+    }
     let model_tools = people.owner.list_all_tools().await.unwrap();
     assert_eq!(
         model_tools.len() + 3,
@@ -239,13 +258,21 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
             let mut bad = args.clone();
             bad.as_object_mut().unwrap().remove(*field);
             let got = try_call(&people.owner, tool, &bad).await;
-            check_refusal(&mut f, tool, "missing field", &bad, got, &[field], &names);
+            check_refusal(
+                &mut f,
+                tool,
+                "missing field",
+                &bad,
+                got,
+                &[field],
+                &nameable,
+            );
         }
         for (field, value) in fields {
             let mut bad = args.clone();
             bad[field] = wrong_type(value);
             let got = try_call(&people.owner, tool, &bad).await;
-            check_refusal(&mut f, tool, "wrong type", &bad, got, &[field], &names);
+            check_refusal(&mut f, tool, "wrong type", &bad, got, &[field], &nameable);
         }
         {
             let mut bad = args.clone();
@@ -258,7 +285,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 &bad,
                 got,
                 &["verbose"],
-                &names,
+                &nameable,
             );
         }
         if fields.contains_key("commands") {
@@ -288,7 +315,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                         format!("{case}: names an internal operation: {}", a.text),
                     );
                 }
-                check_refusal(&mut f, tool, case, &bad, got, &[hint], &names);
+                check_refusal(&mut f, tool, case, &bad, got, &[hint], &nameable);
             }
         }
         if fields.contains_key("schedule") {
@@ -301,7 +328,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 &bad,
                 got,
                 &["999999"],
-                &names,
+                &nameable,
             );
         }
         for (field, value) in fields {
@@ -319,7 +346,15 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 _ => continue,
             };
             let got = try_call(&people.owner, tool, &bad).await;
-            check_refusal(&mut f, tool, "unknown id", &bad, got, &["999999"], &names);
+            check_refusal(
+                &mut f,
+                tool,
+                "unknown id",
+                &bad,
+                got,
+                &["999999"],
+                &nameable,
+            );
         }
         if need > Need::Viewer {
             let mut bad = args.clone();
@@ -332,7 +367,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
                 &bad,
                 got,
                 &[&format!("{} role", need.names().1)],
-                &names,
+                &nameable,
             );
         }
         match server.store.rank(id).await {
@@ -358,7 +393,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
             f.push(tool, format!("the example {args} is refused: {}", fr.text));
             continue;
         }
-        for p in text_problems(&fr.text, &names, true) {
+        for p in text_problems(&fr.text, &nameable, true) {
             f.push(tool, format!("{p}: {}", fr.text));
         }
         let size = serde_json::to_string(&fr.structured).unwrap().len();
@@ -399,7 +434,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
         en_args["lang"] = json!("en");
         match try_call(&people.owner, tool, &en_args).await {
             Ok(en) if !en.is_error => {
-                for p in text_problems(&en.text, &names, false) {
+                for p in text_problems(&en.text, &nameable, false) {
                     f.push(tool, format!("(en) {p}: {}", en.text));
                 }
                 if en.text.contains('«') {

@@ -1,4 +1,6 @@
-//! Analysis tools: the critical path, the risks, and each member's workload.
+//! Analysis: the risks (`schedule_risks`), and what two tools answer with an option:
+//! the critical path (`schedule_floats` with `path: true`) and each member's workload
+//! (`list_members` with `workload: true`).
 //!
 //! They read the schedule redacted for the caller (none of them shows private data,
 //! but reading through one door keeps it that way) and compute with the model's `cpm`
@@ -26,34 +28,13 @@ use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
-            "critical_path",
-            "Project start, end, length, and the zero-slack items in order with their driving links.",
-            Access::Read,
-            critical_path,
-        )
-        .returns::<CriticalAnswer>()
-        .used_by_view(),
-        tool(
             "schedule_risks",
-            "Risks: violated links, absences on bars, broken constraints, missed deadlines, late or overdue bars.",
+            "Risks: violated links (largest gap first), absences on bars, broken constraints, missed deadlines, late or overdue bars.",
             Access::Read,
             schedule_risks,
         )
         .returns::<RisksAnswer>(),
-        tool(
-            "workload",
-            "Each member's working days and bars on their rows over a range, absence days, overload.",
-            Access::Read,
-            workload,
-        )
-        .returns::<WorkloadAnswer>(),
     ]
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct OneSchedule {
-    schedule: ScheduleRef,
 }
 
 /// Whether an item is a bar or a milestone (the model's `cpm::ItemKind`, which has no
@@ -83,10 +64,10 @@ struct CriticalItem {
     end: Date,
 }
 
-/// `critical_path`'s result. A schedule without bars nor milestones has only its id,
+/// The critical path (`schedule_floats` with `path: true`). A schedule without bars nor milestones has only its id,
 /// rank, a count of 0 and no item.
 #[derive(Debug, Serialize, JsonSchema)]
-struct CriticalAnswer {
+pub(super) struct CriticalAnswer {
     schedule_id: i64,
     rank: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,8 +131,9 @@ fn link_kind(kind: LinkKind) -> &'static str {
     }
 }
 
-async fn critical_path(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
-    let o = ctx.open_redacted(&p.schedule).await?;
+/// The critical path (`schedule_floats` with `path: true`).
+pub(super) async fn critical_path(ctx: Ctx, schedule: &ScheduleRef) -> Result<Reply, Refusal> {
+    let o = ctx.open_redacted(schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
     let cp = cpm::critical_path(s).map_err(|e| cycle_refusal(&ctx, s, &e))?;
@@ -418,9 +400,11 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
             out
         }
     };
-    let links: Vec<_> = risks
-        .violated_links
-        .iter()
+    // The largest gap first: the ones to fix first.
+    let mut worst: Vec<&risk::LinkViolation> = risks.violated_links.iter().collect();
+    worst.sort_by(|a, b| b.by_days.cmp(&a.by_days).then(a.link.cmp(&b.link)));
+    let links: Vec<_> = worst
+        .into_iter()
         .take(LIST_CAP)
         .map(|v| ViolatedLink {
             link: v.link,
@@ -489,16 +473,14 @@ async fn schedule_risks(ctx: Ctx, p: RisksArgs) -> Result<Reply, Refusal> {
     ))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Workload {
-    schedule: ScheduleRef,
+/// `list_members` with `workload: true`: the range.
+#[derive(Debug)]
+pub(super) struct Workload {
+    pub(super) schedule: ScheduleRef,
     /// YYYY-MM-DD; default: the schedule's start.
-    #[serde(default)]
-    from: Option<String>,
+    pub(super) from: Option<String>,
     /// YYYY-MM-DD; default: the schedule's end.
-    #[serde(default)]
-    to: Option<String>,
+    pub(super) to: Option<String>,
 }
 
 /// A member's load over the range.
@@ -524,7 +506,7 @@ struct Unassigned {
 /// `workload`'s result. A schedule without bars nor milestones, and no range given,
 /// has only its id, rank and no member.
 #[derive(Debug, Serialize, JsonSchema)]
-struct WorkloadAnswer {
+pub(super) struct WorkloadAnswer {
     schedule_id: i64,
     rank: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -574,7 +556,7 @@ fn union_days(cal: &Calendar, mut spans: Vec<(Date, Date)>, from: Date, to: Date
 /// Past this many members the list ends with "… and N more".
 const WORKLOAD_CAP: usize = 100;
 
-async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
+pub(super) async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     let from = opt_date(&ctx, "from", p.from.as_deref())?;
     let to = opt_date(&ctx, "to", p.to.as_deref())?;
     let o = ctx.open_redacted(&p.schedule).await?;
@@ -690,12 +672,12 @@ async fn workload(ctx: Ctx, p: Workload) -> Result<Reply, Refusal> {
     if free_bars > 0 {
         text.push_str(&ctx.tr(
             format!(
-                "\n- Sans membre\u{a0}: {} de blocs ({}) sur des lignes sans membre (set_row_member les affecte).",
+                "\n- Sans membre\u{a0}: {} de blocs ({}) sur des lignes sans membre (update_row les affecte).",
                 working_days(lang, free_days),
                 text::count(Lang::Fr, free_bars, "bloc", "blocs")
             ),
             format!(
-                "\n- No member: {} of bars ({}) on rows without a member (set_row_member assigns them).",
+                "\n- No member: {} of bars ({}) on rows without a member (update_row assigns them).",
                 working_days(lang, free_days),
                 text::count(Lang::En, free_bars, "bar", "bars")
             ),
@@ -742,8 +724,8 @@ mod tests {
         let r = k
             .ok(
                 &k.viewer,
-                "critical_path",
-                json!({ "schedule": k.schedule }),
+                "schedule_floats",
+                json!({ "schedule": k.schedule, "path": true }),
             )
             .await;
         // The demo's go-live comes the working day after the cutover (FS +1): the
@@ -768,8 +750,8 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
         let r = k
             .ok(
                 &en(&k.viewer),
-                "critical_path",
-                json!({ "schedule": k.schedule }),
+                "schedule_floats",
+                json!({ "schedule": k.schedule, "path": true }),
             )
             .await;
         assert!(
@@ -808,7 +790,11 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
             .await
             .unwrap();
         let r = k
-            .refused(&k.owner, "critical_path", json!({ "schedule": id }))
+            .refused(
+                &k.owner,
+                "schedule_floats",
+                json!({ "schedule": id, "path": true }),
+            )
             .await;
         assert_eq!(r.structured["error"], "cycle");
         assert!(r.text.starts_with("Pas de chemin critique pour «\u{a0}Boucle\u{a0}»\u{a0}: cycle de liens\u{a0}: 13 «\u{a0}Audit du système\u{a0}» → "), "{}", r.text);
@@ -823,7 +809,7 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
         let r = k
             .ok(
                 &en(&k.owner),
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": id, "filter": "is:critical" }),
             )
             .await;
@@ -849,8 +835,8 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
         let r = k
             .ok(
                 &en(&k.viewer),
-                "workload",
-                json!({ "schedule": k.schedule, "from": "2026-11-23", "to": "2026-11-27" }),
+                "list_members",
+                json!({ "schedule": k.schedule, "workload": true, "from": "2026-11-23", "to": "2026-11-27" }),
             )
             .await;
         assert!(
@@ -870,7 +856,11 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
             (Some(5), Some(2))
         );
         let r = k
-            .ok(&k.viewer, "workload", json!({ "schedule": k.schedule }))
+            .ok(
+                &k.viewer,
+                "list_members",
+                json!({ "schedule": k.schedule, "workload": true }),
+            )
             .await;
         assert!(
             r.text
@@ -888,19 +878,28 @@ Ces éléments n'ont aucune marge\u{a0}: si l'un glisse, la fin du projet glisse
         let r = k
             .refused(
                 &k.viewer,
-                "workload",
-                json!({ "schedule": k.schedule, "from": "2026-12-01", "to": "2026-11-01" }),
+                "list_members",
+                json!({ "schedule": k.schedule, "workload": true, "from": "2026-12-01", "to": "2026-11-01" }),
             )
             .await;
         assert!(r.text.contains("précède"), "{}", r.text);
         let r = k
             .refused(
                 &k.viewer,
-                "workload",
-                json!({ "schedule": k.schedule, "from": "demain" }),
+                "list_members",
+                json!({ "schedule": k.schedule, "workload": true, "from": "demain" }),
             )
             .await;
         assert!(r.text.contains("AAAA-MM-JJ"), "{}", r.text);
+        // A range without workload says what it goes with.
+        let r = k
+            .refused(
+                &k.viewer,
+                "list_members",
+                json!({ "schedule": k.schedule, "from": "2026-11-23" }),
+            )
+            .await;
+        assert!(r.text.contains("workload: true"), "{}", r.text);
     }
 
     fn d(s: &str) -> Date {

@@ -75,6 +75,21 @@ pub(super) fn date(ctx: &Ctx, field: &str, v: &str) -> Result<Date, Refusal> {
 }
 
 /// The JSON Schema of a tool's arguments, as an object schema.
+/// Serde helper for a field that may be absent (unchanged: `None`), `null` (cleared:
+/// `Some(None)`) or a value (`Some(Some(v))`); with `#[serde(default)]`.
+pub(super) fn nullable<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Serde helper for a field that must be present but may be `null`.
+pub(super) fn required_nullable<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
+
 pub(super) fn schema_of<P: JsonSchema>() -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
@@ -103,6 +118,11 @@ pub(super) fn output_schema_of<T: JsonSchema>() -> Value {
     let mut v = serde_json::to_value(schema).unwrap_or_else(|_| serde_json::json!({}));
     if let Some(obj) = v.as_object_mut() {
         obj.remove("$schema");
+        // An answer of several forms (an untagged enum) is still an object, and MCP
+        // wants the root said so: clients drop an `outputSchema` of another type.
+        if !obj.contains_key("type") && obj.contains_key("anyOf") {
+            obj.insert("type".into(), Value::from("object"));
+        }
     }
     super::schema::portable_output(&mut v);
     // A client validates answers with it; the model does not read it (the answer's

@@ -1,5 +1,6 @@
-//! Tools on date constraints and deadlines of bars and milestones: `set_constraint`,
-//! `clear_constraint` and `set_deadline`, thin wrappers over the model's
+//! The tool on date constraints and deadlines of bars and milestones: `set_constraint`
+//! sets one (a date), removes one or all (null), or sets or removes the deadline (kind
+//! `deadline`): one tool, so a model learns one shape; a thin wrapper over the model's
 //! `set_constraint` and `set_deadline` commands (see `docs/scheduling.md` for what each
 //! kind means and how scheduling honours it).
 //!
@@ -19,10 +20,10 @@ use palmaplan_model::{
     Constraint, ConstraintKind, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text, wire,
 };
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::args::{CascadeArg, date};
+use super::args::{CascadeArg, date, required_nullable};
 use super::periods::apply_fresh_cascading;
 use super::scheduling::with_cascade;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
@@ -31,29 +32,15 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "set_constraint",
-            "Set a date constraint. A milestone has one; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused.",
+            "Set (date) or remove (null) a date constraint, or the deadline. A milestone has one constraint; a bar its pin (start_no_earlier_than) plus one other. Lower bounds move it on cascade; pushing past an upper bound is refused. A deadline moves nothing; missing it is a risk.",
             Access::Write,
             set_constraint,
         )
-        .returns::<ConstraintSet>(),
-        tool(
-            "clear_constraint",
-            "Remove a bar's or milestone's date constraints (all, or only kind).",
-            Access::Write,
-            clear_constraint,
-        )
-        .returns::<ConstraintCleared>(),
-        tool(
-            "set_deadline",
-            "Set or clear (null) a bar's or milestone's finish-by day. Moves nothing; missing it is a risk.",
-            Access::Write,
-            set_deadline,
-        )
-        .returns::<DeadlineSet>(),
+        .returns::<ConstraintAnswer>(),
     ]
 }
 
-// A constraint kind, as the tools take it.
+// A constraint kind, as the tool takes it, or the deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Kind {
@@ -62,25 +49,21 @@ enum Kind {
     MustStartOn,
     FinishNoEarlierThan,
     FinishNoLaterThan,
+    Deadline,
 }
 
-impl From<Kind> for ConstraintKind {
-    fn from(k: Kind) -> ConstraintKind {
-        match k {
+impl Kind {
+    /// The constraint kind; `None` for the deadline.
+    fn constraint(self) -> Option<ConstraintKind> {
+        Some(match self {
             Kind::StartNoEarlierThan => ConstraintKind::StartNoEarlierThan,
             Kind::StartNoLaterThan => ConstraintKind::StartNoLaterThan,
             Kind::MustStartOn => ConstraintKind::MustStartOn,
             Kind::FinishNoEarlierThan => ConstraintKind::FinishNoEarlierThan,
             Kind::FinishNoLaterThan => ConstraintKind::FinishNoLaterThan,
-        }
+            Kind::Deadline => return None,
+        })
     }
-}
-
-/// An argument that must be present but may be `null`.
-fn required_nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    Option::<T>::deserialize(d)
 }
 
 /// "«\u{a0}Recette\u{a0}» (bloc 17)" / "“Recette” (bar 17)", or the bare id.
@@ -141,7 +124,7 @@ struct ItemRisks {
     missed_deadline: bool,
 }
 
-/// `set_constraint`'s result.
+/// A constraint set.
 #[derive(Debug, Serialize, JsonSchema)]
 struct ConstraintSet {
     schedule_id: i64,
@@ -157,7 +140,7 @@ struct ConstraintSet {
     cascade: Option<wire::CascadeSummary>,
 }
 
-/// `clear_constraint`'s result.
+/// Constraints removed.
 #[derive(Debug, Serialize, JsonSchema)]
 struct ConstraintCleared {
     schedule_id: i64,
@@ -174,7 +157,16 @@ struct ConstraintCleared {
     cascade: Option<wire::CascadeSummary>,
 }
 
-/// `set_deadline`'s result (a deadline moves nothing: no cascade).
+/// `set_constraint`'s result: what was set, removed, or the deadline.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum ConstraintAnswer {
+    Set(ConstraintSet),
+    Cleared(ConstraintCleared),
+    Deadline(DeadlineSet),
+}
+
+/// A deadline's result (a deadline moves nothing: no cascade).
 #[derive(Debug, Serialize, JsonSchema)]
 struct DeadlineSet {
     schedule_id: i64,
@@ -244,9 +236,13 @@ fn answer(ctx: &Ctx, item: ItemId, wrote: &Wrote, head: String) -> (String, Item
 struct SetConstraint {
     schedule: ScheduleRef,
     item: u64,
-    kind: Kind,
-    /// YYYY-MM-DD.
-    date: String,
+    /// Omitted with date null: removes every constraint (not the deadline).
+    #[serde(default)]
+    kind: Option<Kind>,
+    /// YYYY-MM-DD; null removes.
+    #[serde(deserialize_with = "required_nullable")]
+    #[schemars(required)]
+    date: Option<String>,
     /// "pull": also earlier.
     #[serde(default)]
     cascade: Option<CascadeArg>,
@@ -254,21 +250,41 @@ struct SetConstraint {
 
 async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
-    let day = date(&ctx, "date", &p.date)?;
-    let item = ItemId(p.item);
-    let c = Constraint {
-        kind: p.kind.into(),
-        date: day,
-    };
+    match (p.kind, p.date) {
+        (Some(Kind::Deadline), d) => set_deadline(ctx, id, p.item, d).await,
+        (kind, None) => clear_constraint(ctx, id, p.item, kind.and_then(Kind::constraint)).await,
+        (Some(kind), Some(d)) => {
+            let day = date(&ctx, "date", &d)?;
+            let kind = kind.constraint().unwrap_or(ConstraintKind::StartNoEarlierThan);
+            set_one(ctx, id, p.item, Constraint { kind, date: day }, p.cascade).await
+        }
+        (None, Some(_)) => Err(Refusal::new(
+            Code::InvalidArguments,
+            ctx.tr(
+                "«\u{a0}kind\u{a0}»\u{a0}: dites quelle contrainte poser à cette date (start_no_earlier_than, finish_no_later_than, deadline…)\u{202f}; seul un date null peut s'en passer (il retire alors toutes les contraintes).",
+                "“kind”: say which constraint to set on that date (start_no_earlier_than, finish_no_later_than, deadline…); only a null date may omit it (it then removes every constraint).",
+            ),
+        )
+        .with(json!({ "field": "kind" }))),
+    }
+}
+
+async fn set_one(
+    ctx: Ctx,
+    id: i64,
+    item: u64,
+    c: Constraint,
+    cascade: Option<CascadeArg>,
+) -> Result<Reply, Refusal> {
+    let item = ItemId(item);
     let cmd = Command::SetConstraint {
         item,
         constraint: Some(c),
     };
-    let (before, wrote, ()) =
-        apply_fresh_cascading(&ctx, id, CascadeArg::choice(p.cascade), |_| {
-            Ok((vec![cmd.clone()], ()))
-        })
-        .await?;
+    let (before, wrote, ()) = apply_fresh_cascading(&ctx, id, CascadeArg::choice(cascade), |_| {
+        Ok((vec![cmd.clone()], ()))
+    })
+    .await?;
     let lang = ctx.lang();
     let name = item_name(lang, &wrote.state, item);
     let was = constraints_words(lang, &before.item_constraints(item).unwrap_or_default());
@@ -284,25 +300,15 @@ async fn set_constraint(ctx: Ctx, p: SetConstraint) -> Result<Reply, Refusal> {
         ),
     );
     let (text, after) = answer(&ctx, item, &wrote, head);
-    let structured = json!(ConstraintSet {
+    let structured = json!(ConstraintAnswer::Set(ConstraintSet {
         schedule_id: id,
         rank: wrote.rank,
         item,
         after,
         set: c,
         cascade: None,
-    });
+    }));
     Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ClearConstraint {
-    schedule: ScheduleRef,
-    item: u64,
-    /// Only this kind; default: all.
-    #[serde(default)]
-    kind: Option<Kind>,
 }
 
 /// The commands that remove an item's constraints (all, or the one of `kind`), and
@@ -336,15 +342,18 @@ fn clearing(
     Some((cmds, gone))
 }
 
-async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let item = ItemId(p.item);
-    let kind = p.kind.map(ConstraintKind::from);
+async fn clear_constraint(
+    ctx: Ctx,
+    id: i64,
+    raw_item: u64,
+    kind: Option<ConstraintKind>,
+) -> Result<Reply, Refusal> {
+    let item = ItemId(raw_item);
     let lang = ctx.lang();
     // Nothing to remove: nothing is written, and the answer says what there is.
     let cur = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
     let Some((cmds, _)) = clearing(&cur.state, item, kind) else {
-        return Err(no_item(&ctx, p.item));
+        return Err(no_item(&ctx, raw_item));
     };
     if cmds.is_empty() {
         let name = item_name(lang, &cur.state, item);
@@ -360,14 +369,14 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
                 format!("{name} n'a pas de contrainte{what} à retirer (contraintes\u{a0}: {now})\u{202f}; rien n'a été écrit (rang {}).", cur.rank),
                 format!("{name} has no constraint{what} to remove (constraints: {now}); nothing was written (rank {}).", cur.rank),
             ),
-            json!(ConstraintCleared {
+            json!(ConstraintAnswer::Cleared(ConstraintCleared {
                 schedule_id: id,
                 rank: cur.rank,
                 item,
                 after: None,
                 cleared: vec![],
                 cascade: None,
-            }),
+            })),
         ));
     }
     let (_, wrote, gone) =
@@ -400,36 +409,20 @@ async fn clear_constraint(ctx: Ctx, p: ClearConstraint) -> Result<Reply, Refusal
         ),
     );
     let (text, after) = answer(&ctx, item, &wrote, head);
-    let structured = json!(ConstraintCleared {
+    let structured = json!(ConstraintAnswer::Cleared(ConstraintCleared {
         schedule_id: id,
         rank: wrote.rank,
         item,
         after: Some(after),
         cleared: gone,
         cascade: None,
-    });
+    }));
     Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetDeadline {
-    schedule: ScheduleRef,
-    item: u64,
-    /// YYYY-MM-DD; null removes it.
-    #[serde(deserialize_with = "required_nullable")]
-    #[schemars(required)]
-    date: Option<String>,
-}
-
-async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let deadline: Option<Date> = p
-        .date
-        .as_deref()
-        .map(|d| date(&ctx, "date", d))
-        .transpose()?;
-    let item = ItemId(p.item);
+async fn set_deadline(ctx: Ctx, id: i64, item: u64, day: Option<String>) -> Result<Reply, Refusal> {
+    let deadline: Option<Date> = day.as_deref().map(|d| date(&ctx, "date", d)).transpose()?;
+    let item = ItemId(item);
     let cmd = Command::SetDeadline { item, deadline };
     // A deadline moves nothing: no cascade, whatever the setting.
     let (before, wrote, ()) = apply_fresh_cascading(&ctx, id, super::Cascading::Off, |_| {
@@ -460,12 +453,12 @@ async fn set_deadline(ctx: Ctx, p: SetDeadline) -> Result<Reply, Refusal> {
         ),
     };
     let (text, after) = answer(&ctx, item, &wrote, head);
-    let structured = json!(DeadlineSet {
+    let structured = json!(ConstraintAnswer::Deadline(DeadlineSet {
         schedule_id: id,
         rank: wrote.rank,
         item,
         after,
-    });
+    }));
     Ok(with_cascade(&ctx, &wrote, Reply::ok(text, structured)))
 }
 
@@ -553,8 +546,8 @@ mod tests {
         let r = k
             .ok(
                 &en(&k.editor),
-                "clear_constraint",
-                json!({ "schedule": k.schedule, "item": 17, "kind": "start_no_earlier_than" }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "start_no_earlier_than", "date": null }),
             )
             .await;
         assert!(
@@ -568,8 +561,8 @@ mod tests {
         let r = k
             .ok(
                 &k.editor,
-                "clear_constraint",
-                json!({ "schedule": k.schedule, "item": 17, "kind": "must_start_on" }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "kind": "must_start_on", "date": null }),
             )
             .await;
         assert_eq!(r.structured["rank"], 3, "{}", r.text);
@@ -578,8 +571,8 @@ mod tests {
         let r = k
             .ok(
                 &k.editor,
-                "clear_constraint",
-                json!({ "schedule": k.schedule, "item": 17 }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "date": null }),
             )
             .await;
         assert_eq!(r.structured["rank"], 4);
@@ -716,8 +709,8 @@ mod tests {
         let r = k
             .ok(
                 &k.editor,
-                "set_deadline",
-                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-16" }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-16", "kind": "deadline" }),
             )
             .await;
         assert_eq!(
@@ -730,8 +723,8 @@ mod tests {
         let s = k.state(k.schedule).await;
         k.ok(
             &k.editor,
-            "set_deadline",
-            json!({ "schedule": k.schedule, "item": 18, "date": "2026-12-16" }),
+            "set_constraint",
+            json!({ "schedule": k.schedule, "item": 18, "date": "2026-12-16", "kind": "deadline" }),
         )
         .await;
         let s2 = k.state(k.schedule).await;
@@ -749,8 +742,8 @@ mod tests {
         let r = k
             .ok(
                 &en(&k.editor),
-                "set_deadline",
-                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-17" }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 19, "date": "2026-12-17", "kind": "deadline" }),
             )
             .await;
         assert!(
@@ -762,8 +755,8 @@ mod tests {
         let r = k
             .ok(
                 &en(&k.editor),
-                "set_deadline",
-                json!({ "schedule": k.schedule, "item": 19, "date": null }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 19, "date": null, "kind": "deadline" }),
             )
             .await;
         assert!(
@@ -777,8 +770,8 @@ mod tests {
         let r = k
             .refused(
                 &k.editor,
-                "set_deadline",
-                json!({ "schedule": k.schedule, "item": 999999, "date": "2026-12-16" }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 999999, "date": "2026-12-16", "kind": "deadline" }),
             )
             .await;
         assert!(r.text.contains("999999"), "{}", r.text);
@@ -793,24 +786,24 @@ mod tests {
         let r = k
             .refused(
                 &k.viewer,
-                "clear_constraint",
-                json!({ "schedule": k.schedule, "item": 17 }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 17, "date": null }),
             )
             .await;
         assert_eq!(r.structured["error"], "forbidden");
         let r = k
             .refused(
                 &k.editor,
-                "set_deadline",
-                json!({ "schedule": k.schedule, "item": 19 }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 19, "kind": "deadline" }),
             )
             .await;
         assert!(r.text.contains("date"), "{}", r.text);
         let r = k
             .refused(
                 &k.editor,
-                "clear_constraint",
-                json!({ "schedule": k.schedule, "item": 999999 }),
+                "set_constraint",
+                json!({ "schedule": k.schedule, "item": 999999, "date": null }),
             )
             .await;
         assert!(r.text.contains("999999"), "{}", r.text);

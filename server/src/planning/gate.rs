@@ -705,19 +705,22 @@ mod tests {
                     "rename_group",
                     json!({"op": "rename_group", "group": 5, "name": "P"}),
                     Some((
-                        "rename_group",
+                        "update_group",
                         json!({"schedule": s, "group": 5, "name": "P"}),
                     )),
                 ),
                 (
                     "move_group",
                     json!({"op": "move_group", "group": 9, "index": 0}),
-                    Some(("move_group", json!({"schedule": s, "group": 9, "index": 0}))),
+                    Some((
+                        "update_group",
+                        json!({"schedule": s, "group": 9, "index": 0}),
+                    )),
                 ),
                 (
-                    "delete_group",
+                    "delete",
                     json!({"op": "delete_group", "group": 5}),
-                    Some(("delete_group", json!({"schedule": s, "group": 5}))),
+                    Some(("delete", json!({"schedule": s, "group": 5}))),
                 ),
                 (
                     "add_row",
@@ -731,7 +734,7 @@ mod tests {
                     "rename_row",
                     json!({"op": "rename_row", "row": 6, "name": "Audit"}),
                     Some((
-                        "rename_row",
+                        "update_row",
                         json!({"schedule": s, "row": 6, "name": "Audit"}),
                     )),
                 ),
@@ -739,22 +742,19 @@ mod tests {
                     "move_row",
                     json!({"op": "move_row", "row": 6, "group": 9, "index": 0}),
                     Some((
-                        "move_row",
+                        "update_row",
                         json!({"schedule": s, "row": 6, "group": 9, "index": 0}),
                     )),
                 ),
                 (
                     "set_row_member",
                     json!({"op": "set_row_member", "row": 10, "member": 4}),
-                    Some((
-                        "set_row_member",
-                        json!({"schedule": s, "row": 10, "member": 4}),
-                    )),
+                    Some(("update_row", json!({"schedule": s, "row": 10, "member": 4}))),
                 ),
                 (
-                    "delete_row",
+                    "delete",
                     json!({"op": "delete_row", "row": 7}),
-                    Some(("delete_row", json!({"schedule": s, "row": 7}))),
+                    Some(("delete", json!({"schedule": s, "row": 7}))),
                 ),
                 (
                     "add_period",
@@ -784,7 +784,7 @@ mod tests {
                     "set_period_dates",
                     json!({"op": "set_period_dates", "bar": 14, "start": "2026-11-10", "end": "2026-11-20"}),
                     Some((
-                        "set_period_dates",
+                        "update_period",
                         json!({"schedule": s, "bar": 14, "start": "2026-11-10", "end": "2026-11-20"}),
                     )),
                 ),
@@ -816,7 +816,7 @@ mod tests {
                     "move_milestone",
                     json!({"op": "move_milestone", "milestone": 19, "date": "2026-12-21"}),
                     Some((
-                        "move_milestone",
+                        "update_milestone",
                         json!({"schedule": s, "milestone": 19, "date": "2026-12-21"}),
                     )),
                 ),
@@ -829,9 +829,9 @@ mod tests {
                     )),
                 ),
                 (
-                    "delete_milestone",
+                    "delete",
                     json!({"op": "delete_milestone", "milestone": 19}),
-                    Some(("delete_milestone", json!({"schedule": s, "milestone": 19}))),
+                    Some(("delete", json!({"schedule": s, "milestone": 19}))),
                 ),
                 (
                     "set_constraint",
@@ -845,8 +845,8 @@ mod tests {
                     "set_deadline",
                     json!({"op": "set_deadline", "item": 19, "deadline": "2026-12-18"}),
                     Some((
-                        "set_deadline",
-                        json!({"schedule": s, "item": 19, "date": "2026-12-18"}),
+                        "set_constraint",
+                        json!({"schedule": s, "item": 19, "kind": "deadline", "date": "2026-12-18"}),
                     )),
                 ),
                 (
@@ -871,9 +871,9 @@ mod tests {
                     Some(("update_link", json!({"schedule": s, "link": 20, "lag": 8}))),
                 ),
                 (
-                    "delete_link",
+                    "delete",
                     json!({"op": "delete_link", "link": 20}),
-                    Some(("delete_link", json!({"schedule": s, "link": 20}))),
+                    Some(("delete", json!({"schedule": s, "link": 20}))),
                 ),
                 (
                     "add_action",
@@ -900,9 +900,9 @@ mod tests {
                     )),
                 ),
                 (
-                    "delete_action",
+                    "delete",
                     json!({"op": "delete_action", "action": 30}),
-                    Some(("delete_action", json!({"schedule": s, "action": 30}))),
+                    Some(("delete", json!({"schedule": s, "action": 30}))),
                 ),
                 (
                     "add_member",
@@ -934,9 +934,9 @@ mod tests {
                     )),
                 ),
                 (
-                    "delete_member",
+                    "delete",
                     json!({"op": "delete_member", "member": 4}),
-                    Some(("delete_member", json!({"schedule": s, "member": 4}))),
+                    Some(("delete", json!({"schedule": s, "member": 4}))),
                 ),
                 (
                     "add_absence",
@@ -971,14 +971,14 @@ mod tests {
                     )),
                 ),
                 (
-                    "delete_absence",
+                    "delete",
                     json!({"op": "delete_absence", "absence": 31}),
-                    Some(("delete_absence", json!({"schedule": s, "absence": 31}))),
+                    Some(("delete", json!({"schedule": s, "absence": 31}))),
                 ),
                 (
                     "rename_schedule",
                     json!({"op": "rename_schedule", "name": "B"}),
-                    Some(("rename_schedule", json!({"schedule": s, "name": "B"}))),
+                    Some(("update_settings", json!({"schedule": s, "name": "B"}))),
                 ),
                 (
                     "set_schedule_notes",
@@ -1119,13 +1119,8 @@ mod tests {
             )
             .await;
             // A cascade reaching it: deleting its row.
-            k.refused(
-                &k.bob,
-                "delete_row",
-                json!({"schedule": s, "row": 7}),
-                "locked",
-            )
-            .await;
+            k.refused(&k.bob, "delete", json!({"schedule": s, "row": 7}), "locked")
+                .await;
             assert_eq!(k.rank().await, rank, "refused writes change nothing");
 
             // Undo of an earlier edit of an item locked since.
@@ -1143,16 +1138,24 @@ mod tests {
             let r = k
                 .refused(
                     &k.bob,
-                    "unlock",
-                    json!({"schedule": s, "row": 10}),
+                    "lock",
+                    json!({"schedule": s, "row": 10, "unlock": true}),
                     "forbidden",
                 )
                 .await;
             assert_eq!(r.structured["needed"], "owner");
-            k.ok(&k.alice, "unlock", json!({"schedule": s, "row": 10}))
-                .await;
-            k.ok(&k.bob, "unlock", json!({"schedule": s, "bar": 14}))
-                .await;
+            k.ok(
+                &k.alice,
+                "lock",
+                json!({"schedule": s, "row": 10, "unlock": true}),
+            )
+            .await;
+            k.ok(
+                &k.bob,
+                "lock",
+                json!({"schedule": s, "bar": 14, "unlock": true}),
+            )
+            .await;
 
             // A lock sent through apply_patch in another name is signed as the caller.
             let rank = k.rank().await;
@@ -1172,7 +1175,7 @@ mod tests {
             assert!(lock.since_ms > 1);
             k.refused(
                 &k.alice,
-                "rename_schedule",
+                "update_settings",
                 json!({"schedule": s, "name": "X"}),
                 "locked",
             )

@@ -38,7 +38,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "export_schedule",
-            "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see. CSV text cells starting with = + - @ get a leading ' (no spreadsheet formula) unless formulas is \"keep\".",
+            "Export \"json\" (whole schedule, for import_schedule) or \"csv\" (bars), without private data you may not see. CSV cells starting = + - @ get a leading ' unless formulas: \"keep\".",
             Access::Read,
             export_schedule,
         )

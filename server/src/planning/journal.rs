@@ -1,6 +1,6 @@
-//! The journal as tools: `history` (the latest entries, for people), `get_changes`
-//! (entries after a rank, for live updates: a poll with nothing new costs one indexed
-//! read), and `undo` / `redo` per author.
+//! The journal as tools: `history` (the latest entries, for people; or, with
+//! `since_rank`, the entries after a rank with their commands, for catching up: a poll
+//! with nothing new costs one indexed read), and `undo` / `redo` per author.
 //!
 //! Undo and redo are journal entries themselves (kind undo or redo, with the rank they
 //! target), written through the storage's optimistic write with the model's `apply`:
@@ -39,18 +39,11 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "history",
-            "Latest changes, newest first: rank, who, when, kind, summary (commands: get_changes).",
+            "The journal. Latest changes, newest first: rank, who, when, kind, summary. With since_rank: the entries after it, oldest first, with their commands; if \"more\", call again with since_rank = next_since.",
             Access::Read,
             history,
         )
-        .returns::<HistoryAnswer>(),
-        tool(
-            "get_changes",
-            "Journal entries after since_rank with commands. If \"more\": call again with since_rank = next_since.",
-            Access::Read,
-            get_changes,
-        )
-        .returns::<Changes>(),
+        .returns::<Journal>(),
         tool(
             "undo",
             "Undo YOUR latest change. Refused, with why, if someone else changed the same items since.",
@@ -287,9 +280,20 @@ fn entry_line(
 #[serde(deny_unknown_fields)]
 struct History {
     schedule: ScheduleRef,
-    /// At most 100; default 20.
+    /// 0: from the start.
+    #[serde(default)]
+    since_rank: Option<i64>,
+    /// Default 20, at most 100; with since_rank 50 and 500.
     #[serde(default)]
     limit: Option<u32>,
+}
+
+/// `history`'s result: the latest entries, or those after `since_rank`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Journal {
+    Latest(HistoryAnswer),
+    Since(Changes),
 }
 
 /// A journal entry as `history` lists it.
@@ -324,6 +328,9 @@ const HISTORY_DEFAULT: u32 = 20;
 const HISTORY_MAX: u32 = 100;
 
 async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
+    if let Some(since_rank) = p.since_rank {
+        return get_changes(ctx, p.schedule, since_rank, p.limit).await;
+    }
     let (id, _) = ctx.open(&p.schedule).await?;
     let limit = p.limit.unwrap_or(HISTORY_DEFAULT).clamp(1, HISTORY_MAX);
     let mut entries = ctx
@@ -339,12 +346,12 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
                 format!("Le planning {id} n'a encore aucune modification (rang 0)."),
                 format!("Schedule {id} has no change yet (rank 0)."),
             ),
-            json!(HistoryAnswer {
+            json!(Journal::Latest(HistoryAnswer {
                 schedule_id: id,
                 rank: 0,
                 entries: Vec::new(),
                 more: false,
-            }),
+            })),
         ));
     };
     let rank = newest.rank;
@@ -371,8 +378,8 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
     if more {
         let oldest = entries.last().map_or(0, |e| e.rank);
         text.push_str(&ctx.tr(
-            format!("\nIl y en a de plus anciennes\u{a0}: rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou get_changes avec since_rank = {} pour les commandes.", oldest - 1),
-            format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or get_changes with since_rank = {} for the commands.", oldest - 1),
+            format!("\nIl y en a de plus anciennes\u{a0}: rappelez history avec un limit plus grand (jusqu'à {HISTORY_MAX}), ou avec since_rank = {} pour les commandes.", oldest - 1),
+            format!("\nThere are older ones: call history with a larger limit (up to {HISTORY_MAX}), or with since_rank = {} for the commands.", oldest - 1),
         ));
     }
     let list: Vec<HistoryEntry> = entries
@@ -389,29 +396,18 @@ async fn history(ctx: Ctx, p: History) -> Result<Reply, Refusal> {
         .collect();
     Ok(Reply::ok(
         text,
-        json!(HistoryAnswer {
+        json!(Journal::Latest(HistoryAnswer {
             schedule_id: id,
             rank,
             entries: list,
             more,
-        }),
+        })),
     ))
 }
 
-// ---- get_changes
+// ---- history since a rank
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct GetChanges {
-    schedule: ScheduleRef,
-    /// 0: all.
-    since_rank: i64,
-    /// Default 50, at most 500.
-    #[serde(default)]
-    limit: Option<u32>,
-}
-
-/// A journal entry with its commands, as `get_changes` (and the view's
+/// A journal entry with its commands, as `history` since a rank (and the view's
 /// `get_changes_since`) carry it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct ChangeEntry<'a> {
@@ -436,7 +432,7 @@ pub(super) struct ChangeEntry<'a> {
     too_large: Option<bool>,
 }
 
-/// `get_changes`'s result.
+/// `history`'s result after a rank.
 #[derive(Debug, Serialize, JsonSchema)]
 struct Changes {
     schedule_id: i64,
@@ -458,7 +454,7 @@ const CHANGES_MAX: u32 = 500;
 /// catch-up answer small whatever the entries hold.
 const CHANGES_BUDGET: usize = 16_000;
 
-/// The journal after a rank, as `get_changes` (for the model) and `get_changes_since`
+/// The journal after a rank, as `history` (for the model) and `get_changes_since`
 /// (for the view) both read it: the cheap rank check first, then the entries with their
 /// parsed commands and their authors' names. Each tool then removes what its reader may
 /// not see from the commands and packs them with `pack_changes`.
@@ -575,43 +571,48 @@ pub(super) fn pack_changes(f: &Fetched, budget: usize) -> Packed {
     }
 }
 
-async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
-    let (id, role) = ctx.open(&p.schedule).await?;
-    let limit = p.limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
-    let mut f = match fetch_changes(&ctx, id, p.since_rank, limit).await? {
+async fn get_changes(
+    ctx: Ctx,
+    schedule: ScheduleRef,
+    since_rank: i64,
+    limit: Option<u32>,
+) -> Result<Reply, Refusal> {
+    let (id, role) = ctx.open(&schedule).await?;
+    let limit = limit.unwrap_or(CHANGES_DEFAULT).clamp(1, CHANGES_MAX);
+    let mut f = match fetch_changes(&ctx, id, since_rank, limit).await? {
         Poll::Changed(f) => f,
         Poll::Idle { rank } => {
             let mut text = ctx.tr(
                 format!(
                     "Aucune modification depuis le rang {}\u{a0}: le planning {id} est au rang {rank}.",
-                    p.since_rank
+                    since_rank
                 ),
                 format!(
                     "No change since rank {}: schedule {id} is at rank {rank}.",
-                    p.since_rank
+                    since_rank
                 ),
             );
-            if rank < p.since_rank {
+            if rank < since_rank {
                 text.push_str(&ctx.tr(
                     format!(
                         " (Le rang {} n'existe pas encore\u{a0}: repartez du rang {rank}.)",
-                        p.since_rank
+                        since_rank
                     ),
                     format!(
                         " (Rank {} does not exist yet: start again from rank {rank}.)",
-                        p.since_rank
+                        since_rank
                     ),
                 ));
             }
             return Ok(Reply::ok(
                 text,
-                json!(Changes {
+                json!(Journal::Since(Changes {
                     schedule_id: id,
                     rank,
                     entries: Vec::new(),
                     more: false,
                     next_since: rank,
-                }),
+                })),
             ));
         }
     };
@@ -662,19 +663,19 @@ async fn get_changes(ctx: Ctx, p: GetChanges) -> Result<Reply, Refusal> {
     }
     if more {
         text.push_str(&ctx.tr(
-            format!("\nIl y en a d'autres\u{a0}: rappelez get_changes avec since_rank = {next}."),
-            format!("\nThere are more: call get_changes again with since_rank = {next}."),
+            format!("\nIl y en a d'autres\u{a0}: rappelez history avec since_rank = {next}."),
+            format!("\nThere are more: call history again with since_rank = {next}."),
         ));
     }
     Ok(Reply::ok(
         text,
-        json!(Changes {
+        json!(Journal::Since(Changes {
             schedule_id: id,
             rank,
             entries: packed.items,
             more,
             next_since: next,
-        }),
+        })),
     ))
 }
 
@@ -1170,7 +1171,7 @@ mod tests {
         .await;
         k.ok(
             &k.bob,
-            "set_period_dates",
+            "update_period",
             json!({"schedule": id, "bar": 16, "start": "2026-11-30", "end": "2026-12-08"}),
         )
         .await;
@@ -1357,7 +1358,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn get_changes_is_capped_and_a_quiet_poll_answers_at_once() {
+    async fn history_since_a_rank_is_capped_and_a_quiet_poll_answers_at_once() {
         let k = Kit::new("changes").await;
         let id = k.schedule;
         for bar in [13, 14, 15, 16, 17] {
@@ -1371,7 +1372,7 @@ mod tests {
         let r = k
             .ok(
                 &k.carol,
-                "get_changes",
+                "history",
                 json!({"schedule": id, "since_rank": 0, "limit": 2}),
             )
             .await;
@@ -1391,14 +1392,14 @@ mod tests {
         );
         assert_eq!(s["entries"][1]["at"], "2026-05-03T09:20:01Z");
         assert!(
-            r.text.contains("rappelez get_changes avec since_rank = 2"),
+            r.text.contains("rappelez history avec since_rank = 2"),
             "{}",
             r.text
         );
         let r = k
             .ok(
                 &k.carol,
-                "get_changes",
+                "history",
                 json!({"schedule": id, "since_rank": 2}),
             )
             .await;
@@ -1407,7 +1408,7 @@ mod tests {
         let r = k
             .ok(
                 &k.carol,
-                "get_changes",
+                "history",
                 json!({"schedule": id, "since_rank": 5}),
             )
             .await;
@@ -1421,15 +1422,15 @@ mod tests {
         );
         k.refused(
             &k.carol,
-            "get_changes",
-            json!({"schedule": id}),
+            "history",
+            json!({"schedule": id, "since_rank": "cinq"}),
             "invalid_arguments",
         )
         .await;
     }
 
     #[tokio::test]
-    async fn get_changes_hides_other_peoples_emails_and_reasons() {
+    async fn history_since_a_rank_hides_other_peoples_emails_and_reasons() {
         let k = Kit::new("privacy").await;
         let id = k.schedule;
         k.ok(
@@ -1445,14 +1446,14 @@ mod tests {
         .await;
         let args = json!({"schedule": id, "since_rank": 0});
         let owner = k
-            .ok(&k.alice, "get_changes", args.clone())
+            .ok(&k.alice, "history", args.clone())
             .await
             .structured
             .to_string();
         assert!(owner.contains("zoe@example.org") && owner.contains("Déménagement"));
         // Bob sees his own e-mail and absence reason, nobody else's.
         let bob = k
-            .ok(&k.bob, "get_changes", args.clone())
+            .ok(&k.bob, "history", args.clone())
             .await
             .structured
             .to_string();
@@ -1464,11 +1465,7 @@ mod tests {
             bob.contains("Bob@example.org") && bob.contains("Formation"),
             "{bob}"
         );
-        let carol = k
-            .ok(&k.carol, "get_changes", args)
-            .await
-            .structured
-            .to_string();
+        let carol = k.ok(&k.carol, "history", args).await.structured.to_string();
         assert!(
             !carol.contains("@example.org") && !carol.contains("Formation"),
             "{carol}"

@@ -30,6 +30,7 @@ use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::args::nullable;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, role_name, tool};
 use crate::storage::{Role, User};
 
@@ -37,14 +38,14 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "list_members",
-            "List members (the people assigned to rows): ids, rows, absence counts.",
+            "List members (the people assigned to rows): ids, rows, absence counts. workload: true: each one's working days and bars on their rows over from/to (default: the plan's span), absence days, overload.",
             Access::Read,
             list_members,
         )
-        .returns::<MemberList>(),
+        .returns::<Members>(),
         tool(
             "add_member",
-            "Add a team member; assign rows with set_row_member.",
+            "Add a team member; assign rows with update_row.",
             Access::Write,
             add_member,
         )
@@ -57,28 +58,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<MemberWritten>(),
         tool(
-            "delete_member",
-            "Delete a member with their absences; their rows and actions are unassigned.",
-            Access::Write,
-            delete_member,
-        )
-        .returns::<MemberDeleted>(),
-        tool(
             "share_schedule",
-            "Give an existing server user a role (owner also shares, sees private data). Owners only.",
+            "Give an existing server user a role (owner also shares, sees private data), or remove their access (none). Owners only; the last owner stays.",
             Access::Write,
             share_schedule,
         )
         .needs(Role::Owner)
-        .returns::<Shared>(),
-        tool(
-            "unshare_schedule",
-            "Remove a user's access. Owners only; the last owner cannot be removed.",
-            Access::Write,
-            unshare_schedule,
-        )
-        .needs(Role::Owner)
-        .returns::<Unshared>(),
+        .returns::<Sharing>(),
         tool(
             "list_access",
             "List who has access and with which role (e-mails to owners).",
@@ -100,13 +86,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             update_absence,
         )
         .returns::<AbsenceUpdated>(),
-        tool(
-            "delete_absence",
-            "Delete an absence; answers the bars no longer at risk.",
-            Access::Write,
-            delete_absence,
-        )
-        .returns::<AbsenceDeleted>(),
         tool(
             "list_absences",
             "List absences, optionally one member's or overlapping from/to, with the bars each puts at risk.",
@@ -319,11 +298,6 @@ struct OneSchedule {
     schedule: ScheduleRef,
 }
 
-/// Accepts absent (None), null (Some(None)) and a value (Some(Some(v))).
-fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
-}
-
 // ---------------------------------------------------------------------------------
 // Members
 
@@ -355,7 +329,49 @@ struct MemberItem {
     absences: usize,
 }
 
-async fn list_members(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListMembers {
+    schedule: ScheduleRef,
+    /// Each one's load instead.
+    #[serde(default)]
+    workload: bool,
+    /// With workload; YYYY-MM-DD.
+    #[serde(default)]
+    from: Option<String>,
+    /// With workload; YYYY-MM-DD.
+    #[serde(default)]
+    to: Option<String>,
+}
+
+/// `list_members`'s result: the members, or their workload.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Members {
+    List(MemberList),
+    Workload(super::analysis::WorkloadAnswer),
+}
+
+async fn list_members(ctx: Ctx, p: ListMembers) -> Result<Reply, Refusal> {
+    if p.workload {
+        let args = super::analysis::Workload {
+            schedule: p.schedule,
+            from: p.from,
+            to: p.to,
+        };
+        return super::analysis::workload(ctx, args).await;
+    }
+    if p.from.is_some() || p.to.is_some() {
+        return Err(Refusal::new(
+            Code::InvalidArguments,
+            ctx.tr(
+                "«\u{a0}from\u{a0}» et «\u{a0}to\u{a0}» vont avec workload: true (la charge de chacun sur cette période).",
+                "“from” and “to” go with workload: true (each one's load over that range).",
+            ),
+        )
+        .with(json!({ "field": if p.from.is_some() { "from" } else { "to" } })));
+    }
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
@@ -500,8 +516,8 @@ async fn add_member(ctx: Ctx, p: AddMember) -> Result<Reply, Refusal> {
         ));
     }
     text.push_str(&ctx.tr(
-        " Affectez-le à des lignes avec set_row_member.",
-        " Assign them to rows with set_row_member.",
+        " Affectez-le à des lignes avec update_row.",
+        " Assign them to rows with update_row.",
     ));
     Ok(Reply::ok(
         text,
@@ -591,15 +607,15 @@ async fn update_member(ctx: Ctx, p: UpdateMember) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteMember {
-    schedule: ScheduleRef,
+pub(super) struct DeleteMember {
+    pub(super) schedule: ScheduleRef,
     /// Id or name.
-    member: MemberRef,
+    pub(super) member: MemberRef,
 }
 
 /// `delete_member`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct MemberDeleted {
+pub(super) struct MemberDeleted {
     schedule_id: i64,
     /// The schedule's rank after the write.
     rank: i64,
@@ -634,7 +650,7 @@ struct Cascade {
     absences: Vec<u64>,
 }
 
-async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
+pub(super) async fn delete_member(ctx: Ctx, p: DeleteMember) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let (wrote, _, c) = write_on_state(&ctx, id, |s| {
         let m = find_member(&ctx, s, &p.member)?;
@@ -774,6 +790,8 @@ enum RoleArg {
     Editor,
     /// Also shares it and sees private data.
     Owner,
+    /// No access any more.
+    None,
 }
 
 /// "viewer", "editor" or "owner": the schema of a role as answers write it
@@ -787,7 +805,16 @@ enum RoleName {
     Owner,
 }
 
-/// `share_schedule`'s result.
+/// `share_schedule`'s result: the role given, or the access removed.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Sharing {
+    Shared(Shared),
+    Unshared(Unshared),
+}
+
+/// A role given.
 #[derive(Debug, Serialize, JsonSchema)]
 struct Shared {
     schedule_id: i64,
@@ -800,7 +827,7 @@ struct Shared {
     previous: Option<&'static str>,
 }
 
-/// `unshare_schedule`'s result.
+/// An access removed (role "none").
 #[derive(Debug, Serialize, JsonSchema)]
 struct Unshared {
     schedule_id: i64,
@@ -832,12 +859,14 @@ struct AccessItem {
     role: &'static str,
 }
 
-impl From<RoleArg> for Role {
-    fn from(r: RoleArg) -> Role {
-        match r {
-            RoleArg::Viewer => Role::Viewer,
-            RoleArg::Editor => Role::Editor,
-            RoleArg::Owner => Role::Owner,
+impl RoleArg {
+    /// The role given; `None` for no access.
+    fn role(self) -> Option<Role> {
+        match self {
+            RoleArg::Viewer => Some(Role::Viewer),
+            RoleArg::Editor => Some(Role::Editor),
+            RoleArg::Owner => Some(Role::Owner),
+            RoleArg::None => None,
         }
     }
 }
@@ -889,8 +918,10 @@ fn last_owner(ctx: &Ctx, name: &str) -> Refusal {
 }
 
 async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
+    let Some(role) = p.role.role() else {
+        return unshare_schedule(ctx, &p.schedule, &p.email).await;
+    };
     let (id, _) = ctx.open(&p.schedule).await?;
-    let role = Role::from(p.role);
     let user = user_by_email(&ctx, &p.email)
         .await?
         .ok_or_else(|| no_such_user(&ctx, &p.email))?;
@@ -969,20 +1000,12 @@ async fn schedule_name(ctx: &Ctx, id: i64) -> Result<String, Refusal> {
         .map_or_else(|| id.to_string(), |s| s.name))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Unshare {
-    schedule: ScheduleRef,
-    /// The user's e-mail.
-    email: String,
-}
-
-async fn unshare_schedule(ctx: Ctx, p: Unshare) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
+async fn unshare_schedule(ctx: Ctx, schedule: &ScheduleRef, email: &str) -> Result<Reply, Refusal> {
+    let (id, _) = ctx.open(schedule).await?;
     let name = schedule_name(&ctx, id).await?;
-    let user = user_by_email(&ctx, &p.email)
+    let user = user_by_email(&ctx, email)
         .await?
-        .ok_or_else(|| no_such_user(&ctx, &p.email))?;
+        .ok_or_else(|| no_such_user(&ctx, email))?;
     let access = ctx
         .store()
         .members_with_roles(id)
@@ -1081,8 +1104,8 @@ async fn list_access(ctx: Ctx, p: OneSchedule) -> Result<Reply, Refusal> {
     }
     if owner {
         text.push_str(&ctx.tr(
-            "\nChangez les accès avec share_schedule et unshare_schedule.",
-            "\nChange access with share_schedule and unshare_schedule.",
+            "\nChangez les accès avec share_schedule (role «\u{a0}none\u{a0}» pour en retirer un).",
+            "\nChange access with share_schedule (role “none” removes one).",
         ));
     }
     Ok(Reply::ok(
@@ -1394,15 +1417,15 @@ async fn update_absence(ctx: Ctx, p: UpdateAbsence) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteAbsence {
-    schedule: ScheduleRef,
+pub(super) struct DeleteAbsence {
+    pub(super) schedule: ScheduleRef,
     /// Absence id.
-    absence: u64,
+    pub(super) absence: u64,
 }
 
 /// `delete_absence`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct AbsenceDeleted {
+pub(super) struct AbsenceDeleted {
     schedule_id: i64,
     /// The schedule's rank after the write.
     rank: i64,
@@ -1411,7 +1434,7 @@ struct AbsenceDeleted {
     bars_no_longer_at_risk: Vec<BarId>,
 }
 
-async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
+pub(super) async fn delete_absence(ctx: Ctx, p: DeleteAbsence) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let absence = AbsenceId(p.absence);
     let (wrote, before, a) = write_on_state(&ctx, id, |s| {
@@ -1709,7 +1732,7 @@ mod tests {
         let r = k
             .ok(
                 &k.editor,
-                "delete_absence",
+                "delete",
                 json!({ "schedule": k.schedule, "absence": 31 }),
             )
             .await;
@@ -1763,7 +1786,7 @@ mod tests {
         let r = k
             .refused(
                 &k.editor,
-                "delete_absence",
+                "delete",
                 json!({ "schedule": k.schedule, "absence": 31 }),
             )
             .await;
@@ -1842,7 +1865,7 @@ mod tests {
         let r = k
             .ok(
                 &en(&k.editor),
-                "delete_member",
+                "delete",
                 json!({ "schedule": k.schedule, "member": "Thomas Dubois" }),
             )
             .await;
@@ -1862,7 +1885,7 @@ mod tests {
         let r = k
             .refused(
                 &k.editor,
-                "delete_member",
+                "delete",
                 json!({ "schedule": k.schedule, "member": "a" }),
             )
             .await;
@@ -1870,7 +1893,7 @@ mod tests {
         let r = k
             .refused(
                 &k.editor,
-                "delete_member",
+                "delete",
                 json!({ "schedule": k.schedule, "member": true }),
             )
             .await;
@@ -1933,8 +1956,8 @@ mod tests {
         let r = k
             .refused(
                 &k.owner,
-                "unshare_schedule",
-                json!({ "schedule": s, "email": "olivia@example.org" }),
+                "share_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org", "role": "none" }),
             )
             .await;
         assert_eq!(r.structured["error"], "last_owner");
@@ -1956,8 +1979,8 @@ mod tests {
         let r = k
             .ok(
                 &k.owner,
-                "unshare_schedule",
-                json!({ "schedule": s, "email": "olivia@example.org" }),
+                "share_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org", "role": "none" }),
             )
             .await;
         assert!(r.text.contains("C'était vous"), "{}", r.text);
@@ -1966,8 +1989,8 @@ mod tests {
         let r = k
             .refused(
                 &k.editor,
-                "unshare_schedule",
-                json!({ "schedule": s, "email": "olivia@example.org" }),
+                "share_schedule",
+                json!({ "schedule": s, "email": "olivia@example.org", "role": "none" }),
             )
             .await;
         assert_eq!(r.structured["error"], "no_access");

@@ -12,10 +12,10 @@ use crate::planning::Code;
 use palmaplan_model::command::{Command, Edge};
 use palmaplan_model::{BarId, Constraint, Date, ItemId, Lang, RowId, Schedule, diff, text, wire};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::args::CascadeArg;
+use super::args::{CascadeArg, nullable};
 use super::scheduling::with_cascade;
 use super::{Access, Cascading, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
 
@@ -30,19 +30,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .used_by_view()
         .returns::<PeriodDates>(),
         tool(
-            "set_period_dates",
-            "Set a bar's first and last day (inclusive; a one-day bar has start = end).",
-            Access::Write,
-            set_period_dates,
-        )
-        .returns::<PeriodDates>(),
-        tool(
             "update_period",
-            "Change a bar's label, colour, notes, pin (start no earlier than) or row.",
+            "Change a bar's label, colour, notes, pin (start no earlier than), row, or its first and last day together (inclusive; a one-day bar has start = end).",
             Access::Write,
             update_period,
         )
-        .returns::<PeriodUpdated>(),
+        .returns::<PeriodChanged>(),
         tool(
             "delete_periods",
             "Delete bars with their links and actions. If links or actions go too, or over 10 bars, this first says what would go: repeat with confirm: true.",
@@ -53,12 +46,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .returns::<PeriodsDeleted>(),
         tool(
             "list_periods",
-            "List bars and milestones by start date, optionally of one row or overlapping from/to. 50 per call (offset).",
+            "List bars and milestones by start date, optionally of one row or overlapping from/to, 50 per call (offset); or the bars a filter selects.",
             Access::Read,
             list_periods,
         )
         .used_by_view()
-        .returns::<PeriodList>(),
+        .returns::<Periods>(),
     ]
 }
 
@@ -241,49 +234,62 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     Ok(with_cascade(&ctx, &wrote, reply))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetPeriodDates {
-    schedule: ScheduleRef,
-    bar: u64,
-    /// YYYY-MM-DD.
-    start: String,
-    /// YYYY-MM-DD, inclusive.
-    end: String,
-    /// "pull": also earlier.
-    #[serde(default)]
-    cascade: Option<CascadeArg>,
+/// `update_period`'s result: with its dates when they changed.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum PeriodChanged {
+    Dated(PeriodDates),
+    Updated(PeriodUpdated),
 }
 
-async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let start = date(&ctx, "start", &p.start)?;
-    let end = date(&ctx, "end", &p.end)?;
-    let cmd = Command::SetPeriodDates {
-        bar: BarId(p.bar),
+/// The date change of `update_period`, after `other` (its other changes, in the same
+/// write), with `fields` naming them.
+#[allow(clippy::too_many_arguments)] // one write's parts, each needed
+async fn set_period_dates(
+    ctx: Ctx,
+    id: i64,
+    bar: u64,
+    start: Date,
+    end: Date,
+    cascade: Option<CascadeArg>,
+    other: Option<Command>,
+    fields: &[&str],
+) -> Result<Reply, Refusal> {
+    let mut cmds: Vec<Command> = other.into_iter().collect();
+    cmds.push(Command::SetPeriodDates {
+        bar: BarId(bar),
         start,
         end,
-    };
-    let cascade = CascadeArg::choice(p.cascade);
+    });
+    let cascade = CascadeArg::choice(cascade);
     let (before, wrote, ()) =
-        apply_fresh_cascading(&ctx, id, cascade, |_| Ok((vec![cmd.clone()], ()))).await?;
-    let name = bar_name(&ctx, &before, p.bar);
+        apply_fresh_cascading(&ctx, id, cascade, |_| Ok((cmds.clone(), ()))).await?;
+    let name = bar_name(&ctx, &before, bar);
     let was = before
-        .bar(BarId(p.bar))
+        .bar(BarId(bar))
         .map(|b| (b.start.to_string(), b.end.to_string()))
         .unwrap_or_default();
     // The dates written: a cascade holds the bar back when a link into it asks for later.
     let (start, end) = wrote
         .state
-        .bar(BarId(p.bar))
+        .bar(BarId(bar))
         .map_or((start, end), |b| (b.start, b.end));
+    let also = if fields.is_empty() {
+        String::new()
+    } else {
+        ctx.tr(
+            format!(", et mis à jour ({})", fields.join(", ")),
+            format!(", and updated ({})", fields.join(", ")),
+        )
+    };
     let head = ctx.tr(
         format!(
-            "{name} va maintenant du {start} au {end} (avant\u{a0}: du {} au {})\u{202f}; rang {}.",
+            "{name} va maintenant du {start} au {end} (avant\u{a0}: du {} au {}){also}\u{202f}; rang {}.",
             was.0, was.1, wrote.rank
         ),
         format!(
-            "{name} now runs from {start} to {end} (was {} to {}); rank {}.",
+            "{name} now runs from {start} to {end} (was {} to {}){also}; rank {}.",
             was.0, was.1, wrote.rank
         ),
     );
@@ -293,20 +299,13 @@ async fn set_period_dates(ctx: Ctx, p: SetPeriodDates) -> Result<Reply, Refusal>
         json!(PeriodDates {
             schedule_id: id,
             rank: wrote.rank,
-            bar: BarId(p.bar),
+            bar: BarId(bar),
             start,
             end,
             cascade: None,
         }),
     );
     Ok(with_cascade(&ctx, &wrote, reply))
-}
-
-/// Reads a field that may be absent (unchanged), `null` (cleared) or a value.
-fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -329,9 +328,18 @@ struct UpdatePeriod {
     pin: Option<Option<String>>,
     #[serde(default)]
     row: Option<u64>,
+    /// YYYY-MM-DD, with end.
+    #[serde(default)]
+    start: Option<String>,
+    /// YYYY-MM-DD, inclusive, with start.
+    #[serde(default)]
+    end: Option<String>,
+    /// With the dates. "pull": also earlier.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
-/// `update_period`'s result.
+/// `update_period`'s result without a date change.
 #[derive(Debug, Serialize, JsonSchema)]
 struct PeriodUpdated {
     schedule_id: i64,
@@ -361,12 +369,26 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
             fields.push(name);
         }
     }
-    if fields.is_empty() {
+    let dates = match (&p.start, &p.end) {
+        (Some(a), Some(b)) => Some((date(&ctx, "start", a)?, date(&ctx, "end", b)?)),
+        (None, None) => None,
+        _ => {
+            return Err(Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    "Donnez «\u{a0}start\u{a0}» et «\u{a0}end\u{a0}» ensemble. Pour décaler le bloc entier, move_periods\u{202f}; pour un seul bord, resize_period.",
+                    "Give “start” and “end” together. To shift the whole bar, move_periods; for one edge, resize_period.",
+                ),
+            )
+            .with(json!({ "field": if p.start.is_some() { "end" } else { "start" } })));
+        }
+    };
+    if fields.is_empty() && dates.is_none() {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "Rien à changer\u{a0}: donnez au moins un des champs label, color, notes, pin ou row.",
-                "Nothing to change: give at least one of label, color, notes, pin or row.",
+                "Rien à changer\u{a0}: donnez au moins un des champs label, color, notes, pin, row, ou start et end.",
+                "Nothing to change: give at least one of label, color, notes, pin, row, or start and end.",
             ),
         ));
     }
@@ -378,6 +400,10 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
         pin,
         row: p.row.map(RowId),
     };
+    if let Some((start, end)) = dates {
+        let other = (!fields.is_empty()).then_some(cmd);
+        return set_period_dates(ctx, id, p.bar, start, end, p.cascade, other, &fields).await;
+    }
     let (before, wrote, ()) = apply_fresh(&ctx, id, |_| Ok((vec![cmd.clone()], ()))).await?;
     let name = bar_name(&ctx, &wrote.state, p.bar);
     let head = ctx.tr(
@@ -614,9 +640,21 @@ struct ListPeriods {
     to: Option<String>,
     #[serde(default)]
     offset: usize,
+    /// Filter panel query, alone, e.g. member:Alice status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done (French keys too: membre:, est:critique).
+    #[serde(default)]
+    filter: Option<String>,
 }
 
-/// `list_periods`'s result.
+/// `list_periods`'s result: a page of items, or the bars a filter selects.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Periods {
+    Page(PeriodList),
+    Selected(super::search::Selected),
+}
+
+/// A page of items.
 #[derive(Debug, Serialize, JsonSchema)]
 struct PeriodList {
     schedule_id: i64,
@@ -660,6 +698,19 @@ struct PeriodItem {
 const PAGE: usize = 50;
 
 async fn list_periods(ctx: Ctx, p: ListPeriods) -> Result<Reply, Refusal> {
+    if let Some(query) = &p.filter {
+        if p.row.is_some() || p.from.is_some() || p.to.is_some() || p.offset > 0 {
+            return Err(Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    "«\u{a0}filter\u{a0}» va seul\u{a0}: écrivez les dates dans le filtre (from:2026-11-01 to:2026-11-30) et la ligne ou le groupe aussi (row:…, group:…).",
+                    "“filter” goes alone: write the dates in the filter (from:2026-11-01 to:2026-11-30), and the row or group too (row:…, group:…).",
+                ),
+            )
+            .with(json!({ "field": "filter" })));
+        }
+        return super::search::filter_periods(ctx, &p.schedule, query).await;
+    }
     let (id, _) = ctx.open(&p.schedule).await?;
     let from = p
         .from
@@ -872,7 +923,7 @@ mod tests {
         let r = k
             .ok(
                 &k.alice,
-                "set_period_dates",
+                "update_period",
                 json!({"schedule": id, "bar": 16, "start": "2026-11-30", "end": "2026-12-04"}),
             )
             .await;
@@ -884,7 +935,7 @@ mod tests {
         let r = k
             .refused(
                 &k.alice,
-                "set_period_dates",
+                "update_period",
                 json!({"schedule": id, "bar": 16, "start": "2026-12-04", "end": "2026-11-30"}),
                 "invalid_command",
             )
@@ -898,7 +949,7 @@ mod tests {
         let r = k
             .refused(
                 &k.alice,
-                "set_period_dates",
+                "update_period",
                 json!({"schedule": id, "bar": 16, "start": "30/11/2026", "end": "2026-12-04"}),
                 "invalid_arguments",
             )
@@ -982,7 +1033,7 @@ mod tests {
         };
         k.refused(
             &read_only,
-            "set_period_dates",
+            "update_period",
             json!({"schedule": id, "bar": 13, "start": "2026-11-02", "end": "2026-11-03"}),
             "read_only_token",
         )

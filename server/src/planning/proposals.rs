@@ -36,7 +36,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "what_if",
-            "Simulate commands WITHOUT writing: moves, project end, new risks. To accept: apply_patch with the answer's commands and expected_rank = its rank. structuredContent.refused: why you could not write them.",
+            "Simulate commands WITHOUT writing: moves, project end, new risks. To accept: apply_patch with its commands and expected_rank = its rank; structuredContent.refused says why you could not.",
             Access::Read,
             what_if,
         )
@@ -124,9 +124,10 @@ fn diff_summary(d: &Diff) -> wire::DiffSummary {
 #[serde(deny_unknown_fields)]
 struct WhatIf {
     schedule: ScheduleRef,
-    /// As apply_patch takes them; may be empty with reschedule.
+    /// apply_patch's (describe_patch); may be empty with reschedule.
+    // Objects here, the op names once in the list (apply_patch's): the same language.
     #[serde(default)]
-    #[schemars(with = "Vec<super::patch::PatchCommand>")]
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     commands: Vec<Value>,
     /// The answer's commands include every move.
     #[serde(default)]

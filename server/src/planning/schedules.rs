@@ -23,7 +23,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .on_no_schedule(),
         tool(
             "get_schedule",
-            "A schedule's summary: period, counts, risks, rank.",
+            "A schedule's summary: period, counts, risks, settings (calendar, time unit, scheduling), rank.",
             Access::Read,
             get_schedule,
         )
@@ -178,6 +178,7 @@ struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     slippage: Option<Map<String, Value>>,
     locks: Vec<LockInfo>,
+    settings: super::structure::SettingsBrief,
 }
 
 async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
@@ -231,6 +232,17 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
             text.push_str(&command::lock_summary(l, ctx.lang()));
         }
     }
+    text.push('\n');
+    text.push_str(&ctx.tr(
+        format!(
+            "Réglages\u{a0}: {}.",
+            super::structure::describe_settings(&ctx, &s.settings)
+        ),
+        format!(
+            "Settings: {}.",
+            super::structure::describe_settings(&ctx, &s.settings)
+        ),
+    ));
     let span = s.span();
     let summary = Summary {
         schedule_id: id,
@@ -266,6 +278,7 @@ async fn get_schedule(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
                 reason: l.reason.clone(),
             })
             .collect(),
+        settings: super::structure::SettingsBrief::of(&s.settings),
     };
     Ok(Reply::ok(text, json!(summary)))
 }

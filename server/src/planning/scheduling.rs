@@ -32,12 +32,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .returns::<Rescheduled>(),
         tool(
             "schedule_floats",
-            "Early/late dates and total/free float per bar and milestone, least first. 50 per call (offset).",
+            "Early/late dates, total/free float per item, least first, 50 per call (offset). path: true: the critical path (project start, end, length; zero-slack items in order with their driving links).",
             Access::Read,
             schedule_floats,
         )
         .used_by_view()
-        .returns::<FloatsPage>(),
+        .returns::<FloatsAnswer>(),
     ]
 }
 
@@ -197,12 +197,12 @@ pub(super) fn reschedule_moves(
                 Code::ConstraintBroken,
                 ctx.tr(
                     format!(
-                        "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{a0}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou replanifiez seulement une autre partie du planning (bars, milestones).",
+                        "Replanifier ferait {fr_verb} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}»\u{a0}: rien n'a été écrit. Déplacez ou retirez cette contrainte (set_constraint, une date null la retire), ou replanifiez seulement une autre partie du planning (bars, milestones).",
                         text::working_days(by_days, Lang::Fr),
                         text::constraint_phrase(c, Lang::Fr)
                     ),
                     format!(
-                        "Rescheduling would make item {item} “{label}” {en_verb} {} too late for its constraint “{}”: nothing was written. Move or remove that constraint (set_constraint, clear_constraint), or reschedule another part of the schedule only (bars, milestones).",
+                        "Rescheduling would make item {item} “{label}” {en_verb} {} too late for its constraint “{}”: nothing was written. Move or remove that constraint (set_constraint; a null date removes it), or reschedule another part of the schedule only (bars, milestones).",
                         text::working_days(by_days, Lang::En),
                         text::constraint_phrase(c, Lang::En)
                     ),
@@ -383,9 +383,20 @@ struct Floats {
     /// At most 50.
     #[serde(default)]
     limit: Option<usize>,
+    #[serde(default)]
+    path: bool,
 }
 
-/// `schedule_floats`'s result.
+/// `schedule_floats`'s result: floats, or the critical path.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum FloatsAnswer {
+    Floats(FloatsPage),
+    Path(super::analysis::CriticalAnswer),
+}
+
+/// The floats, a page.
 #[derive(Debug, Serialize, JsonSchema)]
 struct FloatsPage {
     schedule_id: i64,
@@ -437,6 +448,19 @@ pub(super) enum KindName {
 }
 
 async fn schedule_floats(ctx: Ctx, p: Floats) -> Result<Reply, Refusal> {
+    if p.path {
+        if p.critical_only || !p.items.is_empty() || p.offset > 0 || p.limit.is_some() {
+            return Err(Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    "«\u{a0}path\u{a0}»: true donne le chemin critique entier\u{a0}: il se passe de critical_only, items, offset et limit.",
+                    "“path”: true gives the whole critical path: it takes no critical_only, items, offset or limit.",
+                ),
+            )
+            .with(json!({ "field": "path" })));
+        }
+        return super::analysis::critical_path(ctx, &p.schedule).await;
+    }
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     let lang = ctx.lang();
@@ -694,9 +718,9 @@ mod tests {
         )
         .await;
         let r = k
-            .ok(&k.viewer, "get_settings", json!({ "schedule": k.schedule }))
+            .ok(&k.viewer, "get_schedule", json!({ "schedule": k.schedule }))
             .await;
-        assert_eq!(r.structured["scheduling"], "auto");
+        assert_eq!(r.structured["settings"]["scheduling"], "auto");
         assert!(r.text.contains("planification automatique"), "{}", r.text);
         // A longer cutover pushes the go-live; `cascade: false` does not.
         let r = k

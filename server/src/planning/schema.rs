@@ -6,7 +6,8 @@
 //! mode) reject or strip such schemas, and every byte is in each conversation's context.
 //! So every input schema goes through [`portable`]: one `type` per schema, standard
 //! formats only, an optional field's `null` kept only where the field says what `null`
-//! does (« null clears »), enums of names written as `enum`.
+//! does (« null clears »), enums of names written as `enum`, no `additionalProperties`
+//! (which Gemini refuses: the server names an unknown field itself).
 //!
 //! [`findings`] is the same check MCP Inspector's `--strict` makes (a bare boolean
 //! schema is an error; a `type` array, a schema that constrains nothing, a remote
@@ -97,11 +98,12 @@ pub(crate) fn without_descriptions(schema: &mut Value) {
     }
 }
 
-fn tidy(schema: &mut Value, keep_null: bool) {
+/// `output`: an output schema (its `null`s kept, its closed objects too).
+fn tidy(schema: &mut Value, output: bool) {
     let Value::Object(node) = schema else {
         return;
     };
-    let portable = |v: &mut Value| tidy(v, keep_null);
+    let portable = |v: &mut Value| tidy(v, output);
     for key in MAP_KEYWORDS {
         if let Some(Value::Object(map)) = node.get_mut(key) {
             map.values_mut().for_each(portable);
@@ -118,6 +120,12 @@ fn tidy(schema: &mut Value, keep_null: bool) {
         }
     }
     node.remove("title");
+    // Gemini's function declarations refuse `additionalProperties` (googleapis/python-genai
+    // issue 70, and the sanitizers every Gemini client carries); the server refuses an
+    // unknown field anyway, by name, with the closest one.
+    if !output && node.get("additionalProperties") == Some(&Value::Bool(false)) {
+        node.remove("additionalProperties");
+    }
     if let Some(Value::String(d)) = node.get_mut("description") {
         // Doc comments wrap at 90 columns; the line breaks mean nothing to a model.
         *d = d.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -140,7 +148,7 @@ fn tidy(schema: &mut Value, keep_null: bool) {
     {
         node.remove("default");
     }
-    let says_null = keep_null
+    let says_null = output
         || node
             .get("description")
             .and_then(Value::as_str)
@@ -445,6 +453,18 @@ mod tests {
             v,
             json!({"type": "string", "enum": ["FS", "SS"], "description": "FS: Finish-to-start. SS: Start-to-start."})
         );
+    }
+
+    #[test]
+    fn inputs_leave_out_additional_properties_and_outputs_keep_them() {
+        let closed = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": false});
+        assert_eq!(
+            tidy(closed.clone()),
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}})
+        );
+        let mut out = closed.clone();
+        portable_output(&mut out);
+        assert_eq!(out, closed);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Finding things: `search` looks for words in the names of everything (bars,
 //! milestones, rows, groups, members) of one schedule or of all the caller's, and
-//! `filter_periods` runs the Filter panel's language over a schedule's bars.
+//! `list_periods` with a filter runs the Filter panel's language over a schedule's bars.
 //!
 //! Both compare text the filter's way (`filter::fold`: no case, no common accents), so
 //! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
@@ -28,13 +28,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<Found>()
         .on_no_schedule(),
-        tool(
-            "filter_periods",
-            "Select bars with the Filter panel language, e.g. member:Alice group:\"Finance team\" status:in_progress from:2026-11-01 (is:critical or is:at-risk) -status:done (French keys too: membre:, statut:, est:critique).",
-            Access::Read,
-            filter_periods,
-        )
-        .returns::<Selected>(),
     ]
 }
 
@@ -255,17 +248,9 @@ async fn search(ctx: Ctx, p: Search) -> Result<Reply, Refusal> {
     ))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct FilterPeriods {
-    schedule: ScheduleRef,
-    /// Filter panel query; "" selects every bar.
-    filter: String,
-}
-
-/// `filter_periods`'s result.
+/// The bars a Filter panel query selects (`list_periods` with a filter).
 #[derive(Debug, Serialize, JsonSchema)]
-struct Selected {
+pub(super) struct Selected {
     schedule_id: i64,
     rank: i64,
     /// How many bars match.
@@ -279,20 +264,25 @@ struct Selected {
 /// How many bar ids the structured answer lists.
 const IDS_CAP: usize = 200;
 
-async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
+/// `list_periods` with a filter: the bars a Filter panel query selects.
+pub(super) async fn filter_periods(
+    ctx: Ctx,
+    schedule: &ScheduleRef,
+    query: &str,
+) -> Result<Reply, Refusal> {
     let lang = ctx.lang();
     // The query is checked before the schedule is read: a typo costs nothing.
-    let f = filter::parse(&p.filter).map_err(|e| {
+    let f = filter::parse(query).map_err(|e| {
         Refusal::new(
             Code::InvalidFilter,
             ctx.tr(
-                format!("Filtre invalide\u{a0}:\n{}", e.render(&p.filter, lang)),
-                format!("Invalid filter:\n{}", e.render(&p.filter, lang)),
+                format!("Filtre invalide\u{a0}:\n{}", e.render(query, lang)),
+                format!("Invalid filter:\n{}", e.render(query, lang)),
             ),
         )
         .with(json!({ "position": e.position, "len": e.len }))
     })?;
-    let o = ctx.open_redacted(&p.schedule).await?;
+    let o = ctx.open_redacted(schedule).await?;
     let s = &o.state;
     // A cycle leaves no critical path: `is:critical` then matches nothing, and the
     // answer says why.
@@ -312,7 +302,7 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
         fc = fc.with_floats(&filter::floats_of(s));
     }
     let selected = f.select(&fc, s);
-    let q = quoted(lang, p.filter.trim());
+    let q = quoted(lang, query.trim());
     let mut text = if selected.is_empty() {
         ctx.tr(
             format!(
@@ -363,8 +353,8 @@ async fn filter_periods(ctx: Ctx, p: FilterPeriods) -> Result<Reply, Refusal> {
     if cycle {
         text.push('\n');
         text.push_str(&ctx.tr(
-            "Les liens forment un cycle\u{a0}: aucun bloc n'est critique tant qu'il n'est pas rompu (critical_path le nomme).",
-            "The links form a cycle: no bar is critical until it is broken (critical_path names it).",
+            "Les liens forment un cycle\u{a0}: aucun bloc n'est critique tant qu'il n'est pas rompu (schedule_floats avec path: true le nomme).",
+            "The links form a cycle: no bar is critical until it is broken (schedule_floats with path: true names it).",
         ));
     }
     Ok(Reply::ok(
@@ -453,7 +443,7 @@ mod tests {
         let r = k
             .ok(
                 &k.viewer,
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "membre:thomas est:à-risque" }),
             )
             .await;
@@ -466,7 +456,7 @@ mod tests {
         let r = k
             .ok(
                 &k.viewer,
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "is:critical -member:karim" }),
             )
             .await;
@@ -474,7 +464,7 @@ mod tests {
         let r = k
             .ok(
                 &k.viewer,
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "" }),
             )
             .await;
@@ -483,7 +473,7 @@ mod tests {
         let r = k
             .refused(
                 &k.viewer,
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "statut:fini" }),
             )
             .await;
@@ -503,7 +493,7 @@ mod tests {
         let r = k
             .refused(
                 &en(&k.viewer),
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "colour:red" }),
             )
             .await;
@@ -515,7 +505,7 @@ mod tests {
         let r = k
             .refused(
                 &en(&k.viewer),
-                "filter_periods",
+                "list_periods",
                 json!({ "schedule": s, "filter": "(is:critical" }),
             )
             .await;

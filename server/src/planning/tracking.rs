@@ -1,6 +1,7 @@
 //! Tracking tools: `set_progress` (percent complete and actual dates of bars, many in
-//! one write), `schedule_lateness` (late and overdue bars at a status date) and
-//! `schedule_slippage` (each item against a saved version), thin wrappers over the
+//! one write) and `schedule_lateness`: late and overdue bars at a status date, or, given
+//! a saved version as `reference`, each item's slippage against it (one tool for "how
+//! late are we", read both ways), thin wrappers over the
 //! model's `set_progress` command and its `tracking` module (see docs/scheduling.md,
 //! "Tracking", for what late, overdue and slippage mean).
 //!
@@ -20,10 +21,10 @@ use palmaplan_model::text::LIST_CAP;
 use palmaplan_model::tracking::{self, LateKind, Lateness, Slippage, Variance};
 use palmaplan_model::{BarId, Date, ItemId, Lang, MilestoneId, Schedule, cpm, risk, text, wire};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::args::date;
+use super::args::{date, nullable};
 use super::periods::apply_fresh_cascading;
 use super::scheduling::KindName;
 use super::versions::{VersionRef, find};
@@ -42,26 +43,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .returns::<ProgressSet>(),
         tool(
             "schedule_lateness",
-            "Bars late (planned progress above actual) or overdue (past their end, incomplete) at a status date. 50 per call (offset).",
+            "Late (progress behind plan) or overdue (past their end, unfinished) bars at a status date; with reference (a saved version), each item's slip against it (working days, + later), project end variance, slipped critical items. 50 per call (offset).",
             Access::Read,
             schedule_lateness,
         )
-        .returns::<LatenessPage>(),
-        tool(
-            "schedule_slippage",
-            "Slip of each bar and milestone against a saved version (working days, positive: later), project end variance, slipped critical items. Largest first; 50 per call (offset).",
-            Access::Read,
-            schedule_slippage,
-        )
-        .returns::<SlippagePage>(),
+        .returns::<LateAnswer>(),
     ]
-}
-
-/// Absent: None; null: Some(None); a value: Some(Some(v)).
-fn nullable<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// "«\u{a0}Recette\u{a0}» (bloc 17)" / "“Recette” (bar 17)", or the bare id.
@@ -279,14 +266,29 @@ fn only(lateness: &[&Lateness], status: Date) -> risk::Risks {
 #[serde(deny_unknown_fields)]
 struct LatenessArgs {
     schedule: ScheduleRef,
-    /// YYYY-MM-DD; default: today.
+    /// YYYY-MM-DD; default: today. Not with reference.
     #[serde(default)]
     status_date: Option<String>,
+    /// The saved version to measure slippage against.
+    #[serde(default)]
+    reference: Option<VersionRef>,
+    /// Filter panel query (bars only), with reference.
+    #[serde(default)]
+    filter: Option<String>,
     #[serde(default)]
     offset: usize,
 }
 
-/// `schedule_lateness`'s result.
+/// `schedule_lateness`'s result: lateness at a status date, or slippage.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum LateAnswer {
+    Late(LatenessPage),
+    Slipped(SlippagePage),
+}
+
+/// Lateness at a status date.
 #[derive(Debug, Serialize, JsonSchema)]
 struct LatenessPage {
     schedule_id: i64,
@@ -334,6 +336,38 @@ enum LateKindName {
 }
 
 async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> {
+    if let Some(reference) = p.reference {
+        if p.status_date.is_some() {
+            return Err(Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    "«\u{a0}status_date\u{a0}» va sans «\u{a0}reference\u{a0}»\u{a0}: la glissance se mesure entre le planning actuel et la version. Retirez l'un des deux.",
+                    "“status_date” goes without “reference”: slippage compares the current schedule with the version. Leave one out.",
+                ),
+            )
+            .with(json!({ "field": "status_date" })));
+        }
+        return schedule_slippage(
+            ctx,
+            SlippageArgs {
+                schedule: p.schedule,
+                reference,
+                filter: p.filter,
+                offset: p.offset,
+            },
+        )
+        .await;
+    }
+    if p.filter.is_some() {
+        return Err(Refusal::new(
+            Code::InvalidArguments,
+            ctx.tr(
+                "«\u{a0}filter\u{a0}» va avec «\u{a0}reference\u{a0}» (la glissance par rapport à une version)\u{202f}; pour filtrer les blocs en retard, utilisez list_periods avec filter.",
+                "“filter” goes with “reference” (slippage against a version); to filter late bars, use list_periods with filter.",
+            ),
+        )
+        .with(json!({ "field": "filter" })));
+    }
     let given = p
         .status_date
         .as_deref()
@@ -413,21 +447,17 @@ async fn schedule_lateness(ctx: Ctx, p: LatenessArgs) -> Result<Reply, Refusal> 
     ))
 }
 
-// ---- schedule_slippage
+// ---- slippage (schedule_lateness with a reference)
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 struct SlippageArgs {
     schedule: ScheduleRef,
     reference: VersionRef,
-    /// Filter panel query (bars only).
-    #[serde(default)]
     filter: Option<String>,
-    #[serde(default)]
     offset: usize,
 }
 
-/// `schedule_slippage`'s result.
+/// Slippage against a saved version.
 #[derive(Debug, Serialize, JsonSchema)]
 struct SlippagePage {
     schedule_id: i64,
@@ -959,7 +989,7 @@ mod tests {
         let r = k
             .ok(
                 &k.viewer,
-                "schedule_slippage",
+                "schedule_lateness",
                 json!({ "schedule": s, "reference": "Baseline" }),
             )
             .await;
@@ -988,7 +1018,7 @@ mod tests {
         let r = k
             .ok(
                 &en(&k.viewer),
-                "schedule_slippage",
+                "schedule_lateness",
                 json!({ "schedule": s, "reference": "Baseline", "filter": "member:Camille" }),
             )
             .await;
@@ -1013,7 +1043,7 @@ mod tests {
         let none = k
             .refused(
                 &k.viewer,
-                "schedule_slippage",
+                "schedule_lateness",
                 json!({ "schedule": s, "reference": "Nope" }),
             )
             .await;

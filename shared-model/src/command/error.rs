@@ -312,7 +312,7 @@ impl Problem {
                     format!("l'élément {item}, que tient ")
                 };
                 format!(
-                    "cette commande toucherait {what}{}\u{a0}: verrouillé par {} le {}{}. Déverrouillez-le avec unlock, ou demandez-le à {}.",
+                    "cette commande toucherait {what}{}\u{a0}: verrouillé par {} le {}{}. Déverrouillez-le (lock avec unlock: true), ou demandez-le à {}.",
                     target_fr(lock.target),
                     lock.by_name,
                     when(lock.since_ms, Lang::Fr),
@@ -321,7 +321,7 @@ impl Problem {
                 )
             }
             Problem::AlreadyLocked { lock } => format!(
-                "{} est déjà verrouillé par {} depuis le {}{}. Rien à faire, ou unlock d'abord.",
+                "{} est déjà verrouillé par {} depuis le {}{}. Rien à faire, ou déverrouillez d'abord.",
                 capitalise(&target_fr(lock.target)),
                 lock.by_name,
                 when(lock.since_ms, Lang::Fr),
@@ -342,7 +342,7 @@ impl Problem {
                 date,
                 by_days,
             } => format!(
-                "le décalage en cascade des successeurs ferait {} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}». Rien n'a été écrit\u{202f}; déplacez ou retirez cette contrainte (set_constraint, clear_constraint), ou passez cascade: false pour écrire ces changements sans décaler les successeurs.",
+                "le décalage en cascade des successeurs ferait {} l'élément {item} «\u{a0}{label}\u{a0}» {} trop tard pour sa contrainte «\u{a0}{}\u{a0}». Rien n'a été écrit\u{202f}; déplacez ou retirez cette contrainte (set_constraint, une date null la retire), ou passez cascade: false pour écrire ces changements sans décaler les successeurs.",
                 if kind.on_finish() { "finir" } else { "commencer" },
                 text::working_days(*by_days, Lang::Fr),
                 text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::Fr)
@@ -431,7 +431,7 @@ impl Problem {
                     format!("item {item}, held by ")
                 };
                 format!(
-                    "this command would touch {what}{}: locked by {} on {}{}. Unlock it with unlock, or ask {}.",
+                    "this command would touch {what}{}: locked by {} on {}{}. Unlock it (lock with unlock: true), or ask {}.",
                     target_en(lock.target),
                     lock.by_name,
                     when(lock.since_ms, Lang::En),
@@ -461,7 +461,7 @@ impl Problem {
                 date,
                 by_days,
             } => format!(
-                "the cascade that moves the successors would make item {item} “{label}” {} {} too late for its constraint “{}”. Nothing was written; move or remove that constraint (set_constraint, clear_constraint), or pass cascade: false to write these changes without moving the successors.",
+                "the cascade that moves the successors would make item {item} “{label}” {} {} too late for its constraint “{}”. Nothing was written; move or remove that constraint (set_constraint; a null date removes it), or pass cascade: false to write these changes without moving the successors.",
                 if kind.on_finish() { "finish" } else { "start" },
                 text::working_days(*by_days, Lang::En),
                 text::constraint_phrase(Constraint { kind: *kind, date: *date }, Lang::En)

@@ -105,21 +105,10 @@ pub(crate) fn setup(tool: &str) -> Vec<(Actor, &'static str, Value)> {
     };
     let baseline = || (Actor::Author, "save_version", json!({"name": "Baseline"}));
     match tool {
-        "undo" | "history" | "get_changes" | "get_changes_since" => vec![write()],
+        "undo" | "history" | "get_changes_since" => vec![write()],
         "redo" => vec![write(), (Actor::Author, "undo", json!({}))],
-        "restore_version" | "diff_versions" | "schedule_slippage" => vec![baseline(), write()],
+        "restore_version" | "diff_versions" => vec![baseline(), write()],
         "delete_version" | "list_versions" => vec![baseline()],
-        "unlock" => vec![(Actor::Author, "lock", json!({"bar": 14}))],
-        "clear_constraint" => vec![(
-            Actor::Author,
-            "set_constraint",
-            json!({"item": 17, "kind": "finish_no_later_than", "date": "2026-12-11"}),
-        )],
-        "unshare_schedule" => vec![(
-            Actor::Owner,
-            "share_schedule",
-            json!({"email": SAM, "role": "editor"}),
-        )],
         _ => vec![],
     }
 }

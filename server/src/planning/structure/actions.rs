@@ -39,13 +39,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<ActionWritten>(),
         tool(
-            "delete_action",
-            "Delete an action (a to-do on a bar).",
-            Access::Write,
-            delete_action,
-        )
-        .returns::<ActionWritten>(),
-        tool(
             "list_actions",
             "List actions, optionally of one bar or status. 50 at most.",
             Access::Read,
@@ -231,7 +224,7 @@ struct UpdateAction {
 
 /// `update_action`'s and `delete_action`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct ActionWritten {
+pub(super) struct ActionWritten {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
@@ -289,12 +282,12 @@ async fn update_action(ctx: Ctx, p: UpdateAction) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteAction {
-    schedule: ScheduleRef,
-    action: u64,
+pub(super) struct DeleteAction {
+    pub(super) schedule: ScheduleRef,
+    pub(super) action: u64,
 }
 
-async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
+pub(super) async fn delete_action(ctx: Ctx, p: DeleteAction) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteAction {
         action: ActionId(p.action),
@@ -557,9 +550,7 @@ mod tests {
             )
             .await);
         assert!(r.text.contains("Aucune action du bloc"), "{}", r.text);
-        let r = ok(k
-            .call(&k.editor, "delete_action", json!({"action": 32}))
-            .await);
+        let r = ok(k.call(&k.editor, "delete", json!({"action": 32})).await);
         assert!(
             r.text.contains(
                 "Action «\u{a0}Comparer\u{a0}» (32) du bloc «\u{a0}Migration à blanc\u{a0}» (16) supprimée\u{202f}; rang 4."

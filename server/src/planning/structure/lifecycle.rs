@@ -20,13 +20,6 @@ use crate::storage::Role;
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
-            "rename_schedule",
-            "Give a schedule a new name.",
-            Access::Write,
-            rename_schedule,
-        )
-        .returns::<Renamed>(),
-        tool(
             "duplicate_schedule",
             "Copy a schedule into a new one you own (fresh history, no versions; private data only if you own it).",
             Access::Write,
@@ -54,7 +47,7 @@ struct Named {
 }
 
 /// The name rule of `create_schedule`, so every way of naming a schedule agrees.
-fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
+pub(super) fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(Refusal::new(
@@ -68,18 +61,17 @@ fn schedule_name<'a>(ctx: &Ctx, name: &'a str) -> Result<&'a str, Refusal> {
     Ok(name)
 }
 
-/// `rename_schedule`'s result.
+/// A rename's result (`update_settings` with a name alone).
 #[derive(Debug, Serialize, JsonSchema)]
-struct Renamed {
+pub(super) struct Renamed {
     schedule_id: i64,
     rank: i64,
     /// The new name.
     name: String,
 }
 
-async fn rename_schedule(ctx: Ctx, p: Named) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let name = schedule_name(&ctx, &p.name)?;
+pub(super) async fn rename_schedule(ctx: Ctx, id: i64, name: &str) -> Result<Reply, Refusal> {
+    let name = schedule_name(&ctx, name)?;
     let cmd = Command::RenameSchedule {
         name: name.to_owned(),
     };
@@ -272,7 +264,7 @@ mod tests {
         let r = ok(k
             .call(
                 &k.editor,
-                "rename_schedule",
+                "update_settings",
                 json!({"name": "  Bascule S/4 "}),
             )
             .await);
@@ -292,11 +284,11 @@ mod tests {
             .await);
         assert!(r.text.contains("Bascule S/4"), "{}", r.text);
         needs_editor(
-            k.call(&k.viewer, "rename_schedule", json!({"name": "X"}))
+            k.call(&k.viewer, "update_settings", json!({"name": "X"}))
                 .await,
         );
         refused(
-            k.call(&k.editor, "rename_schedule", json!({"name": " "}))
+            k.call(&k.editor, "update_settings", json!({"name": " "}))
                 .await,
             "invalid_arguments",
         );

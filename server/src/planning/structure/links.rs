@@ -1,18 +1,17 @@
-//! Tools on dependency links between bars and milestones (add, update, delete) and
-//! `list_violated_links`. A link is checked against the planned dates right after it
+//! Tools on dependency links between bars and milestones (add, update, delete; the
+//! links the dates break are among `schedule_risks`). A link is checked against the planned dates right after it
 //! is written, with the model's risk arithmetic, so the answer says at once when the
 //! dates break it and by how many working days.
 
-use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Command;
-use palmaplan_model::risk::{self, Risks};
+
 use palmaplan_model::wire::CascadeSummary;
 use palmaplan_model::{ItemId, Lang, LinkId, LinkKind, Schedule, text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{CAP, Watch, inverse_of, item, more, nothing_to_change, push_risks, rank, risk_lines};
+use super::{Watch, inverse_of, item, nothing_to_change, push_risks, rank, risk_lines};
 use crate::planning::args::CascadeArg;
 use crate::planning::scheduling::with_cascade;
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, tool};
@@ -33,20 +32,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             update_link,
         )
         .returns::<LinkWritten>(),
-        tool(
-            "delete_link",
-            "Delete a dependency link.",
-            Access::Write,
-            delete_link,
-        )
-        .returns::<LinkDeleted>(),
-        tool(
-            "list_violated_links",
-            "List the links the planned dates break, and by how much.",
-            Access::Read,
-            list_violated_links,
-        )
-        .returns::<ViolatedLinks>(),
     ]
 }
 
@@ -251,21 +236,21 @@ async fn update_link(ctx: Ctx, p: UpdateLink) -> Result<Reply, Refusal> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteLink {
-    schedule: ScheduleRef,
-    link: u64,
+pub(super) struct DeleteLink {
+    pub(super) schedule: ScheduleRef,
+    pub(super) link: u64,
 }
 
 /// `delete_link`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct LinkDeleted {
+pub(super) struct LinkDeleted {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
     link: LinkId,
 }
 
-async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
+pub(super) async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteLink {
         link: LinkId(p.link),
@@ -305,94 +290,6 @@ async fn delete_link(ctx: Ctx, p: DeleteLink) -> Result<Reply, Refusal> {
     ))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct One {
-    schedule: ScheduleRef,
-}
-
-/// `list_violated_links`'s result: the worst first.
-#[derive(Debug, Serialize, JsonSchema)]
-struct ViolatedLinks {
-    schedule_id: i64,
-    /// The rank read.
-    rank: i64,
-    /// How many links are violated in all.
-    count: usize,
-    /// The first ones, largest gap first.
-    links: Vec<risk::LinkViolation>,
-}
-
-async fn list_violated_links(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
-    let s = &stored.state;
-    let cal = Calendar::for_schedule(s);
-    let mut violated = risk::violated_links(s, &cal);
-    let total = violated.len();
-    let at = rank(&ctx, stored.rank);
-    if total == 0 {
-        let text = ctx.tr(
-            format!(
-                "Les dates prévues de «\u{a0}{}\u{a0}» respectent ses {}\u{202f}; {at}.",
-                s.name,
-                text::count(Lang::Fr, s.links.len(), "lien", "liens")
-            ),
-            format!(
-                "The planned dates of “{}” meet all its {}; {at}.",
-                s.name,
-                text::count(Lang::En, s.links.len(), "link", "links")
-            ),
-        );
-        return Ok(Reply::ok(
-            text,
-            json!(ViolatedLinks {
-                schedule_id: id,
-                rank: stored.rank,
-                count: 0,
-                links: Vec::new(),
-            }),
-        ));
-    }
-    // The worst first: they are the ones to fix first.
-    violated.sort_by(|a, b| b.by_days.cmp(&a.by_days).then(a.link.cmp(&b.link)));
-    violated.truncate(CAP);
-    let mut text = ctx.tr(
-        format!(
-            "{total} {} sur {} {} dans «\u{a0}{}\u{a0}», du plus grand écart au plus petit\u{202f}; {at}\u{a0}:",
-            text::plural(Lang::Fr, total, "lien", "liens"),
-            s.links.len(),
-            text::plural(Lang::Fr, total, "non respecté", "non respectés"),
-            s.name
-        ),
-        format!(
-            "{total} of {} {} violated in “{}”, largest gap first; {at}:",
-            s.links.len(),
-            text::plural(Lang::En, s.links.len(), "link", "links"),
-            s.name
-        ),
-    );
-    let shown = Risks {
-        violated_links: violated,
-        ..Risks::default()
-    };
-    for line in text::risk_details(s, &shown, ctx.lang()) {
-        text.push_str("\n- ");
-        text.push_str(&line);
-    }
-    text.push_str(&more(&ctx, total - shown.violated_links.len()));
-    let links = shown.violated_links.clone();
-    Ok(Reply::ok(
-        text,
-        json!(ViolatedLinks {
-            schedule_id: id,
-            rank: stored.rank,
-            count: total,
-            links,
-        }),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -402,12 +299,8 @@ mod tests {
     #[tokio::test]
     async fn add_update_delete_and_list_violations() {
         let k = kit().await;
-        let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
-        assert!(
-            r.text.contains("respectent ses 7 liens\u{202f}; rang 0."),
-            "{}",
-            r.text
-        );
+        let r = ok(k.call(&k.viewer, "schedule_risks", json!({})).await);
+        assert_eq!(r.structured["counts"]["violated_links"], 0, "{}", r.text);
         let r = ok(k
             .call(&k.editor, "add_link", json!({"from": 14, "to": 15}))
             .await);
@@ -435,17 +328,16 @@ mod tests {
             k.call(&k.editor, "update_link", json!({"link": 20, "lag": 8}))
                 .await,
         );
-        let r = ok(k.call(&k.viewer, "list_violated_links", json!({})).await);
-        assert_eq!(r.structured["count"], 1);
+        let r = ok(k.call(&k.viewer, "schedule_risks", json!({})).await);
+        assert_eq!(r.structured["counts"]["violated_links"], 1);
         assert!(
-            r.text.contains("1 lien sur 8 non respecté")
-                && r.text
-                    .contains("Lien 20 (SS) non respecté de 3 jours ouvrés"),
+            r.text
+                .contains("Lien 20 (SS) non respecté de 3 jours ouvrés"),
             "{}",
             r.text
         );
-        assert_eq!(r.structured["links"][0]["by_days"], 3);
-        let r = ok(k.call(&k.editor, "delete_link", json!({"link": 20})).await);
+        assert_eq!(r.structured["violated_links"][0]["by_days"], 3);
+        let r = ok(k.call(&k.editor, "delete", json!({"link": 20})).await);
         assert!(
             r.text.contains("Lien 20 («\u{a0}Audit du système\u{a0}» (13) → «\u{a0}Nettoyage des données\u{a0}» (14)) supprimé\u{202f}; rang 4."),
             "{}",
@@ -460,7 +352,7 @@ mod tests {
             k.call(&k.viewer, "add_link", json!({"from": 14, "to": 15}))
                 .await,
         );
-        needs_editor(k.call(&k.viewer, "delete_link", json!({"link": 20})).await);
+        needs_editor(k.call(&k.viewer, "delete", json!({"link": 20})).await);
         let r = refused(
             k.call(&k.editor, "add_link", json!({"from": 18, "to": 13}))
                 .await,
@@ -468,7 +360,7 @@ mod tests {
         );
         assert!(r.text.contains("cycle"), "{}", r.text);
         let r = refused(
-            k.call(&k.editor, "delete_link", json!({"link": 99})).await,
+            k.call(&k.editor, "delete", json!({"link": 99})).await,
             "invalid_command",
         );
         assert!(r.text.contains("le lien 99 n'existe pas"), "{}", r.text);
@@ -486,7 +378,7 @@ mod tests {
             "invalid_arguments",
         );
         refused(
-            k.call(&k.stranger, "list_violated_links", json!({})).await,
+            k.call(&k.stranger, "delete", json!({"link": 20})).await,
             "schedule_not_found",
         );
     }

@@ -1,5 +1,5 @@
-//! `lock` and `unlock`: holding a bar, a row, a group or the whole schedule still while
-//! someone reviews or reports on it. The model decides what a lock holds and refuses
+//! `lock` (and, with `unlock: true`, its removal): holding a bar, a row, a group or the
+//! whole schedule still while someone reviews or reports on it. The model decides what a lock holds and refuses
 //! the writes that would touch it (`command::locks`); the gate records who set a lock
 //! and when, and lets only its holder or an owner remove it.
 
@@ -17,16 +17,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
             "lock",
-            "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlock.",
+            "Lock a bar, a row, a group or the whole schedule (with what it holds): writes touching it are refused for everyone until unlocked. unlock: true removes a lock (yours, or anyone's as an owner).",
             Access::Write,
             lock,
-        )
-        .returns::<LockResult>(),
-        tool(
-            "unlock",
-            "Remove a lock: your own, or anyone's as an owner.",
-            Access::Write,
-            unlock,
         )
         .returns::<LockResult>(),
     ]
@@ -48,6 +41,8 @@ struct Target {
     /// Shown when refused; max 500 chars.
     #[serde(default)]
     reason: Option<String>,
+    #[serde(default)]
+    unlock: bool,
 }
 
 /// `lock`'s and `unlock`'s result: what was locked or unlocked.
@@ -82,6 +77,9 @@ impl Target {
 }
 
 async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
+    if p.unlock {
+        return unlock(ctx, p).await;
+    }
     let (id, _) = ctx.open(&p.schedule).await?;
     let target = p.target(&ctx)?;
     // Who and when are the gate's to fill in: a caller cannot set a lock in another
@@ -107,11 +105,11 @@ async fn lock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         .unwrap_or_else(|| lock_target(target, lang));
     let text = ctx.tr(
         format!(
-            "Verrou posé\u{a0}: {held}\u{202f}; {}. Tant qu'il tient, toute écriture qui toucherait ce qu'il tient est refusée, pour tout le monde\u{202f}; unlock le retire.",
+            "Verrou posé\u{a0}: {held}\u{202f}; {}. Tant qu'il tient, toute écriture qui toucherait ce qu'il tient est refusée, pour tout le monde\u{202f}; lock avec unlock: true le retire.",
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Lock set: {held}; {}. While it holds, every write that would touch what it holds is refused, for everyone; unlock removes it.",
+            "Lock set: {held}; {}. While it holds, every write that would touch what it holds is refused, for everyone; lock with unlock: true removes it.",
             rank(&ctx, wrote.rank)
         ),
     );
@@ -131,8 +129,8 @@ async fn unlock(ctx: Ctx, p: Target) -> Result<Reply, Refusal> {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "«\u{a0}reason\u{a0}» va avec lock, pas avec unlock\u{a0}: retirez-le.",
-                "“reason” goes with lock, not unlock: leave it out.",
+                "«\u{a0}reason\u{a0}» va avec un verrou posé, pas avec unlock\u{a0}: retirez-le.",
+                "“reason” goes with setting a lock, not with unlock: leave it out.",
             ),
         ));
     }

@@ -27,26 +27,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<MilestoneAdded>(),
         tool(
-            "move_milestone",
-            "Move a milestone to another date; says which of its links it breaks.",
-            Access::Write,
-            move_milestone,
-        )
-        .returns::<MilestoneMoved>(),
-        tool(
             "update_milestone",
-            "Change a milestone's label, colour, notes or row (its date: move_milestone).",
+            "Change a milestone's label, colour, notes, row or date (a new date says which of its links it breaks).",
             Access::Write,
             update_milestone,
         )
-        .returns::<MilestoneUpdated>(),
-        tool(
-            "delete_milestone",
-            "Delete a milestone with its links.",
-            Access::Write,
-            delete_milestone,
-        )
-        .returns::<MilestoneDeleted>(),
+        .returns::<MilestoneChanged>(),
     ]
 }
 
@@ -134,19 +120,16 @@ async fn add_milestone(ctx: Ctx, p: AddMilestone) -> Result<Reply, Refusal> {
     ))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct MoveMilestone {
-    schedule: ScheduleRef,
-    milestone: u64,
-    /// YYYY-MM-DD.
-    date: String,
-    /// "pull": also earlier.
-    #[serde(default)]
-    cascade: Option<CascadeArg>,
+/// `update_milestone`'s result: with its date when it moved.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum MilestoneChanged {
+    Moved(MilestoneMoved),
+    Updated(MilestoneUpdated),
 }
 
-/// `move_milestone`'s result.
+/// A milestone moved (and maybe changed otherwise in the same write).
 #[derive(Debug, Serialize, JsonSchema)]
 struct MilestoneMoved {
     schedule_id: i64,
@@ -162,16 +145,24 @@ struct MilestoneMoved {
     cascade: Option<CascadeSummary>,
 }
 
-async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let day = date(&ctx, "date", &p.date)?;
-    let m = MilestoneId(p.milestone);
-    let cmd = Command::MoveMilestone {
+/// The date change of `update_milestone`, after `other` (its other changes, in the
+/// same write), with `changed` naming them.
+async fn move_milestone(
+    ctx: Ctx,
+    id: i64,
+    m: MilestoneId,
+    day: Date,
+    cascade: Option<CascadeArg>,
+    other: Option<Command>,
+    changed: Vec<String>,
+) -> Result<Reply, Refusal> {
+    let mut cmds: Vec<Command> = other.into_iter().collect();
+    cmds.push(Command::MoveMilestone {
         milestone: m,
         date: day,
-    };
+    });
     let wrote = ctx
-        .apply_cascading(id, &[cmd], None, CascadeArg::choice(p.cascade))
+        .apply_cascading(id, &cmds, None, CascadeArg::choice(cascade))
         .await?;
     // The inverse ends with the caller's command's (a cascade's comes first).
     let old = inverse_of(&wrote).and_then(|inv| {
@@ -186,14 +177,22 @@ async fn move_milestone(ctx: Ctx, p: MoveMilestone) -> Result<Reply, Refusal> {
     // The date written: a cascade holds the milestone back when a link into it asks
     // for later.
     let day = wrote.state.milestone(m).map_or(day, |x| x.date);
+    let also = if changed.is_empty() {
+        String::new()
+    } else {
+        ctx.tr(
+            format!(", et modifié ({})", changed.join(", ")),
+            format!(", and updated ({})", changed.join(", ")),
+        )
+    };
     let mut text = ctx.tr(
         format!(
-            "Jalon {} déplacé au {day}{was}\u{202f}; {}.",
+            "Jalon {} déplacé au {day}{was}{also}\u{202f}; {}.",
             named(&ctx, &wrote.state, m),
             rank(&ctx, wrote.rank)
         ),
         format!(
-            "Milestone {} moved to {day}{was}; {}.",
+            "Milestone {} moved to {day}{was}{also}; {}.",
             named(&ctx, &wrote.state, m),
             rank(&ctx, wrote.rank)
         ),
@@ -229,6 +228,12 @@ struct UpdateMilestone {
     notes: Option<String>,
     #[serde(default)]
     row: Option<u64>,
+    /// YYYY-MM-DD.
+    #[serde(default)]
+    date: Option<String>,
+    /// With date. "pull": also earlier.
+    #[serde(default)]
+    cascade: Option<CascadeArg>,
 }
 
 /// `update_milestone`'s result.
@@ -255,8 +260,13 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
     if p.row.is_some() {
         changed.push(ctx.tr("ligne", "row"));
     }
-    if changed.is_empty() {
-        return Err(nothing_to_change(&ctx, "label, color, notes, row"));
+    let day = p
+        .date
+        .as_deref()
+        .map(|d| date(&ctx, "date", d))
+        .transpose()?;
+    if changed.is_empty() && day.is_none() {
+        return Err(nothing_to_change(&ctx, "label, color, notes, row, date"));
     }
     let m = MilestoneId(p.milestone);
     let cmd = Command::UpdateMilestone {
@@ -266,6 +276,10 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
         notes: p.notes,
         row: p.row.map(RowId),
     };
+    if let Some(day) = day {
+        let other = (!changed.is_empty()).then_some(cmd);
+        return move_milestone(ctx, id, m, day, p.cascade, other, changed).await;
+    }
     let wrote = ctx.apply(id, &[cmd], None).await?;
     let text = ctx.tr(
         format!(
@@ -293,14 +307,14 @@ async fn update_milestone(ctx: Ctx, p: UpdateMilestone) -> Result<Reply, Refusal
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteMilestone {
-    schedule: ScheduleRef,
-    milestone: u64,
+pub(super) struct DeleteMilestone {
+    pub(super) schedule: ScheduleRef,
+    pub(super) milestone: u64,
 }
 
 /// `delete_milestone`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct MilestoneDeleted {
+pub(super) struct MilestoneDeleted {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
@@ -309,7 +323,7 @@ struct MilestoneDeleted {
     removed: Option<Removed>,
 }
 
-async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal> {
+pub(super) async fn delete_milestone(ctx: Ctx, p: DeleteMilestone) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteMilestone {
         milestone: MilestoneId(p.milestone),
@@ -368,7 +382,7 @@ mod tests {
         let r = ok(k
             .call(
                 &k.editor,
-                "move_milestone",
+                "update_milestone",
                 json!({"milestone": 19, "date": "2026-12-16"}),
             )
             .await);
@@ -392,9 +406,7 @@ mod tests {
             "{}",
             r.text
         );
-        let r = ok(k
-            .call(&k.editor, "delete_milestone", json!({"milestone": 19}))
-            .await);
+        let r = ok(k.call(&k.editor, "delete", json!({"milestone": 19})).await);
         assert!(
             r.text.contains(
                 "Jalon «\u{a0}Go-live\u{a0}» (19) supprimé, avec 1 lien\u{202f}; rang 4."
@@ -411,7 +423,7 @@ mod tests {
         needs_editor(
             k.call(
                 &k.viewer,
-                "move_milestone",
+                "update_milestone",
                 json!({"milestone": 19, "date": "2026-12-21"}),
             )
             .await,
@@ -419,7 +431,7 @@ mod tests {
         let r = refused(
             k.call(
                 &k.editor,
-                "move_milestone",
+                "update_milestone",
                 json!({"milestone": 18, "date": "2026-12-21"}),
             )
             .await,

@@ -1,6 +1,6 @@
-//! Tools on the outline of the Gantt chart: groups and the rows in them (add, rename,
-//! move, delete, the member a row belongs to), and `list_rows`, which shows the outline
-//! with ids so an assistant can name what it edits.
+//! Tools on the outline of the Gantt chart: groups and the rows in them (add; update:
+//! rename, move and, for a row, the member it belongs to, in one write; delete), and
+//! `list_rows`, which shows the outline with ids so an assistant can name what it edits.
 //!
 //! Positions (`index`) count from 0, as in the model's commands; the texts say where an
 //! item landed in the same terms. Deleting a group or a row deletes what is on it: the
@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
-    CAP, Removed, Watch, inverse_of, member, more, push_risks, quote, rank, required_nullable,
-    risk_lines,
+    CAP, Removed, Watch, inverse_of, member, more, nothing_to_change, nullable, push_risks, quote,
+    rank, risk_lines,
 };
 use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 
@@ -37,26 +37,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<GroupPlaced>(),
         tool(
-            "rename_group",
-            "Rename a group; answers the old name.",
+            "update_group",
+            "Rename a group (answers the old name), or move it with its rows among the groups.",
             Access::Write,
-            rename_group,
+            update_group,
         )
-        .returns::<GroupRenamed>(),
-        tool(
-            "move_group",
-            "Move a group, with its rows, among the groups.",
-            Access::Write,
-            move_group,
-        )
-        .returns::<GroupPlaced>(),
-        tool(
-            "delete_group",
-            "Delete a group with its rows and all they hold.",
-            Access::Write,
-            delete_group,
-        )
-        .returns::<GroupDeleted>(),
+        .returns::<GroupUpdated>(),
         tool(
             "add_row",
             "Add a row to a group, optionally assigned to a member.",
@@ -65,33 +51,12 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )
         .returns::<RowPlaced>(),
         tool(
-            "rename_row",
-            "Rename a row; answers the old name.",
+            "update_row",
+            "Rename a row (answers the old name), move it (index, within its group or into group), or set (member id) or clear (null) who does its work: one write.",
             Access::Write,
-            rename_row,
+            update_row,
         )
-        .returns::<RowRenamed>(),
-        tool(
-            "move_row",
-            "Move a row within its group or into another group.",
-            Access::Write,
-            move_row,
-        )
-        .returns::<RowPlaced>(),
-        tool(
-            "set_row_member",
-            "Set (member id) or clear (null) who does a row's work.",
-            Access::Write,
-            set_row_member,
-        )
-        .returns::<RowMemberSet>(),
-        tool(
-            "delete_row",
-            "Delete a row with its bars, milestones, their links and actions.",
-            Access::Write,
-            delete_row,
-        )
-        .returns::<RowDeleted>(),
+        .returns::<RowUpdated>(),
     ]
 }
 
@@ -331,7 +296,7 @@ struct AddGroup {
     index: Option<usize>,
 }
 
-/// `add_group`'s and `move_group`'s result: where the group now is.
+/// `add_group`'s result: where the group now is.
 #[derive(Debug, Serialize, JsonSchema)]
 struct GroupPlaced {
     schedule_id: i64,
@@ -384,115 +349,110 @@ async fn add_group(ctx: Ctx, p: AddGroup) -> Result<Reply, Refusal> {
     ))
 }
 
-/// `rename_group`'s result (the old name is in the text).
+/// `update_group`'s result: the group, its name and place now.
 #[derive(Debug, Serialize, JsonSchema)]
-struct GroupRenamed {
+struct GroupUpdated {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
     group: GroupId,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct RenameGroup {
-    schedule: ScheduleRef,
-    group: u64,
     name: String,
-}
-
-/// The old name an inverse restores (rename_group / rename_row), if readable.
-fn old_name(inverse: Option<Vec<Command>>) -> Option<String> {
-    match inverse?.into_iter().next()? {
-        Command::RenameGroup { name, .. } | Command::RenameRow { name, .. } => Some(name),
-        _ => None,
-    }
-}
-
-async fn rename_group(ctx: Ctx, p: RenameGroup) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let cmd = Command::RenameGroup {
-        group: GroupId(p.group),
-        name: p.name.clone(),
-    };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = old_name(inverse_of(&wrote)).unwrap_or_default();
-    let text = ctx.tr(
-        format!(
-            "Groupe {} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
-            p.group,
-            p.name,
-            rank(&ctx, wrote.rank)
-        ),
-        format!(
-            "Group {} renamed from “{old}” to “{}”; {}.",
-            p.group,
-            p.name,
-            rank(&ctx, wrote.rank)
-        ),
-    );
-    Ok(Reply::ok(
-        text,
-        json!(GroupRenamed {
-            schedule_id: id,
-            rank: wrote.rank,
-            group: GroupId(p.group),
-        }),
-    ))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct MoveGroup {
-    schedule: ScheduleRef,
-    group: u64,
-    /// From 0.
+    /// Its position among the groups, from 0.
     index: usize,
 }
 
-async fn move_group(ctx: Ctx, p: MoveGroup) -> Result<Reply, Refusal> {
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateGroup {
+    schedule: ScheduleRef,
+    group: u64,
+    #[serde(default)]
+    name: Option<String>,
+    /// From 0.
+    #[serde(default)]
+    index: Option<usize>,
+}
+
+/// The old name an inverse restores (a group's or a row's rename), if readable.
+fn old_name(inverse: &[Command]) -> Option<String> {
+    inverse.iter().find_map(|c| match c {
+        Command::RenameGroup { name, .. } | Command::RenameRow { name, .. } => Some(name.clone()),
+        _ => None,
+    })
+}
+
+/// The sentences of one write joined, then its rank: "A; B; rank 3."
+fn sentences(ctx: &Ctx, parts: &[String], at: i64) -> String {
+    let sep = ctx.tr("\u{202f}; ", "; ");
+    format!("{}{sep}{}.", parts.join(&sep), rank(ctx, at))
+}
+
+async fn update_group(ctx: Ctx, p: UpdateGroup) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
-    let cmd = Command::MoveGroup {
-        group: GroupId(p.group),
-        index: p.index,
-    };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let group = GroupId(p.group);
+    let mut cmds = Vec::new();
+    if let Some(name) = &p.name {
+        cmds.push(Command::RenameGroup {
+            group,
+            name: name.clone(),
+        });
+    }
+    if let Some(index) = p.index {
+        cmds.push(Command::MoveGroup { group, index });
+    }
+    if cmds.is_empty() {
+        return Err(nothing_to_change(&ctx, "name, index"));
+    }
+    let wrote = ctx.apply(id, &cmds, None).await?;
     let s = &wrote.state;
-    let text = ctx.tr(
-        format!(
-            "Groupe {} déplacé avec ses lignes à l'index {} parmi {}\u{202f}; {}.",
-            group_name(&ctx, s, GroupId(p.group)),
-            p.index,
-            count(Lang::Fr, s.groups.len(), "groupe", "groupes"),
-            rank(&ctx, wrote.rank)
-        ),
-        format!(
-            "Group {} moved with its rows to index {} of {}; {}.",
-            group_name(&ctx, s, GroupId(p.group)),
-            p.index,
-            count(Lang::En, s.groups.len(), "group", "groups"),
-            rank(&ctx, wrote.rank)
-        ),
-    );
+    let mut parts = Vec::new();
+    if let Some(name) = &p.name {
+        let old = inverse_of(&wrote)
+            .and_then(|inv| old_name(&inv))
+            .unwrap_or_default();
+        parts.push(ctx.tr(
+            format!(
+                "Groupe {} renommé de «\u{a0}{old}\u{a0}» en «\u{a0}{name}\u{a0}»",
+                p.group
+            ),
+            format!("Group {} renamed from “{old}” to “{name}”", p.group),
+        ));
+    }
+    let index = s.groups.iter().position(|g| g.id == group).unwrap_or(0);
+    if p.index.is_some() {
+        parts.push(ctx.tr(
+            format!(
+                "Groupe {} déplacé avec ses lignes à l'index {index} parmi {}",
+                group_name(&ctx, s, group),
+                count(Lang::Fr, s.groups.len(), "groupe", "groupes"),
+            ),
+            format!(
+                "Group {} moved with its rows to index {index} of {}",
+                group_name(&ctx, s, group),
+                count(Lang::En, s.groups.len(), "group", "groups"),
+            ),
+        ));
+    }
     Ok(Reply::ok(
-        text,
-        json!(GroupPlaced {
+        sentences(&ctx, &parts, wrote.rank),
+        json!(GroupUpdated {
             schedule_id: id,
             rank: wrote.rank,
-            group: GroupId(p.group),
-            index: p.index,
+            group,
+            name: s.group(group).map(|g| g.name.clone()).unwrap_or_default(),
+            index,
         }),
     ))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteGroup {
-    schedule: ScheduleRef,
-    group: u64,
+pub(super) struct DeleteGroup {
+    pub(super) schedule: ScheduleRef,
+    pub(super) group: u64,
 }
 
-async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
+pub(super) async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteGroup {
         group: GroupId(p.group),
@@ -510,7 +470,7 @@ async fn delete_group(ctx: Ctx, p: DeleteGroup) -> Result<Reply, Refusal> {
 
 /// `delete_group`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct GroupDeleted {
+pub(super) struct GroupDeleted {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
@@ -521,7 +481,7 @@ struct GroupDeleted {
 
 /// `delete_row`'s result.
 #[derive(Debug, Serialize, JsonSchema)]
-struct RowDeleted {
+pub(super) struct RowDeleted {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
@@ -614,7 +574,7 @@ struct AddRow {
     index: Option<usize>,
 }
 
-/// `add_row`'s and `move_row`'s result: where the row now is.
+/// `add_row`'s result: where the row now is.
 #[derive(Debug, Serialize, JsonSchema)]
 struct RowPlaced {
     schedule_id: i64,
@@ -676,174 +636,137 @@ async fn add_row(ctx: Ctx, p: AddRow) -> Result<Reply, Refusal> {
     ))
 }
 
-/// `rename_row`'s result (the old name is in the text).
-#[derive(Debug, Serialize, JsonSchema)]
-struct RowRenamed {
-    schedule_id: i64,
-    /// The rank the write made.
-    rank: i64,
-    row: RowId,
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RenameRow {
-    schedule: ScheduleRef,
-    row: u64,
-    name: String,
-}
-
-async fn rename_row(ctx: Ctx, p: RenameRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let cmd = Command::RenameRow {
-        row: RowId(p.row),
-        name: p.name.clone(),
-    };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
-    let old = old_name(inverse_of(&wrote)).unwrap_or_default();
-    let text = ctx.tr(
-        format!(
-            "Ligne {} renommée de «\u{a0}{old}\u{a0}» en «\u{a0}{}\u{a0}»\u{202f}; {}.",
-            p.row,
-            p.name,
-            rank(&ctx, wrote.rank)
-        ),
-        format!(
-            "Row {} renamed from “{old}” to “{}”; {}.",
-            p.row,
-            p.name,
-            rank(&ctx, wrote.rank)
-        ),
-    );
-    Ok(Reply::ok(
-        text,
-        json!(RowRenamed {
-            schedule_id: id,
-            rank: wrote.rank,
-            row: RowId(p.row),
-        }),
-    ))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct MoveRow {
+struct UpdateRow {
     schedule: ScheduleRef,
     row: u64,
     #[serde(default)]
+    name: Option<String>,
+    /// Another group to move it into (with index).
+    #[serde(default)]
     group: Option<u64>,
-    /// From 0.
-    index: usize,
-}
-
-async fn move_row(ctx: Ctx, p: MoveRow) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let cmd = Command::MoveRow {
-        row: RowId(p.row),
-        group: p.group.map(GroupId),
-        index: p.index,
-    };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
-    let s = &wrote.state;
-    let (group, index, n) = row_place(s, RowId(p.row)).unwrap_or((GroupId(0), p.index, 0));
-    let text = ctx.tr(
-        format!(
-            "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {}\u{202f}; {}.",
-            row_name(&ctx, s, RowId(p.row)),
-            group_name(&ctx, s, group),
-            count(Lang::Fr, n, "ligne", "lignes"),
-            rank(&ctx, wrote.rank)
-        ),
-        format!(
-            "Row {} moved to group {}, at index {index} of its {}; {}.",
-            row_name(&ctx, s, RowId(p.row)),
-            group_name(&ctx, s, group),
-            count(Lang::En, n, "row", "rows"),
-            rank(&ctx, wrote.rank)
-        ),
-    );
-    Ok(Reply::ok(
-        text,
-        json!(RowPlaced {
-            schedule_id: id,
-            rank: wrote.rank,
-            row: RowId(p.row),
-            group,
-            index,
-        }),
-    ))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct SetRowMember {
-    schedule: ScheduleRef,
-    row: u64,
+    /// Its place in its group, from 0.
+    #[serde(default)]
+    index: Option<usize>,
     /// Member id; null clears.
-    #[serde(deserialize_with = "required_nullable")]
-    #[schemars(required)]
-    member: Option<u64>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<u64>")]
+    member: Option<Option<u64>>,
 }
 
-/// `set_row_member`'s result.
+/// `update_row`'s result: the row, its name, place and member now.
 #[derive(Debug, Serialize, JsonSchema)]
-struct RowMemberSet {
+struct RowUpdated {
     schedule_id: i64,
     /// The rank the write made.
     rank: i64,
     row: RowId,
+    name: String,
+    group: GroupId,
+    /// Its position in its group, from 0.
+    index: usize,
     /// Who does its work now; null: no one.
     member: Option<MemberId>,
 }
 
-async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
+async fn update_row(ctx: Ctx, p: UpdateRow) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
-    let cmd = Command::SetRowMember {
-        row: RowId(p.row),
-        member: p.member.map(MemberId),
-    };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
+    let row_id = RowId(p.row);
+    let mut cmds = Vec::new();
+    if let Some(name) = &p.name {
+        cmds.push(Command::RenameRow {
+            row: row_id,
+            name: name.clone(),
+        });
+    }
+    match (p.group, p.index) {
+        (_, Some(index)) => cmds.push(Command::MoveRow {
+            row: row_id,
+            group: p.group.map(GroupId),
+            index,
+        }),
+        (Some(_), None) => {
+            return Err(Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    "«\u{a0}index\u{a0}» manque\u{a0}: donnez la place de la ligne dans le groupe «\u{a0}group\u{a0}» (0 pour la première).",
+                    "“index” is missing: give the row's place in the group “group” (0 for the first).",
+                ),
+            )
+            .with(json!({ "field": "index" })));
+        }
+        (None, None) => {}
+    }
+    if let Some(member) = p.member {
+        cmds.push(Command::SetRowMember {
+            row: row_id,
+            member: member.map(MemberId),
+        });
+    }
+    if cmds.is_empty() {
+        return Err(nothing_to_change(&ctx, "name, group, index, member"));
+    }
+    let wrote = ctx.apply(id, &cmds, None).await?;
     let s = &wrote.state;
-    let before = inverse_of(&wrote)
-        .and_then(|inv| match inv.first() {
-            Some(Command::SetRowMember { member, .. }) => Some(*member),
-            _ => None,
-        })
-        .flatten();
-    let row = row_name(&ctx, s, RowId(p.row));
-    let was = match before {
-        Some(m) if Some(m.0) != p.member => ctx.tr(
-            format!(" (c'était {})", member(s, m)),
-            format!(" (it was {})", member(s, m)),
-        ),
-        _ => String::new(),
-    };
-    let mut text = match p.member {
-        Some(m) => ctx.tr(
+    let inverse = inverse_of(&wrote).unwrap_or_default();
+    let mut parts = Vec::new();
+    if let Some(name) = &p.name {
+        let old = old_name(&inverse).unwrap_or_default();
+        parts.push(ctx.tr(
             format!(
-                "Ligne {row} confiée à {}{was}\u{202f}; {}.",
-                member(s, MemberId(m)),
-                rank(&ctx, wrote.rank)
+                "Ligne {} renommée de «\u{a0}{old}\u{a0}» en «\u{a0}{name}\u{a0}»",
+                p.row
+            ),
+            format!("Row {} renamed from “{old}” to “{name}”", p.row),
+        ));
+    }
+    let (group, index, n) = row_place(s, row_id).unwrap_or((GroupId(0), 0, 0));
+    if p.index.is_some() {
+        parts.push(ctx.tr(
+            format!(
+                "Ligne {} déplacée dans le groupe {}, à l'index {index} parmi ses {}",
+                row_name(&ctx, s, row_id),
+                group_name(&ctx, s, group),
+                count(Lang::Fr, n, "ligne", "lignes"),
             ),
             format!(
-                "Row {row} now done by {}{was}; {}.",
-                member(s, MemberId(m)),
-                rank(&ctx, wrote.rank)
+                "Row {} moved to group {}, at index {index} of its {}",
+                row_name(&ctx, s, row_id),
+                group_name(&ctx, s, group),
+                count(Lang::En, n, "row", "rows"),
             ),
-        ),
-        None => ctx.tr(
-            format!(
-                "Ligne {row} sans membre désormais{was}\u{202f}; {}.",
-                rank(&ctx, wrote.rank)
+        ));
+    }
+    if let Some(now) = p.member {
+        let before = inverse
+            .iter()
+            .find_map(|c| match c {
+                Command::SetRowMember { member, .. } => Some(*member),
+                _ => None,
+            })
+            .flatten();
+        let row = row_name(&ctx, s, row_id);
+        let was = match before {
+            Some(m) if Some(m.0) != now => ctx.tr(
+                format!(" (c'était {})", member(s, m)),
+                format!(" (it was {})", member(s, m)),
             ),
-            format!(
-                "Row {row} has no member now{was}; {}.",
-                rank(&ctx, wrote.rank)
+            _ => String::new(),
+        };
+        parts.push(match now {
+            Some(m) => ctx.tr(
+                format!("Ligne {row} confiée à {}{was}", member(s, MemberId(m))),
+                format!("Row {row} now done by {}{was}", member(s, MemberId(m))),
             ),
-        ),
-    };
-    if p.member.is_some() {
-        let row_id = RowId(p.row);
+            None => ctx.tr(
+                format!("Ligne {row} sans membre désormais{was}"),
+                format!("Row {row} has no member now{was}"),
+            ),
+        });
+    }
+    let mut text = sentences(&ctx, &parts, wrote.rank);
+    if matches!(p.member, Some(Some(_))) {
         let lines = risk_lines(
             &ctx,
             s,
@@ -853,23 +776,26 @@ async fn set_row_member(ctx: Ctx, p: SetRowMember) -> Result<Reply, Refusal> {
     }
     Ok(Reply::ok(
         text,
-        json!(RowMemberSet {
+        json!(RowUpdated {
             schedule_id: id,
             rank: wrote.rank,
-            row: RowId(p.row),
-            member: p.member.map(MemberId),
+            row: row_id,
+            name: s.row(row_id).map(|r| r.name.clone()).unwrap_or_default(),
+            group,
+            index,
+            member: s.row(row_id).and_then(|r| r.member),
         }),
     ))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct DeleteRow {
-    schedule: ScheduleRef,
-    row: u64,
+pub(super) struct DeleteRow {
+    pub(super) schedule: ScheduleRef,
+    pub(super) row: u64,
 }
 
-async fn delete_row(ctx: Ctx, p: DeleteRow) -> Result<Reply, Refusal> {
+pub(super) async fn delete_row(ctx: Ctx, p: DeleteRow) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
     let cmd = Command::DeleteRow { row: RowId(p.row) };
     let wrote = ctx.apply(id, &[cmd], None).await?;
@@ -911,7 +837,7 @@ mod tests {
         let r = ok(k
             .call(
                 &Kit::en(&k.editor),
-                "rename_group",
+                "update_group",
                 json!({"group": 32, "name": "Tests"}),
             )
             .await);
@@ -922,7 +848,7 @@ mod tests {
             r.text
         );
         let r = ok(k
-            .call(&k.editor, "move_group", json!({"group": 32, "index": 2}))
+            .call(&k.editor, "update_group", json!({"group": 32, "index": 2}))
             .await);
         assert!(
             r.text.contains("«\u{a0}Tests\u{a0}» (32)") && r.text.contains("index 2"),
@@ -932,7 +858,7 @@ mod tests {
         let order: Vec<u64> = k.state().await.groups.iter().map(|g| g.id.0).collect();
         assert_eq!(order, [5, 9, 32]);
         // The cascade: 3 rows, their 3 bars, the 4 links touching those, 3 actions.
-        let r = ok(k.call(&k.editor, "delete_group", json!({"group": 5})).await);
+        let r = ok(k.call(&k.editor, "delete", json!({"group": 5})).await);
         assert!(
             r.text.contains("Groupe «\u{a0}Préparation\u{a0}» (5) supprimé, avec 3 lignes, 3 blocs, 4 liens et 3 actions\u{202f}; rang 4."),
             "{}",
@@ -950,11 +876,10 @@ mod tests {
     async fn group_refusals() {
         let k = kit().await;
         needs_editor(k.call(&k.viewer, "add_group", json!({"name": "X"})).await);
-        needs_editor(k.call(&k.viewer, "delete_group", json!({"group": 5})).await);
+        needs_editor(k.call(&k.viewer, "delete", json!({"group": 5})).await);
         // Unknown id: the model's own message, naming the command and the field.
         let r = refused(
-            k.call(&k.editor, "delete_group", json!({"group": 99}))
-                .await,
+            k.call(&k.editor, "delete", json!({"group": 99})).await,
             "invalid_command",
         );
         assert!(
@@ -963,13 +888,13 @@ mod tests {
             r.text
         );
         let r = refused(
-            k.call(&k.editor, "rename_group", json!({"group": 6, "name": "X"}))
+            k.call(&k.editor, "update_group", json!({"group": 6, "name": "X"}))
                 .await,
             "invalid_command",
         );
         assert!(r.text.contains("6 est une ligne"), "{}", r.text);
         refused(
-            k.call(&k.editor, "move_group", json!({"group": 5, "index": 7}))
+            k.call(&k.editor, "update_group", json!({"group": 5, "index": 7}))
                 .await,
             "invalid_command",
         );
@@ -994,7 +919,7 @@ mod tests {
         let r = ok(k
             .call(
                 &k.editor,
-                "rename_row",
+                "update_row",
                 json!({"row": 32, "name": "Hypercare"}),
             )
             .await);
@@ -1007,7 +932,7 @@ mod tests {
         let r = ok(k
             .call(
                 &k.editor,
-                "move_row",
+                "update_row",
                 json!({"row": 32, "group": 5, "index": 3}),
             )
             .await);
@@ -1019,7 +944,7 @@ mod tests {
         );
         // Thomas is away on 2026-11-26 and 27, during "Migration à blanc" (row 10).
         let r = ok(k
-            .call(&k.editor, "set_row_member", json!({"row": 10, "member": 4}))
+            .call(&k.editor, "update_row", json!({"row": 10, "member": 4}))
             .await);
         assert!(
             r.text
@@ -1032,7 +957,7 @@ mod tests {
         let r = ok(k
             .call(
                 &Kit::en(&k.editor),
-                "set_row_member",
+                "update_row",
                 json!({"row": 10, "member": null}),
             )
             .await);
@@ -1050,7 +975,32 @@ mod tests {
                 .member,
             None
         );
-        let r = ok(k.call(&k.editor, "delete_row", json!({"row": 6})).await);
+        // Several changes in one write, one undo: each said, in order.
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "update_row",
+                json!({"row": 10, "name": "Dry run", "index": 0, "member": 3}),
+            )
+            .await);
+        assert!(
+            r.text.starts_with("Row 10 renamed from “Migration à blanc” to “Dry run”; Row “Dry run” (10) moved to group"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text
+                .contains("; Row “Dry run” (10) now done by Sophie Lefèvre (3); rank 6."),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.structured["index"], 0);
+        assert_eq!(r.structured["member"], 3);
+        ok(k.call(&k.editor, "undo", json!({})).await);
+        let s = k.state().await;
+        let row = s.row(palmaplan_model::RowId(10)).unwrap();
+        assert_eq!((row.name.as_str(), row.member), ("Migration à blanc", None));
+        let r = ok(k.call(&k.editor, "delete", json!({"row": 6})).await);
         assert!(
             r.text.contains(
                 "Ligne «\u{a0}Audit du système\u{a0}» (6) supprimée, avec 1 bloc, 2 liens et 1 action"
@@ -1058,7 +1008,7 @@ mod tests {
             "{}",
             r.text
         );
-        let r = ok(k.call(&k.editor, "delete_row", json!({"row": 32})).await);
+        let r = ok(k.call(&k.editor, "delete", json!({"row": 32})).await);
         assert!(r.text.contains("(rien n'en dépendait)"), "{}", r.text);
     }
 
@@ -1070,27 +1020,29 @@ mod tests {
                 .await,
         );
         needs_editor(
-            k.call(
-                &k.viewer,
-                "set_row_member",
-                json!({"row": 6, "member": null}),
-            )
-            .await,
+            k.call(&k.viewer, "update_row", json!({"row": 6, "member": null}))
+                .await,
         );
         let r = refused(
-            k.call(&k.editor, "set_row_member", json!({"row": 6, "member": 77}))
+            k.call(&k.editor, "update_row", json!({"row": 6, "member": 77}))
                 .await,
             "invalid_command",
         );
         assert!(r.text.contains("le membre 77 n'existe pas"), "{}", r.text);
-        // "member" must be given, even as null: leaving it out is not a silent clear.
+        // Nothing to change is said, not written: leaving "member" out is no clear.
         let r = refused(
-            k.call(&k.editor, "set_row_member", json!({"row": 6})).await,
+            k.call(&k.editor, "update_row", json!({"row": 6})).await,
             "invalid_arguments",
         );
-        assert!(r.text.contains("«\u{a0}member\u{a0}» manque"), "{}", r.text);
+        assert!(r.text.contains("Rien à changer"), "{}", r.text);
         let r = refused(
-            k.call(&Kit::en(&k.editor), "delete_row", json!({"row": 5}))
+            k.call(&k.editor, "update_row", json!({"row": 6, "group": 9}))
+                .await,
+            "invalid_arguments",
+        );
+        assert!(r.text.contains("«\u{a0}index\u{a0}» manque"), "{}", r.text);
+        let r = refused(
+            k.call(&Kit::en(&k.editor), "delete", json!({"row": 5}))
                 .await,
             "invalid_command",
         );

@@ -1,7 +1,9 @@
-//! Tools on a schedule's settings: its time zone, working weekdays, holidays, time
-//! unit and scheduling mode. All writes are the model's `set_settings`; `add_holidays` and
-//! `remove_holidays` compute the new list from the current one and write it at the
-//! rank they read, so two people adding holidays at once both get theirs.
+//! Tools on a schedule's settings: its name, time zone, working weekdays, holidays, time
+//! unit and scheduling mode, read with `get_schedule` and changed by `update_settings`
+//! (one tool, so a model learns one shape). The writes are the model's `set_settings`
+//! (and `rename_schedule`); `add_holidays` and `remove_holidays` compute the new list
+//! from the current one and write it at the rank they read, so two people adding
+//! holidays at once both get theirs.
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
@@ -19,33 +21,12 @@ use crate::planning::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
         tool(
-            "get_settings",
-            "Read settings: time zone, working weekdays, holidays, time unit, scheduling mode.",
-            Access::Read,
-            get_settings,
-        )
-        .returns::<SettingsAnswer>(),
-        tool(
             "update_settings",
-            "Change settings. holidays REPLACES the list (add_holidays / remove_holidays change a few).",
+            "Rename the schedule or change its settings. holidays REPLACES the list; add_holidays / remove_holidays change a few.",
             Access::Write,
             update_settings,
         )
-        .returns::<SettingsAnswer>(),
-        tool(
-            "add_holidays",
-            "Add days off to the calendar; dates already there are ignored.",
-            Access::Write,
-            add_holidays,
-        )
-        .returns::<HolidaysAdded>(),
-        tool(
-            "remove_holidays",
-            "Remove days off from the calendar (working again on working weekdays).",
-            Access::Write,
-            remove_holidays,
-        )
-        .returns::<HolidaysRemoved>(),
+        .returns::<Updated>(),
     ]
 }
 
@@ -80,9 +61,9 @@ impl From<Day> for Weekday {
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum Unit {
-    /// A working day.
+    // A working day, or a working week (as many days as the calendar has working
+    // weekdays): the names say it, and every word is in each conversation's context.
     Day,
-    /// A working week (as many days as the calendar has working weekdays).
     Week,
 }
 
@@ -152,7 +133,7 @@ fn dates_list(ctx: &Ctx, dates: &[Date]) -> String {
 }
 
 /// The settings in one paragraph.
-fn describe(ctx: &Ctx, st: &Settings) -> String {
+pub(crate) fn describe(ctx: &Ctx, st: &Settings) -> String {
     let days: Vec<&str> = st
         .working_weekdays
         .iter()
@@ -194,12 +175,10 @@ fn describe(ctx: &Ctx, st: &Settings) -> String {
     )
 }
 
-/// `get_settings`'s and `update_settings`'s result: the settings, compact (holidays
-/// capped, with their count).
+/// A schedule's settings, compact (holidays capped, with their count), as
+/// `get_schedule` and `update_settings` answer them.
 #[derive(Debug, Serialize, JsonSchema)]
-struct SettingsAnswer {
-    schedule_id: i64,
-    rank: i64,
+pub(crate) struct SettingsBrief {
     /// IANA name, e.g. "Europe/Paris".
     time_zone: String,
     working_weekdays: Vec<Weekday>,
@@ -208,57 +187,50 @@ struct SettingsAnswer {
     /// The first 50 holidays, in order.
     holidays: Vec<Date>,
     holiday_count: usize,
-    /// update_settings: what the new calendar pushed (auto scheduling), if anything.
+}
+
+impl SettingsBrief {
+    pub(crate) fn of(st: &Settings) -> SettingsBrief {
+        SettingsBrief {
+            time_zone: st.time_zone.clone(),
+            working_weekdays: st.working_weekdays.clone(),
+            time_unit: st.time_unit,
+            scheduling: st.scheduling,
+            holidays: st.holidays.iter().take(CAP).copied().collect(),
+            holiday_count: st.holidays.len(),
+        }
+    }
+}
+
+/// `update_settings`'s result: the settings now.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SettingsAnswer {
+    schedule_id: i64,
+    rank: i64,
+    #[serde(flatten)]
+    settings: SettingsBrief,
+    /// What the new calendar pushed (auto scheduling), if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     cascade: Option<CascadeSummary>,
 }
 
-/// The compact structured settings (holidays capped, with their count).
+/// The compact structured settings.
 fn settings_json(id: i64, rank: i64, st: &Settings) -> serde_json::Value {
     json!(SettingsAnswer {
         schedule_id: id,
         rank,
-        time_zone: st.time_zone.clone(),
-        working_weekdays: st.working_weekdays.clone(),
-        time_unit: st.time_unit,
-        scheduling: st.scheduling,
-        holidays: st.holidays.iter().take(CAP).copied().collect(),
-        holiday_count: st.holidays.len(),
+        settings: SettingsBrief::of(st),
         cascade: None,
     })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct One {
-    schedule: ScheduleRef,
-}
-
-async fn get_settings(ctx: Ctx, p: One) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
-    let st = &stored.state.settings;
-    let text = ctx.tr(
-        format!(
-            "Réglages de «\u{a0}{}\u{a0}» (id {id}, {})\u{a0}: {}.",
-            stored.state.name,
-            rank(&ctx, stored.rank),
-            describe(&ctx, st)
-        ),
-        format!(
-            "Settings of “{}” (id {id}, {}): {}.",
-            stored.state.name,
-            rank(&ctx, stored.rank),
-            describe(&ctx, st)
-        ),
-    );
-    Ok(Reply::ok(text, settings_json(id, stored.rank, st)))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct Update {
     schedule: ScheduleRef,
+    /// The schedule's new name.
+    #[serde(default)]
+    name: Option<String>,
     /// IANA, e.g. "Europe/Paris".
     #[serde(default)]
     time_zone: Option<String>,
@@ -267,6 +239,12 @@ struct Update {
     /// WHOLE list, YYYY-MM-DD; [] clears.
     #[serde(default)]
     holidays: Option<Vec<String>>,
+    /// Days off to add; those already there are ignored.
+    #[serde(default)]
+    add_holidays: Option<Vec<String>>,
+    /// Days off to remove (working again on working weekdays).
+    #[serde(default)]
+    remove_holidays: Option<Vec<String>>,
     #[serde(default)]
     time_unit: Option<Unit>,
     /// "auto": writes push successors; "manual": dates stay.
@@ -274,36 +252,77 @@ struct Update {
     scheduling: Option<Mode>,
 }
 
+/// `update_settings`'s result: the settings, or what a rename or a holiday change did.
+#[allow(dead_code)] // a schema only: each answer is built as the type it names
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Updated {
+    Settings(SettingsAnswer),
+    Added(HolidaysAdded),
+    Removed(HolidaysRemoved),
+    Renamed(super::lifecycle::Renamed),
+}
+
 async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     let (id, _) = ctx.open(&p.schedule).await?;
-    if p.time_zone.is_none()
-        && p.working_weekdays.is_none()
-        && p.holidays.is_none()
-        && p.time_unit.is_none()
-        && p.scheduling.is_none()
-    {
-        return Err(nothing_to_change(
-            &ctx,
-            "time_zone, working_weekdays, holidays, time_unit, scheduling",
-        ));
+    let settings = p.time_zone.is_some()
+        || p.working_weekdays.is_some()
+        || p.holidays.is_some()
+        || p.time_unit.is_some()
+        || p.scheduling.is_some();
+    // One kind of change alone keeps its own answer.
+    match (&p.name, &p.add_holidays, &p.remove_holidays, settings) {
+        (None, None, None, false) => {
+            return Err(nothing_to_change(
+                &ctx,
+                "name, time_zone, working_weekdays, holidays, add_holidays, remove_holidays, time_unit, scheduling",
+            ));
+        }
+        (Some(name), None, None, false) => {
+            return super::lifecycle::rename_schedule(ctx, id, name).await;
+        }
+        (None, Some(dates), None, false) => return add_holidays(ctx, id, dates).await,
+        (None, None, Some(dates), false) => return remove_holidays(ctx, id, dates).await,
+        _ => {}
     }
-    let holidays = p
-        .holidays
-        .as_ref()
-        .map(|h| {
-            h.iter()
-                .map(|d| date(&ctx, "holidays", d))
-                .collect::<Result<Vec<_>, _>>()
-        })
+    if p.holidays.is_some() && (p.add_holidays.is_some() || p.remove_holidays.is_some()) {
+        return Err(Refusal::new(
+            Code::InvalidArguments,
+            ctx.tr(
+                "«\u{a0}holidays\u{a0}» remplace toute la liste\u{a0}: donnez-la seule, ou bien add_holidays / remove_holidays pour en changer quelques-uns.",
+                "“holidays” replaces the whole list: give it alone, or add_holidays / remove_holidays to change a few.",
+            ),
+        )
+        .with(json!({ "field": "holidays" })));
+    }
+    let name = p
+        .name
+        .as_deref()
+        .map(|n| super::lifecycle::schedule_name(&ctx, n).map(str::to_owned))
         .transpose()?;
+    let parse = |field: &str, list: &Option<Vec<String>>| {
+        list.as_ref()
+            .map(|h| {
+                h.iter()
+                    .map(|d| date(&ctx, field, d))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()
+    };
+    let holidays = parse("holidays", &p.holidays)?;
+    let added = parse("add_holidays", &p.add_holidays)?;
+    let removed = parse("remove_holidays", &p.remove_holidays)?;
     let mut changed = Vec::new();
+    if name.is_some() {
+        changed.push(ctx.tr("nom", "name"));
+    }
     if p.time_zone.is_some() {
         changed.push(ctx.tr("fuseau", "time zone"));
     }
     if p.working_weekdays.is_some() {
         changed.push(ctx.tr("jours ouvrés", "working days"));
     }
-    if holidays.is_some() {
+    if holidays.is_some() || added.is_some() || removed.is_some() {
         changed.push(ctx.tr("jours fériés", "holidays"));
     }
     if p.time_unit.is_some() {
@@ -312,16 +331,52 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     if p.scheduling.is_some() {
         changed.push(ctx.tr("planification", "scheduling"));
     }
-    let cmd = Command::SetSettings {
-        time_zone: p.time_zone,
-        working_weekdays: p
-            .working_weekdays
-            .map(|w| w.into_iter().map(Weekday::from).collect()),
-        holidays,
-        time_unit: p.time_unit.map(TimeUnit::from),
-        scheduling: p.scheduling.map(Scheduling::from),
+    let weekdays: Option<Vec<Weekday>> = p
+        .working_weekdays
+        .map(|w| w.into_iter().map(Weekday::from).collect());
+    let (time_unit, scheduling) = (
+        p.time_unit.map(TimeUnit::from),
+        p.scheduling.map(Scheduling::from),
+    );
+    // Built from the state it is written at, so that holidays added or removed by
+    // someone else meanwhile are kept.
+    let (before, wrote) = write_from_state(&ctx, id, |s| {
+        let mut cmds = Vec::new();
+        if let Some(n) = &name {
+            cmds.push(Command::RenameSchedule { name: n.clone() });
+        }
+        let holidays = match (&holidays, &added, &removed) {
+            (Some(h), _, _) => Some(h.clone()),
+            (None, None, None) => None,
+            (None, add, remove) => {
+                let mut all = s.settings.holidays.clone();
+                all.extend(add.iter().flatten());
+                all.sort_unstable();
+                all.dedup();
+                if let Some(r) = remove {
+                    all.retain(|d| !r.contains(d));
+                }
+                Some(all)
+            }
+        };
+        cmds.push(Command::SetSettings {
+            time_zone: p.time_zone.clone(),
+            working_weekdays: weekdays.clone(),
+            holidays,
+            time_unit,
+            scheduling,
+        });
+        Ok(cmds)
+    })
+    .await?;
+    let Some(wrote) = wrote else {
+        // `write_from_state` writes whenever a command is built, and one always is.
+        return Err(Refusal::new(
+            Code::Internal,
+            ctx.tr("Rien n'a été écrit.", "Nothing was written."),
+        ));
     };
-    let wrote = ctx.apply(id, &[cmd], None).await?;
+    drop(before);
     let st = &wrote.state.settings;
     let text = ctx.tr(
         format!(
@@ -346,37 +401,30 @@ async fn update_settings(ctx: Ctx, p: Update) -> Result<Reply, Refusal> {
     ))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Dates {
-    schedule: ScheduleRef,
-    /// YYYY-MM-DD.
-    dates: Vec<String>,
-}
-
 /// The dates of a call, parsed, sorted and without repeats.
-fn parse_dates(ctx: &Ctx, dates: &[String]) -> Result<Vec<Date>, Refusal> {
+fn parse_dates(ctx: &Ctx, field: &str, dates: &[String]) -> Result<Vec<Date>, Refusal> {
     if dates.is_empty() {
         return Err(Refusal::new(
             Code::InvalidArguments,
             ctx.tr(
-                "«\u{a0}dates\u{a0}» est vide\u{a0}: donnez au moins une date AAAA-MM-JJ.",
-                "“dates” is empty: give at least one YYYY-MM-DD date.",
+                format!(
+                    "«\u{a0}{field}\u{a0}» est vide\u{a0}: donnez au moins une date AAAA-MM-JJ."
+                ),
+                format!("“{field}” is empty: give at least one YYYY-MM-DD date."),
             ),
         ));
     }
     let mut out = dates
         .iter()
-        .map(|d| date(ctx, "dates", d))
+        .map(|d| date(ctx, field, d))
         .collect::<Result<Vec<_>, _>>()?;
     out.sort_unstable();
     out.dedup();
     Ok(out)
 }
 
-async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let dates = parse_dates(&ctx, &p.dates)?;
+async fn add_holidays(ctx: Ctx, id: i64, dates: &[String]) -> Result<Reply, Refusal> {
+    let dates = parse_dates(&ctx, "add_holidays", dates)?;
     let mut added = Vec::new();
     let (before, wrote) = write_from_state(&ctx, id, |s| {
         let current = &s.settings.holidays;
@@ -410,9 +458,8 @@ async fn add_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
     ))
 }
 
-async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
-    let (id, _) = ctx.open(&p.schedule).await?;
-    let dates = parse_dates(&ctx, &p.dates)?;
+async fn remove_holidays(ctx: Ctx, id: i64, dates: &[String]) -> Result<Reply, Refusal> {
+    let dates = parse_dates(&ctx, "remove_holidays", dates)?;
     let mut removed = Vec::new();
     let (before, wrote) = write_from_state(&ctx, id, |s| {
         let current = &s.settings.holidays;
@@ -449,7 +496,7 @@ async fn remove_holidays(ctx: Ctx, p: Dates) -> Result<Reply, Refusal> {
     ))
 }
 
-/// `add_holidays`'s result.
+/// Holidays added (`add_holidays` alone).
 #[derive(Debug, Serialize, JsonSchema)]
 struct HolidaysAdded {
     schedule_id: i64,
@@ -465,7 +512,7 @@ struct HolidaysAdded {
     cascade: Option<CascadeSummary>,
 }
 
-/// `remove_holidays`'s result.
+/// Holidays removed (`remove_holidays` alone).
 #[derive(Debug, Serialize, JsonSchema)]
 struct HolidaysRemoved {
     schedule_id: i64,
@@ -602,13 +649,14 @@ mod tests {
     #[tokio::test]
     async fn read_and_update_settings() {
         let k = kit().await;
-        let r = ok(k.call(&k.viewer, "get_settings", json!({})).await);
+        let r = ok(k.call(&k.viewer, "get_schedule", json!({})).await);
         assert!(
-            r.text.contains("Europe/Paris") && r.text.contains("2026-11-11, 2026-12-25"),
+            r.text.contains("Réglages\u{a0}: fuseau Europe/Paris")
+                && r.text.contains("2026-11-11, 2026-12-25"),
             "{}",
             r.text
         );
-        assert_eq!(r.structured["holiday_count"], 2);
+        assert_eq!(r.structured["settings"]["holiday_count"], 2);
         let r = ok(k
             .call(
                 &Kit::en(&k.editor),
@@ -680,8 +728,8 @@ mod tests {
         let r = ok(k
             .call(
                 &k.editor,
-                "add_holidays",
-                json!({"dates": ["2026-12-31", "2026-12-24", "2026-12-25"]}),
+                "update_settings",
+                json!({"add_holidays": ["2026-12-31", "2026-12-24", "2026-12-25"]}),
             )
             .await);
         assert!(
@@ -694,15 +742,19 @@ mod tests {
         );
         assert_eq!(r.structured["holiday_count"], 4);
         let r = ok(k
-            .call(&k.editor, "add_holidays", json!({"dates": ["2026-12-24"]}))
+            .call(
+                &k.editor,
+                "update_settings",
+                json!({"add_holidays": ["2026-12-24"]}),
+            )
             .await);
         assert_eq!(r.structured["changed"], false, "{}", r.text);
         assert_eq!(r.structured["rank"], 1, "nothing written");
         let r = ok(k
             .call(
                 &k.editor,
-                "remove_holidays",
-                json!({"dates": ["2026-11-11", "2027-01-01"]}),
+                "update_settings",
+                json!({"remove_holidays": ["2026-11-11", "2027-01-01"]}),
             )
             .await);
         assert!(
@@ -713,13 +765,57 @@ mod tests {
         let st = k.state().await.settings;
         assert_eq!(st.holidays.len(), 3);
         needs_editor(
-            k.call(&k.viewer, "add_holidays", json!({"dates": ["2026-12-24"]}))
-                .await,
+            k.call(
+                &k.viewer,
+                "update_settings",
+                json!({"add_holidays": ["2026-12-24"]}),
+            )
+            .await,
         );
         refused(
-            k.call(&k.editor, "remove_holidays", json!({"dates": []}))
+            k.call(&k.editor, "update_settings", json!({"remove_holidays": []}))
                 .await,
             "invalid_arguments",
         );
+        // With other changes, in one write: a name, one holiday in, one out, kept
+        // apart from the whole list (which replaces it).
+        let r = ok(k
+            .call(
+                &Kit::en(&k.editor),
+                "update_settings",
+                json!({"name": "Bascule", "add_holidays": ["2027-01-04"], "remove_holidays": ["2026-12-24"], "time_unit": "week"}),
+            )
+            .await);
+        assert!(
+            r.text
+                .starts_with("Settings of “Bascule” changed (name, holidays, time unit); rank 3."),
+            "{}",
+            r.text
+        );
+        let s = k.state().await;
+        assert_eq!(s.name, "Bascule");
+        assert_eq!(s.settings.holidays.len(), 3);
+        assert!(
+            s.settings
+                .holidays
+                .iter()
+                .any(|d| d.to_string() == "2027-01-04")
+        );
+        assert!(
+            !s.settings
+                .holidays
+                .iter()
+                .any(|d| d.to_string() == "2026-12-24")
+        );
+        let r = refused(
+            k.call(
+                &k.editor,
+                "update_settings",
+                json!({"holidays": [], "add_holidays": ["2027-01-05"]}),
+            )
+            .await,
+            "invalid_arguments",
+        );
+        assert!(r.text.contains("remplace toute la liste"), "{}", r.text);
     }
 }
