@@ -53,6 +53,9 @@ use palmaplan_model::command::{self, Command};
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
+mod oauth;
+pub use oauth::{CodeInfo, GrantInfo, GrantToken, OAuthClient, SpentCode, TokenKind};
+
 /// The columns `entry_from_row` reads, in its order.
 macro_rules! entry_columns {
     () => {
@@ -606,6 +609,11 @@ impl Store {
                     "snapshots",
                     include_str!("../migrations/sqlite/0002_snapshots.sql"),
                 ),
+                (
+                    3,
+                    "oauth",
+                    include_str!("../migrations/sqlite/0003_oauth.sql"),
+                ),
             ],
             Backend::Postgres => &[
                 (
@@ -617,6 +625,11 @@ impl Store {
                     2,
                     "snapshots",
                     include_str!("../migrations/postgres/0002_snapshots.sql"),
+                ),
+                (
+                    3,
+                    "oauth",
+                    include_str!("../migrations/postgres/0003_oauth.sql"),
                 ),
             ],
         };
