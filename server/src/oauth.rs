@@ -461,32 +461,48 @@ enum AuthRefusal {
 async fn check_request(
     state: &AppState,
     p: &HashMap<String, String>,
+    lang: Lang,
 ) -> Result<Result<AuthRequest, AuthRefusal>, StoreError> {
     let get = |k: &str| p.get(k).map(String::as_str).filter(|v| !v.is_empty());
     let Some(client_id) = get("client_id") else {
-        return Ok(Err(AuthRefusal::Page(
-            "The request has no client_id: the application must register first (RFC 7591) and send its client_id.".into(),
-        )));
+        return Ok(Err(AuthRefusal::Page(tr(
+            lang,
+            "La demande n'a pas de client_id\u{a0}: l'application doit d'abord s'enregistrer (RFC 7591) puis envoyer son client_id.",
+            "The request has no client_id: the application must register first (RFC 7591) and send its client_id.",
+        ))));
     };
     let Some(client) = state.planning.store().client(client_id).await? else {
-        return Ok(Err(AuthRefusal::Page(format!(
-            "The client “{client_id}” is not registered here: the application must register again."
+        return Ok(Err(AuthRefusal::Page(tr(
+            lang,
+            format!(
+                "Le client «\u{a0}{client_id}\u{a0}» n'est pas enregistré ici\u{a0}: l'application doit s'enregistrer à nouveau."
+            ),
+            format!(
+                "The client “{client_id}” is not registered here: the application must register again."
+            ),
         ))));
     };
     // Exact string comparison (OAuth 2.1 §2.3.1): no prefix, no normalisation.
     let redirect_uri = match get("redirect_uri") {
         Some(uri) if client.redirect_uris.iter().any(|r| r == uri) => uri.to_owned(),
         Some(uri) => {
-            return Ok(Err(AuthRefusal::Page(format!(
-                "The redirect URI “{uri}” is not one the client registered: PalmaPlan sends codes only to a registered URI, compared exactly."
+            return Ok(Err(AuthRefusal::Page(tr(
+                lang,
+                format!(
+                    "«\u{a0}{uri}\u{a0}» n'est pas une adresse de retour enregistrée par ce client\u{a0}: PalmaPlan n'envoie de code qu'à une adresse enregistrée, comparée à l'identique."
+                ),
+                format!(
+                    "The redirect URI “{uri}” is not one the client registered: PalmaPlan sends codes only to a registered URI, compared exactly."
+                ),
             ))));
         }
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
         None => {
-            return Ok(Err(AuthRefusal::Page(
-                "The request has no redirect_uri and the client registered several: name one."
-                    .into(),
-            )));
+            return Ok(Err(AuthRefusal::Page(tr(
+                lang,
+                "La demande n'a pas de redirect_uri et le client en a enregistré plusieurs\u{a0}: nommez-en une.",
+                "The request has no redirect_uri and the client registered several: name one.",
+            ))));
         }
     };
     let scopes: Vec<&str> = get("scope").map_or(Vec::new(), |s| s.split(' ').collect());
@@ -619,7 +635,7 @@ async fn authorize_page(
         Err(e) => return refusal_page(&state, &headers, None, &e.description),
     };
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
-    let req = match check_request(&state, &p).await {
+    let req = match check_request(&state, &p, lang).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {
@@ -634,7 +650,8 @@ async fn authorize_page(
         Ok(None) => {
             let next = format!("/oauth/authorize?{query}");
             let mut to = String::from("/oauth/signin?");
-            form_urlencoded::Serializer::for_suffix(&mut to, 15)
+            let start = to.len();
+            form_urlencoded::Serializer::for_suffix(&mut to, start)
                 .append_pair("next", &next)
                 .append_pair("lang", lang_tag(lang));
             return see_other(&to);
@@ -778,7 +795,7 @@ async fn authorize_answer(
             ),
         );
     }
-    let req = match check_request(&state, &p).await {
+    let req = match check_request(&state, &p, lang).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {

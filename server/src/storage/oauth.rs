@@ -95,10 +95,10 @@ macro_rules! grant_columns {
     };
 }
 
-/// The joined tables of `grant_columns!`.
-macro_rules! grant_tables {
+/// The join that `grant_columns!` reads the client's name through.
+macro_rules! client_join {
     () => {
-        "oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id"
+        " JOIN oauth_clients c ON c.client_id = g.client_id"
     };
 }
 
@@ -209,8 +209,8 @@ impl Store {
         let rows = sqlx::query(concat!(
             "SELECT ",
             grant_columns!(),
-            " FROM ",
-            grant_tables!(),
+            " FROM oauth_grants g",
+            client_join!(),
             " WHERE g.user_id = $1 ORDER BY g.id DESC"
         ))
         .bind(user_id)
@@ -284,9 +284,9 @@ impl Store {
         let row = sqlx::query(concat!(
             "SELECT o.redirect_uri, o.code_challenge, o.expires_at, ",
             grant_columns!(),
-            " FROM oauth_codes o JOIN ",
-            grant_tables!(),
-            " ON g.id = o.grant_id WHERE o.hash = $1"
+            " FROM oauth_codes o JOIN oauth_grants g ON g.id = o.grant_id",
+            client_join!(),
+            " WHERE o.hash = $1"
         ))
         .bind(hash)
         .fetch_optional(&self.pool)
@@ -339,9 +339,9 @@ impl Store {
         let row = sqlx::query(concat!(
             "SELECT t.id, t.created_at, t.expires_at, t.revoked_at, ",
             grant_columns!(),
-            " FROM oauth_tokens t JOIN ",
-            grant_tables!(),
-            " ON g.id = t.grant_id WHERE t.hash = $1 AND t.kind = $2"
+            " FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id",
+            client_join!(),
+            " WHERE t.hash = $1 AND t.kind = $2"
         ))
         .bind(hash)
         .bind(kind.as_str())
