@@ -832,7 +832,13 @@ async fn an_expired_code_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_code_lifetime_is_at_most_a_minute() {
-    let s = Setup::start("oauth-lifetime").await;
+    let mut ttl = None;
+    let s = Setup::start_with("oauth-lifetime", |state| {
+        ttl = Some(state.oauth.code_ttl_ms)
+    })
+    .await;
+    let ttl = ttl.unwrap();
+    assert!(ttl > 0 && ttl <= 60_000, "codes live {ttl} ms");
     let before = s
         .server
         .store
@@ -851,7 +857,6 @@ async fn the_default_code_lifetime_is_at_most_a_minute() {
             .len(),
         before + 1
     );
-    assert!(palmaplan_server::oauth::CODE_TTL_MS <= 60_000);
     let (status, _) = s.exchange(&code, &verifier).await;
     assert_eq!(status, 200, "a fresh code is accepted");
     s.server.stop().await;
