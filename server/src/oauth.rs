@@ -1689,7 +1689,7 @@ mod tests {
     fn pkce_s256_matches_the_rfc_example() {
         // RFC 7636, appendix B.
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-        let challenge = "E9Melhoa2OwvFrEMTJguCQaoWsnPqUXnKRvPaD0rfgM";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         assert!(pkce_matches(verifier, challenge));
         assert!(!pkce_matches(&verifier.replace('d', "e"), challenge));
         assert!(!pkce_matches(challenge, challenge));
