@@ -270,7 +270,7 @@ async fn authenticate(
 ) -> Response {
     let secret = match bearer(&request) {
         Ok(secret) => secret,
-        Err(why) => return unauthorized(&state, why),
+        Err(why) => return read_body_then(request, unauthorized(&state, why)).await,
     };
     let hash = auth::token_hash(&secret);
     let now = state.planning.now_ms();
@@ -343,7 +343,7 @@ async fn authenticate(
             }
             response
         }
-        Ok(Err(why)) => unauthorized(&state, why),
+        Ok(Err(why)) => read_body_then(request, unauthorized(&state, why)).await,
         Err(e) => {
             tracing::error!(error = %e, "token check: the database does not answer");
             let text = tr(
@@ -358,6 +358,24 @@ async fn authenticate(
                 .into_response()
         }
     }
+}
+
+/// A refusal of a request whose body is not read: the body is read first (up to 64 KiB,
+/// for 2 s), because a connection answered before its body arrived is closed by hyper
+/// without a word, and an OAuth client, whose first request is always refused, goes on
+/// with discovery on that connection and fails. A body it cannot read closes the
+/// connection, as the answer then says.
+async fn read_body_then(request: Request, mut response: Response) -> Response {
+    let read = axum::body::to_bytes(request.into_body(), 64 << 10);
+    if !matches!(
+        tokio::time::timeout(std::time::Duration::from_secs(2), read).await,
+        Ok(Ok(_))
+    ) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// The token of `Authorization: Bearer ppt_…`, if it has our shape.

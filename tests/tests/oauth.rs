@@ -1333,3 +1333,38 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_request_leaves_its_connection_usable_for_discovery() {
+    // An OAuth client's first request is always refused, and it goes on with discovery
+    // on the same connection: the 401 must not close it when the body comes late.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start("oauth-keepalive").await;
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let mut tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tcp.write_all(body.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 65536];
+    let n = tcp.read(&mut buf).await.unwrap();
+    let first = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert!(first.starts_with("HTTP/1.1 401"), "{first}");
+    let get =
+        format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    tcp.write_all(get.as_bytes()).await.unwrap();
+    let n = tokio::time::timeout(std::time::Duration::from_secs(5), tcp.read(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    let second = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert!(
+        second.starts_with("HTTP/1.1 200"),
+        "the connection was closed: {second:?}"
+    );
+    server.stop().await;
+}
