@@ -62,6 +62,10 @@ pub const REFRESH_TTL_MS: i64 = 30 * 24 * 3_600_000;
 pub const SESSION_TTL_MS: i64 = 12 * 3_600_000;
 /// Sign-in attempts allowed per e-mail and per address within [`ATTEMPT_WINDOW_MS`].
 pub const MAX_ATTEMPTS: u32 = 10;
+/// Client registrations allowed per address within [`ATTEMPT_WINDOW_MS`]: registration
+/// is open to anyone (RFC 7591), so this bounds what one address can add to the
+/// database; a host's servers register once per person who connects.
+pub const MAX_REGISTRATIONS: u32 = 60;
 pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
 
 /// The scopes: a named token's read and write.
@@ -118,15 +122,15 @@ impl OAuthConfig {
     }
 }
 
-/// Sign-in attempts per key (`email:…`, `ip:…`) in fixed windows, in this process.
+/// Attempts per key (`email:…`, `ip:…`, `register:…`) in fixed windows, in this process.
 #[derive(Debug, Default)]
 pub struct Attempts {
     seen: Mutex<HashMap<String, (i64, u32)>>,
 }
 
 impl Attempts {
-    /// Counts an attempt; false when the key is over [`MAX_ATTEMPTS`] in its window.
-    fn allow(&self, key: &str, now: i64) -> bool {
+    /// Counts an attempt; false when the key is over `max` in its window.
+    fn allow(&self, key: &str, now: i64, max: u32) -> bool {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         // A flood of distinct keys must not grow this for ever.
         if seen.len() > 10_000 {
@@ -136,8 +140,8 @@ impl Attempts {
         if now - entry.0 >= ATTEMPT_WINDOW_MS {
             *entry = (now, 0);
         }
-        entry.1 += 1;
-        entry.1 <= MAX_ATTEMPTS
+        entry.1 = entry.1.saturating_add(1);
+        entry.1 <= max
     }
 }
 
@@ -314,7 +318,32 @@ fn is_loopback(host: &url::Host<&str>) -> bool {
     }
 }
 
-async fn register(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
+async fn register(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_string());
+    let now = state.planning.now_ms();
+    if let Some(ip) = ip
+        && !state
+            .attempts
+            .allow(&format!("register:{ip}"), now, MAX_REGISTRATIONS)
+    {
+        let mut r = oauth_error(
+            "invalid_client_metadata",
+            "Too many registrations from this address: try again in a few minutes.",
+        )
+        .into_response();
+        *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+        return r;
+    }
+    let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY).await else {
+        return oauth_error(
+            "invalid_client_metadata",
+            format!("The registration is over {MAX_BODY} bytes: send only the client's metadata."),
+        )
+        .into_response();
+    };
     match register_client(&state, &body).await {
         Ok(v) => {
             let mut r = no_store(axum::Json(v));
@@ -738,11 +767,11 @@ async fn authorize_page(
             "Read and write (change schedules)",
         )),
         which = escape_html(&tr(lang, "Plannings", "Schedules")),
-        note = escape_html(&tr(
+        note = tr(
             lang,
-            "Vos rôles sur chaque planning s'appliquent toujours. Vous pourrez retirer cet accès à tout moment\u{a0}: `palmaplan grant revoke`.",
-            "Your roles on each schedule still apply. You can withdraw this access at any time: `palmaplan grant revoke`.",
-        )),
+            "Vos rôles sur chaque planning s'appliquent toujours. Vous pourrez retirer cet accès à tout moment\u{a0}: <code>palmaplan grant revoke</code>.",
+            "Your roles on each schedule still apply. You can withdraw this access at any time: <code>palmaplan grant revoke</code>.",
+        ),
         allow = escape_html(&tr(lang, "Autoriser", "Allow")),
         deny = escape_html(&tr(lang, "Refuser", "Deny")),
     );
@@ -1060,10 +1089,12 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
         .unwrap_or_default();
     let password = p.get("password").cloned().unwrap_or_default();
     let now = state.planning.now_ms();
-    let by_email = state
-        .attempts
-        .allow(&format!("email:{}", email.to_lowercase()), now);
-    let by_ip = ip.is_none_or(|ip| state.attempts.allow(&format!("ip:{ip}"), now));
+    let by_email = state.attempts.allow(
+        &format!("email:{}", email.to_lowercase()),
+        now,
+        MAX_ATTEMPTS,
+    );
+    let by_ip = ip.is_none_or(|ip| state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS));
     if !(by_email && by_ip) {
         return signin_form(
             &state,
@@ -1369,6 +1400,11 @@ async fn issue(state: &AppState, grant: &GrantInfo, now: i64) -> Result<Value, O
     let refresh = random(auth::REFRESH_PREFIX)?;
     let c = &state.oauth;
     let store = state.planning.store();
+    // Rows past their use go now and then: spent or expired codes, expired tokens and
+    // sign-ins (an expired refresh token shown again is then unknown, refused alike).
+    if let Err(e) = store.purge_expired_oauth(now).await {
+        tracing::warn!(error = %e, "OAuth: expired rows not purged");
+    }
     store
         .add_grant_token(
             grant.id,
@@ -1719,10 +1755,16 @@ mod tests {
     fn attempts_are_capped_per_window() {
         let a = Attempts::default();
         for _ in 0..MAX_ATTEMPTS {
-            assert!(a.allow("email:x", 0));
+            assert!(a.allow("email:x", 0, MAX_ATTEMPTS));
         }
-        assert!(!a.allow("email:x", 1));
-        assert!(a.allow("email:y", 1), "another key has its own count");
-        assert!(a.allow("email:x", ATTEMPT_WINDOW_MS), "a new window");
+        assert!(!a.allow("email:x", 1, MAX_ATTEMPTS));
+        assert!(
+            a.allow("email:y", 1, MAX_ATTEMPTS),
+            "another key has its own count"
+        );
+        assert!(
+            a.allow("email:x", ATTEMPT_WINDOW_MS, MAX_ATTEMPTS),
+            "a new window"
+        );
     }
 }

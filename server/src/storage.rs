@@ -2236,6 +2236,43 @@ mod tests {
         );
         assert!(store.grants(bob).await.unwrap().is_empty());
 
+        // Past their expiry, codes, tokens and sign-ins go; the rest stays.
+        store
+            .add_code("c2", g, "https://claude.ai/cb", "chal", 2_000)
+            .await
+            .unwrap();
+        store
+            .add_grant_token(g, TokenKind::Refresh, "r2", 5, 2_000)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.purge_expired_oauth(1_500).await.unwrap(),
+            3,
+            "c1, a1, r1"
+        );
+        assert_eq!(
+            store.spend_code("c1", 1_500).await.unwrap(),
+            SpentCode::Unknown
+        );
+        assert!(
+            store
+                .grant_token("a1", TokenKind::Access)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .grant_token("r2", TokenKind::Refresh)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(matches!(
+            store.spend_code("c2", 1_501).await.unwrap(),
+            SpentCode::Fresh(_)
+        ));
+
         store.add_web_session("s1", alice, 10, 20).await.unwrap();
         assert_eq!(
             store

@@ -1102,7 +1102,8 @@ async fn sign_in_refuses_forged_forms_wrong_passwords_and_floods() {
         post(Some("pp_signin=abc".into()), nobody).await.status(),
         401
     );
-    // Ten attempts per e-mail in a window: the right password no longer helps.
+    // Ten attempts per address (and per e-mail) in a window: these make eleven from
+    // this address, and the right password no longer helps.
     for _ in 0..8 {
         post(
             Some("pp_signin=abc".into()),
@@ -1113,6 +1114,35 @@ async fn sign_in_refuses_forged_forms_wrong_passwords_and_floods() {
     let r = post(Some("pp_signin=abc".into()), fields(PASSWORD, "abc")).await;
     assert_eq!(r.status(), 429);
     assert!(set_cookie(&r, "pp_session").is_none());
+    let page = r.text().await.unwrap();
+    assert!(page.contains("Trop de tentatives"), "{page}");
+    // Another e-mail from the same address is held back too.
+    let mut other = fields(PASSWORD, "abc");
+    other[0].1 = "someone@example.org".into();
+    assert_eq!(
+        post(Some("pp_signin=abc".into()), other).await.status(),
+        429
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registrations_are_capped_per_address() {
+    let server = TestServer::start("oauth-register-cap").await;
+    let http = http();
+    let body = json!({"client_name": "x", "redirect_uris": [REDIRECT]});
+    for _ in 0..palmaplan_server::oauth::MAX_REGISTRATIONS {
+        assert_eq!(register(&http, &server.base, body.clone()).await.0, 201);
+    }
+    let (status, e) = register(&http, &server.base, body).await;
+    assert_eq!(status, 429, "{e}");
+    assert!(
+        e["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("Too many"),
+        "{e}"
+    );
     server.stop().await;
 }
 

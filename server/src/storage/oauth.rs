@@ -389,6 +389,25 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Deletes what can no longer be used: codes, tokens and sign-in sessions past their
+    /// expiry. Revoked tokens not yet expired stay (a rotated refresh token shown again
+    /// must still be recognised, to revoke its grant).
+    pub async fn purge_expired_oauth(&self, now_ms: i64) -> Result<u64, StoreError> {
+        let mut gone = 0;
+        for sql in [
+            "DELETE FROM oauth_codes WHERE expires_at < $1",
+            "DELETE FROM oauth_tokens WHERE expires_at < $1",
+            "DELETE FROM web_sessions WHERE expires_at < $1",
+        ] {
+            gone += sqlx::query(sql)
+                .bind(now_ms)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        }
+        Ok(gone)
+    }
+
     /// Stores a sign-in session (by its hash).
     pub async fn add_web_session(
         &self,
