@@ -1029,11 +1029,11 @@ fn signin_form(
         email = escape_html(&tr(lang, "Adresse e-mail", "E-mail address")),
         password = escape_html(&tr(lang, "Mot de passe", "Password")),
         go = escape_html(&tr(lang, "Se connecter", "Sign in")),
-        note = escape_html(&tr(
+        note = tr(
             lang,
-            "Le mot de passe se définit sur le serveur avec `palmaplan user set-password --email E`.",
-            "The password is set on the server with `palmaplan user set-password --email E`.",
-        )),
+            "Le mot de passe se définit sur le serveur avec <code>palmaplan user set-password --email …</code>.",
+            "The password is set on the server with <code>palmaplan user set-password --email …</code>.",
+        ),
     );
     let title = tr(lang, "Connexion à PalmaPlan", "Sign in to PalmaPlan");
     html_page(
@@ -1632,7 +1632,7 @@ fn html_page(
          .buttons{{display:flex;gap:.75rem;margin-top:1.25rem}}\
          button{{font:inherit;padding:.5rem 1.25rem;border-radius:6px;border:1px solid #2457c5;background:#2457c5;color:#fff}}\
          button.secondary{{background:transparent;color:#2457c5}}\
-         .note,.who{{color:#5b6472;font-size:.9rem}}.error{{color:#b3261e}}\
+         .note,.who{{color:#5b6472;font-size:.9rem}}code{{font-family:ui-monospace,monospace;font-size:.85rem}}.error{{color:#b3261e}}\
          @media (prefers-color-scheme:dark){{body{{background:#15181d;color:#e6e8eb}}main{{background:#1d2127;border-color:#333a44}}}}\
          </style></head><body><main><h1>{title}</h1>{body}</main></body></html>\n",
         lang = lang_tag(lang),
