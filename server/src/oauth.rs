@@ -1521,7 +1521,7 @@ pub(crate) async fn access_caller(
     if t.grant.resource != state.oauth.resource() {
         return Ok(Err(AccessRefused::OtherAudience));
     }
-    store.touch_grant(&t.grant, now).await?;
+    store.touch_grant_token(&t, now).await?;
     Ok(Ok((
         -t.grant.id,
         Caller {

@@ -2207,7 +2207,20 @@ mod tests {
             !store.revoke_grant_token(r.id, 7).await.unwrap(),
             "and only once"
         );
-        store.touch_grant(&a.grant, 8).await.unwrap();
+        store.touch_grant_token(&a, 8).await.unwrap();
+        let used = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((used.created_at, used.last_used_at), (5, Some(8)));
+        store.touch_grant_token(&used, 9).await.unwrap();
+        let again = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(again.last_used_at, Some(8), "kept to the minute");
 
         assert!(
             !store.revoke_grant(g, Some(bob), 9).await.unwrap(),

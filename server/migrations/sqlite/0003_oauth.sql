@@ -42,6 +42,7 @@ CREATE TABLE oauth_tokens (
     hash TEXT NOT NULL UNIQUE,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
+    last_used_at BIGINT,
     revoked_at BIGINT
 );
 CREATE INDEX oauth_tokens_by_grant ON oauth_tokens (grant_id);

@@ -81,6 +81,7 @@ pub struct GrantToken {
     pub kind: TokenKind,
     pub created_at: i64,
     pub expires_at: i64,
+    pub last_used_at: Option<i64>,
     pub revoked_at: Option<i64>,
     pub grant: GrantInfo,
 }
@@ -337,7 +338,7 @@ impl Store {
         kind: TokenKind,
     ) -> Result<Option<GrantToken>, StoreError> {
         let row = sqlx::query(concat!(
-            "SELECT t.id, t.created_at, t.expires_at, t.revoked_at, ",
+            "SELECT t.id, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, ",
             grant_columns!(),
             " FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id",
             client_join!(),
@@ -353,23 +354,33 @@ impl Store {
                 kind,
                 created_at: r.try_get(1)?,
                 expires_at: r.try_get(2)?,
-                revoked_at: r.try_get(3)?,
-                grant: grant_from_row(&r, 4)?,
+                last_used_at: r.try_get(3)?,
+                revoked_at: r.try_get(4)?,
+                grant: grant_from_row(&r, 5)?,
             })
         })
         .transpose()
     }
 
-    /// Marks a grant used now, to the minute (every MCP request authenticates: no
-    /// write on each).
-    pub async fn touch_grant(&self, grant: &GrantInfo, now_ms: i64) -> Result<(), StoreError> {
-        if grant
-            .last_used_at
-            .is_none_or(|t| now_ms - t >= LAST_USE_PRECISION_MS)
-        {
+    /// Marks an access token and its grant used now, to the minute (every MCP request
+    /// authenticates: no write on each).
+    pub async fn touch_grant_token(
+        &self,
+        token: &GrantToken,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let stale = |t: Option<i64>| t.is_none_or(|t| now_ms - t >= LAST_USE_PRECISION_MS);
+        if stale(token.last_used_at) {
+            sqlx::query("UPDATE oauth_tokens SET last_used_at = $1 WHERE id = $2")
+                .bind(now_ms)
+                .bind(token.id)
+                .execute(&self.pool)
+                .await?;
+        }
+        if stale(token.grant.last_used_at) {
             sqlx::query("UPDATE oauth_grants SET last_used_at = $1 WHERE id = $2")
                 .bind(now_ms)
-                .bind(grant.id)
+                .bind(token.grant.id)
                 .execute(&self.pool)
                 .await?;
         }
