@@ -814,7 +814,6 @@ async fn authorize_answer(
     // holds (HttpOnly): a page of another site cannot produce it.
     if p.get("csrf").is_none_or(|c| !constant_eq(c, &session.csrf)) {
         return refusal_page_status(
-            &state,
             StatusCode::FORBIDDEN,
             lang,
             &tr(
@@ -990,7 +989,7 @@ async fn signin_page(
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
     let next = p.get("next").cloned().unwrap_or_default();
     if !local_path(&next) {
-        return refusal_page_status(&state, StatusCode::BAD_REQUEST, lang, &bad_next(lang));
+        return refusal_page_status(StatusCode::BAD_REQUEST, lang, &bad_next(lang));
     }
     signin_form(&state, lang, &next, None, StatusCode::OK)
 }
@@ -1062,7 +1061,7 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
     let next = p.get("next").cloned().unwrap_or_default();
     if !local_path(&next) {
-        return refusal_page_status(&state, StatusCode::BAD_REQUEST, lang, &bad_next(lang));
+        return refusal_page_status(StatusCode::BAD_REQUEST, lang, &bad_next(lang));
     }
     // Double-submit: the form's token must equal the cookie the page set; a page of
     // another site can post the form but neither read nor set our cookie.
@@ -1592,10 +1591,10 @@ fn hidden_field(name: &str, value: &str) -> String {
 
 fn refusal_page(state: &AppState, headers: &HeaderMap, lang: Option<Lang>, why: &str) -> Response {
     let lang = lang.unwrap_or_else(|| page_lang(state, headers, None));
-    refusal_page_status(state, StatusCode::BAD_REQUEST, lang, why)
+    refusal_page_status(StatusCode::BAD_REQUEST, lang, why)
 }
 
-fn refusal_page_status(_state: &AppState, status: StatusCode, lang: Lang, why: &str) -> Response {
+fn refusal_page_status(status: StatusCode, lang: Lang, why: &str) -> Response {
     let title = tr(
         lang,
         "Demande d'autorisation refusée",
