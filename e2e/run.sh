@@ -3,7 +3,8 @@
 # packages when node_modules is missing or older than package-lock.json (npm ci),
 # builds the server (cargo build -p palmaplan-server --locked, into $CARGO_TARGET_DIR or
 # target/), installs Debian's chromium when /usr/bin/chromium is missing (never a
-# downloaded browser), then runs the tests (all of e2e/tests/, or the files given).
+# downloaded browser), makes the Python venv of the OAuth test (e2e/oauth/venv.sh), then
+# runs the tests (all of e2e/tests/, or the files given).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
@@ -31,6 +32,11 @@ if [ ! -x "$CHROMIUM" ]; then
   $SUDO apt-get update
   $SUDO apt-get install -y chromium
 fi
+
+# The OAuth test's real client: the MCP Python SDK in a venv under e2e/ (skipped when
+# it is there and up to date).
+PALMAPLAN_OAUTH_PYTHON="$(bash "$HERE/oauth/venv.sh")"
+export PALMAPLAN_OAUTH_PYTHON
 
 echo "e2e: tests"
 status=0

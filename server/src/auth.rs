@@ -12,11 +12,30 @@ use sha2::{Digest, Sha256};
 /// The prefix of every named token.
 pub const TOKEN_PREFIX: &str = "ppt_";
 
+/// The prefixes of the OAuth secrets (`crate::oauth`): access and refresh tokens,
+/// authorization codes, sign-in sessions. Distinct from [`TOKEN_PREFIX`] so that each
+/// secret is looked up only where it belongs, and a scanner tells them apart.
+pub const ACCESS_PREFIX: &str = "ppa_";
+pub const REFRESH_PREFIX: &str = "ppr_";
+pub const CODE_PREFIX: &str = "ppc_";
+pub const SESSION_PREFIX: &str = "pps_";
+
 /// A new token secret, from the operating system's random source.
 pub fn new_token() -> Result<String, getrandom::Error> {
+    new_secret(TOKEN_PREFIX)
+}
+
+/// A new secret: `prefix` then 32 random bytes in hex. Stored as [`token_hash`].
+pub fn new_secret(prefix: &str) -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)?;
-    Ok(format!("{TOKEN_PREFIX}{}", hex::encode(bytes)))
+    Ok(format!("{prefix}{}", hex::encode(bytes)))
+}
+
+/// Whether a string has the shape of a secret made by [`new_secret`] with `prefix`.
+pub fn looks_like_secret(prefix: &str, s: &str) -> bool {
+    s.strip_prefix(prefix)
+        .is_some_and(|rest| rest.len() == 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The stored form of a token: the hex SHA-256 of the whole secret.
@@ -27,8 +46,7 @@ pub fn token_hash(secret: &str) -> String {
 /// Whether a string has the shape of one of our tokens (checked before any lookup, so
 /// that garbage never reaches the database).
 pub fn looks_like_token(s: &str) -> bool {
-    s.strip_prefix(TOKEN_PREFIX)
-        .is_some_and(|rest| rest.len() == 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()))
+    looks_like_secret(TOKEN_PREFIX, s)
 }
 
 #[cfg(test)]
@@ -43,6 +61,13 @@ mod tests {
         assert!(looks_like_token(&a), "{a}");
         assert!(!looks_like_token("ppt_short"));
         assert!(!looks_like_token(&a.replace("ppt_", "xyz_")));
+        let access = new_secret(ACCESS_PREFIX).unwrap();
+        assert!(looks_like_secret(ACCESS_PREFIX, &access), "{access}");
+        assert!(
+            !looks_like_token(&access),
+            "an access token is not a named token"
+        );
+        assert!(!looks_like_secret(REFRESH_PREFIX, &access));
         assert_eq!(token_hash(&a), token_hash(&a));
         assert_ne!(token_hash(&a), token_hash(&b));
         assert_eq!(token_hash(&a).len(), 64);

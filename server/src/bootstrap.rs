@@ -12,7 +12,7 @@ use palmaplan_model::{Lang, demo};
 
 use crate::auth;
 use crate::planning::tr;
-use crate::storage::{Store, StoreError, TokenInfo, User};
+use crate::storage::{GrantInfo, Store, StoreError, TokenInfo, User};
 
 /// The name of the first token.
 pub const FIRST_TOKEN_LABEL: &str = "first token";
@@ -371,6 +371,85 @@ pub fn token_table(lang: Lang, user: &User, tokens: &[TokenInfo]) -> String {
             "{}  {label}  {scope}  {schedule}  {created} {}  {used_word} {used}  {state}\n",
             t.id,
             utc(t.created_at),
+        ));
+    }
+    out
+}
+
+/// The shortest password `palmaplan user set-password` takes.
+pub const MIN_PASSWORD_CHARS: usize = 10;
+
+/// Sets the password of the OAuth sign-in page for a user (argon2id; see
+/// `crate::oauth`). The first line of `input` is the password.
+pub async fn set_password(
+    store: &Store,
+    email: &str,
+    input: &str,
+    lang: Lang,
+) -> Result<User, SetupError> {
+    let user = user_by_email(store, email, lang).await?;
+    let password = input.lines().next().unwrap_or("");
+    if password.chars().count() < MIN_PASSWORD_CHARS {
+        return Err(SetupError::Invalid(tr(
+            lang,
+            format!(
+                "mot de passe trop court\u{a0}: donnez-en un d'au moins {MIN_PASSWORD_CHARS} caractères sur l'entrée standard (par exemple `printf '%s\\n' \"$MOT\" | palmaplan user set-password --email {}`).",
+                user.email
+            ),
+            format!(
+                "password too short: give one of at least {MIN_PASSWORD_CHARS} characters on standard input (e.g. `printf '%s\\n' \"$WORD\" | palmaplan user set-password --email {}`).",
+                user.email
+            ),
+        )));
+    }
+    crate::oauth::set_password(store, user.id, password)
+        .await
+        .map_err(SetupError::Invalid)?;
+    Ok(user)
+}
+
+/// What `palmaplan grant list` prints: one line per OAuth grant (an application a
+/// person allowed), never a secret.
+pub fn grant_table(lang: Lang, user: &User, grants: &[GrantInfo]) -> String {
+    if grants.is_empty() {
+        return tr(
+            lang,
+            format!("{} n'a autorisé aucune application.\n", user.email),
+            format!("{} has allowed no application.\n", user.email),
+        );
+    }
+    let mut out = String::new();
+    for g in grants {
+        let scope = if g.can_write { "read+write" } else { "read" };
+        let schedule = g.schedule_id.map_or_else(
+            || tr(lang, "tous plannings", "all schedules"),
+            |id| tr(lang, format!("planning {id}"), format!("schedule {id}")),
+        );
+        let used = g
+            .last_used_at
+            .map_or_else(|| tr(lang, "jamais", "never"), utc);
+        let state = g.revoked_at.map_or_else(
+            || tr(lang, "active", "live"),
+            |at| {
+                tr(
+                    lang,
+                    format!("révoquée {}", utc(at)),
+                    format!("revoked {}", utc(at)),
+                )
+            },
+        );
+        let (name, created, used_word) = match lang {
+            Lang::Fr => (
+                format!("«\u{a0}{}\u{a0}»", g.client_name),
+                "créée",
+                "utilisée",
+            ),
+            Lang::En => (format!("“{}”", g.client_name), "created", "used"),
+        };
+        out.push_str(&format!(
+            "{}  {name}  {scope}  {schedule}  {created} {}  {used_word} {used}  {state}\n",
+            g.id,
+            utc(g.created_at),
         ));
     }
     out

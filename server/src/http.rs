@@ -48,6 +48,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth;
 use crate::embed::{self, Claims, LinkError, SecretsCache};
 use crate::mcp::{LANG_ARG, McpServer, to_result};
+use crate::oauth::{self, AccessRefused, Attempts, OAuthConfig};
 use crate::planning::{Access, Caller, Planning, Reply, tr};
 use crate::protocol::{self, Known, MAX_SESSIONS_PER_TOKEN, Sessions};
 use crate::storage::Role;
@@ -82,12 +83,23 @@ pub struct AppState {
     link_secrets: SecretsCache,
     /// The MCP sessions, and which token opened each (capped per token).
     pub sessions: Arc<Sessions>,
+    /// Issuer, resource and lifetimes of OAuth (`crate::oauth`).
+    pub oauth: OAuthConfig,
+    /// Sign-in attempts of the consent pages, per e-mail and per address.
+    pub(crate) attempts: Arc<Attempts>,
 }
 
 impl AppState {
-    /// Loopback only, the server's default.
+    /// Loopback only, the server's default. The OAuth issuer is the public URL of the
+    /// `/embed` links (the binary's `--public-url`), else the default address.
     pub fn new(planning: Planning, lang: Lang) -> AppState {
+        let issuer = planning
+            .embed()
+            .map_or("http://127.0.0.1:4785", |e| e.public_url())
+            .to_owned();
         AppState {
+            oauth: OAuthConfig::new(&issuer),
+            attempts: Arc::default(),
             planning,
             lang,
             allowed_hosts: Vec::new(),
@@ -163,6 +175,7 @@ pub fn app(state: AppState) -> Router {
         .layer(protocol::cors(origins));
     Router::new()
         .merge(mcp)
+        .merge(oauth::routes())
         .route("/healthz", get(healthz))
         .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
@@ -186,7 +199,9 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
             tracing::debug!(error = %e, "TCP_NODELAY not set on a connection");
         }
     });
-    axum::serve(listener, app(state))
+    // The peer's address: the sign-in page counts attempts per address.
+    let app = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
 }
@@ -243,6 +258,8 @@ enum Refused {
     Missing,
     Malformed,
     Unknown,
+    /// An OAuth access token issued for another resource (RFC 8707).
+    OtherAudience,
 }
 
 /// The Bearer check in front of `/mcp`.
@@ -253,14 +270,39 @@ async fn authenticate(
 ) -> Response {
     let secret = match bearer(&request) {
         Ok(secret) => secret,
-        Err(why) => return unauthorized(state.lang, why),
+        Err(why) => return read_body_then(request, unauthorized(&state, why)).await,
     };
     let hash = auth::token_hash(&secret);
     let now = state.planning.now_ms();
-    match state.planning.store().use_token(&hash, now).await {
-        Ok(Some(token)) => {
+    // Who is calling: a named token (its id keys its sessions) or an OAuth access token
+    // (minus its grant's id, see `oauth::access_caller`).
+    let who = if auth::looks_like_token(&secret) {
+        state.planning.store().use_token(&hash, now).await.map(|t| {
+            t.map(|token| {
+                let caller = Caller {
+                    user_id: token.user_id,
+                    can_write: token.can_write,
+                    only_schedule: token.schedule_id,
+                    max_role: None,
+                    lang: state.lang,
+                    apps: false,
+                };
+                (token.id, caller)
+            })
+            .ok_or(Refused::Unknown)
+        })
+    } else {
+        oauth::access_caller(&state, &secret).await.map(|r| {
+            r.map_err(|why| match why {
+                AccessRefused::Invalid => Refused::Unknown,
+                AccessRefused::OtherAudience => Refused::OtherAudience,
+            })
+        })
+    };
+    match who {
+        Ok(Ok((key, caller))) => {
             let method = request.method().clone();
-            let known = state.sessions.touch(token.id, request.headers());
+            let known = state.sessions.touch(key, request.headers());
             let session = request
                 .headers()
                 .get(protocol::SESSION_HEADER)
@@ -271,7 +313,7 @@ async fn authenticate(
                 (Some(id), Known::Mine)
                     if method == Method::DELETE && !state.sessions.is_open(id).await =>
                 {
-                    state.sessions.closed(token.id, id);
+                    state.sessions.closed(key, id);
                     return protocol::unknown_session();
                 }
                 _ => {}
@@ -282,14 +324,7 @@ async fn authenticate(
                     Err(refused) => return refused,
                 };
             }
-            request.extensions_mut().insert(Caller {
-                user_id: token.user_id,
-                can_write: token.can_write,
-                only_schedule: token.schedule_id,
-                max_role: None,
-                lang: state.lang,
-                apps: false,
-            });
+            request.extensions_mut().insert(caller);
             let mut response = next.run(request).await;
             let opened = response
                 .headers()
@@ -297,9 +332,9 @@ async fn authenticate(
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             match (&session, opened) {
-                (None, Some(new)) => state.sessions.opened(token.id, &new).await,
+                (None, Some(new)) => state.sessions.opened(key, &new).await,
                 (Some(id), _) if method == Method::DELETE && response.status().is_success() => {
-                    state.sessions.closed(token.id, id);
+                    state.sessions.closed(key, id);
                     // The session is closed, not about to be: 204, which clients expect
                     // (the Python SDK warns on rmcp's 202).
                     *response.status_mut() = StatusCode::NO_CONTENT;
@@ -308,7 +343,7 @@ async fn authenticate(
             }
             response
         }
-        Ok(None) => unauthorized(state.lang, Refused::Unknown),
+        Ok(Err(why)) => read_body_then(request, unauthorized(&state, why)).await,
         Err(e) => {
             tracing::error!(error = %e, "token check: the database does not answer");
             let text = tr(
@@ -325,6 +360,24 @@ async fn authenticate(
     }
 }
 
+/// A refusal of a request whose body is not read: the body is read first (up to 64 KiB,
+/// for 2 s), because a connection answered before its body arrived is closed by hyper
+/// without a word, and an OAuth client, whose first request is always refused, goes on
+/// with discovery on that connection and fails. A body it cannot read closes the
+/// connection, as the answer then says.
+async fn read_body_then(request: Request, mut response: Response) -> Response {
+    let read = axum::body::to_bytes(request.into_body(), 64 << 10);
+    if !matches!(
+        tokio::time::timeout(std::time::Duration::from_secs(2), read).await,
+        Ok(Ok(_))
+    ) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
 /// The token of `Authorization: Bearer ppt_…`, if it has our shape.
 fn bearer(request: &Request) -> Result<String, Refused> {
     let value = request
@@ -334,13 +387,16 @@ fn bearer(request: &Request) -> Result<String, Refused> {
     let value = value.to_str().map_err(|_| Refused::Malformed)?.trim();
     let (scheme, secret) = value.split_once(' ').ok_or(Refused::Malformed)?;
     let secret = secret.trim();
-    if !scheme.eq_ignore_ascii_case("bearer") || !auth::looks_like_token(secret) {
+    let ours =
+        auth::looks_like_token(secret) || auth::looks_like_secret(auth::ACCESS_PREFIX, secret);
+    if !scheme.eq_ignore_ascii_case("bearer") || !ours {
         return Err(Refused::Malformed);
     }
     Ok(secret.to_owned())
 }
 
-fn unauthorized(lang: Lang, why: Refused) -> Response {
+fn unauthorized(state: &AppState, why: Refused) -> Response {
+    let lang = state.lang;
     let create = tr(
         lang,
         "palmaplan token create --user EMAIL --label NOM",
@@ -383,15 +439,35 @@ fn unauthorized(lang: Lang, why: Refused) -> Response {
                 ),
             ),
         ),
+        Refused::OtherAudience => (
+            "invalid_token",
+            tr(
+                lang,
+                format!(
+                    "Ce jeton OAuth a été émis pour une autre ressource que {}\u{a0}: autorisez l'application à nouveau pour cette adresse.",
+                    state.oauth.resource()
+                ),
+                format!(
+                    "This OAuth token was issued for another resource than {}: authorize the application again for this address.",
+                    state.oauth.resource()
+                ),
+            ),
+        ),
     };
     tracing::info!(reason, "request refused: no valid token");
     // RFC 6750: a request without credentials gets the bare challenge; a bad token
-    // gets `error="invalid_token"`.
-    let challenge = if why == Refused::Missing {
-        HeaderValue::from_static("Bearer realm=\"palmaplan\"")
+    // gets `error="invalid_token"`. Both name the resource's metadata (RFC 9728 §5.1),
+    // where an OAuth client learns which authorization server to ask.
+    let metadata = state.oauth.resource_metadata_url().replace(['"', '\\'], "");
+    let error = if why == Refused::Missing {
+        ""
     } else {
-        HeaderValue::from_static("Bearer realm=\"palmaplan\", error=\"invalid_token\"")
+        ", error=\"invalid_token\""
     };
+    let challenge = HeaderValue::from_str(&format!(
+        "Bearer realm=\"palmaplan\", resource_metadata=\"{metadata}\"{error}"
+    ))
+    .unwrap_or_else(|_| HeaderValue::from_static("Bearer realm=\"palmaplan\""));
     (
         StatusCode::UNAUTHORIZED,
         [(header::WWW_AUTHENTICATE, challenge)],

@@ -4,13 +4,15 @@
 //! `mcp` (the rmcp adapter), `http` (the routes and the token check), `embed` (the
 //! signed one-hour `/embed` links), `view` (the embedded view page, served as the MCP
 //! Apps resource and under `/embed`), `bootstrap` (first start, users and tokens from
-//! the command line), `utc` (the time stamps every text and answer writes).
+//! the command line), `oauth` (OAuth 2.1 for remote hosts: metadata, registration,
+//! consent and tokens), `utc` (the time stamps every text and answer writes).
 
 pub mod auth;
 pub mod bootstrap;
 pub mod embed;
 pub mod http;
 pub mod mcp;
+pub mod oauth;
 pub mod planning;
 pub mod protocol;
 pub mod storage;

@@ -1,6 +1,7 @@
 //! The `palmaplan` binary: command-line flags, logs, and glue. Everything it runs lives
 //! in the library (`http`, `mcp`, `bootstrap`), where the tests reach it.
 
+use std::io::Read as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -114,6 +115,10 @@ enum Command {
     /// Manage users.
     #[command(subcommand)]
     User(UserCommand),
+    /// List or revoke the applications a user allowed through OAuth (remote hosts
+    /// such as Claude on the web or ChatGPT).
+    #[command(subcommand)]
+    Grant(GrantCommand),
     /// Add a copy of the demo schedule "S/4HANA Migration" for a user.
     Demo {
         /// The user's e-mail (default: the owner created at the first start).
@@ -208,6 +213,31 @@ enum UserCommand {
         /// Their e-mail (unique).
         #[arg(long)]
         email: String,
+    },
+    /// Set the password a user signs in with to allow an application (OAuth); read
+    /// from the first line of standard input, never from the command line.
+    SetPassword {
+        /// Their e-mail.
+        #[arg(long)]
+        email: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum GrantCommand {
+    /// List a user's grants (never a secret).
+    List {
+        /// The user's e-mail.
+        #[arg(long)]
+        user: String,
+    },
+    /// Revoke one of a user's grants: its access and refresh tokens stop working at once.
+    Revoke {
+        /// The user's e-mail.
+        #[arg(long)]
+        user: String,
+        /// The grant's id (see `palmaplan grant list`).
+        id: i64,
     },
 }
 
@@ -352,6 +382,53 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                 )
             );
             Ok(())
+        }
+        Command::User(UserCommand::SetPassword { email }) => {
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().take(4096), &mut input)
+                .map_err(|e| SetupError::Invalid(format!("cannot read standard input: {e}")))?;
+            let user = bootstrap::set_password(&store, &email, &input, lang).await?;
+            println!(
+                "{}",
+                tr(
+                    lang,
+                    format!("Mot de passe de {} enregistré.", user.email),
+                    format!("Password of {} set.", user.email),
+                )
+            );
+            Ok(())
+        }
+        Command::Grant(GrantCommand::List { user }) => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            let grants = store.grants(user.id).await?;
+            print!("{}", bootstrap::grant_table(lang, &user, &grants));
+            Ok(())
+        }
+        Command::Grant(GrantCommand::Revoke { user, id }) => {
+            let user = bootstrap::user_by_email(&store, &user, lang).await?;
+            if store.revoke_grant(id, Some(user.id), now).await? {
+                println!(
+                    "{}",
+                    tr(
+                        lang,
+                        format!("Autorisation {id} révoquée."),
+                        format!("Grant {id} revoked.")
+                    )
+                );
+                Ok(())
+            } else {
+                Err(SetupError::Invalid(tr(
+                    lang,
+                    format!(
+                        "{} n'a pas d'autorisation active d'id {id} (voir `palmaplan grant list --user {}`).",
+                        user.email, user.email
+                    ),
+                    format!(
+                        "{} has no live grant with id {id} (see `palmaplan grant list --user {}`).",
+                        user.email, user.email
+                    ),
+                )))
+            }
         }
         Command::Demo {
             user,

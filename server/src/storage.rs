@@ -53,6 +53,9 @@ use palmaplan_model::command::{self, Command};
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
+mod oauth;
+pub use oauth::{CodeInfo, GrantInfo, GrantToken, OAuthClient, SpentCode, TokenKind};
+
 /// The columns `entry_from_row` reads, in its order.
 macro_rules! entry_columns {
     () => {
@@ -606,6 +609,11 @@ impl Store {
                     "snapshots",
                     include_str!("../migrations/sqlite/0002_snapshots.sql"),
                 ),
+                (
+                    3,
+                    "oauth",
+                    include_str!("../migrations/sqlite/0003_oauth.sql"),
+                ),
             ],
             Backend::Postgres => &[
                 (
@@ -617,6 +625,11 @@ impl Store {
                     2,
                     "snapshots",
                     include_str!("../migrations/postgres/0002_snapshots.sql"),
+                ),
+                (
+                    3,
+                    "oauth",
+                    include_str!("../migrations/postgres/0003_oauth.sql"),
                 ),
             ],
         };
@@ -1638,6 +1651,7 @@ mod tests {
     on_both_backends!(concurrent_writers, concurrent_writers_get_gapless_ranks);
     on_both_backends!(expected_rank, expected_rank_is_decided_at_write_time);
     on_both_backends!(people, users_tokens_roles_versions);
+    on_both_backends!(oauth, oauth_clients_grants_codes_tokens);
 
     /// Runs a two-process storage test on both backends.
     macro_rules! on_both_backends_twice {
@@ -2088,6 +2102,205 @@ mod tests {
         assert_eq!(store.stamp(id).await.unwrap(), (1, 0));
         assert_eq!(store.stamp(e2).await.unwrap(), (0, 7));
         assert!(matches!(store.stamp(99).await, Err(StoreError::NotFound)));
+    }
+
+    async fn oauth_clients_grants_codes_tokens(store: Store) {
+        let alice = store
+            .add_user("Alice", "alice@example.org", 1)
+            .await
+            .unwrap();
+        let bob = store.add_user("Bob", "bob@example.org", 1).await.unwrap();
+        assert!(store.set_password_hash(alice, "$argon2id$x").await.unwrap());
+        assert!(!store.set_password_hash(999, "$argon2id$x").await.unwrap());
+        let (user, phc) = store
+            .user_with_password("alice@example.org")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((user.id, phc.as_deref()), (alice, Some("$argon2id$x")));
+        let (_, none) = store
+            .user_with_password("bob@example.org")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(none, None, "no password until one is set");
+
+        let client = OAuthClient {
+            client_id: "pcl_1".into(),
+            name: "Claude".into(),
+            redirect_uris: vec![
+                "https://claude.ai/cb".into(),
+                "http://127.0.0.1:9/cb".into(),
+            ],
+            created_at: 2,
+        };
+        store.add_client(&client).await.unwrap();
+        assert_eq!(store.client("pcl_1").await.unwrap(), Some(client.clone()));
+        assert!(
+            store.add_client(&client).await.is_err(),
+            "client ids are unique"
+        );
+        assert_eq!(store.client("pcl_2").await.unwrap(), None);
+
+        let g = store
+            .add_grant("pcl_1", alice, false, Some(7), "http://x/mcp", 3)
+            .await
+            .unwrap();
+        store
+            .add_code("c1", g, "https://claude.ai/cb", "chal", 63)
+            .await
+            .unwrap();
+        let SpentCode::Fresh(code) = store.spend_code("c1", 4).await.unwrap() else {
+            panic!("the first use spends the code");
+        };
+        assert_eq!(
+            (code.grant.id, code.grant.can_write, code.grant.schedule_id),
+            (g, false, Some(7))
+        );
+        assert_eq!(
+            (code.expires_at, code.code_challenge.as_str()),
+            (63, "chal")
+        );
+        assert_eq!(code.grant.client_name, "Claude");
+        assert_eq!(
+            store.spend_code("c1", 5).await.unwrap(),
+            SpentCode::Again { grant_id: g },
+            "a code is spent once"
+        );
+        assert_eq!(
+            store.spend_code("nope", 5).await.unwrap(),
+            SpentCode::Unknown
+        );
+
+        store
+            .add_grant_token(g, TokenKind::Access, "a1", 5, 100)
+            .await
+            .unwrap();
+        store
+            .add_grant_token(g, TokenKind::Refresh, "r1", 5, 1000)
+            .await
+            .unwrap();
+        let a = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((a.grant.id, a.expires_at, a.revoked_at), (g, 100, None));
+        assert!(
+            store
+                .grant_token("a1", TokenKind::Refresh)
+                .await
+                .unwrap()
+                .is_none(),
+            "an access token is not a refresh token"
+        );
+        let r = store
+            .grant_token("r1", TokenKind::Refresh)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            store.revoke_grant_token(r.id, 6).await.unwrap(),
+            "the rotation wins once"
+        );
+        assert!(
+            !store.revoke_grant_token(r.id, 7).await.unwrap(),
+            "and only once"
+        );
+        store.touch_grant_token(&a, 8).await.unwrap();
+        let used = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((used.created_at, used.last_used_at), (5, Some(8)));
+        store.touch_grant_token(&used, 9).await.unwrap();
+        let again = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(again.last_used_at, Some(8), "kept to the minute");
+
+        assert!(
+            !store.revoke_grant(g, Some(bob), 9).await.unwrap(),
+            "not Bob's grant"
+        );
+        assert!(store.revoke_grant(g, Some(alice), 9).await.unwrap());
+        assert!(
+            !store.revoke_grant(g, None, 10).await.unwrap(),
+            "revoked once"
+        );
+        let a = store
+            .grant_token("a1", TokenKind::Access)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (a.revoked_at, a.grant.revoked_at),
+            (Some(9), Some(9)),
+            "its tokens die with it"
+        );
+        let listed = store.grants(alice).await.unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (listed[0].last_used_at, listed[0].revoked_at),
+            (Some(8), Some(9))
+        );
+        assert!(store.grants(bob).await.unwrap().is_empty());
+
+        // Past their expiry, codes, tokens and sign-ins go; the rest stays.
+        store
+            .add_code("c2", g, "https://claude.ai/cb", "chal", 2_000)
+            .await
+            .unwrap();
+        store
+            .add_grant_token(g, TokenKind::Refresh, "r2", 5, 2_000)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.purge_expired_oauth(1_500).await.unwrap(),
+            3,
+            "c1, a1, r1"
+        );
+        assert_eq!(
+            store.spend_code("c1", 1_500).await.unwrap(),
+            SpentCode::Unknown
+        );
+        assert!(
+            store
+                .grant_token("a1", TokenKind::Access)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .grant_token("r2", TokenKind::Refresh)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(matches!(
+            store.spend_code("c2", 1_501).await.unwrap(),
+            SpentCode::Fresh(_)
+        ));
+
+        store.add_web_session("s1", alice, 10, 20).await.unwrap();
+        assert_eq!(
+            store
+                .web_session_user("s1", 19)
+                .await
+                .unwrap()
+                .map(|u| u.id),
+            Some(alice)
+        );
+        assert_eq!(
+            store.web_session_user("s1", 20).await.unwrap(),
+            None,
+            "expired"
+        );
+        assert_eq!(store.web_session_user("s2", 11).await.unwrap(), None);
     }
 
     async fn users_tokens_roles_versions(store: Store) {

@@ -64,6 +64,12 @@ fn data_dir_of(db_url: &str) -> PathBuf {
 impl TestServer {
     /// A new server on a new database, after the first start.
     pub(crate) async fn start(name: &str) -> TestServer {
+        TestServer::start_with(name, |_| {}).await
+    }
+
+    /// [`TestServer::start`] with the server's state changed first (OAuth lifetimes,
+    /// its public URL...).
+    pub(crate) async fn start_with(name: &str, tweak: impl FnOnce(&mut AppState)) -> TestServer {
         let db_url = format!("sqlite://{}", temp_dir(name).join("db.sqlite").display());
         let store = Store::open(&db_url).await.unwrap();
         let first = bootstrap::first_start(&store, "Owner", "owner@localhost", Lang::Fr, 1)
@@ -71,11 +77,12 @@ impl TestServer {
             .unwrap()
             .expect("a new database gets a first start");
         drop(store);
-        TestServer::start_on(
+        TestServer::start_on_with(
             &db_url,
             first.token.secret,
             first.owner.id,
             first.demo_schedule,
+            tweak,
         )
         .await
     }
@@ -87,6 +94,17 @@ impl TestServer {
         owner_id: i64,
         demo_id: i64,
     ) -> TestServer {
+        TestServer::start_on_with(db_url, token, owner_id, demo_id, |_| {}).await
+    }
+
+    /// [`TestServer::start_on`] with the server's state changed first.
+    pub(crate) async fn start_on_with(
+        db_url: &str,
+        token: String,
+        owner_id: i64,
+        demo_id: i64,
+        tweak: impl FnOnce(&mut AppState),
+    ) -> TestServer {
         let store = Store::open(db_url).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -95,7 +113,8 @@ impl TestServer {
         let data_dir = data_dir_of(db_url);
         let links = Embed::new(&data_dir, &format!("http://{addr}"));
         let planning = Planning::with_embed(store.clone(), Arc::new(SystemClock), links);
-        let state = AppState::new(planning, Lang::Fr);
+        let mut state = AppState::new(planning, Lang::Fr);
+        tweak(&mut state);
         let shutdown = state.shutdown.clone();
         let task = tokio::spawn(http::serve(listener, state));
         TestServer {
