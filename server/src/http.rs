@@ -31,7 +31,7 @@ use crate::planning::Code;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -207,23 +207,14 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
 }
 
 /// `GET /help`: what the view's "Help" button opens (through the host's
-/// `ui/open-link`): the embedded view's documentation, as plain text in a page that
-/// loads nothing.
-async fn help() -> Response {
-    const DOC: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/embedded-view.md"
-    ));
-    let html = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>PalmaPlan — the embedded view</title><style>\
-         body{{margin:0;padding:1.5rem;background:#f6f7f9;color:#1d2430}}\
-         pre{{max-width:52rem;margin:0 auto;white-space:pre-wrap;font:14px/1.55 ui-monospace,monospace}}\
-         @media (prefers-color-scheme:dark){{body{{background:#15181d;color:#e6e8eb}}}}\
-         </style></head><body><pre>{}</pre></body></html>\n",
-        escape_html(DOC)
-    );
+/// `ui/open-link`): the help page in the person's language (`?lang=`, which the view's
+/// link carries, else the browser's, else the server's), loading nothing.
+async fn help(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Query(q): Query<HelpQuery>,
+) -> Response {
+    let lang = crate::oauth::page_lang(&state, &headers, q.lang.as_deref());
     (
         StatusCode::OK,
         [
@@ -231,9 +222,16 @@ async fn help() -> Response {
             (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         ],
-        html,
+        crate::help::page(lang),
     )
         .into_response()
+}
+
+/// `/help`'s query.
+#[derive(Debug, serde::Deserialize)]
+struct HelpQuery {
+    #[serde(default)]
+    lang: Option<String>,
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Response {

@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod bootstrap;
 pub mod embed;
+mod help;
 pub mod http;
 pub mod mcp;
 pub mod oauth;

@@ -1538,7 +1538,7 @@ pub(crate) async fn access_caller(
 // Pages
 
 /// The page's language: `?lang=`, then the browser's preference, then the server's.
-fn page_lang(state: &AppState, headers: &HeaderMap, asked: Option<&str>) -> Lang {
+pub(crate) fn page_lang(state: &AppState, headers: &HeaderMap, asked: Option<&str>) -> Lang {
     let pick = |s: &str| {
         let s = s.trim().to_ascii_lowercase();
         if s.starts_with("en") {

@@ -438,7 +438,14 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     // What the view's Help button opens through the host (`ui/open-link`): in `_meta`,
     // which only the view reads, so the model's text and structuredContent keep no link.
     .with_meta(match ctx.embed() {
-        Some(e) => json!({ "palmaplan/help_url": format!("{}/help", e.public_url()) }),
+        Some(e) => json!({ "palmaplan/help_url": format!(
+            "{}/help?lang={}",
+            e.public_url(),
+            match ctx.lang() {
+                Lang::Fr => "fr",
+                Lang::En => "en",
+            }
+        ) }),
         None => Value::Null,
     }))
 }
@@ -722,7 +729,7 @@ mod tests {
         assert_eq!(r.structured["read_only"], false);
         assert_eq!(r.structured["view"], "kanban");
         // The Help address travels in _meta, for the view only.
-        assert_eq!(r.meta["palmaplan/help_url"], "http://127.0.0.1:4785/help");
+        assert_eq!(r.meta["palmaplan/help_url"], "http://127.0.0.1:4785/help?lang=fr");
         let all = format!("{} {}", r.text, r.structured);
         assert!(!all.contains("http") && !all.contains("?t="), "{all}");
         assert!(
