@@ -120,11 +120,13 @@ test('(b) open-link: Help opens the server\'s help page, whose address the resul
   await waitBars(view);
   await view.locator('[data-act=help]').click();
   const l = await waitFor(async () => (await host.state()).links.at(-1), { what: 'ui/open-link' });
-  assert.equal(l.url, `${ctx.server.base}/help`);
-  // The page it names exists and loads nothing.
+  // In the view's language, which the call passed to show_schedule.
+  assert.match(l.url, new RegExp(`^${ctx.server.base}/help\\?lang=(fr|en)$`));
+  // The page it names exists, speaks that language and loads nothing.
   const r = await fetch(l.url);
   assert.equal(r.status, 200);
-  assert.match(await r.text(), /embedded view/i);
+  const page = await r.text();
+  assert.match(page, l.url.endsWith('en') ? /Gestures and keys/ : /Gestes et touches/);
   assert.match(r.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   assertClean(host);
 });

@@ -351,6 +351,51 @@ async fn requests_without_a_valid_token_get_401_saying_what_to_do() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_help_page_speaks_the_person_s_language_and_loads_nothing() {
+    let server = TestServer::start("help").await;
+    let get = |q: &'static str, accept: Option<&'static str>| {
+        let mut r = http().get(format!("{}/help{q}", server.base));
+        if let Some(a) = accept {
+            r = r.header("accept-language", a);
+        }
+        r.send()
+    };
+    for (q, accept, lang, words) in [
+        ("?lang=en", None, "en", "Gestures and keys"),
+        (
+            "?lang=fr",
+            Some("en-GB,en;q=0.9"),
+            "fr",
+            "Gestes et touches",
+        ),
+        (
+            "",
+            Some("en-GB,en;q=0.9,fr;q=0.5"),
+            "en",
+            "What the marks say",
+        ),
+        // The server's language (French here) when nothing says otherwise.
+        ("", None, "fr", "Ce que disent les marques"),
+    ] {
+        let r = get(q, accept).await.unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let csp = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(csp.contains("default-src 'none'"), "{csp}");
+        let body = r.text().await.unwrap();
+        assert!(
+            body.contains(&format!("<html lang=\"{lang}\">")),
+            "{q} {accept:?}"
+        );
+        assert!(body.contains(words), "{q} {accept:?}: {words}");
+        assert!(!body.contains("<script") && !body.contains("gzip"), "{q}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foreign_hosts_and_origins_are_refused_and_healthz_answers() {
     let server = TestServer::start("hosts").await;
     let health = http()

@@ -729,7 +729,10 @@ mod tests {
         assert_eq!(r.structured["read_only"], false);
         assert_eq!(r.structured["view"], "kanban");
         // The Help address travels in _meta, for the view only.
-        assert_eq!(r.meta["palmaplan/help_url"], "http://127.0.0.1:4785/help?lang=fr");
+        assert_eq!(
+            r.meta["palmaplan/help_url"],
+            "http://127.0.0.1:4785/help?lang=fr"
+        );
         let all = format!("{} {}", r.text, r.structured);
         assert!(!all.contains("http") && !all.contains("?t="), "{all}");
         assert!(
