@@ -432,6 +432,9 @@ pub struct Ctx {
     pub caller: Caller,
     /// The tool's declared role (`ToolSpec::role`), which `open` checks.
     need: Role,
+    /// The tool called: a dedicated tool's refusal names the field, not the patch
+    /// command it wrote (`update_group` runs `rename_group` and `move_group`).
+    tool: &'static str,
 }
 
 /// The result of a write.
@@ -537,6 +540,7 @@ impl Planning {
             inner: Arc::clone(&self.inner),
             caller: caller.clone(),
             need: spec.role.unwrap_or(Role::Viewer),
+            tool: spec.name,
         };
         // The tool runs as its own task so that a panic in it (a bug) is caught here
         // and answered, instead of unwinding through the transport: the session and
@@ -906,7 +910,12 @@ impl Ctx {
     /// push an item past an upper-bound constraint (naming it), else
     /// `invalid_command`.
     pub(crate) fn invalid(&self, e: &command::ApplyError) -> Refusal {
-        self.invalid_with(e, e.message(self.lang()))
+        let text = match self.tool {
+            // The caller wrote the commands: the message says which one.
+            "apply_patch" | "what_if" => e.message(self.lang()),
+            _ => e.field_message(self.lang()),
+        };
+        self.invalid_with(e, text)
     }
 
     /// [`Ctx::invalid`] with a text of the caller's.

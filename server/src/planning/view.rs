@@ -912,6 +912,7 @@ impl Planning {
             inner: Arc::clone(&self.inner),
             caller: caller.clone(),
             need: Role::Viewer,
+            tool: "get_schedule_page",
         }
     }
 }

@@ -590,6 +590,24 @@ impl ApplyError {
     }
 }
 
+impl ApplyError {
+    /// The same without the command's number and op, for a tool that wrote the
+    /// commands itself from its own fields: « Champ group : … ».
+    pub fn field_message(&self, lang: Lang) -> String {
+        let (field, problem) = (&self.field, self.problem.message(lang));
+        match (lang, field.is_empty()) {
+            (_, true) => {
+                let mut c = problem.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect())
+                    .unwrap_or_default()
+            }
+            (Lang::Fr, false) => format!("Champ {field}\u{a0}: {problem}"),
+            (Lang::En, false) => format!("Field {field}: {problem}"),
+        }
+    }
+}
+
 impl fmt::Display for ApplyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message(Lang::En))

@@ -877,16 +877,19 @@ mod tests {
         let k = kit().await;
         needs_editor(k.call(&k.viewer, "add_group", json!({"name": "X"})).await);
         needs_editor(k.call(&k.viewer, "delete", json!({"group": 5})).await);
-        // Unknown id: the model's own message, naming the command and the field.
+        // Unknown id: the model's own message, naming the field the caller gave (not
+        // the patch command the tool wrote).
         let r = refused(
             k.call(&k.editor, "delete", json!({"group": 99})).await,
             "invalid_command",
         );
         assert!(
-            r.text.contains("delete_group") && r.text.contains("le groupe 99 n'existe pas"),
+            r.text
+                .starts_with("Champ group\u{a0}: le groupe 99 n'existe pas"),
             "{}",
             r.text
         );
+        assert!(!r.text.contains("delete_group"), "{}", r.text);
         let r = refused(
             k.call(&k.editor, "update_group", json!({"group": 6, "name": "X"}))
                 .await,
