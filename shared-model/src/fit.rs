@@ -181,6 +181,9 @@ pub enum Side {
     Right,
     /// Before it, when there is no room after it within the axis.
     Left,
+    /// On the lane under it, centred on it and kept on the axis ([`below_x`]), when
+    /// there is room on neither side (a narrow screen): the item takes two lanes.
+    Below,
 }
 
 /// An item placed on its line: what it covers with its label, in px from the axis'
@@ -192,10 +195,34 @@ pub struct Placed {
     pub extent: (f64, f64),
 }
 
+impl Placed {
+    /// The lanes it takes: two with its label under it.
+    pub fn lanes(&self) -> u16 {
+        if self.side == Side::Below { 2 } else { 1 }
+    }
+}
+
+/// The left x of a label written under the item [start, end]: centred on it, moved
+/// back onto the axis [0, axis_width] when it would leave it.
+pub fn below_x(start: f64, end: f64, label_width: f64, axis_width: f64) -> f64 {
+    let centred = (start + end - label_width) / 2.0;
+    centred.min(axis_width - label_width).max(0.0)
+}
+
+/// An item [start, end] with its label under it.
+fn below(start: f64, end: f64, label_width: f64, axis_width: f64) -> Placed {
+    let lx = below_x(start, end, label_width, axis_width);
+    Placed {
+        side: Side::Below,
+        extent: (start.min(lx), end.max(lx + label_width)),
+    }
+}
+
 /// A bar drawn from `x` over `width` (already at least [`MIN_BAR_WIDTH`]), with a label
 /// `label_width` wide, on an axis `axis_width` wide: inside when it fits with the bar's
 /// padding, else to the right when that stays on the axis, else to the left when that
-/// does, else inside (cut: the label is wider than the axis on both sides).
+/// does, else under it when it fits the axis' width, else inside (cut with an ellipsis:
+/// the label is wider than the whole axis).
 pub fn place_bar(x: f64, width: f64, label_width: f64, axis_width: f64) -> Placed {
     let (start, end) = (x, x + width);
     let beside = LABEL_GAP + label_width;
@@ -214,6 +241,8 @@ pub fn place_bar(x: f64, width: f64, label_width: f64, axis_width: f64) -> Place
             side: Side::Left,
             extent: (start - beside, end),
         }
+    } else if label_width <= axis_width {
+        below(start, end, label_width, axis_width)
     } else {
         Placed {
             side: Side::Inside,
@@ -223,15 +252,23 @@ pub fn place_bar(x: f64, width: f64, label_width: f64, axis_width: f64) -> Place
 }
 
 /// A milestone whose diamond is centred on `x`: its label to the right when that stays
-/// on the axis, else to the left when that does, else to the right.
+/// on the axis, else to the left when that does, else under it when it fits the axis,
+/// else to the right (the axis scrolls on).
 pub fn place_milestone(x: f64, label_width: f64, axis_width: f64) -> Placed {
     let (start, end) = (x - MILESTONE_HALF, x + MILESTONE_HALF);
     let beside = LABEL_GAP + label_width;
-    if end + beside > axis_width && start - beside >= 0.0 {
+    if end + beside <= axis_width {
+        Placed {
+            side: Side::Right,
+            extent: (start, end + beside),
+        }
+    } else if start - beside >= 0.0 {
         Placed {
             side: Side::Left,
             extent: (start - beside, end),
         }
+    } else if label_width <= axis_width {
+        below(start, end, label_width, axis_width)
     } else {
         Placed {
             side: Side::Right,
@@ -243,29 +280,34 @@ pub fn place_milestone(x: f64, label_width: f64, axis_width: f64) -> Placed {
 // ---------------------------------------------------------------------------------
 // Lanes
 
-/// The lane of each extent (in the order given) and the number of lanes: each extent,
-/// taken from the leftmost, goes in the first lane where it starts at least
-/// [`LANE_MARGIN`] after that lane's last end, else in a new lane. So no two extents of
-/// one lane overlap, and the lanes are as few as that greedy order gives (the fewest
-/// for intervals).
-pub fn assign_lanes(extents: &[(f64, f64)]) -> (Vec<u16>, u16) {
-    let mut order: Vec<u32> = (0..extents.len() as u32).collect();
+/// The first lane of each item (in the order given) and the number of lanes. An item
+/// is its extent and how many lanes it takes from its first (two with its label under
+/// it). Taken from the leftmost, each goes where all its lanes are free, that is where
+/// it starts at least [`LANE_MARGIN`] after their last ends, the topmost such place,
+/// else in new lanes below. So no two items of one lane overlap, and for items of one
+/// lane each the lanes are the fewest there can be (greedy interval partitioning).
+pub fn assign_lanes(items: &[(f64, f64, u16)]) -> (Vec<u16>, u16) {
+    let mut order: Vec<u32> = (0..items.len() as u32).collect();
     // Whole sixteenths of a pixel as the key: the model's sorts take integers.
     crate::order::sort_by_key(&mut order, |&i| {
-        ((extents[i as usize].0 * 16.0).round() as i64, i)
+        ((items[i as usize].0 * 16.0).round() as i64, i)
     });
     let mut ends: Vec<f64> = Vec::new();
-    let mut lanes = vec![0u16; extents.len()];
+    let mut lanes = vec![0u16; items.len()];
     for i in order {
-        let (a, b) = extents[i as usize];
-        let lane = match ends.iter().position(|e| *e + LANE_MARGIN <= a) {
-            Some(l) => l,
-            None => {
-                ends.push(f64::NEG_INFINITY);
-                ends.len() - 1
+        let (a, b, h) = items[i as usize];
+        let h = usize::from(h.max(1));
+        let mut lane = 0;
+        loop {
+            if ends.len() < lane + h {
+                ends.resize(lane + h, f64::NEG_INFINITY);
             }
-        };
-        ends[lane] = b;
+            if ends[lane..lane + h].iter().all(|e| *e + LANE_MARGIN <= a) {
+                break;
+            }
+            lane += 1;
+        }
+        ends[lane..lane + h].iter_mut().for_each(|e| *e = b);
         lanes[i as usize] = lane as u16;
     }
     (lanes, (ends.len() as u16).max(1))
@@ -337,7 +379,7 @@ pub fn stack(s: &Schedule, index: &RowIndex, lines: &mut [Line], fit: &Fit) -> L
     let mut targets: Vec<u64> = s.links.iter().map(|l| l.to.0).collect();
     crate::order::sort_by_u64(&mut targets, |&t| t);
     let mut y = 0.0;
-    let mut extents: Vec<(f64, f64)> = Vec::new();
+    let mut extents: Vec<(f64, f64, u16)> = Vec::new();
     let mut sides: Vec<Side> = Vec::new();
     for line in lines.iter_mut() {
         line.y = y;
@@ -352,7 +394,7 @@ pub fn stack(s: &Schedule, index: &RowIndex, lines: &mut [Line], fit: &Fit) -> L
                 let x = tl.x_of(b.start);
                 let w = tl.width_of(b.start, b.end).max(MIN_BAR_WIDTH);
                 let placed = place_bar(x, w, bar_label_width(s, b), axis);
-                extents.push(placed.extent);
+                extents.push((placed.extent.0, placed.extent.1, placed.lanes()));
                 sides.push(placed.side);
             }
             for &p in milestones {
@@ -360,7 +402,7 @@ pub fn stack(s: &Schedule, index: &RowIndex, lines: &mut [Line], fit: &Fit) -> L
                 let preceded = targets.binary_search(&m.id.0).is_ok();
                 let x = milestone_x(&tl, m.date, preceded);
                 let placed = place_milestone(x, text_width(&m.label, LABEL_FONT), axis);
-                extents.push(placed.extent);
+                extents.push((placed.extent.0, placed.extent.1, placed.lanes()));
                 sides.push(placed.side);
             }
             let (assigned, count) = assign_lanes(&extents);
@@ -517,32 +559,52 @@ mod tests {
         let p = place_bar(440.0, 30.0, 60.0, 500.0);
         assert_eq!(p.side, Side::Left);
         assert_eq!(p.extent, (440.0 - LABEL_GAP - 60.0, 470.0));
-        // Room on neither side: inside, cut.
+        // Room on neither side: under it, centred, on two lanes.
+        let p = place_bar(200.0, 30.0, 280.0, 500.0);
+        assert_eq!(p.side, Side::Below);
+        assert_eq!(p.lanes(), 2);
+        assert_eq!(p.extent, (200.0 + 15.0 - 140.0, 215.0 + 140.0));
+        // ...kept on the axis near its ends.
+        assert_eq!(below_x(10.0, 40.0, 280.0, 500.0), 0.0);
+        assert_eq!(below_x(470.0, 490.0, 280.0, 500.0), 220.0);
+        // Wider than the whole axis: inside, cut.
         let p = place_bar(10.0, 30.0, 600.0, 500.0);
         assert_eq!(p.side, Side::Inside);
         // A milestone at the axis' end writes its label before it.
         assert_eq!(place_milestone(495.0, 60.0, 500.0).side, Side::Left);
         assert_eq!(place_milestone(50.0, 60.0, 500.0).side, Side::Right);
-        // ...and after it when neither side has room (the axis scrolls on).
+        // ...under it when neither side has room, after it when even that has not.
+        assert_eq!(place_milestone(250.0, 300.0, 500.0).side, Side::Below);
         assert_eq!(place_milestone(30.0, 600.0, 500.0).side, Side::Right);
     }
 
     #[test]
     fn overlapping_extents_get_distinct_lanes_and_others_share() {
-        let (lanes, n) = assign_lanes(&[(0.0, 50.0), (20.0, 80.0), (60.0, 90.0), (100.0, 120.0)]);
+        let (lanes, n) = assign_lanes(&[
+            (0.0, 50.0, 1),
+            (20.0, 80.0, 1),
+            (60.0, 90.0, 1),
+            (100.0, 120.0, 1),
+        ]);
         assert_eq!(n, 2);
         assert_ne!(lanes[0], lanes[1]);
         // The third starts after the first ends: back in lane 0.
         assert_eq!(lanes[2], lanes[0]);
         assert_eq!(lanes[3], 0);
         // Touching within the margin counts as overlapping.
-        let (lanes, n) = assign_lanes(&[(0.0, 50.0), (52.0, 60.0)]);
+        let (lanes, n) = assign_lanes(&[(0.0, 50.0, 1), (52.0, 60.0, 1)]);
         assert_eq!((lanes, n), (vec![0, 1], 2));
         assert_eq!(assign_lanes(&[]), (vec![], 1));
         // The order given does not matter.
-        let (lanes, _) = assign_lanes(&[(60.0, 90.0), (0.0, 50.0), (20.0, 80.0)]);
+        let (lanes, _) = assign_lanes(&[(60.0, 90.0, 1), (0.0, 50.0, 1), (20.0, 80.0, 1)]);
         assert_ne!(lanes[1], lanes[2]);
         assert_eq!(lanes[0], lanes[1]);
+        // An item with its label under it takes two free lanes: here lanes 1 and 2,
+        // since lane 0 is busy; the next one fits lane 0 again.
+        let (lanes, n) = assign_lanes(&[(0.0, 50.0, 1), (10.0, 70.0, 2), (60.0, 90.0, 1)]);
+        assert_eq!((lanes, n), (vec![0, 1, 0], 3));
+        let (lanes, n) = assign_lanes(&[(0.0, 50.0, 2), (60.0, 90.0, 1)]);
+        assert_eq!((lanes, n), (vec![0, 0], 2));
     }
 
     #[test]
