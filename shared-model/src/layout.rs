@@ -7,11 +7,13 @@
 //! measured. Which bars match a query is `filter`'s business (a [`RowFilter`] turns its
 //! answer into the rows to show); what is critical or at risk is `cpm`'s and `risk`'s.
 //!
-//! Every line (a group header or a row) has the same height, [`LINE_HEIGHT`]. That one
-//! choice is what makes [`visible_lines`] O(1): the first visible line is a division,
-//! not a search, so scrolling 10,000 rows costs the same as scrolling ten. Items are
-//! reached through a [`RowIndex`] built once per schedule, so a frame costs O(visible
-//! items), not O(bars).
+//! Every line (a group header or a row) is laid out [`LINE_HEIGHT`] tall, which makes
+//! [`visible_lines`] O(1): the first visible line is a division, not a search. The
+//! chart then stacks overlapping items in lanes (`fit::stack`), which makes some rows
+//! taller; it finds its visible lines with `fit::visible_lines`, a binary search on the
+//! lines' tops, so scrolling 10,000 rows still costs about what scrolling ten does.
+//! Items are reached through a [`RowIndex`] built once per schedule, so a frame costs
+//! O(visible items), not O(bars).
 
 use std::ops::Range;
 

@@ -453,6 +453,7 @@ pub fn mount(st: St) -> Option<()> {
     }
 
     // Select and start a drag (move, or resize from within 6 px of an edge).
+    let capture = inner.clone();
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
         let Some(el) = closest(&e, "[data-bar]") else {
             return;
@@ -477,6 +478,11 @@ pub fn mount(st: St) -> Option<()> {
             DragMode::Move
         };
         e.prevent_default();
+        // The pointer's moves and its release come to the chart even once it leaves the
+        // frame: a chart that fills its frame puts the last bar's end near its edge,
+        // and a release outside would otherwise never end the drag. On the chart's
+        // container, which stays while the bars are drawn again under the pointer.
+        let _ = capture.set_pointer_capture(e.pointer_id());
         ui.drag.set(Some(Drag {
             bar: BarId(id),
             mode,
@@ -2134,11 +2140,18 @@ fn chart_html(
                     };
                     // The label inside when it fits, else beside the bar (`fit::stack`
                     // placed it where its lane has room).
+                    // A held bar keeps its lock glyph on itself when its label goes
+                    // beside it, if it has room for it.
+                    let glyph_in =
+                        !glyph.is_empty() && w >= fit::LOCK_WIDTH + 2.0 * fit::BAR_PADDING;
                     let inside = if slot.side == fit::Side::Inside {
                         format!("<span class=\"pp-bl\">{glyph}{label}</span>")
+                    } else if glyph_in {
+                        format!("<span class=\"pp-lk\">{glyph}</span>")
                     } else {
                         String::new()
                     };
+                    let beside = if glyph_in { "" } else { glyph };
                     let _ = write!(
                         bars,
                         "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{lock_title}\" data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}{inside}</div>",
@@ -2155,7 +2168,7 @@ fn chart_html(
                         (slot.side, fit::bar_label_width(&doc.s, bar)),
                         (x, x + w, tw),
                         y,
-                        &format!("{glyph}{label}"),
+                        &format!("{beside}{label}"),
                         "",
                     );
                     constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), end, y);
