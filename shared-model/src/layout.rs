@@ -275,8 +275,9 @@ pub fn scale(zoom: Zoom, from: Date, to: Date, lang: Lang) -> Scale {
 }
 
 /// The header rows for [from, to] with a zoom's cells at another scale (a fitted one,
-/// `fit::fit`). A cell too narrow for its label shows none rather than a cut one: the
-/// first and last cells, clipped to the range, are the ones this usually empties.
+/// `fit::fit`). A cell too narrow for its label shows a shorter one (a month above days
+/// or weeks: "déc. 2026", then "déc.") or none, never a cut one: the first and last
+/// cells, clipped to the range, are the ones this usually shortens.
 pub fn scale_at(zoom: Zoom, px_per_day: f64, from: Date, to: Date, lang: Lang) -> Scale {
     let timeline = Timeline {
         origin: from,
@@ -314,7 +315,15 @@ fn ticks(unit: Unit, from: Date, end: Date, tl: &Timeline, lang: Lang, major: bo
         let width = tl.x_of(b) - x;
         let mut label = unit.label(start, lang, major);
         if !crate::fit::label_fits(&label, width, major) {
-            label.clear();
+            // A month above days or weeks says less before it says nothing: "déc. 2026",
+            // then "déc.".
+            let (y, m, _) = start.ymd();
+            let short = month_short(m, lang);
+            label = [format!("{short} {y}"), short.to_owned()]
+                .into_iter()
+                .filter(|_| unit == Unit::Month && major)
+                .find(|l| crate::fit::label_fits(l, width, major))
+                .unwrap_or_default();
         }
         out.push(Tick {
             date: start,
@@ -1064,8 +1073,8 @@ mod tests {
     fn day_scale_months_over_days() {
         let s = scale(Zoom::Day, d("2026-10-30"), d("2026-11-02"), Lang::Fr);
         assert_eq!(s.width, 128.0);
-        // Two days of each month: too narrow for "octobre 2026", which is not cut but left out.
-        expect_test::expect!["@0+64 @64+64"].assert_eq(&labels(&s.major));
+        // Two days of each month: too narrow for "octobre 2026", which is not cut but shortened.
+        expect_test::expect!["oct.@0+64 nov.@64+64"].assert_eq(&labels(&s.major));
         let wide = scale(Zoom::Day, d("2026-10-27"), d("2026-11-05"), Lang::Fr);
         expect_test::expect!["octobre 2026@0+160 novembre 2026@160+160"]
             .assert_eq(&labels(&wide.major));
@@ -1080,11 +1089,11 @@ mod tests {
     #[test]
     fn week_scale_uses_iso_weeks() {
         let fr = scale(Zoom::Week, d("2026-11-25"), d("2026-12-13"), Lang::Fr);
-        expect_test::expect!["@0+60 décembre 2026@60+130"].assert_eq(&labels(&fr.major));
+        expect_test::expect!["nov.@0+60 décembre 2026@60+130"].assert_eq(&labels(&fr.major));
         expect_test::expect!["S48@0+50 S49@50+70 S50@120+70"].assert_eq(&labels(&fr.minor));
         assert_eq!(fr.minor[0].date, d("2026-11-23"));
         let en = scale(Zoom::Week, d("2026-12-28"), d("2027-01-10"), Lang::En);
-        expect_test::expect!["@0+40 January 2027@40+100"].assert_eq(&labels(&en.major));
+        expect_test::expect!["Dec@0+40 January 2027@40+100"].assert_eq(&labels(&en.major));
         expect_test::expect!["W53@0+70 W1@70+70"].assert_eq(&labels(&en.minor));
     }
 
@@ -1497,9 +1506,21 @@ mod tests {
     }
 
     #[test]
+    fn a_month_too_narrow_for_its_name_is_shortened_first() {
+        // December at 4.6 px a day over 21 days (97 px): not "décembre 2026".
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-12-01"), d("2026-12-21"), Lang::Fr);
+        assert_eq!(sc.major[0].label, "déc. 2026");
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-12-01"), d("2026-12-09"), Lang::En);
+        assert_eq!(sc.major[0].label, "Dec");
+        // Weeks are not shortened: a week too narrow shows nothing.
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-11-30"), d("2026-12-01"), Lang::En);
+        assert_eq!(sc.minor[0].label, "");
+    }
+
+    #[test]
     fn a_header_cell_too_narrow_for_its_label_shows_none() {
-        // Week zoom from a Friday: the first week cell is 30 px, "S44"... fits;
-        // the major row's October cell is three days (30 px): "octobre 2026" does not.
+        // Week zoom from a Friday: the major row's October cell is three days (30 px):
+        // neither "octobre 2026", "oct. 2026" nor "oct." fits.
         let sc = scale(Zoom::Week, d("2026-10-30"), d("2026-12-21"), Lang::Fr);
         assert_eq!(sc.major[0].label, "", "{:?}", sc.major[0]);
         assert_eq!(sc.major[1].label, "novembre 2026");
