@@ -191,8 +191,10 @@ test('(caps) a host that announces neither model context, messages, links nor fu
   assert.equal(await sent(view, 'ui/message'), 0);
   assert.equal(await sent(view, 'ui/open-link'), 0);
   assert.equal(await sent(view, 'ui/request-display-mode'), 0);
-  // Still useful: the chart, its zoom and its selection work.
+  // Still useful: the chart, its zoom and its selection work, and without full screen
+  // the inline chart is the whole schedule (groups fold there, as full screen does).
   assert.equal(await view.frame().locator('[data-bar].sel').count(), 1);
+  assert.ok((await view.frame().locator('button[data-group]').count()) > 0, 'groups fold inline');
   await view.frame().locator('[data-act=zoom-in]').click();
   // The control: the same gestures under a host that announces them do send.
   const full = await host.mount({ tool: 'show_schedule', args: { schedule: 1 }, profile: 'strict', width: 712 });
@@ -202,6 +204,7 @@ test('(caps) a host that announces neither model context, messages, links nor fu
   for (const act of ['ask', 'full']) {
     assert.equal(await full.frame().locator(`[data-act=${act}]`).count(), 1, `${act} offered`);
   }
+  assert.equal(await full.frame().locator('button[data-group]').count(), 0, 'inline, with full screen offered: the useful window');
   assertClean(host, 'caps');
 });
 

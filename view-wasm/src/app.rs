@@ -408,6 +408,25 @@ impl St {
             && matches!(self.shown.get(), Some(Shown::Gantt | Shown::Kanban))
     }
 
+    /// Whether the chart shows the whole schedule (its span, every row, groups that
+    /// fold): full screen; and inline too in a host that offers no full screen once its
+    /// handshake is over, where the whole schedule would otherwise be out of reach.
+    /// Tracked when `tracked` (in an effect).
+    pub fn whole(&self, tracked: bool) -> bool {
+        let full = if tracked {
+            self.fullscreen.get()
+        } else {
+            self.fullscreen.get_untracked()
+        };
+        full || (!self.embed
+            && host::with_bridge(|b| {
+                matches!(
+                    b.phase(),
+                    crate::bridge::Phase::Ready | crate::bridge::Phase::Degraded
+                ) && !b.offers_display_mode("fullscreen")
+            }))
+    }
+
     /// Recomputes the lines drawn.
     pub fn relayout(&self) {
         let Some(doc) = self.doc.get_untracked() else {
@@ -415,7 +434,7 @@ impl St {
             return;
         };
         let opts = self.options.get_untracked();
-        let full = self.fullscreen.get_untracked();
+        let full = self.whole(false);
         let today = self.today.get_untracked();
         let s = &doc.s;
         let window = layout::useful_window(s, today, 200);
@@ -702,7 +721,8 @@ pub fn start(embed: Option<Embed>) {
 fn on_event(st: St, e: Event) {
     match e {
         Event::Ready | Event::Context => apply_context(st),
-        Event::HandshakeFailed(_) => {}
+        // No host context: what the view offers follows (`St::whole`).
+        Event::HandshakeFailed(_) => st.relayout(),
         Event::ToolInput(args) => st.card.update(|c| c.on_input(args)),
         Event::ToolResult(result) => on_result(st, result),
         Event::ToolCancelled(reason) => st.card.update(|c| c.on_cancel(reason)),

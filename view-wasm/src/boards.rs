@@ -135,8 +135,17 @@ fn agenda_range(st: St) -> (Date, Date) {
     });
     match (o.from, o.to) {
         (Some(a), Some(b)) => (a, b),
-        (Some(a), None) => (a, a.add_days(layout::AGENDA_MIN_DAYS - 1).max(to0)),
-        (None, Some(b)) => (from0.min(b), b),
+        // One date named: the other one from the default window, within a year.
+        (Some(a), None) => (
+            a,
+            a.add_days(layout::AGENDA_MIN_DAYS - 1)
+                .max(to0)
+                .min(a.add_days(layout::AGENDA_MAX_DAYS - 1)),
+        ),
+        (None, Some(b)) => (
+            from0.min(b).max(b.add_days(-(layout::AGENDA_MAX_DAYS - 1))),
+            b,
+        ),
         (None, None) => (from0, to0),
     }
 }

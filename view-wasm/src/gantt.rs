@@ -1793,7 +1793,7 @@ fn chart_html(
     let gw = app::grid_width(&st);
     let show_tl = st.options.with(|o| o.panel.as_deref() != Some("grid"));
     let show_crit = st.options.with(|o| o.critical_path == Some(true));
-    let full = st.fullscreen.get();
+    let full = st.whole(true);
     let selected = st.selected.get();
     let today = st.today.get();
     let ppd = lay.ppd;
