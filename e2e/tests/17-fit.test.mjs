@@ -107,6 +107,9 @@ for (const width of [390, 712, 1200]) {
     if (width === 390) {
       const shown = await view.frame().locator('.pp-member:visible').count();
       assert.equal(shown, 0, 'members fold at 390 px');
+      // ...and stay in the row's tooltip.
+      const titles = await view.frame().locator('.pp-cell[role=rowheader][title]').evaluateAll((els) => els.map((e) => e.title));
+      assert.ok(titles.some((t) => t === 'Audit du système — Karim Benali'), JSON.stringify(titles));
     }
     assertClean(host, `${width} px`);
   });
@@ -201,7 +204,7 @@ test('(caps) a host that announces neither model context, messages, links nor fu
   await waitBars(full);
   await full.frame().locator('[data-bar]').first().click();
   await waitFor(async () => (await sent(full, 'ui/update-model-context')) > 0, { what: 'update-model-context to a host that announced it' });
-  for (const act of ['ask', 'full']) {
+  for (const act of ['ask', 'help', 'full']) {
     assert.equal(await full.frame().locator(`[data-act=${act}]`).count(), 1, `${act} offered`);
   }
   assert.equal(await full.frame().locator('button[data-group]').count(), 0, 'inline, with full screen offered: the useful window');
