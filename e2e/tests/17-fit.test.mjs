@@ -1,5 +1,5 @@
 // Issue 21, items 1, 5 and 7, measured in the view's frame on the bytes the server
-// serves: the chart fills its frame at 390, 712 and 1,200 px and refits full screen and
+// serves: the chart fills its frame at 390, 712, 800 and 1,200 px and refits full screen and
 // on a resize (and keeps a zoom the person chose); no label is cut, overflows its bar or
 // lies over another label or a bar; the axis' first and last labels and the go-live
 // label are inside the frame; overlapping bars of one row get lanes; the agenda opens on
@@ -91,7 +91,7 @@ function assertFits(m, what) {
   assert.ok(goLive.l >= m.tlLeft - 0.5 && goLive.r <= m.tlRight + 0.5, `${what}: go-live label inside the frame`);
 }
 
-for (const width of [390, 712, 1200]) {
+for (const width of [390, 712, 800, 1200]) {
   test(`(fit) at ${width} px the chart fills its frame, every label whole and apart`, async () => {
     const host = await ctx.host({ width: Math.max(width + 40, 1280) });
     const view = await host.mount({ tool: 'show_schedule', args: { schedule: 1 }, profile: 'strict', width });
