@@ -147,6 +147,11 @@ test('(fit) full screen and a resize refit the chart; a zoom the person chose is
   await settle(view);
   const after = await measure(view);
   assert.equal(dayWidth(after), before, 'the chosen zoom is kept');
+  // ...and through full screen.
+  await host.page.evaluate((id) => window.e2e.setMode(id, 'fullscreen'), view.id);
+  await waitFor(async () => (await measure(view)).frame.w > 1000, { what: 'full screen again' });
+  await settle(view);
+  assert.equal(dayWidth(await measure(view)), before, 'the chosen zoom is kept full screen');
   assertClean(host, 'refit');
 });
 
