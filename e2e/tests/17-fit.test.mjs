@@ -31,12 +31,13 @@ function measure(view) {
     const ms = [...document.querySelectorAll('[data-milestone]')].map((e) => ({ id: e.dataset.milestone, ...r(e) }));
     const inside = [...document.querySelectorAll('[data-bar] .pp-bl')].map((e) => ({ bar: e.closest('[data-bar]').dataset.bar, text: e.textContent, ...text(e) }));
     const beside = [...document.querySelectorAll('.pp-ol')].map((e) => ({ text: e.textContent, milestone: e.classList.contains('pp-oml'), ...text(e) }));
+    const marks = [...document.querySelectorAll('.pp-dl, .pp-con')].map((e) => ({ id: e.className, ...r(e) }));
     const ticks = [...document.querySelectorAll('.pp-tick')].filter((e) => e.textContent.trim()).map((e) => ({ text: e.textContent, box: r(e), ...text(e) }));
     const cells = [...document.querySelectorAll('.pp-cell[role=rowheader]')].map((e) => {
       const name = e.querySelector('.pp-rname');
       return { text: e.textContent, h: r(e).h, name: name ? name.textContent : null, nameW: name ? r(name).w : 0, nameFull: name ? text(name).w : 0 };
     });
-    return { frame, tlLeft, tlRight, scrollW: scroller.scrollWidth, clientW: scroller.clientWidth, bars, ms, inside, beside, ticks, cells };
+    return { frame, tlLeft, tlRight, scrollW: scroller.scrollWidth, clientW: scroller.clientWidth, bars, ms, marks, inside, beside, ticks, cells };
   });
 }
 
@@ -72,7 +73,7 @@ function assertFits(m, what) {
     }
   }
   for (const l of m.beside) {
-    for (const b of [...m.bars, ...m.ms]) assert.ok(!overlaps(l, b), `${what}: "${l.text}" over item ${b.id}`);
+    for (const b of [...m.bars, ...m.ms, ...m.marks]) assert.ok(!overlaps(l, b), `${what}: "${l.text}" over item ${b.id}`);
     // Beside labels stay in the timeline's visible part.
     assert.ok(l.l >= m.tlLeft - 0.5 && l.r <= m.tlRight + 0.5, `${what}: "${l.text}" clipped (${l.l}..${l.r} in ${m.tlLeft}..${m.tlRight})`);
   }
@@ -220,6 +221,10 @@ test('(lanes) overlapping bars of one row are drawn in two lanes, the row grows'
   // A second bar over "Audit du système" (row 6, from 2026-11-02).
   const r = await call(ctx.owner, 'add_period', { schedule: 1, row: 6, label: "Revue d'audit", start: '2026-11-04', end: '2026-11-10' });
   assert.equal(r.isError, false, r.text);
+  // And a deadline just after "Recette utilisateurs" (2026-12-07 → 2026-12-11), whose
+  // label goes beside it: the label does not cover the flag.
+  const dl = await call(ctx.owner, 'set_deadline', { schedule: 1, item: 17, date: '2026-12-14' });
+  assert.equal(dl.isError, false, dl.text);
   const host = await ctx.host();
   for (const width of [390, 712, 1200]) {
     const view = await host.mount({ tool: 'show_schedule', args: { schedule: 1 }, profile: 'strict', width });
@@ -227,6 +232,7 @@ test('(lanes) overlapping bars of one row are drawn in two lanes, the row grows'
     await settle(view);
     const m = await measure(view);
     assert.equal(m.bars.length, 7);
+    assert.equal(m.marks.length, 1, `${width} px: the deadline's flag`);
     const a = m.bars.find((b) => b.id === '13');
     const byLabel = await view.frame().locator('[data-bar][aria-label^="Revue"]').getAttribute('data-bar');
     const b = m.bars.find((x) => x.id === byLabel);

@@ -13,7 +13,7 @@
 
 use crate::date::Date;
 use crate::layout::{LINE_HEIGHT, Line, LineKind, RowIndex, Timeline, Zoom};
-use crate::schedule::{BarId, MilestoneId, Schedule};
+use crate::schedule::{Bar, BarId, Constraint, ConstraintKind, Milestone, MilestoneId, Schedule};
 
 /// The smallest scale the chart squeezes to (a quarter is then 36 px, "T4" still fits):
 /// a window longer than the frame allows at this scale is scrolled instead.
@@ -33,6 +33,8 @@ pub const LANE_MARGIN: f64 = 4.0;
 pub const LABEL_FONT: f64 = 11.0;
 /// What the lock glyph ("🔒 ") adds before a held bar's label.
 pub const LOCK_WIDTH: f64 = 16.0;
+/// A deadline's flag ("⚑" at 11 px), drawn from 3 px before the end of its day.
+pub const DEADLINE_WIDTH: f64 = 12.0;
 
 // ---------------------------------------------------------------------------------
 // Text widths
@@ -218,13 +220,86 @@ fn below(start: f64, end: f64, label_width: f64, axis_width: f64) -> Placed {
     }
 }
 
+// ---------------------------------------------------------------------------------
+// Marks: an item's constraints and deadline, drawn on its line
+
+/// The x of a constraint's line on the axis: the start of its day for a start
+/// constraint, the end for a finish one (the view draws it 2 px wide, centred there).
+pub fn constraint_x(tl: &Timeline, c: &Constraint) -> f64 {
+    match c.kind {
+        ConstraintKind::StartNoEarlierThan
+        | ConstraintKind::StartNoLaterThan
+        | ConstraintKind::MustStartOn => tl.x_of(c.date),
+        ConstraintKind::FinishNoEarlierThan | ConstraintKind::FinishNoLaterThan => {
+            tl.x_of(c.date) + tl.px_per_day
+        }
+    }
+}
+
+/// The left x of a deadline's flag: 3 px before the end of its day.
+pub fn deadline_x(tl: &Timeline, deadline: Date) -> f64 {
+    tl.x_of(deadline) + tl.px_per_day - 3.0
+}
+
+/// The span [start, end] widened to the item's marks (its constraints' lines and its
+/// deadline's flag), which a label beside it must not cover either.
+fn with_marks(
+    tl: &Timeline,
+    (mut start, mut end): (f64, f64),
+    constraints: impl Iterator<Item = Constraint>,
+    deadline: Option<Date>,
+) -> (f64, f64) {
+    for c in constraints {
+        let x = constraint_x(tl, &c);
+        (start, end) = (start.min(x - 1.0), end.max(x + 1.0));
+    }
+    if let Some(d) = deadline {
+        let x = deadline_x(tl, d);
+        (start, end) = (start.min(x), end.max(x + DEADLINE_WIDTH));
+    }
+    (start, end)
+}
+
+/// What a bar drawn from `x` over `width` covers with its marks: the span its label
+/// goes beside.
+pub fn bar_body(tl: &Timeline, b: &Bar, x: f64, width: f64) -> (f64, f64) {
+    let pin = b.pin.map(|date| Constraint {
+        kind: ConstraintKind::StartNoEarlierThan,
+        date,
+    });
+    with_marks(
+        tl,
+        (x, x + width),
+        pin.into_iter().chain(b.constraint),
+        b.deadline,
+    )
+}
+
+/// What a milestone centred on `x` covers with its marks.
+pub fn milestone_body(tl: &Timeline, m: &Milestone, x: f64) -> (f64, f64) {
+    let diamond = (x - MILESTONE_HALF, x + MILESTONE_HALF);
+    with_marks(tl, diamond, m.constraint.into_iter(), m.deadline)
+}
+
 /// A bar drawn from `x` over `width` (already at least [`MIN_BAR_WIDTH`]), with a label
 /// `label_width` wide, on an axis `axis_width` wide: inside when it fits with the bar's
 /// padding, else to the right when that stays on the axis, else to the left when that
 /// does, else under it when it fits the axis' width, else inside (cut with an ellipsis:
 /// the label is wider than the whole axis).
 pub fn place_bar(x: f64, width: f64, label_width: f64, axis_width: f64) -> Placed {
-    let (start, end) = (x, x + width);
+    place_bar_with_marks(x, width, (x, x + width), label_width, axis_width)
+}
+
+/// [`place_bar`] for a bar whose marks widen it to `body` ([`bar_body`]): a label
+/// beside it goes beside the body, so that it covers no mark.
+pub fn place_bar_with_marks(
+    x: f64,
+    width: f64,
+    body: (f64, f64),
+    label_width: f64,
+    axis_width: f64,
+) -> Placed {
+    let (start, end) = (body.0.min(x), body.1.max(x + width));
     let beside = LABEL_GAP + label_width;
     if label_width + 2.0 * BAR_PADDING <= width {
         Placed {
@@ -255,7 +330,17 @@ pub fn place_bar(x: f64, width: f64, label_width: f64, axis_width: f64) -> Place
 /// on the axis, else to the left when that does, else under it when it fits the axis,
 /// else to the right (the axis scrolls on).
 pub fn place_milestone(x: f64, label_width: f64, axis_width: f64) -> Placed {
-    let (start, end) = (x - MILESTONE_HALF, x + MILESTONE_HALF);
+    place_milestone_with_marks(
+        (x - MILESTONE_HALF, x + MILESTONE_HALF),
+        label_width,
+        axis_width,
+    )
+}
+
+/// [`place_milestone`] for a milestone whose marks widen its diamond to `body`
+/// ([`milestone_body`]).
+pub fn place_milestone_with_marks(body: (f64, f64), label_width: f64, axis_width: f64) -> Placed {
+    let (start, end) = body;
     let beside = LABEL_GAP + label_width;
     if end + beside <= axis_width {
         Placed {
@@ -424,14 +509,17 @@ pub fn stack(s: &Schedule, index: &RowIndex, lines: &mut [Line], fit: &Fit) -> L
                 let b = &s.bars[p as usize];
                 let x = tl.x_of(b.start);
                 let w = tl.width_of(b.start, b.end).max(MIN_BAR_WIDTH);
-                let placed = place_bar(x, w, bar_label_width(s, b), axis);
+                let body = bar_body(&tl, b, x, w);
+                let placed = place_bar_with_marks(x, w, body, bar_label_width(s, b), axis);
                 extents.push((placed.extent.0, placed.extent.1, placed.lanes()));
                 sides.push(placed.side);
             }
             for &p in milestones {
                 let m = &s.milestones[p as usize];
                 let x = milestone_x(&tl, m.date, preceded[p as usize]);
-                let placed = place_milestone(x, text_width(&m.label, LABEL_FONT), axis);
+                let body = milestone_body(&tl, m, x);
+                let placed =
+                    place_milestone_with_marks(body, text_width(&m.label, LABEL_FONT), axis);
                 extents.push((placed.extent.0, placed.extent.1, placed.lanes()));
                 sides.push(placed.side);
             }
@@ -606,6 +694,47 @@ mod tests {
         // ...under it when neither side has room, after it when even that has not.
         assert_eq!(place_milestone(250.0, 300.0, 500.0).side, Side::Below);
         assert_eq!(place_milestone(30.0, 600.0, 500.0).side, Side::Right);
+    }
+
+    #[test]
+    fn a_label_beside_its_item_covers_none_of_its_marks() {
+        let s = crate::demo::s4hana_migration();
+        let tl = Timeline {
+            origin: d("2026-11-01"),
+            px_per_day: 10.0,
+        };
+        let mut b = s.bars[0].clone();
+        b.start = d("2026-11-10");
+        b.end = d("2026-11-11");
+        let (x, w) = (tl.x_of(b.start), tl.width_of(b.start, b.end));
+        assert_eq!(bar_body(&tl, &b, x, w), (x, x + w), "no marks: the bar");
+        // A deadline two days after it, a pin the day before it.
+        b.deadline = Some(d("2026-11-13"));
+        b.pin = Some(d("2026-11-09"));
+        let body = bar_body(&tl, &b, x, w);
+        assert_eq!(
+            body,
+            (
+                x - 10.0 - 1.0,
+                deadline_x(&tl, d("2026-11-13")) + DEADLINE_WIDTH
+            )
+        );
+        let p = place_bar_with_marks(x, w, body, 60.0, 1_000.0);
+        assert_eq!(p.side, Side::Right);
+        assert!(p.extent.0 <= body.0 && p.extent.1 >= body.1 + LABEL_GAP + 60.0);
+        // A finish constraint's line is at the end of its day.
+        let c = Constraint {
+            kind: ConstraintKind::FinishNoLaterThan,
+            date: d("2026-11-11"),
+        };
+        assert_eq!(constraint_x(&tl, &c), tl.x_of(d("2026-11-12")));
+        // A milestone's deadline widens its body the same way.
+        let mut m = s.milestones[0].clone();
+        m.deadline = Some(m.date.add_days(3));
+        let mx = tl.x_of(m.date);
+        let body = milestone_body(&tl, &m, mx);
+        assert!(body.1 > mx + MILESTONE_HALF);
+        assert_eq!(place_milestone_with_marks(body, 50.0, 1e9).extent.0, body.0);
     }
 
     #[test]

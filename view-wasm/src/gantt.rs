@@ -1033,18 +1033,15 @@ fn top_html(st: St) -> String {
 fn constraint_marks(
     h: &mut String,
     doc: &Doc,
-    (tl, ppd, lang): (&Timeline, f64, Lang),
+    (tl, lang): (&Timeline, Lang),
     id: ItemId,
     finish: Date,
     y: f64,
 ) {
-    use palmaplan_model::ConstraintKind as K;
     use std::fmt::Write as _;
+    // Where `fit` counts them for the labels beside the item.
     for c in doc.s.item_constraints(id).unwrap_or_default() {
-        let x = match c.kind {
-            K::StartNoEarlierThan | K::StartNoLaterThan | K::MustStartOn => tl.x_of(c.date),
-            K::FinishNoEarlierThan | K::FinishNoLaterThan => tl.x_of(c.date) + ppd,
-        };
+        let x = fit::constraint_x(tl, &c);
         let _ = write!(
             h,
             "<div class=\"pp-con\" title=\"{}\" style=\"left:{}px;top:{}px\"></div>",
@@ -1066,7 +1063,7 @@ fn constraint_marks(
             "<div class=\"pp-dl{}\" title=\"{}\" style=\"left:{}px;top:{}px\" aria-hidden=\"true\">⚑</div>",
             if missed { " missed" } else { "" },
             esc(&title),
-            px(tl.x_of(deadline) + ppd - 3.0),
+            px(fit::deadline_x(tl, deadline)),
             px(y - 1.0)
         );
     }
@@ -2163,15 +2160,16 @@ fn chart_html(
                         px(w),
                         px(y + 5.0)
                     );
+                    let (b0, b1) = fit::bar_body(&tl, bar, x, w);
                     beside_label(
                         bars,
                         (slot.side, fit::bar_label_width(&doc.s, bar)),
-                        (x, x + w, tw),
+                        (b0, b1, tw),
                         y,
                         &format!("{beside}{label}"),
                         "",
                     );
-                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), end, y);
+                    constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), end, y);
                 }
                 VisibleItem::Milestone { line, id, date } => {
                     let Some(m) = doc.s.milestone(id) else {
@@ -2203,10 +2201,11 @@ fn chart_html(
                         fit::Side::Inside => fit::Side::Right,
                         side => side,
                     };
-                    let diamond = (x - fit::MILESTONE_HALF, x + fit::MILESTONE_HALF, tw);
+                    let (b0, b1) = fit::milestone_body(&tl, m, x);
+                    let diamond = (b0, b1, tw);
                     let width = fit::text_width(&m.label, fit::LABEL_FONT);
                     beside_label(bars, (side, width), diamond, y, &label, " pp-oml");
-                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), date, y);
+                    constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), date, y);
                 }
             }
         }
