@@ -8,7 +8,8 @@
 //! link index a drag builds once apart. Tracking (issue 17): the late and overdue bars
 //! at a status date, and the variance against a baseline, over 100,000 bars in under
 //! 30 ms each (a quarter of the bars given some progress, a tenth moved since the
-//! baseline). Figures are recorded in docs/benchmarks.md.
+//! baseline). The chart's lanes and label places (issue 21) over every row, copy of
+//! the lines included. Figures are recorded in docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::push::{self, Cascade, LinkIndex, Seeds};
 use palmaplan_model::synth::{Spec, generate};
-use palmaplan_model::{ItemId, Schedule, cpm, paging, risk, tracking};
+use palmaplan_model::{ItemId, Schedule, cpm, fit, layout, paging, risk, tracking};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
@@ -47,6 +48,23 @@ fn benches(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("serde_json", n), s, |b, s| {
             b.iter(|| serde_json::to_string(black_box(s)).expect("serialisable"))
+        });
+    }
+    g.finish();
+
+    // Issue 21: the chart's lanes and labels, laid out again at each change of scale or
+    // schedule, over every row of the schedule fitted to 1,000 px.
+    let mut g = c.benchmark_group("stack");
+    for (n, s) in &schedules {
+        let index = layout::RowIndex::new(s);
+        let lines = layout::lines(s, &Default::default(), None);
+        let (from, to) = s.span().expect("bars");
+        let f = fit::fit(from, to, 1_000.0, None);
+        g.bench_with_input(BenchmarkId::from_parameter(n), s, |b, s| {
+            b.iter(|| {
+                let mut lines = lines.clone();
+                fit::stack(black_box(s), &index, &mut lines, &f)
+            })
         });
     }
     g.finish();

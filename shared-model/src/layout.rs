@@ -7,11 +7,13 @@
 //! measured. Which bars match a query is `filter`'s business (a [`RowFilter`] turns its
 //! answer into the rows to show); what is critical or at risk is `cpm`'s and `risk`'s.
 //!
-//! Every line (a group header or a row) has the same height, [`LINE_HEIGHT`]. That one
-//! choice is what makes [`visible_lines`] O(1): the first visible line is a division,
-//! not a search, so scrolling 10,000 rows costs the same as scrolling ten. Items are
-//! reached through a [`RowIndex`] built once per schedule, so a frame costs O(visible
-//! items), not O(bars).
+//! Every line (a group header or a row) is laid out [`LINE_HEIGHT`] tall, which makes
+//! [`visible_lines`] O(1): the first visible line is a division, not a search. The
+//! chart then stacks overlapping items in lanes (`fit::stack`), which makes some rows
+//! taller; it finds its visible lines with `fit::visible_lines`, a binary search on the
+//! lines' tops, so scrolling 10,000 rows still costs about what scrolling ten does.
+//! Items are reached through a [`RowIndex`] built once per schedule, so a frame costs
+//! O(visible items), not O(bars).
 
 use std::ops::Range;
 
@@ -269,7 +271,18 @@ pub fn month_short(month: u32, lang: Lang) -> &'static str {
 /// the range: the view asks for the range it shows (plus a margin), not the whole
 /// schedule at Day zoom.
 pub fn scale(zoom: Zoom, from: Date, to: Date, lang: Lang) -> Scale {
-    let timeline = Timeline::new(from, zoom);
+    scale_at(zoom, zoom.px_per_day(), from, to, lang)
+}
+
+/// The header rows for [from, to] with a zoom's cells at another scale (a fitted one,
+/// `fit::fit`). A cell too narrow for its label shows a shorter one (a month above days
+/// or weeks: "déc. 2026", then "déc.") or none, never a cut one: the first and last
+/// cells, clipped to the range, are the ones this usually shortens.
+pub fn scale_at(zoom: Zoom, px_per_day: f64, from: Date, to: Date, lang: Lang) -> Scale {
+    let timeline = Timeline {
+        origin: from,
+        px_per_day,
+    };
     let (major, minor) = match zoom {
         Zoom::Day => (Unit::Month, Unit::Day),
         Zoom::Week => (Unit::Month, Unit::Week),
@@ -299,11 +312,24 @@ fn ticks(unit: Unit, from: Date, end: Date, tl: &Timeline, lang: Lang, major: bo
         let next = unit.next(start);
         let (a, b) = (start.max(from), next.min(end));
         let x = tl.x_of(a);
+        let width = tl.x_of(b) - x;
+        let mut label = unit.label(start, lang, major);
+        if !crate::fit::label_fits(&label, width, major) {
+            // A month above days or weeks says less before it says nothing: "déc. 2026",
+            // then "déc.".
+            let (y, m, _) = start.ymd();
+            let short = month_short(m, lang);
+            label = [format!("{short} {y}"), short.to_owned()]
+                .into_iter()
+                .filter(|_| unit == Unit::Month && major)
+                .find(|l| crate::fit::label_fits(l, width, major))
+                .unwrap_or_default();
+        }
         out.push(Tick {
             date: start,
             x,
-            width: tl.x_of(b) - x,
-            label: unit.label(start, lang, major),
+            width,
+            label,
         });
         start = next;
     }
@@ -592,6 +618,17 @@ impl RowIndex {
     }
 }
 
+impl RowIndex {
+    /// A row's bars (by start then id) and milestones (by date), as positions in
+    /// `Schedule::bars` and `Schedule::milestones`; None for a row it does not hold.
+    pub fn items_of(&self, row: RowId) -> Option<(&[u32], &[u32])> {
+        let r = self.rows.pos(row)?;
+        let bars = &self.bars[self.bar_offsets[r] as usize..self.bar_offsets[r + 1] as usize];
+        let ms = &self.milestones[self.ms_offsets[r] as usize..self.ms_offsets[r + 1] as usize];
+        Some((bars, ms))
+    }
+}
+
 /// Items grouped by row, as offsets and a flat list (one allocation, not one per row).
 fn bucket(rows: usize, item_rows: &[Option<usize>]) -> (Vec<u32>, Vec<u32>) {
     let mut offsets = vec![0u32; rows + 1];
@@ -825,6 +862,44 @@ pub fn kanban(s: &Schedule) -> [Column; 3] {
 /// larger request is a mistake whose useful part is the beginning.
 pub const AGENDA_MAX_DAYS: i32 = 366;
 
+/// The agenda's shortest window: four weeks.
+pub const AGENDA_MIN_DAYS: i32 = 28;
+
+/// The window the agenda opens on when the tool named none: from the Monday of the week
+/// of the first absence to the end of the last one (at least [`AGENDA_MIN_DAYS`], at
+/// most [`AGENDA_MAX_DAYS`]), so that it shows every absence there is; without
+/// absences, the schedule's span the same way; with neither, four weeks from today.
+/// When the absences spread over more than a year, the window starts at the first one
+/// that is not over yet (the last one when all are), as a person asks about what comes.
+pub fn agenda_window(s: &Schedule, today: Date) -> (Date, Date) {
+    let absences: Vec<(Date, Date)> = s
+        .absences
+        .iter()
+        .filter(|a| a.start <= a.end)
+        .map(|a| (a.start, a.end))
+        .collect();
+    let span = if absences.is_empty() {
+        s.span()
+    } else {
+        let first = absences.iter().map(|a| a.0).min();
+        let last = absences.iter().map(|a| a.1).max();
+        first.zip(last)
+    };
+    let Some((mut first, last)) = span else {
+        return (today, today.add_days(AGENDA_MIN_DAYS - 1));
+    };
+    if first.days_until(last) + 1 > AGENDA_MAX_DAYS {
+        let coming = absences.iter().filter(|a| a.1 >= today).map(|a| a.0).min();
+        let latest = absences.iter().map(|a| a.0).max();
+        first = coming.or(latest).unwrap_or(first.max(today.monday()));
+    }
+    let from = first.monday();
+    let to = last
+        .max(from.add_days(AGENDA_MIN_DAYS - 1))
+        .min(from.add_days(AGENDA_MAX_DAYS - 1));
+    (from, to)
+}
+
 /// A member away on a day. The absence's reason is private and never part of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbsentMember {
@@ -998,7 +1073,11 @@ mod tests {
     fn day_scale_months_over_days() {
         let s = scale(Zoom::Day, d("2026-10-30"), d("2026-11-02"), Lang::Fr);
         assert_eq!(s.width, 128.0);
-        expect_test::expect!["octobre 2026@0+64 novembre 2026@64+64"].assert_eq(&labels(&s.major));
+        // Two days of each month: too narrow for "octobre 2026", which is not cut but shortened.
+        expect_test::expect!["oct.@0+64 nov.@64+64"].assert_eq(&labels(&s.major));
+        let wide = scale(Zoom::Day, d("2026-10-27"), d("2026-11-05"), Lang::Fr);
+        expect_test::expect!["octobre 2026@0+160 novembre 2026@160+160"]
+            .assert_eq(&labels(&wide.major));
         expect_test::expect!["30@0+32 31@32+32 1@64+32 2@96+32"].assert_eq(&labels(&s.minor));
         assert_eq!(
             s.major[0].date,
@@ -1010,13 +1089,11 @@ mod tests {
     #[test]
     fn week_scale_uses_iso_weeks() {
         let fr = scale(Zoom::Week, d("2026-11-25"), d("2026-12-13"), Lang::Fr);
-        expect_test::expect!["novembre 2026@0+60 décembre 2026@60+130"]
-            .assert_eq(&labels(&fr.major));
+        expect_test::expect!["nov.@0+60 décembre 2026@60+130"].assert_eq(&labels(&fr.major));
         expect_test::expect!["S48@0+50 S49@50+70 S50@120+70"].assert_eq(&labels(&fr.minor));
         assert_eq!(fr.minor[0].date, d("2026-11-23"));
         let en = scale(Zoom::Week, d("2026-12-28"), d("2027-01-10"), Lang::En);
-        expect_test::expect!["December 2026@0+40 January 2027@40+100"]
-            .assert_eq(&labels(&en.major));
+        expect_test::expect!["Dec@0+40 January 2027@40+100"].assert_eq(&labels(&en.major));
         expect_test::expect!["W53@0+70 W1@70+70"].assert_eq(&labels(&en.minor));
     }
 
@@ -1043,7 +1120,7 @@ mod tests {
         let widths: f64 = q.minor.iter().map(|t| t.width).sum();
         assert!((widths - q.width).abs() < 1e-9, "{widths} vs {}", q.width);
         assert_eq!(q.major.len(), 2);
-        let q_fr = scale(Zoom::Quarter, d("2026-10-01"), d("2026-10-01"), Lang::Fr);
+        let q_fr = scale(Zoom::Quarter, d("2026-10-01"), d("2026-12-31"), Lang::Fr);
         assert_eq!(q_fr.minor[0].label, "T4");
         let empty = scale(Zoom::Day, d("2026-11-02"), d("2026-11-01"), Lang::Fr);
         assert!(empty.major.is_empty() && empty.minor.is_empty() && empty.width == 0.0);
@@ -1382,6 +1459,73 @@ mod tests {
             }
             let most = (view / h).ceil() as usize + 2 + 2 * overscan;
             prop_assert!(r.len() <= most, "{r:?} longer than {most}");
+        }
+    }
+
+    #[test]
+    fn the_agenda_opens_on_the_absences_or_the_span() {
+        // The demo: one absence (2026-11-26..27), today after it.
+        let mut s = crate::demo::s4hana_migration();
+        let (from, to) = agenda_window(&s, d("2026-12-01"));
+        assert_eq!(from, d("2026-11-23"), "the Monday of the absence's week");
+        assert_eq!(to, d("2026-12-20"), "four weeks");
+        for a in &s.absences {
+            assert!(from <= a.start && a.end <= to);
+        }
+        let days = agenda(&s, from, to);
+        assert!(days.iter().any(|d| !d.absent.is_empty()));
+        // Absences months apart: all of them.
+        let mut far = s.absences[0].clone();
+        far.id = AbsenceId(s.next_id);
+        far.start = d("2027-03-01");
+        far.end = d("2027-03-05");
+        s.absences.push(far);
+        assert_eq!(
+            agenda_window(&s, d("2026-12-01")),
+            (d("2026-11-23"), d("2027-03-05"))
+        );
+        // Over a year apart: from the first not over yet.
+        s.absences[1].start = d("2028-03-01");
+        s.absences[1].end = d("2028-03-02");
+        assert_eq!(
+            agenda_window(&s, d("2026-12-01")),
+            (d("2028-02-28"), d("2028-03-26"))
+        );
+        // No absence: the schedule's span (2026-11-02..2026-12-18).
+        s.absences.clear();
+        assert_eq!(
+            agenda_window(&s, d("2030-01-01")),
+            (d("2026-11-02"), d("2026-12-18"))
+        );
+        // Nothing at all: four weeks from today.
+        let empty = Schedule::new("e");
+        assert_eq!(
+            agenda_window(&empty, d("2026-12-01")),
+            (d("2026-12-01"), d("2026-12-28"))
+        );
+    }
+
+    #[test]
+    fn a_month_too_narrow_for_its_name_is_shortened_first() {
+        // December at 4.6 px a day over 21 days (97 px): not "décembre 2026".
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-12-01"), d("2026-12-21"), Lang::Fr);
+        assert_eq!(sc.major[0].label, "déc. 2026");
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-12-01"), d("2026-12-09"), Lang::En);
+        assert_eq!(sc.major[0].label, "Dec");
+        // Weeks are not shortened: a week too narrow shows nothing.
+        let sc = scale_at(Zoom::Week, 4.6, d("2026-11-30"), d("2026-12-01"), Lang::En);
+        assert_eq!(sc.minor[0].label, "");
+    }
+
+    #[test]
+    fn a_header_cell_too_narrow_for_its_label_shows_none() {
+        // Week zoom from a Friday: the major row's October cell is three days (30 px):
+        // neither "octobre 2026", "oct. 2026" nor "oct." fits.
+        let sc = scale(Zoom::Week, d("2026-10-30"), d("2026-12-21"), Lang::Fr);
+        assert_eq!(sc.major[0].label, "", "{:?}", sc.major[0]);
+        assert_eq!(sc.major[1].label, "novembre 2026");
+        for t in sc.major.iter().chain(&sc.minor) {
+            assert!(t.label.is_empty() || crate::fit::label_fits(&t.label, t.width, false));
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod delta;
 pub mod demo;
 pub mod diff;
 pub mod filter;
+pub mod fit;
 pub mod idset;
 pub mod layout;
 pub mod order;

@@ -188,9 +188,15 @@ impl From<risk::Highlights> for Analysis {
 #[derive(Debug)]
 pub struct Lay {
     pub lines: Vec<Line>,
+    /// The axis drawn (the window, run on to fill the frame at a chosen zoom).
     pub from: Date,
     pub to: Date,
+    /// The zoom whose cells the header shows.
     pub zoom: Zoom,
+    /// The scale, fitted to the frame unless a zoom was chosen.
+    pub ppd: f64,
+    /// Each item's lane and label side on its line.
+    pub lanes: palmaplan_model::fit::Lanes,
 }
 
 /// A write in flight or just refused, for the status line.
@@ -402,6 +408,25 @@ impl St {
             && matches!(self.shown.get(), Some(Shown::Gantt | Shown::Kanban))
     }
 
+    /// Whether the chart shows the whole schedule (its span, every row, groups that
+    /// fold): full screen; and inline too in a host that offers no full screen once its
+    /// handshake is over, where the whole schedule would otherwise be out of reach.
+    /// Tracked when `tracked` (in an effect).
+    pub fn whole(&self, tracked: bool) -> bool {
+        let full = if tracked {
+            self.fullscreen.get()
+        } else {
+            self.fullscreen.get_untracked()
+        };
+        full || (!self.embed
+            && host::with_bridge(|b| {
+                matches!(
+                    b.phase(),
+                    crate::bridge::Phase::Ready | crate::bridge::Phase::Degraded
+                ) && !b.offers_display_mode("fullscreen")
+            }))
+    }
+
     /// Recomputes the lines drawn.
     pub fn relayout(&self) {
         let Some(doc) = self.doc.get_untracked() else {
@@ -409,7 +434,7 @@ impl St {
             return;
         };
         let opts = self.options.get_untracked();
-        let full = self.fullscreen.get_untracked();
+        let full = self.whole(false);
         let today = self.today.get_untracked();
         let s = &doc.s;
         let window = layout::useful_window(s, today, 200);
@@ -461,18 +486,24 @@ impl St {
         } else {
             IdSet::default()
         };
-        let lines = layout::lines(s, &collapsed, only.as_ref());
-        let width = (self.width.get_untracked() - grid_width(self)).max(200.0);
-        let zoom = self
+        let mut lines = layout::lines(s, &collapsed, only.as_ref());
+        // The timeline's width: the frame's less the grid and a pixel, so that rounding
+        // never makes the axis a pixel wider than the frame (and a scrollbar appear).
+        let width = (self.width.get_untracked() - grid_width(self) - 1.0).max(120.0);
+        // The person's zoom (the tool's `zoom` counts as theirs), else fitted.
+        let chosen = self
             .zoom
             .get_untracked()
-            .or_else(|| opts.zoom.as_deref().and_then(readback::zoom_named))
-            .unwrap_or_else(|| Zoom::fitting(from.days_until(to) + 1, width));
+            .or_else(|| opts.zoom.as_deref().and_then(readback::zoom_named));
+        let fit = palmaplan_model::fit::fit(from, to, width, chosen);
+        let lanes = palmaplan_model::fit::stack(s, &doc.index, &mut lines, &fit);
         self.lay.set(Some(Arc::new(Lay {
             lines,
-            from,
-            to,
-            zoom,
+            from: fit.from,
+            to: fit.to,
+            zoom: fit.zoom,
+            ppd: fit.px_per_day,
+            lanes,
         })));
     }
 }
@@ -690,7 +721,8 @@ pub fn start(embed: Option<Embed>) {
 fn on_event(st: St, e: Event) {
     match e {
         Event::Ready | Event::Context => apply_context(st),
-        Event::HandshakeFailed(_) => {}
+        // No host context: what the view offers follows (`St::whole`).
+        Event::HandshakeFailed(_) => st.relayout(),
         Event::ToolInput(args) => st.card.update(|c| c.on_input(args)),
         Event::ToolResult(result) => on_result(st, result),
         Event::ToolCancelled(reason) => st.card.update(|c| c.on_cancel(reason)),

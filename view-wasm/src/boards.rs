@@ -121,14 +121,33 @@ fn kanban(st: St, h: &mut String) {
     h.push_str("</div>");
 }
 
-/// The agenda's range: the options' dates, else four weeks from today.
+/// The agenda's range: the options' dates, else a window that holds the schedule's
+/// absences (or its span; `layout::agenda_window`).
 fn agenda_range(st: St) -> (Date, Date) {
     // Tracked: the bottom's effect draws the agenda from this range.
     let o = st.options.get();
     let today = st.today.get();
-    let from = o.from.unwrap_or(today);
-    let to = o.to.unwrap_or(from.add_days(27));
-    (from, to)
+    let (from0, to0) = st.doc.with(|d| {
+        d.as_ref()
+            .map_or((today, today.add_days(layout::AGENDA_MIN_DAYS - 1)), |d| {
+                layout::agenda_window(&d.s, today)
+            })
+    });
+    match (o.from, o.to) {
+        (Some(a), Some(b)) => (a, b),
+        // One date named: the other one from the default window, within a year.
+        (Some(a), None) => (
+            a,
+            a.add_days(layout::AGENDA_MIN_DAYS - 1)
+                .max(to0)
+                .min(a.add_days(layout::AGENDA_MAX_DAYS - 1)),
+        ),
+        (None, Some(b)) => (
+            from0.min(b).max(b.add_days(-(layout::AGENDA_MAX_DAYS - 1))),
+            b,
+        ),
+        (None, None) => (from0, to0),
+    }
 }
 
 /// Reads the absences of the agenda's range (names and dates only).

@@ -150,6 +150,27 @@ impl Bridge {
         &self.host_capabilities
     }
 
+    /// Whether the host announced an optional capability in its answer to
+    /// `ui/initialize` (`openLinks`, `message`, `updateModelContext`...). A request it
+    /// did not announce is not sent: hosts answer it -32601 (MCP Inspector 2.12 does,
+    /// every time), and the view offers nothing that needs it.
+    pub fn announces(&self, capability: &str) -> bool {
+        self.host_capabilities
+            .get(capability)
+            .is_some_and(|v| !v.is_null())
+    }
+
+    /// Whether the host offers a display mode (`hostContext.availableDisplayModes`),
+    /// or is in it already (then the view may ask to leave it).
+    pub fn offers_display_mode(&self, mode: &str) -> bool {
+        self.context.get("displayMode").and_then(Value::as_str) == Some(mode)
+            || self
+                .context
+                .get("availableDisplayModes")
+                .and_then(Value::as_array)
+                .is_some_and(|m| m.iter().any(|v| v.as_str() == Some(mode)))
+    }
+
     /// Sends `ui/initialize`. The display modes are those the view can draw.
     pub fn start(&mut self, now: f64) -> Vec<Out> {
         self.phase = Phase::Connecting;
@@ -444,6 +465,32 @@ mod tests {
         assert_eq!(b.phase(), Phase::Ready);
         assert_eq!(b.host_name(), Some("Claude"));
         assert_eq!(b.context()["theme"], "dark");
+    }
+
+    #[test]
+    fn optional_requests_follow_what_the_host_announced() {
+        let mut b = Bridge::new("palmaplan", "1");
+        // Before the handshake: nothing is announced.
+        assert!(!b.announces("openLinks") && !b.offers_display_mode("fullscreen"));
+        let id = posts(&b.start(0.0))[0]["id"].as_u64().unwrap();
+        // MCP Inspector 2.12's capabilities: links, no model context, no message.
+        b.receive(answer(
+            id,
+            json!({"protocolVersion": PROTOCOL_VERSION,
+                   "hostCapabilities": {"openLinks": {}, "serverTools": {}, "logging": {}, "updateModelContext": null},
+                   "hostContext": {"displayMode": "inline", "availableDisplayModes": ["inline"]}}),
+        ));
+        assert!(b.announces("openLinks"));
+        assert!(
+            !b.announces("updateModelContext"),
+            "null is not an announcement"
+        );
+        assert!(!b.announces("message"));
+        assert!(b.offers_display_mode("inline"));
+        assert!(!b.offers_display_mode("fullscreen"));
+        // A host that puts the view full screen on its own can be asked to leave it.
+        merge(&mut b.context, &json!({"displayMode": "fullscreen"}));
+        assert!(b.offers_display_mode("fullscreen"));
     }
 
     #[test]

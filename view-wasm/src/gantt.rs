@@ -16,7 +16,8 @@
 
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::{self, Edge};
-use palmaplan_model::layout::{self, LINE_HEIGHT, LineKind, Timeline, VisibleItem, Zoom};
+use palmaplan_model::fit;
+use palmaplan_model::layout::{self, LINE_HEIGHT, LineKind, Timeline, VisibleItem};
 use palmaplan_model::{BarId, Date, ItemId, Lang, Schedule, Scheduling, TimeUnit, push, risk};
 use serde_json::{Value, json};
 
@@ -383,10 +384,11 @@ pub fn mount(st: St) -> Option<()> {
     scroller.set_hidden(true);
     crate::app::watch_size(&root);
 
-    // The chart's width while it is hidden: the root's content box (the chart has no
-    // margin and 1 px borders), from a ResizeObserver, which forces no layout. The first
-    // drawing then knows its viewport without measuring (see `render`), and the layout
-    // made as page 0 arrives already has the right width.
+    // The chart's width, from a ResizeObserver on the card: while the chart is hidden,
+    // the root's content box (the chart has no margin and 1 px borders), which forces
+    // no layout, so the first drawing knows its viewport without measuring (see
+    // `render`) and the layout made as page 0 arrives already has the right width;
+    // shown, the chart's inner width, so that any change of the card's size refits.
     {
         let scroller = scroller.clone();
         let cb = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
@@ -394,8 +396,15 @@ pub fn mount(st: St) -> Option<()> {
                 let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
                     return;
                 };
-                let w = e.content_rect().width() - 2.0;
-                if !scroller.hidden() || w <= 0.0 {
+                // Shown, the chart's own inner width (less a scrollbar): a change of the
+                // card's padding (full screen) or of the frame refits it, even when the
+                // window itself did not resize.
+                let w = if scroller.hidden() {
+                    e.content_rect().width() - 2.0
+                } else {
+                    f64::from(scroller.client_width())
+                };
+                if w <= 0.0 {
                     return;
                 }
                 ui.viewport.update_untracked(|v| v.0 = w);
@@ -444,6 +453,7 @@ pub fn mount(st: St) -> Option<()> {
     }
 
     // Select and start a drag (move, or resize from within 6 px of an edge).
+    let capture = inner.clone();
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
         let Some(el) = closest(&e, "[data-bar]") else {
             return;
@@ -468,6 +478,11 @@ pub fn mount(st: St) -> Option<()> {
             DragMode::Move
         };
         e.prevent_default();
+        // The pointer's moves and its release come to the chart even once it leaves the
+        // frame: a chart that fills its frame puts the last bar's end near its edge,
+        // and a release outside would otherwise never end the drag. On the chart's
+        // container, which stays while the bars are drawn again under the pointer.
+        let _ = capture.set_pointer_capture(e.pointer_id());
         ui.drag.set(Some(Drag {
             bar: BarId(id),
             mode,
@@ -485,7 +500,7 @@ pub fn mount(st: St) -> Option<()> {
             return;
         };
         let Some(bar) = doc.s.bar(d.bar) else { return };
-        let days = ((f64::from(e.client_x()) - d.x0) / lay.zoom.px_per_day()).round() as i32;
+        let days = ((f64::from(e.client_x()) - d.x0) / lay.ppd).round() as i32;
         if days == 0 && !d.moved {
             return;
         }
@@ -828,16 +843,19 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
         if chart_shown {
             first_show = p.scroller.hidden();
             p.scroller.set_hidden(false);
-            let n = st
-                .lay
-                .with(|l| l.as_ref().map(|l| l.lines.len()).unwrap_or(0));
+            let (n, lines_h) = st.lay.with(|l| {
+                l.as_ref().map_or((0, 0.0), |l| {
+                    (l.lines.len(), palmaplan_model::fit::total_height(&l.lines))
+                })
+            });
             let before_after = matches!(
                 st.shown.get(),
                 Some(Shown::Proposal { .. } | Shown::Comparison)
             );
             // Inline, the chart's height in pixels (fullscreen, it depends on the window).
-            let inline_h = (!st.fullscreen.get())
-                .then(|| HEAD + LINE_HEIGHT * (n as f64).clamp(2.0, INLINE_LINES) + 16.0);
+            let inline_h = (!st.fullscreen.get()).then(|| {
+                HEAD + lines_h.clamp(2.0 * LINE_HEIGHT, INLINE_LINES * LINE_HEIGHT) + 16.0
+            });
             let height = match inline_h {
                 Some(h) => format!("{}px", px(h)),
                 // Room below for the change list and the buttons.
@@ -1015,18 +1033,15 @@ fn top_html(st: St) -> String {
 fn constraint_marks(
     h: &mut String,
     doc: &Doc,
-    (tl, ppd, lang): (&Timeline, f64, Lang),
+    (tl, lang): (&Timeline, Lang),
     id: ItemId,
     finish: Date,
     y: f64,
 ) {
-    use palmaplan_model::ConstraintKind as K;
     use std::fmt::Write as _;
+    // Where `fit` counts them for the labels beside the item.
     for c in doc.s.item_constraints(id).unwrap_or_default() {
-        let x = match c.kind {
-            K::StartNoEarlierThan | K::StartNoLaterThan | K::MustStartOn => tl.x_of(c.date),
-            K::FinishNoEarlierThan | K::FinishNoLaterThan => tl.x_of(c.date) + ppd,
-        };
+        let x = fit::constraint_x(tl, &c);
         let _ = write!(
             h,
             "<div class=\"pp-con\" title=\"{}\" style=\"left:{}px;top:{}px\"></div>",
@@ -1048,7 +1063,7 @@ fn constraint_marks(
             "<div class=\"pp-dl{}\" title=\"{}\" style=\"left:{}px;top:{}px\" aria-hidden=\"true\">⚑</div>",
             if missed { " missed" } else { "" },
             esc(&title),
-            px(tl.x_of(deadline) + ppd - 3.0),
+            px(fit::deadline_x(tl, deadline)),
             px(y - 1.0)
         );
     }
@@ -1423,18 +1438,32 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
             false,
         );
     }
+    // Each of these needs a request the host announced at `ui/initialize` (read after
+    // the handshake, which `st.host` is set after).
+    let _ = st.host.get();
+    let (ask_ok, links_ok, full_ok) = host::with_bridge(|b| {
+        (
+            b.announces("message"),
+            b.announces("openLinks"),
+            b.offers_display_mode("fullscreen"),
+        )
+    });
     if !st.embed {
-        button(
-            h,
-            "ask",
-            ICON_ASK,
-            &texts::ask_label(lang, st.host.get().as_deref()),
-            true,
-        );
-        if st.help.with(Option::is_some) {
+        if ask_ok {
+            button(
+                h,
+                "ask",
+                ICON_ASK,
+                &texts::ask_label(lang, st.host.get().as_deref()),
+                true,
+            );
+        }
+        if links_ok && st.help.with(Option::is_some) {
             button(h, "help", "?", t("Aide", "Help"), true);
         }
-        if st.fullscreen.get() {
+        if !full_ok {
+            // No full screen from this host: nothing to offer.
+        } else if st.fullscreen.get() {
             button(
                 h,
                 "full",
@@ -1468,13 +1497,15 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
     match what {
         "reload" => reload(st),
         "expand" => st.expanded.set(true),
-        "zoom-in" => zoom_by(st, -1),
-        "zoom-out" => zoom_by(st, 1),
+        "zoom-in" => zoom_by(st, true),
+        "zoom-out" => zoom_by(st, false),
         "undo" => app::write(st, "undo", json!({})),
         "redo" => app::write(st, "redo", json!({})),
         "ask" => ask(st),
         "help" => {
-            if let Some(url) = st.help.get_untracked() {
+            if let Some(url) = st.help.get_untracked()
+                && host::with_bridge(|b| b.announces("openLinks"))
+            {
                 host::request("ui/open-link", json!({ "url": url }), Kind::Read, |_| {});
             }
         }
@@ -1502,14 +1533,16 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
     }
 }
 
-fn zoom_by(st: St, d: i32) {
+/// One zoom step in (`finer`) or out from the scale shown (fitted or chosen). The
+/// zoom chosen is kept from then on: resizes and full screen no longer refit it.
+fn zoom_by(st: St, finer: bool) {
     let Some(lay) = st.lay.get_untracked() else {
         return;
     };
-    let i = Zoom::ALL.iter().position(|z| *z == lay.zoom).unwrap_or(1) as i32;
-    let j = (i + d).clamp(0, Zoom::ALL.len() as i32 - 1) as usize;
-    st.zoom.set(Some(Zoom::ALL[j]));
-    st.relayout();
+    if let Some(z) = palmaplan_model::fit::step(lay.ppd, finer) {
+        st.zoom.set(Some(z));
+        st.relayout();
+    }
 }
 
 fn full_screen(st: St) {
@@ -1518,6 +1551,9 @@ fn full_screen(st: St) {
     } else {
         "fullscreen"
     };
+    if !host::with_bridge(|b| b.offers_display_mode(want)) {
+        return;
+    }
     host::request(
         "ui/request-display-mode",
         json!({ "mode": want }),
@@ -1537,6 +1573,9 @@ fn ask(st: St) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
     };
+    if !host::with_bridge(|b| b.announces("message")) {
+        return;
+    }
     let lang = st.lang.get_untracked();
     let text = match st.selected.get_untracked().and_then(|b| doc.s.bar(b)) {
         Some(b) => match lang {
@@ -1751,24 +1790,21 @@ fn chart_html(
     let gw = app::grid_width(&st);
     let show_tl = st.options.with(|o| o.panel.as_deref() != Some("grid"));
     let show_crit = st.options.with(|o| o.critical_path == Some(true));
-    let full = st.fullscreen.get();
+    let full = st.whole(true);
     let selected = st.selected.get();
     let today = st.today.get();
-    let tl = Timeline::new(lay.from, lay.zoom);
-    let ppd = lay.zoom.px_per_day();
+    let ppd = lay.ppd;
+    let tl = Timeline {
+        origin: lay.from,
+        px_per_day: ppd,
+    };
     let tw = if show_tl {
         tl.width_of(lay.from, lay.to)
     } else {
         0.0
     };
-    let total_h = LINE_HEIGHT * lay.lines.len() as f64;
-    let vis = layout::visible_lines(
-        lay.lines.len(),
-        LINE_HEIGHT,
-        stp,
-        (vh - HEAD).max(0.0),
-        OVERSCAN,
-    );
+    let total_h = fit::total_height(&lay.lines);
+    let vis = fit::visible_lines(&lay.lines, stp, (vh - HEAD).max(0.0), OVERSCAN);
     // Whole blocks of lines, so that a block's text stays the same while it is in view
     // and scrolling only adds and removes blocks (see `set_blocks`).
     let vis = (vis.start / BLOCK_LINES * BLOCK_LINES)
@@ -1814,7 +1850,7 @@ fn chart_html(
         tr(lang, "Lignes", "Rows")
     );
     if show_tl && day_from <= day_to {
-        let scale = layout::scale(lay.zoom, day_from, day_to, lang);
+        let scale = layout::scale_at(lay.zoom, ppd, day_from, day_to, lang);
         let x0 = tl.x_of(day_from);
         for (class, ticks) in [
             ("pp-tick pp-major", &scale.major),
@@ -1842,7 +1878,12 @@ fn chart_html(
             }
             open_block(&mut h, at / BLOCK_LINES);
         }
-        let top = px(line.y);
+        // A row with lanes is taller than a line.
+        let top = if line.height == LINE_HEIGHT {
+            format!("{}", px(line.y))
+        } else {
+            format!("{}px;height:{}", px(line.y), px(line.height))
+        };
         match &line.kind {
             LineKind::Group {
                 id,
@@ -1876,12 +1917,21 @@ fn chart_html(
             LineKind::Row { id, .. } => {
                 let row = doc.s.row(*id);
                 let name = row.map(|r| esc(&r.name)).unwrap_or_default();
+                let member = row
+                    .and_then(|r| r.member)
+                    .and_then(|m| doc.s.member(m))
+                    .map(|m| esc(&m.name));
+                // The member's name folds first on a narrow grid: the tooltip keeps it.
+                let title = member
+                    .as_deref()
+                    .map(|m| format!(" title=\"{name} — {m}\""))
+                    .unwrap_or_default();
                 let _ = write!(
                     h,
-                    "<div class=\"pp-cell\" role=\"rowheader\" style=\"top:{top}px\"><span class=\"pp-rname\">{name}</span>"
+                    "<div class=\"pp-cell\" role=\"rowheader\"{title} style=\"top:{top}px\"><span class=\"pp-rname\">{name}</span>"
                 );
-                if let Some(m) = row.and_then(|r| r.member).and_then(|m| doc.s.member(m)) {
-                    let _ = write!(h, "<span class=\"pp-member\">{}</span>", esc(&m.name));
+                if let Some(m) = member {
+                    let _ = write!(h, "<span class=\"pp-member\">{m}</span>");
                 }
                 h.push_str("</div>");
             }
@@ -1974,9 +2024,10 @@ fn chart_html(
                         (_, Some(to)) => to,
                         _ => (start, end),
                     };
-                    let y = lay.lines[line].y;
+                    let slot = lay.lanes.bar(&doc.s, id);
+                    let y = lay.lines[line].y + LINE_HEIGHT * f64::from(slot.lane);
                     let x = tl.x_of(start);
-                    let w = tl.width_of(start, end).max(3.0);
+                    let w = tl.width_of(start, end).max(fit::MIN_BAR_WIDTH);
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x + w, y + LINE_HEIGHT / 2.0, block_of(line)));
                     // The shadow: where the bar is in the other state (before/after, reference).
@@ -2084,9 +2135,23 @@ fn chart_html(
                         }
                         None => (String::new(), ""),
                     };
+                    // The label inside when it fits, else beside the bar (`fit::stack`
+                    // placed it where its lane has room).
+                    // A held bar keeps its lock glyph on itself when its label goes
+                    // beside it, if it has room for it.
+                    let glyph_in =
+                        !glyph.is_empty() && w >= fit::LOCK_WIDTH + 2.0 * fit::BAR_PADDING;
+                    let inside = if slot.side == fit::Side::Inside {
+                        format!("<span class=\"pp-bl\">{glyph}{label}</span>")
+                    } else if glyph_in {
+                        format!("<span class=\"pp-lk\">{glyph}</span>")
+                    } else {
+                        String::new()
+                    };
+                    let beside = if glyph_in { "" } else { glyph };
                     let _ = write!(
                         bars,
-                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{lock_title}\" data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}<span class=\"pp-bl\">{glyph}{label}</span></div>",
+                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{lock_title}\" data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}{inside}</div>",
                         id.0,
                         selected == Some(id),
                         id.0,
@@ -2095,7 +2160,16 @@ fn chart_html(
                         px(w),
                         px(y + 5.0)
                     );
-                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), end, y);
+                    let (b0, b1) = fit::bar_body(&tl, bar, x, w);
+                    beside_label(
+                        bars,
+                        (slot.side, fit::bar_label_width(&doc.s, bar)),
+                        (b0, b1, tw),
+                        y,
+                        &format!("{beside}{label}"),
+                        "",
+                    );
+                    constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), end, y);
                 }
                 VisibleItem::Milestone { line, id, date } => {
                     let Some(m) = doc.s.milestone(id) else {
@@ -2103,25 +2177,35 @@ fn chart_html(
                     };
                     let pushed = preview.as_ref().and_then(|p| p.pushed(id.0));
                     let date = pushed.map_or(date, |(d, _)| d);
-                    let y = lay.lines[line].y;
+                    let slot = lay.lanes.milestone(&doc.s, id);
+                    let y = lay.lines[line].y + LINE_HEIGHT * f64::from(slot.lane);
                     // At the end of its day when a link leads to it, at the start
                     // when none does (a kickoff), as the model places milestones.
                     let preceded = doc
                         .links_of(id.0)
                         .any(|k| doc.s.links.get(k).is_some_and(|l| l.to.0 == id.0));
-                    let x = tl.x_of(date) + if preceded { ppd } else { 0.0 };
+                    let x = fit::milestone_x(&tl, date, preceded);
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
                     let label = esc(&m.label);
                     let _ = write!(
                         bars,
-                        "<div class=\"pp-ms{}\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"><span class=\"pp-ml\">{label}</span></div>",
+                        "<div class=\"pp-ms{}\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"></div>",
                         if pushed.is_some() { " pushed" } else { "" },
                         id.0,
-                        px(x - 7.0),
+                        px(x - fit::MILESTONE_HALF),
                         px(y + 7.0)
                     );
-                    constraint_marks(bars, &doc, (&tl, ppd, lang), ItemId(id.0), date, y);
+                    // A milestone's label is never inside its diamond.
+                    let side = match slot.side {
+                        fit::Side::Inside => fit::Side::Right,
+                        side => side,
+                    };
+                    let (b0, b1) = fit::milestone_body(&tl, m, x);
+                    let diamond = (b0, b1, tw);
+                    let width = fit::text_width(&m.label, fit::LABEL_FONT);
+                    beside_label(bars, (side, width), diamond, y, &label, " pp-oml");
+                    constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), date, y);
                 }
             }
         }
@@ -2226,13 +2310,41 @@ fn chart_html(
     h
 }
 
+/// A label written beside its item (nothing for `Side::Inside`), on the lane whose top
+/// is `y`: after `end`; or ending before `start` (anchored to the axis' right edge
+/// `axis`, so its own width needs no measuring); or on the lane under it, where
+/// `fit::below_x` puts a label of the estimated `width`. `label` is escaped.
+fn beside_label(
+    h: &mut String,
+    (side, width): (fit::Side, f64),
+    (start, end, axis): (f64, f64, f64),
+    y: f64,
+    label: &str,
+    class: &str,
+) {
+    use std::fmt::Write as _;
+    let (at, top) = match side {
+        fit::Side::Inside => return,
+        fit::Side::Right => (format!("left:{}px", px(end + fit::LABEL_GAP)), y),
+        fit::Side::Left => (format!("right:{}px", px(axis - start + fit::LABEL_GAP)), y),
+        fit::Side::Below => (
+            format!("left:{}px", px(fit::below_x(start, end, width, axis))),
+            y + LINE_HEIGHT,
+        ),
+    };
+    let _ = write!(
+        h,
+        "<span class=\"pp-ol{class}\" aria-hidden=\"true\" style=\"{at};top:{}px\">{label}</span>",
+        px(top + 5.0)
+    );
+}
+
 /// Tells the model what the person is looking at: the selected bar, the visible
 /// window, the view open. Coalesced: only the last state within 300 ms is sent.
 pub fn update_model_context(st: St) {
     // Only to a host that announced it (`hostCapabilities.updateModelContext`): the
     // others answer -32601 every time (MCP Inspector 2.12).
-    if st.embed || !host::with_bridge(|b| b.host_capabilities().get("updateModelContext").is_some())
-    {
+    if st.embed || !host::with_bridge(|b| b.announces("updateModelContext")) {
         return;
     }
     thread_local! {

@@ -52,7 +52,7 @@ function hostContextFor(o, tool) {
     locale: o.locale || 'en-US',
     timeZone: 'Europe/Paris',
     displayMode: 'inline',
-    availableDisplayModes: ['inline', 'fullscreen'],
+    availableDisplayModes: o.modes || ['inline', 'fullscreen'],
     platform: 'web',
     deviceCapabilities: { touch: false, hover: true },
     containerDimensions: { maxHeight: 2000, width: o.width || 720 },
@@ -135,7 +135,8 @@ async function mount(o) {
     raw({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready', params: { html, sandbox: 'allow-scripts', csp } });
     return id;
   }
-  const bridge = new AppBridge(state.client, { name: o.hostName || 'E2E Host', version: '1.0.0' }, CAPS, { hostContext: f.ctx });
+  // o.caps: a host that announces other capabilities (MCP Inspector's, say).
+  const bridge = new AppBridge(state.client, { name: o.hostName || 'E2E Host', version: '1.0.0' }, o.caps || CAPS, { hostContext: f.ctx });
   f.bridge = bridge;
   bridge.onmessage = async (p) => { state.messages.push({ view: id, ...clone(p) }); return {}; };
   bridge.onopenlink = async (p) => { state.links.push({ view: id, ...clone(p) }); return {}; };
