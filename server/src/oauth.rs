@@ -671,7 +671,27 @@ async fn authorize_page(
             to,
             error,
             description,
-        })) => return redirect_refusal(&state, &to, error, &description),
+        })) => {
+            // Anyone may register a client with an https redirect URI, so a registered
+            // URI proves nothing about where it leads: redirecting errors to it before
+            // the person has signed in would make this server an open redirector for
+            // phishing links (RFC 9700 §4.11.2). Before sign-in the error is shown
+            // here; once the person is authenticated it goes back to the client.
+            return match signed_in(&state, &headers).await {
+                Ok(Some(_)) => redirect_refusal(&state, &to, error, &description),
+                Ok(None) => refusal_page(
+                    &state,
+                    &headers,
+                    Some(lang),
+                    &tr(
+                        lang,
+                        format!("La demande de l'application est refusée ({error})\u{a0}: {description}"),
+                        format!("The application's request is refused ({error}): {description}"),
+                    ),
+                ),
+                Err(e) => unavailable(e).into_response(),
+            };
+        }
         Err(e) => return unavailable(e).into_response(),
     };
     let session = match signed_in(&state, &headers).await {

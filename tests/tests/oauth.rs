@@ -758,6 +758,51 @@ async fn plain_pkce_or_none_is_refused_at_the_redirect_uri() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_request_is_not_redirected_before_sign_in() {
+    // Anyone can register an https redirect URI: redirecting errors there before the
+    // person signs in would bounce a victim's click to any site (RFC 9700 §4.11.2).
+    let s = Setup::start("oauth-no-bounce").await;
+    let (verifier, challenge) = pkce();
+    for (changes, error) in [
+        (vec![("response_type", "token")], "unsupported_response_type"),
+        (
+            vec![
+                ("code_challenge_method", "plain"),
+                ("code_challenge", verifier.as_str()),
+            ],
+            "invalid_request",
+        ),
+        (vec![("code_challenge", "")], "invalid_request"),
+        (
+            vec![("resource", "https://other.example/mcp")],
+            "invalid_target",
+        ),
+    ] {
+        let pairs = s.request(&challenge, &changes);
+        let r = s
+            .http
+            .get(format!(
+                "{}/oauth/authorize?{}",
+                s.server.base,
+                Setup::query(&pairs)
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{changes:?}");
+        assert!(location(&r).is_none(), "not redirected: {changes:?}");
+        let page = r.text().await.unwrap();
+        assert!(page.contains(error), "{page}");
+        // Signed in, the same request goes back to the client with its error.
+        let r = s.authorize_get(&pairs).await;
+        assert_eq!(r.status(), 303, "{changes:?}");
+        let q = query_of(&location(&r).unwrap());
+        assert_eq!(param(&q, "error").as_deref(), Some(error), "{changes:?}");
+    }
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unregistered_redirect_uri_is_refused_on_our_page() {
     let s = Setup::start("oauth-redirect").await;
     let (_, challenge) = pkce();
