@@ -122,26 +122,68 @@ impl OAuthConfig {
     }
 }
 
+/// The most keys [`Attempts`] holds: past it the oldest windows are dropped, so a flood
+/// of distinct keys costs a bounded amount of memory (a few hundred KiB).
+pub const MAX_TRACKED_KEYS: usize = 10_000;
+
+/// The longest e-mail address (RFC 5321: a 254-byte path); a longer one is refused
+/// before it is counted, so it cannot be used to fill the attempt counters.
+pub const MAX_EMAIL_BYTES: usize = 254;
+
 /// Attempts per key (`email:…`, `ip:…`, `register:…`) in fixed windows, in this process.
+/// Keys are kept as a fixed-size hash, whatever their length; at most
+/// [`MAX_TRACKED_KEYS`] of them, the oldest windows dropped first.
 #[derive(Debug, Default)]
 pub struct Attempts {
-    seen: Mutex<HashMap<String, (i64, u32)>>,
+    seen: Mutex<Tracked>,
+}
+
+type KeyHash = [u8; 16];
+
+#[derive(Debug, Default)]
+struct Tracked {
+    /// The start of each key's window and its count.
+    windows: HashMap<KeyHash, (i64, u32)>,
+    /// (window start, key) in the order windows opened: the oldest at the front, so
+    /// expired and evicted windows go from there without scanning the whole map. An
+    /// entry whose key has since opened a newer window is stale and skipped.
+    order: std::collections::VecDeque<(i64, KeyHash)>,
 }
 
 impl Attempts {
     /// Counts an attempt; false when the key is over `max` in its window.
     fn allow(&self, key: &str, now: i64, max: u32) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        // A flood of distinct keys must not grow this for ever.
-        if seen.len() > 10_000 {
-            seen.retain(|_, (start, _)| now - *start < ATTEMPT_WINDOW_MS);
+        let mut hash = [0u8; 16];
+        hash.copy_from_slice(&Sha256::digest(key.as_bytes())[..16]);
+        let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let t = &mut *guard;
+        // Drop the expired windows at the front, then the oldest ones while full (or
+        // while stale entries pile up): each entry is popped once, so this is O(1)
+        // amortised per call.
+        while let Some(&(start, k)) = t.order.front() {
+            let expired = now - start >= ATTEMPT_WINDOW_MS;
+            let full = t.windows.len() >= MAX_TRACKED_KEYS && !t.windows.contains_key(&hash);
+            if !(expired || full || t.order.len() > 2 * MAX_TRACKED_KEYS) {
+                break;
+            }
+            t.order.pop_front();
+            if t.windows.get(&k).is_some_and(|w| w.0 == start) {
+                t.windows.remove(&k);
+            }
         }
-        let entry = seen.entry(key.to_owned()).or_insert((now, 0));
-        if now - entry.0 >= ATTEMPT_WINDOW_MS {
+        let entry = t.windows.entry(hash).or_insert((now, 0));
+        if entry.1 == 0 || now - entry.0 >= ATTEMPT_WINDOW_MS {
             *entry = (now, 0);
+            t.order.push_back((now, hash));
         }
         entry.1 = entry.1.saturating_add(1);
         entry.1 <= max
+    }
+
+    /// How many keys are counted now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).windows.len()
     }
 }
 
@@ -1108,14 +1150,8 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
         .unwrap_or_default();
     let password = p.get("password").cloned().unwrap_or_default();
     let now = state.planning.now_ms();
-    let by_email = state.attempts.allow(
-        &format!("email:{}", email.to_lowercase()),
-        now,
-        MAX_ATTEMPTS,
-    );
-    let by_ip = ip.is_none_or(|ip| state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS));
-    if !(by_email && by_ip) {
-        return signin_form(
+    let too_many = || {
+        signin_form(
             &state,
             lang,
             &next,
@@ -1125,7 +1161,33 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
                 "Too many sign-in attempts: try again in a few minutes.",
             )),
             StatusCode::TOO_MANY_REQUESTS,
+        )
+    };
+    // The address first, and nothing more counted once it is over: otherwise every
+    // request of a blocked address would still add an e-mail key, and one address
+    // could fill the counters with invented e-mails.
+    if ip.is_some_and(|ip| !state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS)) {
+        return too_many();
+    }
+    if email.len() > MAX_EMAIL_BYTES {
+        return signin_form(
+            &state,
+            lang,
+            &next,
+            Some(&tr(
+                lang,
+                "E-mail ou mot de passe incorrect.",
+                "Wrong e-mail or password.",
+            )),
+            StatusCode::UNAUTHORIZED,
         );
+    }
+    if !state.attempts.allow(
+        &format!("email:{}", email.to_lowercase()),
+        now,
+        MAX_ATTEMPTS,
+    ) {
+        return too_many();
     }
     let store = state.planning.store();
     let found = match store.user_with_password(&email).await {
@@ -1768,6 +1830,25 @@ mod tests {
             !rt.block_on(verify_password("not a password".into(), None)),
             "no hash: never"
         );
+    }
+
+    #[test]
+    fn a_flood_of_distinct_long_keys_stays_under_the_cap() {
+        let a = Attempts::default();
+        a.allow("ip:192.0.2.1", 0, MAX_ATTEMPTS);
+        let long = "x".repeat(1000);
+        for i in 0..3 * MAX_TRACKED_KEYS {
+            assert!(a.allow(&format!("email:{i}{long}"), 1, MAX_ATTEMPTS));
+            assert!(a.len() <= MAX_TRACKED_KEYS, "{} keys after {i}", a.len());
+        }
+        // The oldest window went first: the address's count starts again.
+        for _ in 0..MAX_ATTEMPTS {
+            assert!(a.allow("ip:192.0.2.1", 2, MAX_ATTEMPTS));
+        }
+        assert!(!a.allow("ip:192.0.2.1", 2, MAX_ATTEMPTS));
+        // Expired windows go as time passes, without waiting for the cap.
+        assert!(a.allow("ip:192.0.2.2", 2 + ATTEMPT_WINDOW_MS, MAX_ATTEMPTS));
+        assert_eq!(a.len(), 1, "only the window still open");
     }
 
     #[test]

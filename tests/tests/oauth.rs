@@ -1172,6 +1172,58 @@ async fn sign_in_refuses_forged_forms_wrong_passwords_and_floods() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_address_adds_no_more_counters() {
+    // Each browser comes from its own loopback address (Linux routes all of 127/8).
+    let server = TestServer::start("oauth-signin-flood").await;
+    palmaplan_server::oauth::set_password(&server.store, server.owner_id, PASSWORD)
+        .await
+        .unwrap();
+    let from = |last: u8| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap()
+    };
+    let post = |http: reqwest::Client, email: String, password: &'static str| {
+        let url = format!("{}/oauth/signin", server.base);
+        async move {
+            http.post(url)
+                .header(COOKIE, "pp_signin=abc")
+                .header(CONTENT_TYPE, FORM)
+                .body(form(&[
+                    ("email", &email),
+                    ("password", password),
+                    ("csrf", "abc"),
+                    ("next", "/oauth/authorize"),
+                ]))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let attacker = from(2);
+    for i in 0..palmaplan_server::oauth::MAX_ATTEMPTS {
+        // Long invented addresses, one over the 254-byte limit of an e-mail.
+        let email = format!("{i}{}@example.org", "x".repeat(200 + 20 * (i as usize % 3)));
+        assert_eq!(post(attacker.clone(), email, "wrong").await, 401, "{i}");
+    }
+    // The address is over its limit: the owner's e-mail, tried from it, is refused
+    // and, the address being blocked, not counted against the owner.
+    for _ in 0..2 * palmaplan_server::oauth::MAX_ATTEMPTS {
+        assert_eq!(post(attacker.clone(), OWNER.into(), "wrong").await, 429);
+    }
+    assert_eq!(
+        post(from(3), OWNER.into(), PASSWORD).await,
+        303,
+        "the owner signs in from another address"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registrations_are_capped_per_address() {
     let server = TestServer::start("oauth-register-cap").await;
     let http = http();
