@@ -29,7 +29,7 @@
 //! that point are shown on our own page.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use argon2::Argon2;
@@ -184,6 +184,23 @@ impl Attempts {
     #[cfg(test)]
     fn len(&self) -> usize {
         self.seen.lock().unwrap_or_else(|e| e.into_inner()).windows.len()
+    }
+}
+
+/// What the limits count a peer's address as: an IPv4 address whole, an IPv6 one by its
+/// /64 (a home or a server is usually given a whole /64, so counting each address apart
+/// would let one client rotate through them past every limit). An IPv4 address mapped
+/// into IPv6 (`::ffff:a.b.c.d`, a dual-stack socket's view) counts as that IPv4 address.
+fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
     }
 }
 
@@ -364,7 +381,7 @@ async fn register(State(state): State<Arc<AppState>>, request: Request) -> Respo
     let ip = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string());
+        .map(|c| address_key(c.0.ip()));
     let now = state.planning.now_ms();
     if let Some(ip) = ip
         && !state
@@ -1111,7 +1128,7 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
     let ip = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string());
+        .map(|c| address_key(c.0.ip()));
     let headers = request.headers().clone();
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
@@ -1849,6 +1866,17 @@ mod tests {
         // Expired windows go as time passes, without waiting for the cap.
         assert!(a.allow("ip:192.0.2.2", 2 + ATTEMPT_WINDOW_MS, MAX_ATTEMPTS));
         assert_eq!(a.len(), 1, "only the window still open");
+    }
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+        assert_eq!(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:192.0.2.7"), "192.0.2.7", "IPv4 mapped into IPv6");
+        assert_eq!(key("192.0.2.7"), "192.0.2.7");
+        assert_ne!(key("192.0.2.7"), key("192.0.2.8"), "IPv4 addresses whole");
     }
 
     #[test]
