@@ -89,6 +89,10 @@ pub struct GrantToken {
 /// How stale a grant's "last used" date may be (as named tokens: a minute).
 const LAST_USE_PRECISION_MS: i64 = 60_000;
 
+/// How long a registered client that never got a grant is kept: a day, time enough for
+/// the person to sign in and answer.
+pub(crate) const UNUSED_CLIENT_TTL_MS: i64 = 24 * 3_600_000;
+
 macro_rules! grant_columns {
     () => {
         "g.id, g.client_id, c.name, g.user_id, g.can_write, g.schedule_id, g.resource, \
@@ -401,17 +405,24 @@ impl Store {
     }
 
     /// Deletes what can no longer be used: codes, tokens and sign-in sessions past their
-    /// expiry. Revoked tokens not yet expired stay (a rotated refresh token shown again
-    /// must still be recognised, to revoke its grant).
+    /// expiry, and clients registered over [`UNUSED_CLIENT_TTL_MS`] ago that never got a
+    /// grant (registration is open to anyone: without this, abandoned or invented
+    /// registrations would stay for ever). Revoked tokens not yet expired stay (a rotated
+    /// refresh token shown again must still be recognised, to revoke its grant).
     pub async fn purge_expired_oauth(&self, now_ms: i64) -> Result<u64, StoreError> {
         let mut gone = 0;
-        for sql in [
-            "DELETE FROM oauth_codes WHERE expires_at < $1",
-            "DELETE FROM oauth_tokens WHERE expires_at < $1",
-            "DELETE FROM web_sessions WHERE expires_at < $1",
+        for (sql, before) in [
+            ("DELETE FROM oauth_codes WHERE expires_at < $1", now_ms),
+            ("DELETE FROM oauth_tokens WHERE expires_at < $1", now_ms),
+            ("DELETE FROM web_sessions WHERE expires_at < $1", now_ms),
+            (
+                "DELETE FROM oauth_clients WHERE created_at < $1 AND NOT EXISTS \
+                 (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)",
+                now_ms.saturating_sub(UNUSED_CLIENT_TTL_MS),
+            ),
         ] {
             gone += sqlx::query(sql)
-                .bind(now_ms)
+                .bind(before)
                 .execute(&self.pool)
                 .await?
                 .rows_affected();
