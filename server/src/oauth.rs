@@ -50,7 +50,9 @@ use tower_http::cors::{Any, CorsLayer};
 use crate::auth;
 use crate::http::AppState;
 use crate::planning::{Caller, tr};
-use crate::storage::{GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind};
+use crate::storage::{
+    CodeInfo, GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind,
+};
 
 /// How long an authorization code lives (OAuth 2.1: short; the client redeems it at once).
 pub const CODE_TTL_MS: i64 = 60_000;
@@ -1346,11 +1348,50 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                     "This code is not one this server issued.",
                 ));
             }
-            let info = match store
-                .spend_code(&auth::token_hash(code), now)
-                .await
-                .map_err(unavailable)?
-            {
+            let check = |info: &CodeInfo| {
+                if info.grant.client_id != client_id {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "This code was issued to another client.",
+                    ));
+                }
+                if now >= info.expires_at {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        format!(
+                            "This code has expired (codes live {} s): start the authorization again.",
+                            state.oauth.code_ttl_ms / 1000
+                        ),
+                    ));
+                }
+                if info.grant.revoked_at.is_some() {
+                    return Err(oauth_error("invalid_grant", "This grant was revoked."));
+                }
+                if let Some(uri) = get("redirect_uri")
+                    && uri != info.redirect_uri
+                {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "redirect_uri is not the one of the authorization request.",
+                    ));
+                }
+                if !pkce_matches(verifier, &info.code_challenge) {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "code_verifier does not match the code_challenge (S256) of the authorization request.",
+                    ));
+                }
+                resource_ok(&info.grant)
+            };
+            let hash = auth::token_hash(code);
+            // Every check before the code is spent: a request refused for the client's
+            // own mistake (another resource, redirect URI or verifier) leaves the code
+            // for a corrected one, instead of spending it so that the retry looks like
+            // a replay. A code already spent goes on to `spend_code`, which says so.
+            if let Some((info, false)) = store.code(&hash).await.map_err(unavailable)? {
+                check(&info)?;
+            }
+            let info = match store.spend_code(&hash, now).await.map_err(unavailable)? {
                 SpentCode::Unknown => {
                     return Err(oauth_error(
                         "invalid_grant",
@@ -1374,39 +1415,8 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                 }
                 SpentCode::Fresh(info) => info,
             };
-            if info.grant.client_id != client_id {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "This code was issued to another client.",
-                ));
-            }
-            if now >= info.expires_at {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    format!(
-                        "This code has expired (codes live {} s): start the authorization again.",
-                        state.oauth.code_ttl_ms / 1000
-                    ),
-                ));
-            }
-            if info.grant.revoked_at.is_some() {
-                return Err(oauth_error("invalid_grant", "This grant was revoked."));
-            }
-            if let Some(uri) = get("redirect_uri")
-                && uri != info.redirect_uri
-            {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "redirect_uri is not the one of the authorization request.",
-                ));
-            }
-            if !pkce_matches(verifier, &info.code_challenge) {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "code_verifier does not match the code_challenge (S256) of the authorization request.",
-                ));
-            }
-            resource_ok(&info.grant)?;
+            // Again on what was spent: the grant may have been revoked in between.
+            check(&info)?;
             info.grant
         }
         Some("refresh_token") => {
@@ -1440,8 +1450,30 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                     "This grant was revoked: the person must authorize the application again.",
                 ));
             }
+            // Every check before the rotation: a request refused for the client's own
+            // mistake (a wider scope, another resource, an expired token) must leave
+            // the token as it was, or the client's next use of it would look like a
+            // replay and revoke the whole grant.
+            let replay = t.revoked_at.is_some();
+            if !replay {
+                if now >= t.expires_at {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "This refresh token has expired: authorize the application again.",
+                    ));
+                }
+                resource_ok(&t.grant)?;
+                if !t.grant.can_write
+                    && get("scope").is_some_and(|s| s.split(' ').any(|x| x == "write"))
+                {
+                    return Err(oauth_error(
+                        "invalid_scope",
+                        "This grant is read-only: a refresh cannot widen it to write.",
+                    ));
+                }
+            }
             // Rotation: the first use revokes the token; any later one is a replay.
-            if t.revoked_at.is_some()
+            if replay
                 || !store
                     .revoke_grant_token(t.id, now)
                     .await
@@ -1458,21 +1490,6 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                 return Err(oauth_error(
                     "invalid_grant",
                     "This refresh token was already used (each use gives a new one); as it may have been stolen, the grant is revoked. Authorize the application again.",
-                ));
-            }
-            if now >= t.expires_at {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "This refresh token has expired: authorize the application again.",
-                ));
-            }
-            resource_ok(&t.grant)?;
-            if !t.grant.can_write
-                && get("scope").is_some_and(|s| s.split(' ').any(|x| x == "write"))
-            {
-                return Err(oauth_error(
-                    "invalid_scope",
-                    "This grant is read-only: a refresh cannot widen it to write.",
                 ));
             }
             t.grant

@@ -2151,6 +2151,9 @@ mod tests {
             .add_code("c1", g, "https://claude.ai/cb", "chal", 63)
             .await
             .unwrap();
+        let (peeked, spent) = store.code("c1").await.unwrap().unwrap();
+        assert_eq!((peeked.grant.id, peeked.expires_at, spent), (g, 63, false));
+        assert!(store.code("nope").await.unwrap().is_none());
         let SpentCode::Fresh(code) = store.spend_code("c1", 4).await.unwrap() else {
             panic!("the first use spends the code");
         };
@@ -2168,6 +2171,7 @@ mod tests {
             SpentCode::Again { grant_id: g },
             "a code is spent once"
         );
+        assert!(store.code("c1").await.unwrap().unwrap().1, "seen spent");
         assert_eq!(
             store.spend_code("nope", 5).await.unwrap(),
             SpentCode::Unknown

@@ -1029,6 +1029,77 @@ async fn a_refresh_token_reused_after_rotation_revokes_the_grant() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_for_the_clients_mistake_spends_nothing() {
+    // Spending the code or rotating the refresh token before the checks would make the
+    // corrected retry look like a replay, and revoke the grant.
+    let s = Setup::start("oauth-mistakes").await;
+    let (verifier, challenge) = pkce();
+    let code = s.code_with(&challenge, &[("access", "read")]).await;
+    let (wrong_verifier, _) = pkce();
+    for (key, value, error) in [
+        ("resource", "https://other.example/mcp", "invalid_target"),
+        ("redirect_uri", "http://127.0.0.1:9/other", "invalid_grant"),
+        ("code_verifier", wrong_verifier.as_str(), "invalid_grant"),
+    ] {
+        let mut pairs = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", REDIRECT),
+            ("client_id", s.client_id.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("resource", s.server.url.as_str()),
+        ];
+        pairs.retain(|(k, _)| *k != key);
+        pairs.push((key, value));
+        let (status, body) = s.token(&pairs).await;
+        assert_eq!((status, body["error"].as_str()), (400, Some(error)), "{key}: {body}");
+    }
+    let (status, t) = s.exchange(&code, &verifier).await;
+    assert_eq!(status, 200, "the code is still good: {t}");
+    let refresh = t["refresh_token"].as_str().unwrap();
+    for (key, value, error) in [
+        ("scope", "read write", "invalid_scope"),
+        ("resource", "https://other.example/mcp", "invalid_target"),
+    ] {
+        let (status, body) = s
+            .token(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh),
+                ("client_id", &s.client_id),
+                (key, value),
+            ])
+            .await;
+        assert_eq!((status, body["error"].as_str()), (400, Some(error)), "{key}: {body}");
+    }
+    let (status, t2) = s.refresh(refresh).await;
+    assert_eq!(status, 200, "the refresh token is still good: {t2}");
+    assert_eq!(s.mcp_status(t2["access_token"].as_str().unwrap()).await.0, 200);
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_refresh_token_is_refused_without_rotating() {
+    let s = Setup::start_with("oauth-refresh-expired", |state| state.oauth.refresh_ttl_ms = 0)
+        .await;
+    let (_, refresh) = s.tokens().await;
+    let (status, body) = s.refresh(&refresh).await;
+    assert_oauth_error(status, &body, "invalid_grant", "expired");
+    let t = s
+        .server
+        .store
+        .grant_token(
+            &palmaplan_server::auth::token_hash(&refresh),
+            palmaplan_server::storage::TokenKind::Refresh,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.revoked_at, None, "not rotated");
+    assert_eq!(t.grant.revoked_at, None, "the grant lives");
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_consent_form_without_its_csrf_token_is_refused() {
     let s = Setup::start("oauth-csrf").await;
     let (_, challenge) = pkce();

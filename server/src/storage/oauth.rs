@@ -278,6 +278,32 @@ impl Store {
         Ok(())
     }
 
+    /// A code and whether it was spent, without spending it (the token endpoint checks
+    /// a request before it spends the code).
+    pub async fn code(&self, hash: &str) -> Result<Option<(CodeInfo, bool)>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT o.redirect_uri, o.code_challenge, o.expires_at, o.used_at, ",
+            grant_columns!(),
+            " FROM oauth_codes o JOIN oauth_grants g ON g.id = o.grant_id",
+            client_join!(),
+            " WHERE o.hash = $1"
+        ))
+        .bind(hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        let used: Option<i64> = r.try_get(3)?;
+        Ok(Some((
+            CodeInfo {
+                redirect_uri: r.try_get(0)?,
+                code_challenge: r.try_get(1)?,
+                expires_at: r.try_get(2)?,
+                grant: grant_from_row(&r, 4)?,
+            },
+            used.is_some(),
+        )))
+    }
+
     /// Spends a code: the first call wins, every later one is told it was spent.
     pub async fn spend_code(&self, hash: &str, now_ms: i64) -> Result<SpentCode, StoreError> {
         let done =
