@@ -238,6 +238,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
             get(authorize_page).post(authorize_answer),
         )
         .route("/oauth/signin", get(signin_page).post(signin_answer))
+        .route("/oauth/signout", post(signout))
 }
 
 // ---------------------------------------------------------------------------------
@@ -821,7 +822,9 @@ async fn authorize_page(
          <p class=\"note\">{note}</p>\
          <div class=\"buttons\"><button type=\"submit\" name=\"decision\" value=\"allow\">{allow}</button>\
          <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"secondary\">{deny}</button></div>\
-         </form>",
+         </form>\
+         <form method=\"post\" action=\"/oauth/signout\">{signout_hidden}\
+         <p class=\"note\"><button type=\"submit\" class=\"secondary\">{signout}</button></p></form>",
         intro = tr(
             lang,
             format!(
@@ -855,6 +858,8 @@ async fn authorize_page(
         ),
         allow = escape_html(&tr(lang, "Autoriser", "Allow")),
         deny = escape_html(&tr(lang, "Refuser", "Deny")),
+        signout_hidden = hidden_field("csrf", &session.csrf) + &hidden_field("lang", lang_tag(lang)),
+        signout = escape_html(&tr(lang, "Se déconnecter", "Sign out")),
     );
     let title = tr(
         lang,
@@ -1248,6 +1253,58 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
         cookie_header(&state, SESSION_COOKIE, &secret, ttl / 1000),
     );
     r
+}
+
+/// `POST /oauth/signout` (the consent page's button): ends the browser's sign-in session
+/// and forgets its cookie. The form carries the session's anti-forgery token, so that a
+/// page of another site cannot sign the person out.
+async fn signout(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let p = params(&body).unwrap_or_default();
+    let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
+    let session = match signed_in(&state, &headers).await {
+        Ok(s) => s,
+        Err(e) => return unavailable(e).into_response(),
+    };
+    if let Some(session) = session {
+        if p.get("csrf").is_none_or(|c| !constant_eq(c, &session.csrf)) {
+            return refusal_page_status(
+                StatusCode::FORBIDDEN,
+                lang,
+                &tr(
+                    lang,
+                    "Ce formulaire n'a pas été envoyé par une page de PalmaPlan (jeton anti-falsification absent ou faux)\u{a0}: vous restez connecté.",
+                    "This form was not sent by a PalmaPlan page (its anti-forgery token is missing or wrong): you are still signed in.",
+                ),
+            );
+        }
+        // `signed_in` found the cookie, so it is there.
+        let secret = cookie(&headers, SESSION_COOKIE).unwrap_or_default();
+        if let Err(e) = state
+            .planning
+            .store()
+            .delete_web_session(&auth::token_hash(secret))
+            .await
+        {
+            return unavailable(e).into_response();
+        }
+        tracing::info!(user = session.user.id, "signed out of the OAuth consent pages");
+    }
+    let body = format!(
+        "<p>{}</p>",
+        escape_html(&tr(
+            lang,
+            "Vous êtes déconnecté de PalmaPlan. Pour autoriser une application, recommencez depuis celle-ci.",
+            "You are signed out of PalmaPlan. To authorize an application, start again from it.",
+        ))
+    );
+    let title = tr(lang, "Déconnexion", "Signed out");
+    html_page(
+        StatusCode::OK,
+        lang,
+        &title,
+        &body,
+        Some(cookie_header(&state, SESSION_COOKIE, "", 0)),
+    )
 }
 
 /// Hashes a password as an argon2id PHC string (a random salt, the crate's default

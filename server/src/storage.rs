@@ -2306,6 +2306,17 @@ mod tests {
             "expired"
         );
         assert_eq!(store.web_session_user("s2", 11).await.unwrap(), None);
+        // A new password ends the person's sessions, and only theirs; so does sign-out.
+        store.add_web_session("s3", alice, 10, 90).await.unwrap();
+        store.add_web_session("s4", bob, 10, 90).await.unwrap();
+        store.add_web_session("s5", bob, 10, 90).await.unwrap();
+        assert!(store.set_password_hash(alice, "$argon2id$y").await.unwrap());
+        assert_eq!(store.web_session_user("s3", 11).await.unwrap(), None);
+        assert!(store.web_session_user("s4", 11).await.unwrap().is_some());
+        assert!(store.delete_web_session("s4").await.unwrap());
+        assert!(!store.delete_web_session("s4").await.unwrap(), "once");
+        assert_eq!(store.web_session_user("s4", 11).await.unwrap(), None);
+        assert!(store.web_session_user("s5", 11).await.unwrap().is_some());
     }
 
     /// Anyone may register a client: those that never got a grant go after a day; one

@@ -1295,6 +1295,68 @@ async fn a_blocked_address_adds_no_more_counters() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_out_or_a_new_password_ends_the_session() {
+    let s = Setup::start("oauth-signout").await;
+    let (_, challenge) = pkce();
+    let pairs = s.request(&challenge, &[]);
+    let signed_in = |session: String| {
+        let url = format!("{}/oauth/authorize?{}", s.server.base, Setup::query(&pairs));
+        let http = s.http.clone();
+        async move {
+            let r = http.get(url).header(COOKIE, session).send().await.unwrap();
+            match r.status().as_u16() {
+                200 => true,
+                303 => {
+                    assert!(location(&r).unwrap().starts_with("/oauth/signin?"));
+                    false
+                }
+                other => panic!("{other}"),
+            }
+        }
+    };
+    let signout = |session: String, csrf: Option<String>| {
+        let url = format!("{}/oauth/signout", s.server.base);
+        let http = s.http.clone();
+        async move {
+            let fields: Vec<(&str, &str)> = csrf.iter().map(|c| ("csrf", c.as_str())).collect();
+            http.post(url)
+                .header(COOKIE, session)
+                .header(CONTENT_TYPE, FORM)
+                .body(form(&fields))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let page = s.authorize_get(&pairs).await.text().await.unwrap();
+    assert!(page.contains("action=\"/oauth/signout\""), "a sign-out button");
+    // Another site's form cannot sign the person out.
+    for csrf in [None, Some("0123456789abcdef".to_owned())] {
+        assert_eq!(signout(s.session.clone(), csrf).await.status(), 403);
+    }
+    assert!(signed_in(s.session.clone()).await);
+    let csrf = s.consent_csrf(&pairs).await;
+    let r = signout(s.session.clone(), Some(csrf)).await;
+    assert_eq!(r.status(), 200);
+    let (value, full) = set_cookie(&r, "pp_session").expect("the cookie is cleared");
+    assert!(value.is_empty() && full.contains("Max-Age=0"), "{full}");
+    assert!(!signed_in(s.session.clone()).await, "the session is over");
+    // `palmaplan user set-password` ends the person's sessions.
+    let again = sign_in(&s.http, &s.server.base, "/oauth/authorize").await;
+    assert!(signed_in(again.clone()).await);
+    palmaplan_server::bootstrap::set_password(
+        &s.server.store,
+        OWNER,
+        "another long password\n",
+        palmaplan_model::Lang::En,
+    )
+    .await
+    .unwrap();
+    assert!(!signed_in(again).await, "a new password signs everyone out");
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registrations_are_capped_per_address() {
     let server = TestServer::start("oauth-register-cap").await;
     let http = http();

@@ -125,13 +125,21 @@ fn grant_from_row(r: &AnyRow, at: usize) -> Result<GrantInfo, StoreError> {
 }
 
 impl Store {
-    /// Sets a user's password (its argon2id PHC string); false when there is no such user.
+    /// Sets a user's password (its argon2id PHC string) and ends their sign-in sessions
+    /// (a password changed because it leaked must shut out whoever used it); false when
+    /// there is no such user.
     pub async fn set_password_hash(&self, user_id: i64, phc: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
             .bind(phc)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        sqlx::query("DELETE FROM web_sessions WHERE user_id = $1")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -475,6 +483,15 @@ impl Store {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    /// Ends a sign-in session (sign-out); false when there was none with this hash.
+    pub async fn delete_web_session(&self, hash: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM web_sessions WHERE hash = $1")
+            .bind(hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// The user of a live sign-in session.
