@@ -217,7 +217,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
     let machine = Router::new()
         .route(
             "/.well-known/oauth-protected-resource",
-            get(protected_resource),
+            get(protected_resource_root),
         )
         .route(
             "/.well-known/oauth-protected-resource/mcp",
@@ -244,10 +244,20 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
 // ---------------------------------------------------------------------------------
 // Metadata
 
+/// The metadata of `/mcp` (what every 401 names): the resource is the MCP endpoint.
 async fn protected_resource(State(state): State<Arc<AppState>>) -> Response {
-    let c = &state.oauth;
+    resource_metadata(&state.oauth, state.oauth.resource())
+}
+
+/// The metadata at the root: RFC 9728 §3.3 wants the resource named there to be the
+/// address the document was found from, here the origin itself.
+async fn protected_resource_root(State(state): State<Arc<AppState>>) -> Response {
+    resource_metadata(&state.oauth, state.oauth.issuer.clone())
+}
+
+fn resource_metadata(c: &OAuthConfig, resource: String) -> Response {
     no_store(axum::Json(json!({
-        "resource": c.resource(),
+        "resource": resource,
         "authorization_servers": [c.issuer],
         "scopes_supported": SCOPES,
         "bearer_methods_supported": ["header"],

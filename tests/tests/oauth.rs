@@ -375,9 +375,11 @@ async fn metadata_is_served_and_every_401_names_it() {
     let server = TestServer::start("oauth-meta").await;
     let http = http();
     let base = &server.base;
-    for path in [
-        "/.well-known/oauth-protected-resource",
-        "/.well-known/oauth-protected-resource/mcp",
+    // RFC 9728 §3.3: the resource of each document is the address it was found from,
+    // the origin at the root; every 401 names the /mcp one.
+    for (path, resource) in [
+        ("/.well-known/oauth-protected-resource", base.as_str()),
+        ("/.well-known/oauth-protected-resource/mcp", server.url.as_str()),
     ] {
         let prm: Value = http
             .get(format!("{base}{path}"))
@@ -387,7 +389,7 @@ async fn metadata_is_served_and_every_401_names_it() {
             .json()
             .await
             .unwrap();
-        assert_eq!(prm["resource"], server.url, "{path}");
+        assert_eq!(prm["resource"], resource, "{path}");
         assert_eq!(prm["authorization_servers"], json!([base]));
         assert_eq!(prm["scopes_supported"], json!(["read", "write"]));
     }
@@ -1576,21 +1578,23 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
         cookie.contains("; Secure") && cookie.contains("HttpOnly"),
         "{cookie}"
     );
-    let prm: Value = http()
-        .get(format!(
-            "{}/.well-known/oauth-protected-resource",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        prm["resource"], "https://plan.example.com/mcp",
-        "the public URL, its / dropped"
-    );
+    for (path, resource) in [
+        ("", "https://plan.example.com"),
+        ("/mcp", "https://plan.example.com/mcp"),
+    ] {
+        let prm: Value = http()
+            .get(format!(
+                "{}/.well-known/oauth-protected-resource{path}",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(prm["resource"], resource, "the public URL, its / dropped");
+    }
     server.stop().await;
 }
 
