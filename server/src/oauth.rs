@@ -494,7 +494,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     )?;
     let response_types = list("response_types", &["code"], &["code"])?;
     let name: String = match m.get("client_name") {
-        Some(Value::String(s)) => s.chars().filter(|c| !c.is_control()).take(100).collect(),
+        Some(Value::String(s)) => s.chars().filter(|c| shown_in_name(*c)).take(100).collect(),
         _ => String::new(),
     };
     let client_id = auth::new_secret("pcl_")
@@ -838,12 +838,12 @@ async fn authorize_page(
         intro = tr(
             lang,
             format!(
-                "<strong>{}</strong> demande l'accès à vos plannings PalmaPlan. Votre réponse sera envoyée à <strong>{}</strong>.",
+                "<strong><bdi>{}</bdi></strong> demande l'accès à vos plannings PalmaPlan. Votre réponse sera envoyée à <strong>{}</strong>.",
                 escape_html(&name),
                 escape_html(&host)
             ),
             format!(
-                "<strong>{}</strong> asks for access to your PalmaPlan schedules. Your answer will be sent to <strong>{}</strong>.",
+                "<strong><bdi>{}</bdi></strong> asks for access to your PalmaPlan schedules. Your answer will be sent to <strong>{}</strong>.",
                 escape_html(&name),
                 escape_html(&host)
             ),
@@ -871,10 +871,12 @@ async fn authorize_page(
         signout_hidden = hidden_field("csrf", &session.csrf) + &hidden_field("lang", lang_tag(lang)),
         signout = escape_html(&tr(lang, "Se déconnecter", "Sign out")),
     );
+    // The title is text (no tags): U+2068 and U+2069 isolate the name there as <bdi>
+    // does in the body, so that a right-to-left name does not move the punctuation.
     let title = tr(
         lang,
-        format!("Autoriser «\u{a0}{name}\u{a0}»\u{202f}?"),
-        format!("Allow “{name}”?"),
+        format!("Autoriser «\u{a0}\u{2068}{name}\u{2069}\u{a0}»\u{202f}?"),
+        format!("Allow “\u{2068}{name}\u{2069}”?"),
     );
     html_page(StatusCode::OK, lang, &title, &body, None)
 }
@@ -1012,11 +1014,45 @@ async fn authorize_answer(
 }
 
 fn client_name(client: &OAuthClient, lang: Lang) -> String {
-    if client.name.is_empty() {
+    // Filtered again: names registered before format characters were dropped.
+    let name: String = client.name.chars().filter(|c| shown_in_name(*c)).collect();
+    if name.trim().is_empty() {
         tr(lang, "Une application sans nom", "An unnamed application")
     } else {
-        client.name.clone()
+        name.trim().to_owned()
     }
+}
+
+/// Whether a character of a client's name is kept: not a control character (Cc) nor a
+/// format character (Cf): bidirectional overrides and isolates would let a name such
+/// as `Claude\u{202E}lapyap` read as another on the consent page, and zero-width ones
+/// make two names that look the same differ.
+fn shown_in_name(c: char) -> bool {
+    let format = matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    );
+    !c.is_control() && !format
 }
 
 // ---------------------------------------------------------------------------------

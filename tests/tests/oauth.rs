@@ -702,6 +702,37 @@ async fn registration_takes_https_or_loopback_redirect_uris_only() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_name_loses_its_control_and_format_characters() {
+    // A right-to-left override makes "Claude\u{202E}exe.gnp" read "Claudepng.exe";
+    // zero-width and bidi isolate characters make look-alike names.
+    let s = Setup::start("oauth-client-name").await;
+    let (status, reg) = register(
+        &s.http,
+        &s.server.base,
+        json!({
+            "client_name": "Cla\u{200B}ude\u{202E}exe.gnp\u{2066}\u{2069}\u{FEFF}\u{7}",
+            "redirect_uris": [REDIRECT],
+        }),
+    )
+    .await;
+    assert_eq!(status, 201, "{reg}");
+    assert_eq!(reg["client_name"], "Claudeexe.gnp");
+    let (_, challenge) = pkce();
+    let client_id = reg["client_id"].as_str().unwrap();
+    let page = s
+        .authorize_get(&s.request(&challenge, &[("client_id", client_id)]))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<strong><bdi>Claudeexe.gnp</bdi></strong>"),
+        "{page}"
+    );
+    s.server.stop().await;
+}
+
 // ---------------------------------------------------------------------------------
 // Refusals of the authorization and token endpoints
 
@@ -1489,12 +1520,16 @@ async fn the_consent_page_is_french_by_default_english_when_asked_and_never_fram
     let fr = r.text().await.unwrap();
     assert!(fr.contains("<html lang=\"fr\">"));
     assert!(
-        fr.contains("Autoriser «\u{a0}Claude\u{a0}»\u{202f}?"),
+        fr.contains("Autoriser «\u{a0}\u{2068}Claude\u{2069}\u{a0}»\u{202f}?"),
         "{fr}"
     );
     assert!(
         fr.contains("<strong>127.0.0.1</strong>"),
         "the redirect host is shown"
+    );
+    assert!(
+        fr.contains("<strong><bdi>Claude</bdi></strong> demande"),
+        "the name isolated from the text around it"
     );
     assert!(fr.contains("Lecture seule") && fr.contains("Tous mes plannings"));
     assert!(
@@ -1508,7 +1543,7 @@ async fn the_consent_page_is_french_by_default_english_when_asked_and_never_fram
     en_pairs.push(("lang".into(), "en".into()));
     let en = s.authorize_get(&en_pairs).await.text().await.unwrap();
     assert!(
-        en.contains("Allow “Claude”?") && en.contains("Read only"),
+        en.contains("Allow “\u{2068}Claude\u{2069}”?") && en.contains("Read only"),
         "{en}"
     );
     let by_header = s
