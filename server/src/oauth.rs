@@ -50,9 +50,7 @@ use tower_http::cors::{Any, CorsLayer};
 use crate::auth;
 use crate::http::AppState;
 use crate::planning::{Caller, tr};
-use crate::storage::{
-    CodeInfo, GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind,
-};
+use crate::storage::{CodeInfo, GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind};
 
 /// How long an authorization code lives (OAuth 2.1: short; the client redeems it at once).
 pub const CODE_TTL_MS: i64 = 60_000;
@@ -185,7 +183,11 @@ impl Attempts {
     /// How many keys are counted now.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner()).windows.len()
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .windows
+            .len()
     }
 }
 
@@ -313,7 +315,9 @@ fn oauth_error(error: &'static str, description: impl Into<String>) -> OAuthErro
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
-        tracing::info!(error = self.error, description = %self.description, "OAuth request refused");
+        // Debug (`?`), not Display: the description quotes what the client sent, and a
+        // newline there (`%0A`) would otherwise start a forged log line.
+        tracing::info!(error = self.error, description = ?self.description, "OAuth request refused");
         let mut r = no_store(axum::Json(json!({
             "error": self.error,
             "error_description": self.description,
@@ -349,7 +353,10 @@ fn params(raw: &[u8]) -> Result<HashMap<String, String>, OAuthError> {
         if out.insert(k.to_string(), v.to_string()).is_some() {
             return Err(oauth_error(
                 "invalid_request",
-                format!("The parameter “{k}” is given more than once: give it once."),
+                format!(
+                    "The parameter “{}” is given more than once: give it once.",
+                    shortened(&k)
+                ),
             ));
         }
     }
@@ -516,7 +523,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
         .add_client(&client)
         .await
         .map_err(unavailable)?;
-    tracing::info!(client = %client_id, name = %client.name, "OAuth client registered");
+    tracing::info!(client = ?client_id, name = ?client.name, "OAuth client registered");
     // Public clients only: whatever authentication was asked for, the answer says
     // "none" (RFC 7591 §3.2.1 lets the server replace a value), and PKCE is the proof.
     Ok(json!({
@@ -573,6 +580,7 @@ async fn check_request(
         ))));
     };
     let Some(client) = state.planning.store().client(client_id).await? else {
+        let client_id = shortened(client_id);
         return Ok(Err(AuthRefusal::Page(tr(
             lang,
             format!(
@@ -587,6 +595,7 @@ async fn check_request(
     let redirect_uri = match get("redirect_uri") {
         Some(uri) if client.redirect_uris.iter().any(|r| r == uri) => uri.to_owned(),
         Some(uri) => {
+            let uri = shortened(uri);
             return Ok(Err(AuthRefusal::Page(tr(
                 lang,
                 format!(
@@ -667,6 +676,15 @@ async fn check_request(
         );
     }
     Ok(Ok(req))
+}
+
+/// What a refusal page or message echoes of a value the request chose: at most 200
+/// characters, so that a huge query does not come back whole.
+fn shortened(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_owned(),
+    }
 }
 
 /// The resource as given and ours, a trailing `/` aside.
@@ -757,7 +775,9 @@ async fn authorize_page(
                     Some(lang),
                     &tr(
                         lang,
-                        format!("La demande de l'application est refusée ({error})\u{a0}: {description}"),
+                        format!(
+                            "La demande de l'application est refusée ({error})\u{a0}: {description}"
+                        ),
                         format!("The application's request is refused ({error}): {description}"),
                     ),
                 ),
@@ -868,7 +888,8 @@ async fn authorize_page(
         ),
         allow = escape_html(&tr(lang, "Autoriser", "Allow")),
         deny = escape_html(&tr(lang, "Refuser", "Deny")),
-        signout_hidden = hidden_field("csrf", &session.csrf) + &hidden_field("lang", lang_tag(lang)),
+        signout_hidden =
+            hidden_field("csrf", &session.csrf) + &hidden_field("lang", lang_tag(lang)),
         signout = escape_html(&tr(lang, "Se déconnecter", "Sign out")),
     );
     // The title is text (no tags): U+2068 and U+2069 isolate the name there as <bdi>
@@ -1001,7 +1022,7 @@ async fn authorize_answer(
     .await;
     match made {
         Ok(grant) => {
-            tracing::info!(grant, client = %req.client.client_id, user = session.user.id, can_write, ?schedule, "OAuth grant given");
+            tracing::info!(grant, client = ?req.client.client_id, user = session.user.id, can_write, ?schedule, "OAuth grant given");
             let mut pairs = vec![("code", code.as_str())];
             if let Some(s) = &req.state {
                 pairs.push(("state", s));
@@ -1333,7 +1354,10 @@ async fn signout(State(state): State<Arc<AppState>>, headers: HeaderMap, body: B
         {
             return unavailable(e).into_response();
         }
-        tracing::info!(user = session.user.id, "signed out of the OAuth consent pages");
+        tracing::info!(
+            user = session.user.id,
+            "signed out of the OAuth consent pages"
+        );
     }
     let body = format!(
         "<p>{}</p>",
@@ -1991,12 +2015,64 @@ mod tests {
     #[test]
     fn ipv6_addresses_count_by_their_64() {
         let key = |s: &str| address_key(s.parse().unwrap());
-        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+        assert_eq!(
+            key("2001:db8:1:2::1"),
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff")
+        );
         assert_eq!(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
         assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
-        assert_eq!(key("::ffff:192.0.2.7"), "192.0.2.7", "IPv4 mapped into IPv6");
+        assert_eq!(
+            key("::ffff:192.0.2.7"),
+            "192.0.2.7",
+            "IPv4 mapped into IPv6"
+        );
         assert_eq!(key("192.0.2.7"), "192.0.2.7");
         assert_ne!(key("192.0.2.7"), key("192.0.2.8"), "IPv4 addresses whole");
+    }
+
+    #[test]
+    fn echoed_values_are_shortened() {
+        assert_eq!(shortened("pcl_x"), "pcl_x");
+        let long = "é".repeat(5000);
+        let short = shortened(&long);
+        assert_eq!(short.chars().count(), 201, "200 characters and an ellipsis");
+        assert!(short.ends_with('…'));
+        assert_eq!(
+            shortened(&"a".repeat(200)),
+            "a".repeat(200),
+            "200 stay whole"
+        );
+    }
+
+    #[test]
+    fn a_newline_in_a_refusal_does_not_start_a_log_line() {
+        #[derive(Clone, Default)]
+        struct Buf(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = oauth_error(
+                "invalid_request",
+                "client “x\n2026-12-01T00:00:00Z  INFO forged”",
+            )
+            .into_response();
+        });
+        let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(log.lines().count(), 1, "{log}");
+        assert!(log.contains("x\\n2026"), "{log}");
     }
 
     #[test]

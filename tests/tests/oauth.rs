@@ -379,7 +379,10 @@ async fn metadata_is_served_and_every_401_names_it() {
     // the origin at the root; every 401 names the /mcp one.
     for (path, resource) in [
         ("/.well-known/oauth-protected-resource", base.as_str()),
-        ("/.well-known/oauth-protected-resource/mcp", server.url.as_str()),
+        (
+            "/.well-known/oauth-protected-resource/mcp",
+            server.url.as_str(),
+        ),
     ] {
         let prm: Value = http
             .get(format!("{base}{path}"))
@@ -797,7 +800,10 @@ async fn a_bad_request_is_not_redirected_before_sign_in() {
     let s = Setup::start("oauth-no-bounce").await;
     let (verifier, challenge) = pkce();
     for (changes, error) in [
-        (vec![("response_type", "token")], "unsupported_response_type"),
+        (
+            vec![("response_type", "token")],
+            "unsupported_response_type",
+        ),
         (
             vec![
                 ("code_challenge_method", "plain"),
@@ -873,6 +879,23 @@ async fn an_unregistered_redirect_uri_is_refused_on_our_page() {
         .await;
     assert_eq!(r.status(), 400);
     assert!(location(&r).is_none());
+    // What the page echoes of the request is cut to 200 characters.
+    let long_id = format!("pcl_{}", "7".repeat(3000));
+    let long_uri = format!("{REDIRECT}/{}", "8".repeat(3000));
+    for changes in [
+        [("client_id", long_id.as_str())],
+        [("redirect_uri", long_uri.as_str())],
+    ] {
+        let r = s.authorize_get(&s.request(&challenge, &changes)).await;
+        assert_eq!(r.status(), 400);
+        let page = r.text().await.unwrap();
+        assert!(
+            page.contains("…")
+                && !page.contains(&"7".repeat(250))
+                && !page.contains(&"8".repeat(250)),
+            "{page}"
+        );
+    }
     s.server.stop().await;
 }
 
@@ -1085,7 +1108,11 @@ async fn a_request_refused_for_the_clients_mistake_spends_nothing() {
         pairs.retain(|(k, _)| *k != key);
         pairs.push((key, value));
         let (status, body) = s.token(&pairs).await;
-        assert_eq!((status, body["error"].as_str()), (400, Some(error)), "{key}: {body}");
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{key}: {body}"
+        );
     }
     let (status, t) = s.exchange(&code, &verifier).await;
     assert_eq!(status, 200, "the code is still good: {t}");
@@ -1102,18 +1129,27 @@ async fn a_request_refused_for_the_clients_mistake_spends_nothing() {
                 (key, value),
             ])
             .await;
-        assert_eq!((status, body["error"].as_str()), (400, Some(error)), "{key}: {body}");
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{key}: {body}"
+        );
     }
     let (status, t2) = s.refresh(refresh).await;
     assert_eq!(status, 200, "the refresh token is still good: {t2}");
-    assert_eq!(s.mcp_status(t2["access_token"].as_str().unwrap()).await.0, 200);
+    assert_eq!(
+        s.mcp_status(t2["access_token"].as_str().unwrap()).await.0,
+        200
+    );
     s.server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_refresh_token_is_refused_without_rotating() {
-    let s = Setup::start_with("oauth-refresh-expired", |state| state.oauth.refresh_ttl_ms = 0)
-        .await;
+    let s = Setup::start_with("oauth-refresh-expired", |state| {
+        state.oauth.refresh_ttl_ms = 0
+    })
+    .await;
     let (_, refresh) = s.tokens().await;
     let (status, body) = s.refresh(&refresh).await;
     assert_oauth_error(status, &body, "invalid_grant", "expired");
@@ -1362,7 +1398,10 @@ async fn signing_out_or_a_new_password_ends_the_session() {
         }
     };
     let page = s.authorize_get(&pairs).await.text().await.unwrap();
-    assert!(page.contains("action=\"/oauth/signout\""), "a sign-out button");
+    assert!(
+        page.contains("action=\"/oauth/signout\""),
+        "a sign-out button"
+    );
     // Another site's form cannot sign the person out.
     for csrf in [None, Some("0123456789abcdef".to_owned())] {
         assert_eq!(signout(s.session.clone(), csrf).await.status(), 403);
