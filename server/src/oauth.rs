@@ -208,6 +208,50 @@ fn address_key(ip: IpAddr) -> String {
     }
 }
 
+/// The client's address: the peer's, or, when the peer is one of the trusted proxies,
+/// the X-Forwarded-For entry that proxy added. The entries are read from the right, as
+/// each proxy appends the address it saw: the rightmost one that is not itself a
+/// trusted proxy is the client; those left of it are whatever the client sent, and
+/// believing them would let anyone pick the address they are counted under.
+fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_canonical())?;
+    let trusted = |ip: &IpAddr| {
+        state
+            .trusted_proxies
+            .iter()
+            .any(|t| t.to_canonical() == *ip)
+    };
+    if !trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<&str> = request
+        .headers()
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    for entry in forwarded.iter().rev() {
+        let entry = entry.trim();
+        let Some(ip) = entry
+            .parse::<IpAddr>()
+            .ok()
+            .or_else(|| entry.parse::<SocketAddr>().ok().map(|s| s.ip()))
+            .map(|ip| ip.to_canonical())
+        else {
+            // Not an address: nothing further left can be believed either.
+            return Some(peer);
+        };
+        if !trusted(&ip) {
+            return Some(ip);
+        }
+    }
+    Some(peer)
+}
+
 /// The OAuth routes, merged into `http::app`.
 pub(crate) fn routes() -> Router<Arc<AppState>> {
     // The metadata, registration, token and revocation endpoints carry no cookie, so
@@ -398,10 +442,7 @@ fn is_loopback(host: &url::Host<&str>) -> bool {
 }
 
 async fn register(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| address_key(c.0.ip()));
+    let ip = client_address(&state, &request).map(address_key);
     let now = state.planning.now_ms();
     if let Some(ip) = ip
         && !state
@@ -1199,10 +1240,7 @@ fn signin_form(
 
 /// `POST /oauth/signin`
 async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| address_key(c.0.ip()));
+    let ip = client_address(&state, &request).map(address_key);
     let headers = request.headers().clone();
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();

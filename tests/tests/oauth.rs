@@ -1364,6 +1364,75 @@ async fn a_blocked_address_adds_no_more_counters() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_forwarded_address_is_counted() {
+    // 127.0.0.1 plays the proxy; 127.0.0.2 is a peer that is not trusted.
+    let server = TestServer::start_with("oauth-proxy", |state| {
+        state.trusted_proxies = vec!["127.0.0.1".parse().unwrap()]
+    })
+    .await;
+    palmaplan_server::oauth::set_password(&server.store, server.owner_id, PASSWORD)
+        .await
+        .unwrap();
+    let from = |last: u8| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap()
+    };
+    let post =
+        |http: reqwest::Client, forwarded: &'static str, email: String, password: &'static str| {
+            let url = format!("{}/oauth/signin", server.base);
+            async move {
+                http.post(url)
+                    .header(COOKIE, "pp_signin=abc")
+                    .header(CONTENT_TYPE, FORM)
+                    .header("x-forwarded-for", forwarded)
+                    .body(form(&[
+                        ("email", &email),
+                        ("password", password),
+                        ("csrf", "abc"),
+                        ("next", "/oauth/authorize"),
+                    ]))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+    let max = palmaplan_server::oauth::MAX_ATTEMPTS;
+    let nobody = |i: u32| format!("nobody{i}@example.org");
+    for i in 0..max {
+        assert_eq!(post(from(1), "203.0.113.1", nobody(i), "wrong").await, 401);
+    }
+    assert_eq!(post(from(1), "203.0.113.1", nobody(99), "wrong").await, 429);
+    // The proxy appends what it saw: an entry the client wrote before it is ignored.
+    assert_eq!(
+        post(from(1), "198.51.100.7, 203.0.113.1", nobody(98), "wrong").await,
+        429
+    );
+    // Another client behind the same proxy is not held back.
+    assert_eq!(
+        post(from(1), "203.0.113.2", OWNER.into(), PASSWORD).await,
+        303
+    );
+    // From a peer that is not a trusted proxy the header is not believed.
+    for i in 0..max {
+        let forwarded = ["203.0.113.3", "203.0.113.4"][i as usize % 2];
+        assert_eq!(
+            post(from(2), forwarded, nobody(100 + i), "wrong").await,
+            401
+        );
+    }
+    assert_eq!(
+        post(from(2), "203.0.113.5", nobody(200), "wrong").await,
+        429
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn signing_out_or_a_new_password_ends_the_session() {
     let s = Setup::start("oauth-signout").await;
     let (_, challenge) = pkce();
