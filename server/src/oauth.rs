@@ -10,7 +10,8 @@
 //! - `POST /oauth/register` (RFC 7591): public clients only (no secret: PKCE is their
 //!   proof), redirect URIs https, or http on loopback.
 //! - `GET|POST /oauth/authorize`: the consent page, behind the sign-in page
-//!   (`/oauth/signin`, e-mail and argon2id password, a session cookie). The person picks
+//!   (`/oauth/signin`, e-mail and argon2id password, a session cookie that
+//!   `POST /oauth/signout` or a new password ends). The person picks
 //!   read or read+write and optionally one schedule: exactly a named token's two limits
 //!   (`can_write`, `schedule_id`), so the gate decides the same way for both.
 //! - `POST /oauth/token`: authorization code with PKCE S256 (plain refused), single-use
@@ -26,7 +27,8 @@
 //!
 //! Why the redirect URI is never used before it is known to be registered: an attacker
 //! could otherwise make this server send a person (and a code) anywhere. Errors before
-//! that point are shown on our own page.
+//! that point are shown on our own page; so are the others until the person has signed
+//! in, as anyone may register a redirect URI (RFC 9700 §4.11.2).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
