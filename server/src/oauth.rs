@@ -715,7 +715,10 @@ async fn check_request(
         return refuse(
             req,
             "invalid_target",
-            &format!("This server issues tokens for the resource {ours} only, not {resource}."),
+            &format!(
+                "This server issues tokens for the resource {ours} only, not {}.",
+                shortened(resource)
+            ),
         );
     }
     Ok(Ok(req))
