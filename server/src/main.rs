@@ -401,8 +401,14 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                 "{}",
                 tr(
                     lang,
-                    format!("Mot de passe de {} enregistré.", user.email),
-                    format!("Password of {} set.", user.email),
+                    format!(
+                        "Mot de passe de {} enregistré. Ses connexions ouvertes aux pages d'autorisation sont fermées.",
+                        user.email
+                    ),
+                    format!(
+                        "Password of {} set. Their open sign-ins to the consent pages are ended.",
+                        user.email
+                    ),
                 )
             );
             Ok(())
