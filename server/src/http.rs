@@ -87,6 +87,9 @@ pub struct AppState {
     pub oauth: OAuthConfig,
     /// Sign-in attempts of the consent pages, per e-mail and per address.
     pub(crate) attempts: Arc<Attempts>,
+    /// Reverse proxies whose `X-Forwarded-For` is believed: from one of these peers the
+    /// limits of the sign-in and registration count the address the proxy saw.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl AppState {
@@ -100,6 +103,7 @@ impl AppState {
         AppState {
             oauth: OAuthConfig::new(&issuer),
             attempts: Arc::default(),
+            trusted_proxies: Vec::new(),
             planning,
             lang,
             allowed_hosts: Vec::new(),

@@ -152,6 +152,15 @@ struct ServeArgs {
         value_delimiter = ','
     )]
     allowed_origins: Vec<String>,
+    /// The address of a reverse proxy in front of this server (repeat it, or give a
+    /// comma-separated list): only from it, the sign-in and registration limits count
+    /// the client address in the last X-Forwarded-For entry instead of the proxy's.
+    #[arg(
+        long = "trusted-proxy",
+        env = "PALMAPLAN_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    trusted_proxies: Vec<std::net::IpAddr>,
     /// The address people reach this server at, for the one-hour /embed links of
     /// show_schedule (e.g. https://plan.example.com behind a proxy). Default:
     /// http://ADDR.
@@ -392,8 +401,14 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                 "{}",
                 tr(
                     lang,
-                    format!("Mot de passe de {} enregistré.", user.email),
-                    format!("Password of {} set.", user.email),
+                    format!(
+                        "Mot de passe de {} enregistré. Ses connexions ouvertes aux pages d'autorisation sont fermées.",
+                        user.email
+                    ),
+                    format!(
+                        "Password of {} set. Their open sign-ins to the consent pages are ended.",
+                        user.email
+                    ),
                 )
             );
             Ok(())
@@ -595,6 +610,7 @@ async fn serve(data: &DataArgs, store: Store, args: ServeArgs) -> Result<(), Set
     let mut state = AppState::new(planning, lang);
     state.allowed_hosts = args.allowed_hosts;
     state.allowed_origins = args.allowed_origins;
+    state.trusted_proxies = args.trusted_proxies;
     let shutdown = state.shutdown.clone();
     tokio::spawn(async move {
         stop_signal().await;

@@ -10,7 +10,8 @@
 //! - `POST /oauth/register` (RFC 7591): public clients only (no secret: PKCE is their
 //!   proof), redirect URIs https, or http on loopback.
 //! - `GET|POST /oauth/authorize`: the consent page, behind the sign-in page
-//!   (`/oauth/signin`, e-mail and argon2id password, a session cookie). The person picks
+//!   (`/oauth/signin`, e-mail and argon2id password, a session cookie that
+//!   `POST /oauth/signout` or a new password ends). The person picks
 //!   read or read+write and optionally one schedule: exactly a named token's two limits
 //!   (`can_write`, `schedule_id`), so the gate decides the same way for both.
 //! - `POST /oauth/token`: authorization code with PKCE S256 (plain refused), single-use
@@ -26,10 +27,11 @@
 //!
 //! Why the redirect URI is never used before it is known to be registered: an attacker
 //! could otherwise make this server send a person (and a code) anywhere. Errors before
-//! that point are shown on our own page.
+//! that point are shown on our own page; so are the others until the person has signed
+//! in, as anyone may register a redirect URI (RFC 9700 §4.11.2).
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use argon2::Argon2;
@@ -50,7 +52,7 @@ use tower_http::cors::{Any, CorsLayer};
 use crate::auth;
 use crate::http::AppState;
 use crate::planning::{Caller, tr};
-use crate::storage::{GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind};
+use crate::storage::{CodeInfo, GrantInfo, OAuthClient, SpentCode, Store, StoreError, TokenKind};
 
 /// How long an authorization code lives (OAuth 2.1: short; the client redeems it at once).
 pub const CODE_TTL_MS: i64 = 60_000;
@@ -122,27 +124,134 @@ impl OAuthConfig {
     }
 }
 
+/// The most keys [`Attempts`] holds: past it the oldest windows are dropped, so a flood
+/// of distinct keys costs a bounded amount of memory (a few hundred KiB).
+pub const MAX_TRACKED_KEYS: usize = 10_000;
+
+/// The longest e-mail address (RFC 5321: a 254-byte path); a longer one is refused
+/// before it is counted, so it cannot be used to fill the attempt counters.
+pub const MAX_EMAIL_BYTES: usize = 254;
+
 /// Attempts per key (`email:…`, `ip:…`, `register:…`) in fixed windows, in this process.
+/// Keys are kept as a fixed-size hash, whatever their length; at most
+/// [`MAX_TRACKED_KEYS`] of them, the oldest windows dropped first.
 #[derive(Debug, Default)]
 pub struct Attempts {
-    seen: Mutex<HashMap<String, (i64, u32)>>,
+    seen: Mutex<Tracked>,
+}
+
+type KeyHash = [u8; 16];
+
+#[derive(Debug, Default)]
+struct Tracked {
+    /// The start of each key's window and its count.
+    windows: HashMap<KeyHash, (i64, u32)>,
+    /// (window start, key) in the order windows opened: the oldest at the front, so
+    /// expired and evicted windows go from there without scanning the whole map. An
+    /// entry whose key has since opened a newer window is stale and skipped.
+    order: std::collections::VecDeque<(i64, KeyHash)>,
 }
 
 impl Attempts {
     /// Counts an attempt; false when the key is over `max` in its window.
     fn allow(&self, key: &str, now: i64, max: u32) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        // A flood of distinct keys must not grow this for ever.
-        if seen.len() > 10_000 {
-            seen.retain(|_, (start, _)| now - *start < ATTEMPT_WINDOW_MS);
+        let mut hash = [0u8; 16];
+        hash.copy_from_slice(&Sha256::digest(key.as_bytes())[..16]);
+        let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let t = &mut *guard;
+        // Drop the expired windows at the front, then the oldest ones while full (or
+        // while stale entries pile up): each entry is popped once, so this is O(1)
+        // amortised per call.
+        while let Some(&(start, k)) = t.order.front() {
+            let expired = now - start >= ATTEMPT_WINDOW_MS;
+            let full = t.windows.len() >= MAX_TRACKED_KEYS && !t.windows.contains_key(&hash);
+            if !(expired || full || t.order.len() > 2 * MAX_TRACKED_KEYS) {
+                break;
+            }
+            t.order.pop_front();
+            if t.windows.get(&k).is_some_and(|w| w.0 == start) {
+                t.windows.remove(&k);
+            }
         }
-        let entry = seen.entry(key.to_owned()).or_insert((now, 0));
-        if now - entry.0 >= ATTEMPT_WINDOW_MS {
+        let entry = t.windows.entry(hash).or_insert((now, 0));
+        if entry.1 == 0 || now - entry.0 >= ATTEMPT_WINDOW_MS {
             *entry = (now, 0);
+            t.order.push_back((now, hash));
         }
         entry.1 = entry.1.saturating_add(1);
         entry.1 <= max
     }
+
+    /// How many keys are counted now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .windows
+            .len()
+    }
+}
+
+/// What the limits count a peer's address as: an IPv4 address whole, an IPv6 one by its
+/// /64 (a home or a server is usually given a whole /64, so counting each address apart
+/// would let one client rotate through them past every limit). An IPv4 address mapped
+/// into IPv6 (`::ffff:a.b.c.d`, a dual-stack socket's view) counts as that IPv4 address.
+fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+/// The client's address: the peer's, or, when the peer is one of the trusted proxies,
+/// the X-Forwarded-For entry that proxy added. The entries are read from the right, as
+/// each proxy appends the address it saw: the rightmost one that is not itself a
+/// trusted proxy is the client; those left of it are whatever the client sent, and
+/// believing them would let anyone pick the address they are counted under.
+fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_canonical())?;
+    let trusted = |ip: &IpAddr| {
+        state
+            .trusted_proxies
+            .iter()
+            .any(|t| t.to_canonical() == *ip)
+    };
+    if !trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<&str> = request
+        .headers()
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    for entry in forwarded.iter().rev() {
+        let entry = entry.trim();
+        let Some(ip) = entry
+            .parse::<IpAddr>()
+            .ok()
+            .or_else(|| entry.parse::<SocketAddr>().ok().map(|s| s.ip()))
+            .map(|ip| ip.to_canonical())
+        else {
+            // Not an address: nothing further left can be believed either.
+            return Some(peer);
+        };
+        if !trusted(&ip) {
+            return Some(ip);
+        }
+    }
+    Some(peer)
 }
 
 /// The OAuth routes, merged into `http::app`.
@@ -156,7 +265,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
     let machine = Router::new()
         .route(
             "/.well-known/oauth-protected-resource",
-            get(protected_resource),
+            get(protected_resource_root),
         )
         .route(
             "/.well-known/oauth-protected-resource/mcp",
@@ -177,15 +286,26 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
             get(authorize_page).post(authorize_answer),
         )
         .route("/oauth/signin", get(signin_page).post(signin_answer))
+        .route("/oauth/signout", post(signout))
 }
 
 // ---------------------------------------------------------------------------------
 // Metadata
 
+/// The metadata of `/mcp` (what every 401 names): the resource is the MCP endpoint.
 async fn protected_resource(State(state): State<Arc<AppState>>) -> Response {
-    let c = &state.oauth;
+    resource_metadata(&state.oauth, state.oauth.resource())
+}
+
+/// The metadata at the root: RFC 9728 §3.3 wants the resource named there to be the
+/// address the document was found from, here the origin itself.
+async fn protected_resource_root(State(state): State<Arc<AppState>>) -> Response {
+    resource_metadata(&state.oauth, state.oauth.issuer.clone())
+}
+
+fn resource_metadata(c: &OAuthConfig, resource: String) -> Response {
     no_store(axum::Json(json!({
-        "resource": c.resource(),
+        "resource": resource,
         "authorization_servers": [c.issuer],
         "scopes_supported": SCOPES,
         "bearer_methods_supported": ["header"],
@@ -241,7 +361,9 @@ fn oauth_error(error: &'static str, description: impl Into<String>) -> OAuthErro
 
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
-        tracing::info!(error = self.error, description = %self.description, "OAuth request refused");
+        // Debug (`?`), not Display: the description quotes what the client sent, and a
+        // newline there (`%0A`) would otherwise start a forged log line.
+        tracing::info!(error = self.error, description = ?self.description, "OAuth request refused");
         let mut r = no_store(axum::Json(json!({
             "error": self.error,
             "error_description": self.description,
@@ -277,7 +399,10 @@ fn params(raw: &[u8]) -> Result<HashMap<String, String>, OAuthError> {
         if out.insert(k.to_string(), v.to_string()).is_some() {
             return Err(oauth_error(
                 "invalid_request",
-                format!("The parameter “{k}” is given more than once: give it once."),
+                format!(
+                    "The parameter “{}” is given more than once: give it once.",
+                    shortened(&k)
+                ),
             ));
         }
     }
@@ -319,10 +444,7 @@ fn is_loopback(host: &url::Host<&str>) -> bool {
 }
 
 async fn register(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string());
+    let ip = client_address(&state, &request).map(address_key);
     let now = state.planning.now_ms();
     if let Some(ip) = ip
         && !state
@@ -422,7 +544,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     )?;
     let response_types = list("response_types", &["code"], &["code"])?;
     let name: String = match m.get("client_name") {
-        Some(Value::String(s)) => s.chars().filter(|c| !c.is_control()).take(100).collect(),
+        Some(Value::String(s)) => s.chars().filter(|c| shown_in_name(*c)).take(100).collect(),
         _ => String::new(),
     };
     let client_id = auth::new_secret("pcl_")
@@ -444,7 +566,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
         .add_client(&client)
         .await
         .map_err(unavailable)?;
-    tracing::info!(client = %client_id, name = %client.name, "OAuth client registered");
+    tracing::info!(client = ?client_id, name = ?client.name, "OAuth client registered");
     // Public clients only: whatever authentication was asked for, the answer says
     // "none" (RFC 7591 §3.2.1 lets the server replace a value), and PKCE is the proof.
     Ok(json!({
@@ -501,6 +623,7 @@ async fn check_request(
         ))));
     };
     let Some(client) = state.planning.store().client(client_id).await? else {
+        let client_id = shortened(client_id);
         return Ok(Err(AuthRefusal::Page(tr(
             lang,
             format!(
@@ -515,6 +638,7 @@ async fn check_request(
     let redirect_uri = match get("redirect_uri") {
         Some(uri) if client.redirect_uris.iter().any(|r| r == uri) => uri.to_owned(),
         Some(uri) => {
+            let uri = shortened(uri);
             return Ok(Err(AuthRefusal::Page(tr(
                 lang,
                 format!(
@@ -591,10 +715,22 @@ async fn check_request(
         return refuse(
             req,
             "invalid_target",
-            &format!("This server issues tokens for the resource {ours} only, not {resource}."),
+            &format!(
+                "This server issues tokens for the resource {ours} only, not {}.",
+                shortened(resource)
+            ),
         );
     }
     Ok(Ok(req))
+}
+
+/// What a refusal page or message echoes of a value the request chose: at most 200
+/// characters, so that a huge query does not come back whole.
+fn shortened(s: &str) -> String {
+    match s.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_owned(),
+    }
 }
 
 /// The resource as given and ours, a trailing `/` aside.
@@ -671,7 +807,29 @@ async fn authorize_page(
             to,
             error,
             description,
-        })) => return redirect_refusal(&state, &to, error, &description),
+        })) => {
+            // Anyone may register a client with an https redirect URI, so a registered
+            // URI proves nothing about where it leads: redirecting errors to it before
+            // the person has signed in would make this server an open redirector for
+            // phishing links (RFC 9700 §4.11.2). Before sign-in the error is shown
+            // here; once the person is authenticated it goes back to the client.
+            return match signed_in(&state, &headers).await {
+                Ok(Some(_)) => redirect_refusal(&state, &to, error, &description),
+                Ok(None) => refusal_page(
+                    &state,
+                    &headers,
+                    Some(lang),
+                    &tr(
+                        lang,
+                        format!(
+                            "La demande de l'application est refusée ({error})\u{a0}: {description}"
+                        ),
+                        format!("The application's request is refused ({error}): {description}"),
+                    ),
+                ),
+                Err(e) => unavailable(e).into_response(),
+            };
+        }
         Err(e) => return unavailable(e).into_response(),
     };
     let session = match signed_in(&state, &headers).await {
@@ -740,16 +898,18 @@ async fn authorize_page(
          <p class=\"note\">{note}</p>\
          <div class=\"buttons\"><button type=\"submit\" name=\"decision\" value=\"allow\">{allow}</button>\
          <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"secondary\">{deny}</button></div>\
-         </form>",
+         </form>\
+         <form method=\"post\" action=\"/oauth/signout\">{signout_hidden}\
+         <p class=\"note\"><button type=\"submit\" class=\"secondary\">{signout}</button></p></form>",
         intro = tr(
             lang,
             format!(
-                "<strong>{}</strong> demande l'accès à vos plannings PalmaPlan. Votre réponse sera envoyée à <strong>{}</strong>.",
+                "<strong><bdi>{}</bdi></strong> demande l'accès à vos plannings PalmaPlan. Votre réponse sera envoyée à <strong>{}</strong>.",
                 escape_html(&name),
                 escape_html(&host)
             ),
             format!(
-                "<strong>{}</strong> asks for access to your PalmaPlan schedules. Your answer will be sent to <strong>{}</strong>.",
+                "<strong><bdi>{}</bdi></strong> asks for access to your PalmaPlan schedules. Your answer will be sent to <strong>{}</strong>.",
                 escape_html(&name),
                 escape_html(&host)
             ),
@@ -774,11 +934,16 @@ async fn authorize_page(
         ),
         allow = escape_html(&tr(lang, "Autoriser", "Allow")),
         deny = escape_html(&tr(lang, "Refuser", "Deny")),
+        signout_hidden =
+            hidden_field("csrf", &session.csrf) + &hidden_field("lang", lang_tag(lang)),
+        signout = escape_html(&tr(lang, "Se déconnecter", "Sign out")),
     );
+    // The title is text (no tags): U+2068 and U+2069 isolate the name there as <bdi>
+    // does in the body, so that a right-to-left name does not move the punctuation.
     let title = tr(
         lang,
-        format!("Autoriser «\u{a0}{name}\u{a0}»\u{202f}?"),
-        format!("Allow “{name}”?"),
+        format!("Autoriser «\u{a0}\u{2068}{name}\u{2069}\u{a0}»\u{202f}?"),
+        format!("Allow “\u{2068}{name}\u{2069}”?"),
     );
     html_page(StatusCode::OK, lang, &title, &body, None)
 }
@@ -903,7 +1068,7 @@ async fn authorize_answer(
     .await;
     match made {
         Ok(grant) => {
-            tracing::info!(grant, client = %req.client.client_id, user = session.user.id, can_write, ?schedule, "OAuth grant given");
+            tracing::info!(grant, client = ?req.client.client_id, user = session.user.id, can_write, ?schedule, "OAuth grant given");
             let mut pairs = vec![("code", code.as_str())];
             if let Some(s) = &req.state {
                 pairs.push(("state", s));
@@ -916,11 +1081,45 @@ async fn authorize_answer(
 }
 
 fn client_name(client: &OAuthClient, lang: Lang) -> String {
-    if client.name.is_empty() {
+    // Filtered again: names registered before format characters were dropped.
+    let name: String = client.name.chars().filter(|c| shown_in_name(*c)).collect();
+    if name.trim().is_empty() {
         tr(lang, "Une application sans nom", "An unnamed application")
     } else {
-        client.name.clone()
+        name.trim().to_owned()
     }
+}
+
+/// Whether a character of a client's name is kept: not a control character (Cc) nor a
+/// format character (Cf): bidirectional overrides and isolates would let a name such
+/// as `Claude\u{202E}lapyap` read as another on the consent page, and zero-width ones
+/// make two names that look the same differ.
+fn shown_in_name(c: char) -> bool {
+    let format = matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    );
+    !c.is_control() && !format
 }
 
 // ---------------------------------------------------------------------------------
@@ -1046,10 +1245,7 @@ fn signin_form(
 
 /// `POST /oauth/signin`
 async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> Response {
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string());
+    let ip = client_address(&state, &request).map(address_key);
     let headers = request.headers().clone();
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
@@ -1088,14 +1284,8 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
         .unwrap_or_default();
     let password = p.get("password").cloned().unwrap_or_default();
     let now = state.planning.now_ms();
-    let by_email = state.attempts.allow(
-        &format!("email:{}", email.to_lowercase()),
-        now,
-        MAX_ATTEMPTS,
-    );
-    let by_ip = ip.is_none_or(|ip| state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS));
-    if !(by_email && by_ip) {
-        return signin_form(
+    let too_many = || {
+        signin_form(
             &state,
             lang,
             &next,
@@ -1105,7 +1295,33 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
                 "Too many sign-in attempts: try again in a few minutes.",
             )),
             StatusCode::TOO_MANY_REQUESTS,
+        )
+    };
+    // The address first, and nothing more counted once it is over: otherwise every
+    // request of a blocked address would still add an e-mail key, and one address
+    // could fill the counters with invented e-mails.
+    if ip.is_some_and(|ip| !state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS)) {
+        return too_many();
+    }
+    if email.len() > MAX_EMAIL_BYTES {
+        return signin_form(
+            &state,
+            lang,
+            &next,
+            Some(&tr(
+                lang,
+                "E-mail ou mot de passe incorrect.",
+                "Wrong e-mail or password.",
+            )),
+            StatusCode::UNAUTHORIZED,
         );
+    }
+    if !state.attempts.allow(
+        &format!("email:{}", email.to_lowercase()),
+        now,
+        MAX_ATTEMPTS,
+    ) {
+        return too_many();
     }
     let store = state.planning.store();
     let found = match store.user_with_password(&email).await {
@@ -1147,6 +1363,61 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
         cookie_header(&state, SESSION_COOKIE, &secret, ttl / 1000),
     );
     r
+}
+
+/// `POST /oauth/signout` (the consent page's button): ends the browser's sign-in session
+/// and forgets its cookie. The form carries the session's anti-forgery token, so that a
+/// page of another site cannot sign the person out.
+async fn signout(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let p = params(&body).unwrap_or_default();
+    let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
+    let session = match signed_in(&state, &headers).await {
+        Ok(s) => s,
+        Err(e) => return unavailable(e).into_response(),
+    };
+    if let Some(session) = session {
+        if p.get("csrf").is_none_or(|c| !constant_eq(c, &session.csrf)) {
+            return refusal_page_status(
+                StatusCode::FORBIDDEN,
+                lang,
+                &tr(
+                    lang,
+                    "Ce formulaire n'a pas été envoyé par une page de PalmaPlan (jeton anti-falsification absent ou faux)\u{a0}: vous restez connecté.",
+                    "This form was not sent by a PalmaPlan page (its anti-forgery token is missing or wrong): you are still signed in.",
+                ),
+            );
+        }
+        // `signed_in` found the cookie, so it is there.
+        let secret = cookie(&headers, SESSION_COOKIE).unwrap_or_default();
+        if let Err(e) = state
+            .planning
+            .store()
+            .delete_web_session(&auth::token_hash(secret))
+            .await
+        {
+            return unavailable(e).into_response();
+        }
+        tracing::info!(
+            user = session.user.id,
+            "signed out of the OAuth consent pages"
+        );
+    }
+    let body = format!(
+        "<p>{}</p>",
+        escape_html(&tr(
+            lang,
+            "Vous êtes déconnecté de PalmaPlan. Pour autoriser une application, recommencez depuis celle-ci.",
+            "You are signed out of PalmaPlan. To authorize an application, start again from it.",
+        ))
+    );
+    let title = tr(lang, "Déconnexion", "Signed out");
+    html_page(
+        StatusCode::OK,
+        lang,
+        &title,
+        &body,
+        Some(cookie_header(&state, SESSION_COOKIE, "", 0)),
+    )
 }
 
 /// Hashes a password as an argon2id PHC string (a random salt, the crate's default
@@ -1247,11 +1518,50 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                     "This code is not one this server issued.",
                 ));
             }
-            let info = match store
-                .spend_code(&auth::token_hash(code), now)
-                .await
-                .map_err(unavailable)?
-            {
+            let check = |info: &CodeInfo| {
+                if info.grant.client_id != client_id {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "This code was issued to another client.",
+                    ));
+                }
+                if now >= info.expires_at {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        format!(
+                            "This code has expired (codes live {} s): start the authorization again.",
+                            state.oauth.code_ttl_ms / 1000
+                        ),
+                    ));
+                }
+                if info.grant.revoked_at.is_some() {
+                    return Err(oauth_error("invalid_grant", "This grant was revoked."));
+                }
+                if let Some(uri) = get("redirect_uri")
+                    && uri != info.redirect_uri
+                {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "redirect_uri is not the one of the authorization request.",
+                    ));
+                }
+                if !pkce_matches(verifier, &info.code_challenge) {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "code_verifier does not match the code_challenge (S256) of the authorization request.",
+                    ));
+                }
+                resource_ok(&info.grant)
+            };
+            let hash = auth::token_hash(code);
+            // Every check before the code is spent: a request refused for the client's
+            // own mistake (another resource, redirect URI or verifier) leaves the code
+            // for a corrected one, instead of spending it so that the retry looks like
+            // a replay. A code already spent goes on to `spend_code`, which says so.
+            if let Some((info, false)) = store.code(&hash).await.map_err(unavailable)? {
+                check(&info)?;
+            }
+            let info = match store.spend_code(&hash, now).await.map_err(unavailable)? {
                 SpentCode::Unknown => {
                     return Err(oauth_error(
                         "invalid_grant",
@@ -1275,39 +1585,8 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                 }
                 SpentCode::Fresh(info) => info,
             };
-            if info.grant.client_id != client_id {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "This code was issued to another client.",
-                ));
-            }
-            if now >= info.expires_at {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    format!(
-                        "This code has expired (codes live {} s): start the authorization again.",
-                        state.oauth.code_ttl_ms / 1000
-                    ),
-                ));
-            }
-            if info.grant.revoked_at.is_some() {
-                return Err(oauth_error("invalid_grant", "This grant was revoked."));
-            }
-            if let Some(uri) = get("redirect_uri")
-                && uri != info.redirect_uri
-            {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "redirect_uri is not the one of the authorization request.",
-                ));
-            }
-            if !pkce_matches(verifier, &info.code_challenge) {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "code_verifier does not match the code_challenge (S256) of the authorization request.",
-                ));
-            }
-            resource_ok(&info.grant)?;
+            // Again on what was spent: the grant may have been revoked in between.
+            check(&info)?;
             info.grant
         }
         Some("refresh_token") => {
@@ -1341,8 +1620,30 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                     "This grant was revoked: the person must authorize the application again.",
                 ));
             }
+            // Every check before the rotation: a request refused for the client's own
+            // mistake (a wider scope, another resource, an expired token) must leave
+            // the token as it was, or the client's next use of it would look like a
+            // replay and revoke the whole grant.
+            let replay = t.revoked_at.is_some();
+            if !replay {
+                if now >= t.expires_at {
+                    return Err(oauth_error(
+                        "invalid_grant",
+                        "This refresh token has expired: authorize the application again.",
+                    ));
+                }
+                resource_ok(&t.grant)?;
+                if !t.grant.can_write
+                    && get("scope").is_some_and(|s| s.split(' ').any(|x| x == "write"))
+                {
+                    return Err(oauth_error(
+                        "invalid_scope",
+                        "This grant is read-only: a refresh cannot widen it to write.",
+                    ));
+                }
+            }
             // Rotation: the first use revokes the token; any later one is a replay.
-            if t.revoked_at.is_some()
+            if replay
                 || !store
                     .revoke_grant_token(t.id, now)
                     .await
@@ -1359,21 +1660,6 @@ async fn exchange(state: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
                 return Err(oauth_error(
                     "invalid_grant",
                     "This refresh token was already used (each use gives a new one); as it may have been stolen, the grant is revoked. Authorize the application again.",
-                ));
-            }
-            if now >= t.expires_at {
-                return Err(oauth_error(
-                    "invalid_grant",
-                    "This refresh token has expired: authorize the application again.",
-                ));
-            }
-            resource_ok(&t.grant)?;
-            if !t.grant.can_write
-                && get("scope").is_some_and(|s| s.split(' ').any(|x| x == "write"))
-            {
-                return Err(oauth_error(
-                    "invalid_scope",
-                    "This grant is read-only: a refresh cannot widen it to write.",
                 ));
             }
             t.grant
@@ -1748,6 +2034,88 @@ mod tests {
             !rt.block_on(verify_password("not a password".into(), None)),
             "no hash: never"
         );
+    }
+
+    #[test]
+    fn a_flood_of_distinct_long_keys_stays_under_the_cap() {
+        let a = Attempts::default();
+        a.allow("ip:192.0.2.1", 0, MAX_ATTEMPTS);
+        let long = "x".repeat(1000);
+        for i in 0..3 * MAX_TRACKED_KEYS {
+            assert!(a.allow(&format!("email:{i}{long}"), 1, MAX_ATTEMPTS));
+            assert!(a.len() <= MAX_TRACKED_KEYS, "{} keys after {i}", a.len());
+        }
+        // The oldest window went first: the address's count starts again.
+        for _ in 0..MAX_ATTEMPTS {
+            assert!(a.allow("ip:192.0.2.1", 2, MAX_ATTEMPTS));
+        }
+        assert!(!a.allow("ip:192.0.2.1", 2, MAX_ATTEMPTS));
+        // Expired windows go as time passes, without waiting for the cap.
+        assert!(a.allow("ip:192.0.2.2", 2 + ATTEMPT_WINDOW_MS, MAX_ATTEMPTS));
+        assert_eq!(a.len(), 1, "only the window still open");
+    }
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        assert_eq!(
+            key("2001:db8:1:2::1"),
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff")
+        );
+        assert_eq!(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(
+            key("::ffff:192.0.2.7"),
+            "192.0.2.7",
+            "IPv4 mapped into IPv6"
+        );
+        assert_eq!(key("192.0.2.7"), "192.0.2.7");
+        assert_ne!(key("192.0.2.7"), key("192.0.2.8"), "IPv4 addresses whole");
+    }
+
+    #[test]
+    fn echoed_values_are_shortened() {
+        assert_eq!(shortened("pcl_x"), "pcl_x");
+        let long = "é".repeat(5000);
+        let short = shortened(&long);
+        assert_eq!(short.chars().count(), 201, "200 characters and an ellipsis");
+        assert!(short.ends_with('…'));
+        assert_eq!(
+            shortened(&"a".repeat(200)),
+            "a".repeat(200),
+            "200 stay whole"
+        );
+    }
+
+    #[test]
+    fn a_newline_in_a_refusal_does_not_start_a_log_line() {
+        #[derive(Clone, Default)]
+        struct Buf(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = oauth_error(
+                "invalid_request",
+                "client “x\n2026-12-01T00:00:00Z  INFO forged”",
+            )
+            .into_response();
+        });
+        let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(log.lines().count(), 1, "{log}");
+        assert!(log.contains("x\\n2026"), "{log}");
     }
 
     #[test]

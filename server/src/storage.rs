@@ -1652,6 +1652,7 @@ mod tests {
     on_both_backends!(expected_rank, expected_rank_is_decided_at_write_time);
     on_both_backends!(people, users_tokens_roles_versions);
     on_both_backends!(oauth, oauth_clients_grants_codes_tokens);
+    on_both_backends!(unused_clients, unused_clients_go_after_a_day);
 
     /// Runs a two-process storage test on both backends.
     macro_rules! on_both_backends_twice {
@@ -2150,6 +2151,9 @@ mod tests {
             .add_code("c1", g, "https://claude.ai/cb", "chal", 63)
             .await
             .unwrap();
+        let (peeked, spent) = store.code("c1").await.unwrap().unwrap();
+        assert_eq!((peeked.grant.id, peeked.expires_at, spent), (g, 63, false));
+        assert!(store.code("nope").await.unwrap().is_none());
         let SpentCode::Fresh(code) = store.spend_code("c1", 4).await.unwrap() else {
             panic!("the first use spends the code");
         };
@@ -2167,6 +2171,7 @@ mod tests {
             SpentCode::Again { grant_id: g },
             "a code is spent once"
         );
+        assert!(store.code("c1").await.unwrap().unwrap().1, "seen spent");
         assert_eq!(
             store.spend_code("nope", 5).await.unwrap(),
             SpentCode::Unknown
@@ -2301,6 +2306,50 @@ mod tests {
             "expired"
         );
         assert_eq!(store.web_session_user("s2", 11).await.unwrap(), None);
+        // A new password ends the person's sessions, and only theirs; so does sign-out.
+        store.add_web_session("s3", alice, 10, 90).await.unwrap();
+        store.add_web_session("s4", bob, 10, 90).await.unwrap();
+        store.add_web_session("s5", bob, 10, 90).await.unwrap();
+        assert!(store.set_password_hash(alice, "$argon2id$y").await.unwrap());
+        assert_eq!(store.web_session_user("s3", 11).await.unwrap(), None);
+        assert!(store.web_session_user("s4", 11).await.unwrap().is_some());
+        assert!(store.delete_web_session("s4").await.unwrap());
+        assert!(!store.delete_web_session("s4").await.unwrap(), "once");
+        assert_eq!(store.web_session_user("s4", 11).await.unwrap(), None);
+        assert!(store.web_session_user("s5", 11).await.unwrap().is_some());
+    }
+
+    /// Anyone may register a client: those that never got a grant go after a day; one
+    /// with a grant (even revoked: it is listed for its person) stays.
+    async fn unused_clients_go_after_a_day(store: Store) {
+        let alice = store
+            .add_user("Alice", "alice@example.org", 1)
+            .await
+            .unwrap();
+        let day = super::oauth::UNUSED_CLIENT_TTL_MS;
+        for (id, at) in [("pcl_used", 0), ("pcl_unused", 0), ("pcl_recent", day)] {
+            let client = OAuthClient {
+                client_id: id.into(),
+                name: id.into(),
+                redirect_uris: vec!["https://claude.ai/cb".into()],
+                created_at: at,
+            };
+            store.add_client(&client).await.unwrap();
+        }
+        let g = store
+            .add_grant("pcl_used", alice, false, None, "http://x/mcp", 1)
+            .await
+            .unwrap();
+        assert!(store.revoke_grant(g, None, 2).await.unwrap());
+        assert_eq!(
+            store.purge_expired_oauth(day - 1).await.unwrap(),
+            0,
+            "a day not yet over"
+        );
+        assert_eq!(store.purge_expired_oauth(day + 1).await.unwrap(), 1);
+        assert!(store.client("pcl_unused").await.unwrap().is_none());
+        assert!(store.client("pcl_used").await.unwrap().is_some());
+        assert!(store.client("pcl_recent").await.unwrap().is_some());
     }
 
     async fn users_tokens_roles_versions(store: Store) {

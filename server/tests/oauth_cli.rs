@@ -75,8 +75,8 @@ async fn set_password_then_list_and_revoke_grants() {
     let (ok, text) = run(set, "a long passphrase\nignored second line\n").await;
     assert!(ok, "{text}");
     assert!(
-        text.contains("Password of alice@example.org set."),
-        "{text}"
+        text.contains("Password of alice@example.org set.") && text.contains("sign-ins"),
+        "the message says the sessions are ended: {text}"
     );
     let mut nobody = palmaplan(&dir);
     nobody.args(["user", "set-password", "--email", "nobody@example.org"]);

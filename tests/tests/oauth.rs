@@ -375,9 +375,14 @@ async fn metadata_is_served_and_every_401_names_it() {
     let server = TestServer::start("oauth-meta").await;
     let http = http();
     let base = &server.base;
-    for path in [
-        "/.well-known/oauth-protected-resource",
-        "/.well-known/oauth-protected-resource/mcp",
+    // RFC 9728 §3.3: the resource of each document is the address it was found from,
+    // the origin at the root; every 401 names the /mcp one.
+    for (path, resource) in [
+        ("/.well-known/oauth-protected-resource", base.as_str()),
+        (
+            "/.well-known/oauth-protected-resource/mcp",
+            server.url.as_str(),
+        ),
     ] {
         let prm: Value = http
             .get(format!("{base}{path}"))
@@ -387,7 +392,7 @@ async fn metadata_is_served_and_every_401_names_it() {
             .json()
             .await
             .unwrap();
-        assert_eq!(prm["resource"], server.url, "{path}");
+        assert_eq!(prm["resource"], resource, "{path}");
         assert_eq!(prm["authorization_servers"], json!([base]));
         assert_eq!(prm["scopes_supported"], json!(["read", "write"]));
     }
@@ -700,6 +705,37 @@ async fn registration_takes_https_or_loopback_redirect_uris_only() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_name_loses_its_control_and_format_characters() {
+    // A right-to-left override makes "Claude\u{202E}exe.gnp" read "Claudepng.exe";
+    // zero-width and bidi isolate characters make look-alike names.
+    let s = Setup::start("oauth-client-name").await;
+    let (status, reg) = register(
+        &s.http,
+        &s.server.base,
+        json!({
+            "client_name": "Cla\u{200B}ude\u{202E}exe.gnp\u{2066}\u{2069}\u{FEFF}\u{7}",
+            "redirect_uris": [REDIRECT],
+        }),
+    )
+    .await;
+    assert_eq!(status, 201, "{reg}");
+    assert_eq!(reg["client_name"], "Claudeexe.gnp");
+    let (_, challenge) = pkce();
+    let client_id = reg["client_id"].as_str().unwrap();
+    let page = s
+        .authorize_get(&s.request(&challenge, &[("client_id", client_id)]))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<strong><bdi>Claudeexe.gnp</bdi></strong>"),
+        "{page}"
+    );
+    s.server.stop().await;
+}
+
 // ---------------------------------------------------------------------------------
 // Refusals of the authorization and token endpoints
 
@@ -758,6 +794,54 @@ async fn plain_pkce_or_none_is_refused_at_the_redirect_uri() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_request_is_not_redirected_before_sign_in() {
+    // Anyone can register an https redirect URI: redirecting errors there before the
+    // person signs in would bounce a victim's click to any site (RFC 9700 §4.11.2).
+    let s = Setup::start("oauth-no-bounce").await;
+    let (verifier, challenge) = pkce();
+    for (changes, error) in [
+        (
+            vec![("response_type", "token")],
+            "unsupported_response_type",
+        ),
+        (
+            vec![
+                ("code_challenge_method", "plain"),
+                ("code_challenge", verifier.as_str()),
+            ],
+            "invalid_request",
+        ),
+        (vec![("code_challenge", "")], "invalid_request"),
+        (
+            vec![("resource", "https://other.example/mcp")],
+            "invalid_target",
+        ),
+    ] {
+        let pairs = s.request(&challenge, &changes);
+        let r = s
+            .http
+            .get(format!(
+                "{}/oauth/authorize?{}",
+                s.server.base,
+                Setup::query(&pairs)
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{changes:?}");
+        assert!(location(&r).is_none(), "not redirected: {changes:?}");
+        let page = r.text().await.unwrap();
+        assert!(page.contains(error), "{page}");
+        // Signed in, the same request goes back to the client with its error.
+        let r = s.authorize_get(&pairs).await;
+        assert_eq!(r.status(), 303, "{changes:?}");
+        let q = query_of(&location(&r).unwrap());
+        assert_eq!(param(&q, "error").as_deref(), Some(error), "{changes:?}");
+    }
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unregistered_redirect_uri_is_refused_on_our_page() {
     let s = Setup::start("oauth-redirect").await;
     let (_, challenge) = pkce();
@@ -795,6 +879,33 @@ async fn an_unregistered_redirect_uri_is_refused_on_our_page() {
         .await;
     assert_eq!(r.status(), 400);
     assert!(location(&r).is_none());
+    // What the page echoes of the request is cut to 200 characters.
+    let long_id = format!("pcl_{}", "7".repeat(3000));
+    let long_uri = format!("{REDIRECT}/{}", "8".repeat(3000));
+    let long_resource = format!("https://other.example/{}", "9".repeat(3000));
+    for changes in [
+        [("client_id", long_id.as_str())],
+        [("redirect_uri", long_uri.as_str())],
+        [("resource", long_resource.as_str())],
+    ] {
+        // Without the session, so that the resource's refusal is shown here too.
+        let r = s
+            .http
+            .get(format!(
+                "{}/oauth/authorize?{}",
+                s.server.base,
+                Setup::query(&s.request(&challenge, &changes))
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let page = r.text().await.unwrap();
+        assert!(page.contains("…"), "{page}");
+        for digit in ["7", "8", "9"] {
+            assert!(!page.contains(&digit.repeat(250)), "{page}");
+        }
+    }
     s.server.stop().await;
 }
 
@@ -984,6 +1095,90 @@ async fn a_refresh_token_reused_after_rotation_revokes_the_grant() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_for_the_clients_mistake_spends_nothing() {
+    // Spending the code or rotating the refresh token before the checks would make the
+    // corrected retry look like a replay, and revoke the grant.
+    let s = Setup::start("oauth-mistakes").await;
+    let (verifier, challenge) = pkce();
+    let code = s.code_with(&challenge, &[("access", "read")]).await;
+    let (wrong_verifier, _) = pkce();
+    for (key, value, error) in [
+        ("resource", "https://other.example/mcp", "invalid_target"),
+        ("redirect_uri", "http://127.0.0.1:9/other", "invalid_grant"),
+        ("code_verifier", wrong_verifier.as_str(), "invalid_grant"),
+    ] {
+        let mut pairs = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", REDIRECT),
+            ("client_id", s.client_id.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("resource", s.server.url.as_str()),
+        ];
+        pairs.retain(|(k, _)| *k != key);
+        pairs.push((key, value));
+        let (status, body) = s.token(&pairs).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{key}: {body}"
+        );
+    }
+    let (status, t) = s.exchange(&code, &verifier).await;
+    assert_eq!(status, 200, "the code is still good: {t}");
+    let refresh = t["refresh_token"].as_str().unwrap();
+    for (key, value, error) in [
+        ("scope", "read write", "invalid_scope"),
+        ("resource", "https://other.example/mcp", "invalid_target"),
+    ] {
+        let (status, body) = s
+            .token(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh),
+                ("client_id", &s.client_id),
+                (key, value),
+            ])
+            .await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{key}: {body}"
+        );
+    }
+    let (status, t2) = s.refresh(refresh).await;
+    assert_eq!(status, 200, "the refresh token is still good: {t2}");
+    assert_eq!(
+        s.mcp_status(t2["access_token"].as_str().unwrap()).await.0,
+        200
+    );
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_refresh_token_is_refused_without_rotating() {
+    let s = Setup::start_with("oauth-refresh-expired", |state| {
+        state.oauth.refresh_ttl_ms = 0
+    })
+    .await;
+    let (_, refresh) = s.tokens().await;
+    let (status, body) = s.refresh(&refresh).await;
+    assert_oauth_error(status, &body, "invalid_grant", "expired");
+    let t = s
+        .server
+        .store
+        .grant_token(
+            &palmaplan_server::auth::token_hash(&refresh),
+            palmaplan_server::storage::TokenKind::Refresh,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.revoked_at, None, "not rotated");
+    assert_eq!(t.grant.revoked_at, None, "the grant lives");
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_consent_form_without_its_csrf_token_is_refused() {
     let s = Setup::start("oauth-csrf").await;
     let (_, challenge) = pkce();
@@ -1127,6 +1322,192 @@ async fn sign_in_refuses_forged_forms_wrong_passwords_and_floods() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_address_adds_no_more_counters() {
+    // Each browser comes from its own loopback address (Linux routes all of 127/8).
+    let server = TestServer::start("oauth-signin-flood").await;
+    palmaplan_server::oauth::set_password(&server.store, server.owner_id, PASSWORD)
+        .await
+        .unwrap();
+    let from = |last: u8| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap()
+    };
+    let post = |http: reqwest::Client, email: String, password: &'static str| {
+        let url = format!("{}/oauth/signin", server.base);
+        async move {
+            http.post(url)
+                .header(COOKIE, "pp_signin=abc")
+                .header(CONTENT_TYPE, FORM)
+                .body(form(&[
+                    ("email", &email),
+                    ("password", password),
+                    ("csrf", "abc"),
+                    ("next", "/oauth/authorize"),
+                ]))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let attacker = from(2);
+    for i in 0..palmaplan_server::oauth::MAX_ATTEMPTS {
+        // Long invented addresses, one over the 254-byte limit of an e-mail.
+        let email = format!("{i}{}@example.org", "x".repeat(200 + 20 * (i as usize % 3)));
+        assert_eq!(post(attacker.clone(), email, "wrong").await, 401, "{i}");
+    }
+    // The address is over its limit: the owner's e-mail, tried from it, is refused
+    // and, the address being blocked, not counted against the owner.
+    for _ in 0..2 * palmaplan_server::oauth::MAX_ATTEMPTS {
+        assert_eq!(post(attacker.clone(), OWNER.into(), "wrong").await, 429);
+    }
+    assert_eq!(
+        post(from(3), OWNER.into(), PASSWORD).await,
+        303,
+        "the owner signs in from another address"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_forwarded_address_is_counted() {
+    // 127.0.0.1 plays the proxy; 127.0.0.2 is a peer that is not trusted.
+    let server = TestServer::start_with("oauth-proxy", |state| {
+        state.trusted_proxies = vec!["127.0.0.1".parse().unwrap()]
+    })
+    .await;
+    palmaplan_server::oauth::set_password(&server.store, server.owner_id, PASSWORD)
+        .await
+        .unwrap();
+    let from = |last: u8| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
+            .build()
+            .unwrap()
+    };
+    let post =
+        |http: reqwest::Client, forwarded: &'static str, email: String, password: &'static str| {
+            let url = format!("{}/oauth/signin", server.base);
+            async move {
+                http.post(url)
+                    .header(COOKIE, "pp_signin=abc")
+                    .header(CONTENT_TYPE, FORM)
+                    .header("x-forwarded-for", forwarded)
+                    .body(form(&[
+                        ("email", &email),
+                        ("password", password),
+                        ("csrf", "abc"),
+                        ("next", "/oauth/authorize"),
+                    ]))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+    let max = palmaplan_server::oauth::MAX_ATTEMPTS;
+    let nobody = |i: u32| format!("nobody{i}@example.org");
+    for i in 0..max {
+        assert_eq!(post(from(1), "203.0.113.1", nobody(i), "wrong").await, 401);
+    }
+    assert_eq!(post(from(1), "203.0.113.1", nobody(99), "wrong").await, 429);
+    // The proxy appends what it saw: an entry the client wrote before it is ignored.
+    assert_eq!(
+        post(from(1), "198.51.100.7, 203.0.113.1", nobody(98), "wrong").await,
+        429
+    );
+    // Another client behind the same proxy is not held back.
+    assert_eq!(
+        post(from(1), "203.0.113.2", OWNER.into(), PASSWORD).await,
+        303
+    );
+    // From a peer that is not a trusted proxy the header is not believed.
+    for i in 0..max {
+        let forwarded = ["203.0.113.3", "203.0.113.4"][i as usize % 2];
+        assert_eq!(
+            post(from(2), forwarded, nobody(100 + i), "wrong").await,
+            401
+        );
+    }
+    assert_eq!(
+        post(from(2), "203.0.113.5", nobody(200), "wrong").await,
+        429
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_out_or_a_new_password_ends_the_session() {
+    let s = Setup::start("oauth-signout").await;
+    let (_, challenge) = pkce();
+    let pairs = s.request(&challenge, &[]);
+    let signed_in = |session: String| {
+        let url = format!("{}/oauth/authorize?{}", s.server.base, Setup::query(&pairs));
+        let http = s.http.clone();
+        async move {
+            let r = http.get(url).header(COOKIE, session).send().await.unwrap();
+            match r.status().as_u16() {
+                200 => true,
+                303 => {
+                    assert!(location(&r).unwrap().starts_with("/oauth/signin?"));
+                    false
+                }
+                other => panic!("{other}"),
+            }
+        }
+    };
+    let signout = |session: String, csrf: Option<String>| {
+        let url = format!("{}/oauth/signout", s.server.base);
+        let http = s.http.clone();
+        async move {
+            let fields: Vec<(&str, &str)> = csrf.iter().map(|c| ("csrf", c.as_str())).collect();
+            http.post(url)
+                .header(COOKIE, session)
+                .header(CONTENT_TYPE, FORM)
+                .body(form(&fields))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let page = s.authorize_get(&pairs).await.text().await.unwrap();
+    assert!(
+        page.contains("action=\"/oauth/signout\""),
+        "a sign-out button"
+    );
+    // Another site's form cannot sign the person out.
+    for csrf in [None, Some("0123456789abcdef".to_owned())] {
+        assert_eq!(signout(s.session.clone(), csrf).await.status(), 403);
+    }
+    assert!(signed_in(s.session.clone()).await);
+    let csrf = s.consent_csrf(&pairs).await;
+    let r = signout(s.session.clone(), Some(csrf)).await;
+    assert_eq!(r.status(), 200);
+    let (value, full) = set_cookie(&r, "pp_session").expect("the cookie is cleared");
+    assert!(value.is_empty() && full.contains("Max-Age=0"), "{full}");
+    assert!(!signed_in(s.session.clone()).await, "the session is over");
+    // `palmaplan user set-password` ends the person's sessions.
+    let again = sign_in(&s.http, &s.server.base, "/oauth/authorize").await;
+    assert!(signed_in(again.clone()).await);
+    palmaplan_server::bootstrap::set_password(
+        &s.server.store,
+        OWNER,
+        "another long password\n",
+        palmaplan_model::Lang::En,
+    )
+    .await
+    .unwrap();
+    assert!(!signed_in(again).await, "a new password signs everyone out");
+    s.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registrations_are_capped_per_address() {
     let server = TestServer::start("oauth-register-cap").await;
     let http = http();
@@ -1257,12 +1638,16 @@ async fn the_consent_page_is_french_by_default_english_when_asked_and_never_fram
     let fr = r.text().await.unwrap();
     assert!(fr.contains("<html lang=\"fr\">"));
     assert!(
-        fr.contains("Autoriser «\u{a0}Claude\u{a0}»\u{202f}?"),
+        fr.contains("Autoriser «\u{a0}\u{2068}Claude\u{2069}\u{a0}»\u{202f}?"),
         "{fr}"
     );
     assert!(
         fr.contains("<strong>127.0.0.1</strong>"),
         "the redirect host is shown"
+    );
+    assert!(
+        fr.contains("<strong><bdi>Claude</bdi></strong> demande"),
+        "the name isolated from the text around it"
     );
     assert!(fr.contains("Lecture seule") && fr.contains("Tous mes plannings"));
     assert!(
@@ -1276,7 +1661,7 @@ async fn the_consent_page_is_french_by_default_english_when_asked_and_never_fram
     en_pairs.push(("lang".into(), "en".into()));
     let en = s.authorize_get(&en_pairs).await.text().await.unwrap();
     assert!(
-        en.contains("Allow “Claude”?") && en.contains("Read only"),
+        en.contains("Allow “\u{2068}Claude\u{2069}”?") && en.contains("Read only"),
         "{en}"
     );
     let by_header = s
@@ -1346,21 +1731,23 @@ async fn cookies_are_secure_when_the_public_url_is_https() {
         cookie.contains("; Secure") && cookie.contains("HttpOnly"),
         "{cookie}"
     );
-    let prm: Value = http()
-        .get(format!(
-            "{}/.well-known/oauth-protected-resource",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        prm["resource"], "https://plan.example.com/mcp",
-        "the public URL, its / dropped"
-    );
+    for (path, resource) in [
+        ("", "https://plan.example.com"),
+        ("/mcp", "https://plan.example.com/mcp"),
+    ] {
+        let prm: Value = http()
+            .get(format!(
+                "{}/.well-known/oauth-protected-resource{path}",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(prm["resource"], resource, "the public URL, its / dropped");
+    }
     server.stop().await;
 }
 

@@ -89,6 +89,10 @@ pub struct GrantToken {
 /// How stale a grant's "last used" date may be (as named tokens: a minute).
 const LAST_USE_PRECISION_MS: i64 = 60_000;
 
+/// How long a registered client that never got a grant is kept: a day, time enough for
+/// the person to sign in and answer.
+pub(crate) const UNUSED_CLIENT_TTL_MS: i64 = 24 * 3_600_000;
+
 macro_rules! grant_columns {
     () => {
         "g.id, g.client_id, c.name, g.user_id, g.can_write, g.schedule_id, g.resource, \
@@ -121,13 +125,21 @@ fn grant_from_row(r: &AnyRow, at: usize) -> Result<GrantInfo, StoreError> {
 }
 
 impl Store {
-    /// Sets a user's password (its argon2id PHC string); false when there is no such user.
+    /// Sets a user's password (its argon2id PHC string) and ends their sign-in sessions
+    /// (a password changed because it leaked must shut out whoever used it); false when
+    /// there is no such user.
     pub async fn set_password_hash(&self, user_id: i64, phc: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
             .bind(phc)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        sqlx::query("DELETE FROM web_sessions WHERE user_id = $1")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -274,6 +286,32 @@ impl Store {
         Ok(())
     }
 
+    /// A code and whether it was spent, without spending it (the token endpoint checks
+    /// a request before it spends the code).
+    pub async fn code(&self, hash: &str) -> Result<Option<(CodeInfo, bool)>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT o.redirect_uri, o.code_challenge, o.expires_at, o.used_at, ",
+            grant_columns!(),
+            " FROM oauth_codes o JOIN oauth_grants g ON g.id = o.grant_id",
+            client_join!(),
+            " WHERE o.hash = $1"
+        ))
+        .bind(hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        let used: Option<i64> = r.try_get(3)?;
+        Ok(Some((
+            CodeInfo {
+                redirect_uri: r.try_get(0)?,
+                code_challenge: r.try_get(1)?,
+                expires_at: r.try_get(2)?,
+                grant: grant_from_row(&r, 4)?,
+            },
+            used.is_some(),
+        )))
+    }
+
     /// Spends a code: the first call wins, every later one is told it was spent.
     pub async fn spend_code(&self, hash: &str, now_ms: i64) -> Result<SpentCode, StoreError> {
         let done =
@@ -401,17 +439,24 @@ impl Store {
     }
 
     /// Deletes what can no longer be used: codes, tokens and sign-in sessions past their
-    /// expiry. Revoked tokens not yet expired stay (a rotated refresh token shown again
-    /// must still be recognised, to revoke its grant).
+    /// expiry, and clients registered over [`UNUSED_CLIENT_TTL_MS`] ago that never got a
+    /// grant (registration is open to anyone: without this, abandoned or invented
+    /// registrations would stay for ever). Revoked tokens not yet expired stay (a rotated
+    /// refresh token shown again must still be recognised, to revoke its grant).
     pub async fn purge_expired_oauth(&self, now_ms: i64) -> Result<u64, StoreError> {
         let mut gone = 0;
-        for sql in [
-            "DELETE FROM oauth_codes WHERE expires_at < $1",
-            "DELETE FROM oauth_tokens WHERE expires_at < $1",
-            "DELETE FROM web_sessions WHERE expires_at < $1",
+        for (sql, before) in [
+            ("DELETE FROM oauth_codes WHERE expires_at < $1", now_ms),
+            ("DELETE FROM oauth_tokens WHERE expires_at < $1", now_ms),
+            ("DELETE FROM web_sessions WHERE expires_at < $1", now_ms),
+            (
+                "DELETE FROM oauth_clients WHERE created_at < $1 AND NOT EXISTS \
+                 (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)",
+                now_ms.saturating_sub(UNUSED_CLIENT_TTL_MS),
+            ),
         ] {
             gone += sqlx::query(sql)
-                .bind(now_ms)
+                .bind(before)
                 .execute(&self.pool)
                 .await?
                 .rows_affected();
@@ -438,6 +483,15 @@ impl Store {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    /// Ends a sign-in session (sign-out); false when there was none with this hash.
+    pub async fn delete_web_session(&self, hash: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM web_sessions WHERE hash = $1")
+            .bind(hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// The user of a live sign-in session.
