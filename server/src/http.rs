@@ -47,6 +47,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth;
 use crate::embed::{self, Claims, LinkError, SecretsCache};
+use crate::live::Streams;
 use crate::mcp::{LANG_ARG, McpServer, to_result};
 use crate::oauth::{self, AccessRefused, Attempts, OAuthConfig};
 use crate::planning::{Access, Caller, Planning, Reply, tr};
@@ -87,6 +88,8 @@ pub struct AppState {
     pub oauth: OAuthConfig,
     /// Sign-in attempts of the consent pages, per e-mail and per address.
     pub(crate) attempts: Arc<Attempts>,
+    /// The open event streams of instant updates, per person (`crate::live`).
+    pub streams: Arc<Streams>,
 }
 
 impl AppState {
@@ -100,6 +103,7 @@ impl AppState {
         AppState {
             oauth: OAuthConfig::new(&issuer),
             attempts: Arc::default(),
+            streams: Arc::default(),
             planning,
             lang,
             allowed_hosts: Vec::new(),
@@ -176,9 +180,11 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(mcp)
         .merge(oauth::routes())
+        .merge(crate::web::routes())
         .route("/healthz", get(healthz))
         .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
+        .route("/embed/{schedule}/events", get(crate::live::events))
         .route(
             "/embed/{schedule}/call",
             post(embed_call).layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES)),
@@ -480,7 +486,7 @@ fn unauthorized(state: &AppState, why: Refused) -> Response {
 // /embed
 
 /// A link's token: `Authorization: Embed <token>`, else the address's `?t=`.
-fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+pub(crate) fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     let from_header = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -491,7 +497,7 @@ fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
 }
 
 /// Checks a link for the schedule of the address, then the user's current role.
-async fn check_link(
+pub(crate) async fn check_link(
     state: &AppState,
     schedule: &str,
     token: Option<String>,
@@ -564,7 +570,7 @@ pub const PAGE_CSP: &str =
 /// form. No `frame-ancestors`: other sites may frame the link.
 pub const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
-/// `GET /embed/<schedule>?t=<token>`: the view page for a valid link, else the
+/// `GET /embed/<schedule>?t=<token>[&lang=en]`: the view page for a valid link, else the
 /// refusal as a page. The page itself holds no data and no token: the view reads the
 /// token from its address and calls `POST /embed/<schedule>/call` with it.
 async fn embed_page(
@@ -573,7 +579,13 @@ async fn embed_page(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let lang = state.lang;
+    // `lang=en|fr` in the address (the web screen passes the person's), else the
+    // server's: the page's texts and the view's.
+    let lang = match embed::query_param(query.as_deref(), "lang").as_deref() {
+        Some("en") => Lang::En,
+        Some("fr") => Lang::Fr,
+        _ => state.lang,
+    };
     match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
         Err(e) => {
             tracing::info!(reason = e.code().as_str(), "embed page refused");
@@ -602,7 +614,7 @@ async fn embed_page(
 }
 
 /// A refusal in the shape of a tool result, with an HTTP status.
-fn call_refused(status: StatusCode, code: Code, text: String) -> Response {
+pub(crate) fn call_refused(status: StatusCode, code: Code, text: String) -> Response {
     let reply = Reply {
         text,
         structured: json!({ "error": code }),
