@@ -90,6 +90,8 @@ pub struct AppState {
     pub(crate) attempts: Arc<Attempts>,
     /// The open event streams of instant updates, per person (`crate::live`).
     pub streams: Arc<Streams>,
+    /// How often an idle event stream sends a comment (a field so tests shorten it).
+    pub keep_alive: std::time::Duration,
 }
 
 impl AppState {
@@ -104,6 +106,7 @@ impl AppState {
             oauth: OAuthConfig::new(&issuer),
             attempts: Arc::default(),
             streams: Arc::default(),
+            keep_alive: crate::live::KEEP_ALIVE,
             planning,
             lang,
             allowed_hosts: Vec::new(),

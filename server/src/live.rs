@@ -11,7 +11,7 @@
 //! as `/embed/<id>/call` checks it (signature, expiry, the user's role now), it ends when
 //! the link expires, and a push is preceded by a fresh role check, so removing the
 //! person's access ends it too. At most [`MAX_STREAMS_PER_USER`] streams per person at
-//! once (a browser keeps one per open tab); a comment every [`KEEP_ALIVE`] keeps proxies
+//! once (a browser keeps one per open tab); a comment every [`KEEP_ALIVE`] (by default) keeps proxies
 //! from closing an idle stream. Stopping the server ends every stream.
 //!
 //! Writes made by another process on the same database (a `palmaplan stdio` server) are
@@ -35,7 +35,7 @@ use crate::storage::Store;
 /// Event streams one person may hold open at once.
 pub const MAX_STREAMS_PER_USER: usize = 8;
 
-/// How often an idle stream sends a comment.
+/// How often an idle stream sends a comment, by default (`AppState::keep_alive`).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The open streams, per user.
@@ -188,7 +188,7 @@ pub(crate) async fn events(
         ))
     });
     let mut r = Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .keep_alive(KeepAlive::new().interval(state.keep_alive))
         .into_response();
     let h = r.headers_mut();
     h.insert("cache-control", HeaderValue::from_static("no-store"));
@@ -201,6 +201,109 @@ pub(crate) async fn events(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::{Change, EntryKind};
+    use palmaplan_model::command::{ApplyError, Command};
+    use tokio::time::{Instant, timeout};
+
+    fn move14() -> Change<()> {
+        Change {
+            commands: vec![Command::MovePeriods {
+                bars: vec![palmaplan_model::BarId(14)],
+                milestones: vec![],
+                by: 1,
+            }],
+            kind: EntryKind::Write,
+            target_rank: None,
+            cascade: None,
+            result: (),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_follows_commits_and_ends_with_the_link_the_server_or_the_access() {
+        let dir = std::env::temp_dir().join(format!("palmaplan-live-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
+            .await
+            .unwrap();
+        // (`dir` is read again below, for a second process.)
+        let user = store.add_user("A", "a@example.org", 0).await.unwrap();
+        let demo = palmaplan_model::demo::s4hana_migration();
+        let id = store.create_schedule(&demo, user, 0).await.unwrap();
+        let other = store.create_schedule(&demo, user, 0).await.unwrap();
+        let streams = Arc::new(Streams::default());
+        let follow = |ends: Duration| Follow {
+            committed: store.committed(),
+            store: store.clone(),
+            schedule: id,
+            user,
+            sent: None,
+            ends: Instant::now() + ends,
+            shutdown: tokio_util::sync::CancellationToken::new(),
+            _slot: streams.take(user).unwrap(),
+        };
+        let write = |schedule: i64| {
+            let store = store.clone();
+            async move {
+                store
+                    .write(schedule, user, 1, None, |_| Ok::<_, ApplyError>(move14()))
+                    .await
+                    .unwrap()
+                    .unwrap();
+            }
+        };
+        let hour = Duration::from_secs(3600);
+
+        // The current rank, then each commit of this schedule, none of another's.
+        let mut f = follow(hour);
+        assert_eq!(f.next().await, Some(0));
+        f.sent = Some(0);
+        write(other).await;
+        write(id).await;
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), Some(1));
+        f.sent = Some(1);
+
+        // Another process's write on the same database is not heard here.
+        let url = format!("sqlite://{}", dir.join("db.sqlite").display());
+        let elsewhere = Store::open(&url).await.unwrap();
+        elsewhere
+            .write(id, user, 1, None, |_| Ok::<_, ApplyError>(move14()))
+            .await
+            .unwrap()
+            .unwrap();
+        let quiet = timeout(Duration::from_millis(200), f.next()).await;
+        assert!(quiet.is_err(), "nothing pushed: {quiet:?}");
+
+        // The link's hour over: the stream ends.
+        drop(f);
+        let mut f = follow(Duration::from_millis(50));
+        f.sent = Some(1);
+        let t = Instant::now();
+        assert_eq!(f.next().await, None);
+        assert!(t.elapsed() >= Duration::from_millis(40));
+
+        // The server stopping: it ends.
+        drop(f);
+        let mut f = follow(hour);
+        f.sent = Some(1);
+        let stop = f.shutdown.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            stop.cancel();
+        });
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), None);
+
+        // The person's access removed: the next commit is not pushed, the stream ends.
+        drop(f);
+        let mut f = follow(hour);
+        f.sent = Some(1);
+        store.remove_role(id, user).await.unwrap();
+        write(id).await;
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), None);
+        drop(f);
+        assert_eq!(streams.count(user), 0, "every slot given back");
+    }
 
     #[test]
     fn streams_are_capped_per_person_and_given_back() {
