@@ -14,6 +14,10 @@
 //!   created, last used), a form that creates a named token (its secret shown once), and
 //!   one that revokes either. Revoked, a token fails at its next `/mcp` request.
 //!
+//! - `GET|POST /app/schedules/<id>/access` (owners): who has access and with which role
+//!   (`list_access`), a role changed or removed, access given by e-mail
+//!   (`share_schedule`), both called as the person through the gate.
+//!
 //! Which schedules a person sees is `list_schedules`'s answer, also through the gate:
 //! this module decides no access of its own. Its own rules are the forms': every POST
 //! carries the session's anti-forgery token (`Session::csrf`), and a token restricted
@@ -59,6 +63,10 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
         .route("/", get(home))
         .route("/app", get(list_page))
         .route("/app/schedules/{schedule}", get(schedule_page))
+        .route(
+            "/app/schedules/{schedule}/access",
+            get(access_page).post(access_change),
+        )
         .route(CONNECTIONS, get(connections_page))
         .route("/app/settings/connections/tokens", post(create_token))
         .route(
@@ -344,11 +352,20 @@ async fn list_page(
         };
         let when = times.get(&id).map_or(String::new(), |t| utc(*t));
         rows.push_str(&format!(
-            "<tr><td><a href=\"{link}\">{name}</a></td><td>{span}</td><td>{role}</td><td>{last}</td></tr>",
+            "<tr><td><a href=\"{link}\">{name}</a></td><td>{span}</td><td>{role}{manage}</td><td>{last}</td></tr>",
             link = escape_html(&href(&format!("/app/schedules/{id}"), asked)),
             name = escape_html(name),
             span = escape_html(&span),
             role = escape_html(role),
+            manage = if s["role"] == "owner" {
+                format!(
+                    " · <a href=\"{}\">{}</a>",
+                    escape_html(&href(&format!("/app/schedules/{id}/access"), asked)),
+                    escape_html(&tr(lang, "membres et accès", "members and access")),
+                )
+            } else {
+                String::new()
+            },
             last = escape_html(&tr(
                 lang,
                 format!("rang {rank}, {when}"),
@@ -680,6 +697,7 @@ async fn checked_form(
     state: &AppState,
     headers: &HeaderMap,
     body: &[u8],
+    back: &str,
 ) -> Result<(Session, Lang, Option<Lang>, HashMap<String, String>), Response> {
     let p = params(body);
     let asked = asked_lang(&p);
@@ -687,7 +705,10 @@ async fn checked_form(
     let session = match signed_in(state, headers).await {
         Ok(Some(s)) => s,
         // Signed out meanwhile: sign in, then back to the page (the form is not replayed).
-        Ok(None) => return Err(to_sign_in(&Uri::from_static(CONNECTIONS), lang)),
+        Ok(None) => {
+            let back = back.parse().unwrap_or(Uri::from_static("/app"));
+            return Err(to_sign_in(&back, lang));
+        }
         Err(e) => return Err(unavailable(lang, e)),
     };
     if p.get("csrf").is_none_or(|c| !constant_eq(c, &session.csrf)) {
@@ -699,8 +720,8 @@ async fn checked_form(
             &tr(lang, "Formulaire refusé", "Form refused"),
             &tr(
                 lang,
-                "Ce formulaire n'a pas été envoyé par la page Applications connectées de PalmaPlan (jeton anti-falsification absent ou faux)\u{a0}: rechargez la page et recommencez.",
-                "This form was not sent by PalmaPlan's Connected applications page (its anti-forgery token is missing or wrong): reload the page and try again.",
+                "Ce formulaire n'a pas été envoyé par une page de PalmaPlan (jeton anti-falsification absent ou faux)\u{a0}: rechargez la page et recommencez.",
+                "This form was not sent by a PalmaPlan page (its anti-forgery token is missing or wrong): reload the page and try again.",
             ),
         ));
     }
@@ -713,7 +734,7 @@ async fn create_token(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let (session, lang, asked, p) = match checked_form(&state, &headers, &body).await {
+    let (session, lang, asked, p) = match checked_form(&state, &headers, &body, CONNECTIONS).await {
         Ok(f) => f,
         Err(r) => return r,
     };
@@ -829,7 +850,7 @@ async fn revoke(
     id: &str,
     which: Revoked,
 ) -> Response {
-    let (session, lang, asked, _) = match checked_form(state, headers, body).await {
+    let (session, lang, asked, _) = match checked_form(state, headers, body, CONNECTIONS).await {
         Ok(f) => f,
         Err(r) => return r,
     };
@@ -886,6 +907,249 @@ async fn revoke_grant(
     body: Bytes,
 ) -> Response {
     revoke(&state, &headers, &body, &id, Revoked::Grant).await
+}
+
+// ---------------------------------------------------------------------------------
+// A schedule's members and access (owners)
+
+/// The status of a refused tool answer on a page.
+fn refused_status(reply: &crate::planning::Reply) -> StatusCode {
+    match reply.structured["error"].as_str() {
+        Some("schedule_not_found" | "no_access") => StatusCode::NOT_FOUND,
+        Some("forbidden" | "read_only_token" | "token_restricted" | "last_owner") => {
+            StatusCode::FORBIDDEN
+        }
+        Some("storage" | "unavailable") => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+const ROLES: [&str; 3] = ["viewer", "editor", "owner"];
+
+fn role_options(lang: Lang, selected: &str, with_none: bool) -> String {
+    let mut out = String::new();
+    for r in ROLES {
+        let name = crate::storage::Role::parse(r).map_or(r, |r| role_name(r, lang));
+        let sel = if r == selected { " selected" } else { "" };
+        out.push_str(&format!("<option value=\"{r}\"{sel}>{name}</option>"));
+    }
+    if with_none {
+        out.push_str(&format!(
+            "<option value=\"none\">{}</option>",
+            escape_html(&tr(lang, "aucun (retirer l'accès)", "none (remove access)"))
+        ));
+    }
+    out
+}
+
+/// The members and access page of schedule `id`, `banner` above; `list_access` as the
+/// person through the gate, the forms only for an owner.
+async fn access(
+    state: &AppState,
+    session: &Session,
+    id: i64,
+    lang: Lang,
+    asked: Option<Lang>,
+    status: StatusCode,
+    banner: &str,
+) -> Response {
+    let caller = caller(session, lang);
+    let listed = state
+        .planning
+        .call(&caller, "list_access", json!({ "schedule": id }))
+        .await;
+    let title = tr(lang, "Membres et accès", "Members and access");
+    if listed.is_error {
+        return refusal(
+            refused_status(&listed),
+            lang,
+            asked,
+            Some(session),
+            &title,
+            &listed.text,
+        );
+    }
+    let users = listed.structured["users"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mine = users
+        .iter()
+        .find(|u| u["user_id"].as_i64() == Some(session.user.id))
+        .and_then(|u| u["role"].as_str());
+    if mine != Some("owner") {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            lang,
+            asked,
+            Some(session),
+            &title,
+            &tr(
+                lang,
+                "Seuls les propriétaires de ce planning en gèrent les accès\u{a0}: demandez à l'un d'eux.",
+                "Only this schedule's owners manage its access: ask one of them.",
+            ),
+        );
+    }
+    let action = format!("/app/schedules/{id}/access");
+    let mut hidden = hidden_field("csrf", &session.csrf);
+    if let Some(l) = asked {
+        hidden.push_str(&hidden_field("lang", lang_tag(l)));
+    }
+    let mut rows = String::new();
+    for u in &users {
+        let email = u["email"].as_str().unwrap_or("");
+        let role = u["role"].as_str().unwrap_or("");
+        rows.push_str(&format!(
+            "<tr><td>{name}</td><td>{email_text}</td><td><form class=\"inline\" method=\"post\" action=\"{action}\">{hidden}{email_field}<select name=\"role\" aria-label=\"{label}\">{options}</select> <button type=\"submit\">{change}</button></form></td></tr>",
+            name = escape_html(u["name"].as_str().unwrap_or("")),
+            email_text = escape_html(email),
+            action = escape_html(&action),
+            email_field = hidden_field("email", email),
+            label = escape_html(&tr(lang, "Rôle", "Role")),
+            options = role_options(lang, role, true),
+            change = escape_html(&tr(lang, "Changer", "Change")),
+        ));
+    }
+    let body = format!(
+        "{banner}<p><a href=\"{open}\">{open_text}</a></p><p>{count}</p>\
+         <table><thead><tr><th>{c1}</th><th>{c2}</th><th>{c3}</th></tr></thead><tbody>{rows}</tbody></table>\
+         <h2>{give}</h2><form method=\"post\" action=\"{action}\">{hidden}\
+         <label for=\"email\">{email}</label><input id=\"email\" name=\"email\" type=\"text\" required>\
+         <label for=\"role\">{role}</label><select id=\"role\" name=\"role\">{options}</select>\
+         <p><button type=\"submit\">{go}</button></p><p class=\"note\">{note}</p></form>",
+        open = escape_html(&href(&format!("/app/schedules/{id}"), asked)),
+        open_text = escape_html(&tr(lang, "Ouvrir le planning", "Open the schedule")),
+        count = escape_html(&tr(
+            lang,
+            count(
+                Lang::Fr,
+                users.len(),
+                "personne a accès",
+                "personnes ont accès"
+            ),
+            count(
+                Lang::En,
+                users.len(),
+                "person has access",
+                "people have access"
+            ),
+        )),
+        c1 = escape_html(&tr(lang, "Nom", "Name")),
+        c2 = escape_html(&tr(lang, "E-mail", "E-mail")),
+        c3 = escape_html(&tr(lang, "Rôle", "Role")),
+        give = escape_html(&tr(lang, "Donner accès", "Give access")),
+        action = escape_html(&action),
+        email = escape_html(&tr(
+            lang,
+            "E-mail d'une personne inscrite sur ce serveur",
+            "E-mail of a person registered on this server",
+        )),
+        role = escape_html(&tr(lang, "Rôle", "Role")),
+        options = role_options(lang, "viewer", false),
+        go = escape_html(&tr(lang, "Donner accès", "Give access")),
+        note = escape_html(&tr(
+            lang,
+            "Un lecteur consulte, un éditeur modifie, un propriétaire partage aussi et voit les données privées. Le dernier propriétaire reste.",
+            "A viewer reads, an editor changes, an owner also shares and sees private data. The last owner stays.",
+        )),
+    );
+    screen(status, lang, asked, &title, Some(session), &body)
+}
+
+/// `GET /app/schedules/<id>/access`
+async fn access_page(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Response {
+    let p = params(query.unwrap_or_default().as_bytes());
+    let asked = asked_lang(&p);
+    let lang = page_lang(&state, &headers, asked.map(lang_tag));
+    let session = match session_or_sign_in(&state, &headers, &uri, lang).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match schedule.parse::<i64>() {
+        Ok(id) => access(&state, &session, id, lang, asked, StatusCode::OK, "").await,
+        Err(_) => refusal(
+            StatusCode::NOT_FOUND,
+            lang,
+            asked,
+            Some(&session),
+            &tr(lang, "Planning introuvable", "Schedule not found"),
+            &tr(
+                lang,
+                "Cette adresse ne désigne aucun planning\u{a0}: ouvrez-en un depuis la liste.",
+                "This address names no schedule: open one from the list.",
+            ),
+        ),
+    }
+}
+
+/// `POST /app/schedules/<id>/access` with `email` and `role` (`none` removes):
+/// `share_schedule` as the person, through the gate (owners only, the last owner stays).
+async fn access_change(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let back = format!("/app/schedules/{}/access", schedule.trim());
+    let (session, lang, asked, p) = match checked_form(&state, &headers, &body, &back).await {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let Ok(id) = schedule.parse::<i64>() else {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            lang,
+            asked,
+            Some(&session),
+            &tr(lang, "Planning introuvable", "Schedule not found"),
+            &tr(
+                lang,
+                "Cette adresse ne désigne aucun planning\u{a0}: ouvrez-en un depuis la liste.",
+                "This address names no schedule: open one from the list.",
+            ),
+        );
+    };
+    let reply = state
+        .planning
+        .call(
+            &caller(&session, lang),
+            "share_schedule",
+            json!({
+                "schedule": id,
+                "email": p.get("email").map_or("", |e| e.trim()),
+                "role": p.get("role").map_or("", String::as_str),
+            }),
+        )
+        .await;
+    if reply.is_error {
+        let banner = format!(
+            "<p class=\"error\" role=\"alert\">{}</p>",
+            escape_html(&reply.text)
+        );
+        return access(
+            &state,
+            &session,
+            id,
+            lang,
+            asked,
+            refused_status(&reply),
+            &banner,
+        )
+        .await;
+    }
+    tracing::info!(
+        user = session.user.id,
+        schedule = id,
+        "access changed on the web screen"
+    );
+    see_other(&href(&format!("/app/schedules/{id}/access"), asked))
 }
 
 #[cfg(test)]
