@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{TestServer, call};
 use palmaplan_server::auth;
+use palmaplan_server::http::AppState;
 use palmaplan_server::live::MAX_STREAMS_PER_USER;
 use palmaplan_server::storage::{OAuthClient, Role, TokenKind};
 use reqwest::header::{
@@ -120,7 +121,11 @@ async fn sign_in(http: &reqwest::Client, base: &str, email: &str, next: &str) ->
 
 impl Screen {
     async fn start(name: &str) -> Screen {
-        let server = TestServer::start(name).await;
+        Screen::start_with(name, |_| {}).await
+    }
+
+    async fn start_with(name: &str, tweak: impl FnOnce(&mut AppState)) -> Screen {
+        let server = TestServer::start_with(name, tweak).await;
         let store = &server.store;
         palmaplan_server::oauth::set_password(store, server.owner_id, PASSWORD)
             .await
@@ -236,16 +241,10 @@ async fn the_list_shows_exactly_the_schedules_the_person_can_see() {
     let page = r.text().await.unwrap();
     let demo = s.server.demo_id;
     // Their two, each linked; Bob's private one neither linked nor named.
+    // (An owner's row also links its access page, `<id>/access`.)
     let mut linked: Vec<i64> = page
         .match_indices("href=\"/app/schedules/")
-        .map(|(at, m)| {
-            page[at + m.len()..]
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        })
+        .filter_map(|(at, m)| page[at + m.len()..].split('"').next()?.parse().ok())
         .collect();
     linked.sort();
     assert_eq!(linked, vec![demo, s.shared]);
@@ -511,6 +510,9 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
             .unwrap()
             .starts_with("text/event-stream")
     );
+    // Not buffered by a proxy (nginx reads this), not cached.
+    assert_eq!(stream.headers()["x-accel-buffering"], "no");
+    assert_eq!(stream.headers()["cache-control"], "no-store");
     let mcp = s.server.client().await;
     let rank = call(&mcp, "get_schedule", json!({"schedule": demo}))
         .await
@@ -947,5 +949,125 @@ async fn forms_without_their_anti_forgery_token_are_refused() {
     // With a good form, their own is revoked.
     assert_eq!(s.post(&action, &[("csrf", &csrf)]).await.status(), 303);
     assert_eq!(s.mcp_status(&s.server.token).await, 401);
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_event_stream_sends_keep_alive_comments() {
+    let s = Screen::start_with("web-keep-alive", |state| {
+        state.keep_alive = Duration::from_millis(100);
+    })
+    .await;
+    let demo = s.server.demo_id;
+    let link = s.view_link(demo).await;
+    let events = link.replacen(
+        &format!("/embed/{demo}?"),
+        &format!("/embed/{demo}/events?"),
+        1,
+    );
+    let mut stream = s
+        .http
+        .get(format!("{}{events}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    let got = tokio::time::timeout(Duration::from_secs(2), async {
+        // The first event, then two comments (`:` lines) with nothing written.
+        while seen.matches("\n:").count() + usize::from(seen.starts_with(':')) < 2 {
+            let chunk = stream.chunk().await.unwrap().unwrap();
+            seen.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    })
+    .await;
+    assert!(got.is_ok(), "no keep-alive comment in {seen:?}");
+    assert!(seen.starts_with("data: "), "{seen:?}");
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn members_and_access_are_managed_by_owners_through_share_schedule() {
+    let s = Screen::start("web-access").await;
+    let demo = s.server.demo_id;
+    let store = &s.server.store;
+    let bob = store
+        .user_by_email("bob@example.org")
+        .await
+        .unwrap()
+        .unwrap();
+    let path = format!("/app/schedules/{demo}/access");
+    // Linked from the list for the schedules they own only.
+    let list = s.get("/app").await.text().await.unwrap();
+    assert!(list.contains(&format!("href=\"{path}\"")));
+    assert!(!list.contains(&format!("/app/schedules/{}/access", s.shared)));
+
+    let r = s.get(&path).await;
+    assert_eq!(r.status(), 200);
+    assert_screen_headers(&r);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("1 personne a accès"), "{page}");
+    assert!(page.contains("<td>owner@localhost</td>"));
+    let csrf = hidden(&page, "csrf");
+
+    // Given, changed, removed: each a share_schedule by the owner.
+    let give = |email: &'static str, role: &'static str| {
+        let csrf = csrf.clone();
+        let path = path.clone();
+        let s = &s;
+        async move {
+            s.post(&path, &[("csrf", &csrf), ("email", email), ("role", role)])
+                .await
+        }
+    };
+    let r = give("bob@example.org", "editor").await;
+    assert_eq!((r.status().as_u16(), location(&r)), (303, path.clone()));
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), Some(Role::Editor));
+    let page = s.get(&path).await.text().await.unwrap();
+    assert!(page.contains("2 personnes ont accès") && page.contains("<td>Bob</td>"));
+    assert_eq!(give("bob@example.org", "none").await.status(), 303);
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), None);
+
+    // The gate's refusals, in the page: the last owner stays, an unknown e-mail.
+    let r = give("owner@localhost", "viewer").await;
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("class=\"error\""));
+    assert_eq!(
+        store.role(demo, s.server.owner_id).await.unwrap(),
+        Some(Role::Owner)
+    );
+    let r = give("nobody@example.org", "viewer").await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("nobody@example.org"));
+    // Without the form's token: nothing changes.
+    let r = s
+        .post(&path, &[("email", "bob@example.org"), ("role", "owner")])
+        .await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), None);
+
+    // Not an owner there: refused, and share_schedule refuses too.
+    let viewer_path = format!("/app/schedules/{}/access", s.shared);
+    let r = s.get(&viewer_path).await;
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("Seuls les propriétaires"));
+    let r = s
+        .post(
+            &viewer_path,
+            &[
+                ("csrf", &csrf),
+                ("email", "owner@localhost"),
+                ("role", "owner"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(
+        store.role(s.shared, s.server.owner_id).await.unwrap(),
+        Some(Role::Viewer)
+    );
+    // Not theirs at all: not found.
+    let r = s.get(&format!("/app/schedules/{}/access", s.private)).await;
+    assert_eq!(r.status(), 404);
+    assert!(!r.text().await.unwrap().contains("bob@example.org"));
     s.server.stop().await;
 }
