@@ -484,7 +484,7 @@ async fn the_whole_flow_gives_tokens_that_call_tools_refresh_and_revoke() {
     assert_eq!(list.structured["schedules"][0]["id"], s.server.demo_id);
     let renamed = call(
         &client,
-        "rename_schedule",
+        "update_settings",
         json!({"schedule": s.server.demo_id, "name": "Renommé par OAuth"}),
     )
     .await;
@@ -570,13 +570,13 @@ async fn a_read_only_one_schedule_grant_is_gated_as_the_same_named_token() {
     let token = s.server.client_with(&named.secret).await.unwrap();
     let calls = [
         ("list_schedules", json!({})),
-        ("get_settings", json!({"schedule": s.server.demo_id})),
-        ("get_settings", json!({"schedule": other})),
+        ("get_schedule", json!({"schedule": s.server.demo_id})),
+        ("get_schedule", json!({"schedule": other})),
         (
-            "rename_schedule",
+            "update_settings",
             json!({"schedule": s.server.demo_id, "name": "Non"}),
         ),
-        ("rename_schedule", json!({"schedule": other, "name": "Non"})),
+        ("update_settings", json!({"schedule": other, "name": "Non"})),
     ];
     let mut refused = 0;
     for (tool, args) in calls {
