@@ -47,6 +47,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth;
 use crate::embed::{self, Claims, LinkError, SecretsCache};
+use crate::live::Streams;
 use crate::mcp::{LANG_ARG, McpServer, to_result};
 use crate::oauth::{self, AccessRefused, Attempts, OAuthConfig};
 use crate::planning::{Access, Caller, Planning, Reply, tr};
@@ -90,6 +91,10 @@ pub struct AppState {
     /// Reverse proxies whose `X-Forwarded-For` is believed: from one of these peers the
     /// limits of the sign-in and registration count the address the proxy saw.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The open event streams of instant updates, per person (`crate::live`).
+    pub streams: Arc<Streams>,
+    /// How often an idle event stream sends a comment (a field so tests shorten it).
+    pub keep_alive: std::time::Duration,
 }
 
 impl AppState {
@@ -104,6 +109,8 @@ impl AppState {
             oauth: OAuthConfig::new(&issuer),
             attempts: Arc::default(),
             trusted_proxies: Vec::new(),
+            streams: Arc::default(),
+            keep_alive: crate::live::KEEP_ALIVE,
             planning,
             lang,
             allowed_hosts: Vec::new(),
@@ -180,9 +187,11 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(mcp)
         .merge(oauth::routes())
+        .merge(crate::web::routes())
         .route("/healthz", get(healthz))
         .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
+        .route("/embed/{schedule}/events", get(crate::live::events))
         .route(
             "/embed/{schedule}/call",
             post(embed_call).layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES)),
@@ -482,7 +491,7 @@ fn unauthorized(state: &AppState, why: Refused) -> Response {
 // /embed
 
 /// A link's token: `Authorization: Embed <token>`, else the address's `?t=`.
-fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+pub(crate) fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     let from_header = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -493,7 +502,7 @@ fn link_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
 }
 
 /// Checks a link for the schedule of the address, then the user's current role.
-async fn check_link(
+pub(crate) async fn check_link(
     state: &AppState,
     schedule: &str,
     token: Option<String>,
@@ -566,7 +575,7 @@ pub const PAGE_CSP: &str =
 /// form. No `frame-ancestors`: other sites may frame the link.
 pub const VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
-/// `GET /embed/<schedule>?t=<token>`: the view page for a valid link, else the
+/// `GET /embed/<schedule>?t=<token>[&lang=en]`: the view page for a valid link, else the
 /// refusal as a page. The page itself holds no data and no token: the view reads the
 /// token from its address and calls `POST /embed/<schedule>/call` with it.
 async fn embed_page(
@@ -575,7 +584,13 @@ async fn embed_page(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let lang = state.lang;
+    // `lang=en|fr` in the address (the web screen passes the person's), else the
+    // server's: the page's texts and the view's.
+    let lang = match embed::query_param(query.as_deref(), "lang").as_deref() {
+        Some("en") => Lang::En,
+        Some("fr") => Lang::Fr,
+        _ => state.lang,
+    };
     match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
         Err(e) => {
             tracing::info!(reason = e.code().as_str(), "embed page refused");
@@ -604,7 +619,7 @@ async fn embed_page(
 }
 
 /// A refusal in the shape of a tool result, with an HTTP status.
-fn call_refused(status: StatusCode, code: Code, text: String) -> Response {
+pub(crate) fn call_refused(status: StatusCode, code: Code, text: String) -> Response {
     let reply = Reply {
         text,
         structured: json!({ "error": code }),

@@ -5,13 +5,16 @@
 //! signed one-hour `/embed` links), `view` (the embedded view page, served as the MCP
 //! Apps resource and under `/embed`), `bootstrap` (first start, users and tokens from
 //! the command line), `oauth` (OAuth 2.1 for remote hosts: metadata, registration,
-//! consent and tokens), `utc` (the time stamps every text and answer writes).
+//! consent and tokens), `web` (the web screen for a signed-in person: schedule list,
+//! a schedule full page, connected applications), `live` (the event streams of
+//! instant updates), `utc` (the time stamps every text and answer writes).
 
 pub mod auth;
 pub mod bootstrap;
 pub mod embed;
 mod help;
 pub mod http;
+pub mod live;
 pub mod mcp;
 pub mod oauth;
 pub mod planning;
@@ -19,3 +22,4 @@ pub mod protocol;
 pub mod storage;
 pub mod utc;
 pub mod view;
+pub mod web;

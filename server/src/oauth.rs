@@ -383,7 +383,7 @@ fn unavailable(e: StoreError) -> OAuthError {
 }
 
 /// Answers with `Cache-Control: no-store` (RFC 6749 §5.1: tokens must not be cached).
-fn no_store(body: impl IntoResponse) -> Response {
+pub(crate) fn no_store(body: impl IntoResponse) -> Response {
     let mut r = body.into_response();
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -758,7 +758,7 @@ fn redirect_with(to: &str, pairs: &[(&str, &str)]) -> Response {
     see_other(url.as_str())
 }
 
-fn see_other(location: &str) -> Response {
+pub(crate) fn see_other(location: &str) -> Response {
     match HeaderValue::from_str(location) {
         Ok(v) => no_store((
             StatusCode::SEE_OTHER,
@@ -1127,9 +1127,11 @@ fn shown_in_name(c: char) -> bool {
 
 /// A signed-in person and the anti-forgery token of their forms.
 #[derive(Debug)]
-struct Session {
-    user: crate::storage::User,
-    csrf: String,
+pub(crate) struct Session {
+    pub(crate) user: crate::storage::User,
+    /// Derived from the session's secret: the hidden field every form of the signed-in
+    /// pages (consent, web screen) must send back.
+    pub(crate) csrf: String,
 }
 
 fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -1143,7 +1145,10 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
-async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<Option<Session>, StoreError> {
+pub(crate) async fn signed_in(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Session>, StoreError> {
     let Some(secret) = cookie(headers, SESSION_COOKIE)
         .filter(|s| auth::looks_like_secret(auth::SESSION_PREFIX, s))
     else {
@@ -1170,10 +1175,12 @@ pub fn local_path(next: &str) -> bool {
         && next.len() <= 8192
 }
 
+/// `Path=/`: the web screen (`/app`, `crate::web`) is signed in by the same session as
+/// the consent pages. SameSite=Lax keeps it off other sites' posts.
 fn cookie_header(state: &AppState, name: &str, value: &str, max_age_s: i64) -> HeaderValue {
     let secure = if state.oauth.secure() { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
-        "{name}={value}; Path=/oauth; HttpOnly; SameSite=Lax; Max-Age={max_age_s}{secure}"
+        "{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_s}{secure}"
     ))
     .unwrap_or_else(|_| HeaderValue::from_static(""))
 }
@@ -1452,7 +1459,7 @@ async fn verify_password(password: String, phc: Option<String>) -> bool {
     .unwrap_or(false)
 }
 
-fn constant_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_eq(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -1860,14 +1867,14 @@ pub(crate) fn page_lang(state: &AppState, headers: &HeaderMap, asked: Option<&st
     best.map_or(state.lang, |(_, l)| l)
 }
 
-fn lang_tag(lang: Lang) -> &'static str {
+pub(crate) fn lang_tag(lang: Lang) -> &'static str {
     match lang {
         Lang::Fr => "fr",
         Lang::En => "en",
     }
 }
 
-fn hidden_field(name: &str, value: &str) -> String {
+pub(crate) fn hidden_field(name: &str, value: &str) -> String {
     format!(
         "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
         escape_html(name),

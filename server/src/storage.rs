@@ -78,11 +78,18 @@ pub struct Store {
     snapshot_every: i64,
     turns: Arc<WriteTurns>,
     states: Arc<StateCache>,
+    /// `(schedule, rank)` of each write this process commits, sent after the commit:
+    /// what the web screen's event streams push (`crate::web`). Writes of another
+    /// process on the same database are not seen here.
+    committed: tokio::sync::broadcast::Sender<(i64, i64)>,
 }
 
 /// How far behind the database a kept state catches up by replaying entries; beyond
 /// this it is read again from the snapshot.
 pub const CATCH_UP: i64 = 2_000;
+
+/// How many commits a slow listener of [`Store::committed`] may fall behind.
+pub const COMMITTED_BACKLOG: usize = 1024;
 
 /// How many entries past its snapshot a schedule gets before a new snapshot is taken,
 /// at the least.
@@ -583,6 +590,7 @@ impl Store {
             snapshot_every: opts.snapshot_every.max(1),
             turns: Arc::default(),
             states: Arc::new(StateCache::with_budget(opts.state_cache_bytes)),
+            committed: tokio::sync::broadcast::channel(COMMITTED_BACKLOG).0,
         };
         store.migrate().await?;
         Ok(store)
@@ -590,6 +598,13 @@ impl Store {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The writes this process commits from now on, as `(schedule, rank)`, each sent
+    /// once its transaction is committed. A receiver that falls more than
+    /// [`COMMITTED_BACKLOG`] behind gets `Lagged` and should read the rank again.
+    pub fn committed(&self) -> tokio::sync::broadcast::Receiver<(i64, i64)> {
+        self.committed.subscribe()
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
@@ -915,6 +930,8 @@ impl Store {
                 Err(e) => return Err(e),
             }
             t.rank = rank + 1;
+            // Committed: listeners may read it now. No receiver is not an error.
+            let _ = self.committed.send((id, rank + 1));
             let shared = Arc::clone(&t.state);
             let every = self
                 .snapshot_every
@@ -1759,6 +1776,8 @@ mod tests {
             snapshot_every: s.snapshot_every,
             turns: Arc::default(),
             states: Arc::default(),
+            // Another process: it does not hear this one's commits.
+            committed: tokio::sync::broadcast::channel(COMMITTED_BACKLOG).0,
         }
     }
 

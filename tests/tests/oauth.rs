@@ -138,7 +138,7 @@ async fn sign_in(http: &reqwest::Client, base: &str, next: &str) -> String {
     assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
     assert_eq!(location(&r).as_deref(), Some(next));
     let (session, full) = set_cookie(&r, "pp_session").expect("a session cookie");
-    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/oauth"] {
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/;"] {
         assert!(full.contains(attribute), "{full}");
     }
     assert!(!full.contains("Secure"), "http: no Secure cookie ({full})");

@@ -676,6 +676,7 @@ pub fn start(embed: Option<Embed>) {
     };
     ST.with(|c| c.set(Some(st)));
     crate::gantt::mount(st);
+    let pushed = embed.as_ref().map(|e| (e.schedule, e.token.clone()));
 
     match embed {
         Some(e) => {
@@ -712,7 +713,19 @@ pub fn start(embed: Option<Embed>) {
         Duration::from_millis(500),
     );
     watch_visibility(st);
-    start_polling(st);
+    // On the /embed page the server says when the schedule changes (`live`); polling
+    // is the fallback, and the only way inside an MCP host.
+    let live = pushed.is_some_and(|(id, token)| {
+        crate::live::listen(
+            id,
+            &token,
+            move |rank| catch_up(st, rank),
+            move || start_polling(st),
+        )
+    });
+    if !live {
+        start_polling(st);
+    }
     // Once the page is up and before the result can come (it comes through the host,
     // after the handshake): a task of its own, so mounting is not delayed.
     set_timeout(move || warm_up(st), Duration::from_millis(0));
@@ -1464,6 +1477,37 @@ fn resume_polling() {
 fn poll_now(st: St) {
     st.idle_polls.set(0);
     poll_once(st, || {});
+}
+
+/// The server pushed `rank`: reads the changes if the drawing is behind it, one read
+/// at a time (a push during a read makes one more read after it, up to the highest rank
+/// pushed; a refused read is not retried in a loop).
+fn catch_up(st: St, rank: i64) {
+    thread_local! {
+        static WANTED: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+        static READING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        static AGAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    let wanted = WANTED.with(|w| {
+        w.set(w.get().max(rank));
+        w.get()
+    });
+    if st
+        .doc
+        .with_untracked(|d| d.as_ref().is_none_or(|d| d.rank >= wanted))
+    {
+        return;
+    }
+    if READING.with(|r| r.replace(true)) {
+        AGAIN.with(|a| a.set(true));
+        return;
+    }
+    poll_once(st, move || {
+        READING.with(|r| r.set(false));
+        if AGAIN.with(|a| a.replace(false)) {
+            catch_up(st, 0);
+        }
+    });
 }
 
 fn poll_once(st: St, then: impl FnOnce() + 'static) {

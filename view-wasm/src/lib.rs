@@ -7,7 +7,7 @@
 //! Map: `bridge` (the MCP Apps protocol as a plain state machine), `phase` (the card's
 //! phases: waiting, result, cancelled, stalled), `data` (pages in, journal replayed),
 //! `host` (the Backend seam: the host bridge or HTTP, the only code that talks
-//! outside), `app` (state and life), `gantt` (the card and the chart), `boards`
+//! outside), `live` (the `/embed` page's event stream: when to read the journal), `app` (state and life), `gantt` (the card and the chart), `boards`
 //! (kanban, agenda, before/after lists), `sig` (state cells with Leptos triggers, redraws, timers), `texts`
 //! (words). See docs/ARCHITECTURE.md.
 
@@ -17,6 +17,7 @@ pub mod bridge;
 pub mod data;
 pub mod gantt;
 pub mod host;
+pub mod live;
 pub mod phase;
 pub mod sig;
 pub mod texts;

@@ -1,0 +1,324 @@
+//! Instant updates: `GET /embed/<schedule>/events?t=<link>`, a server-sent event stream
+//! that pushes the schedule's rank each time a write on it is committed, so the view
+//! served full page (the web screen, an `/embed` link) reads the change at once with
+//! `get_changes_since` instead of polling.
+//!
+//! The ranks come from `Store::committed`, a broadcast sent by the store right after
+//! each write's transaction commits (whatever the route: MCP, the view's calls, undo):
+//! no stream reads the database in a loop. The stream opens with the current rank (so a
+//! reconnecting browser misses nothing), then sends only ranks above the last sent; a
+//! stream that fell behind the broadcast reads the rank once. It is the link's: checked
+//! as `/embed/<id>/call` checks it (signature, expiry, the user's role now), it ends when
+//! the link expires, and a push is preceded by a fresh role check, so removing the
+//! person's access ends it too. At most [`MAX_STREAMS_PER_USER`] streams per person at
+//! once (a browser keeps one per open tab); a comment every [`KEEP_ALIVE`] (by default) keeps proxies
+//! from closing an idle stream. Stopping the server ends every stream.
+//!
+//! Writes made by another process on the same database (a `palmaplan stdio` server) are
+//! not broadcast here: the view's own calls still see them, at its next read.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::http::{AppState, call_refused, check_link, link_token};
+use crate::planning::{Code, tr};
+use crate::storage::Store;
+
+/// Event streams one person may hold open at once.
+pub const MAX_STREAMS_PER_USER: usize = 8;
+
+/// How often an idle stream sends a comment, by default (`AppState::keep_alive`).
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The open streams, per user.
+#[derive(Debug, Default)]
+pub struct Streams {
+    open: Mutex<HashMap<i64, usize>>,
+}
+
+impl Streams {
+    /// A slot for one more stream of `user`, or None when they hold the most already.
+    fn take(self: &Arc<Self>, user: i64) -> Option<Slot> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(user).or_insert(0);
+        if *n >= MAX_STREAMS_PER_USER {
+            return None;
+        }
+        *n += 1;
+        Some(Slot {
+            streams: Arc::clone(self),
+            user,
+        })
+    }
+
+    /// How many streams `user` holds now.
+    pub fn count(&self, user: i64) -> usize {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.get(&user).copied().unwrap_or(0)
+    }
+}
+
+/// One open stream; given back when the stream is dropped (the browser went away).
+#[derive(Debug)]
+struct Slot {
+    streams: Arc<Streams>,
+    user: i64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self.streams.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.user) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.user);
+            }
+        }
+    }
+}
+
+/// What a stream holds between two events.
+struct Follow {
+    store: Store,
+    committed: tokio::sync::broadcast::Receiver<(i64, i64)>,
+    schedule: i64,
+    user: i64,
+    /// The last rank sent; None before the first event.
+    sent: Option<i64>,
+    /// When the link stops working, as a deadline of this process's clock.
+    ends: tokio::time::Instant,
+    /// The server stopping: a stream is never-ending, so a graceful shutdown that waits
+    /// for the requests in flight must end it.
+    shutdown: tokio_util::sync::CancellationToken,
+    _slot: Slot,
+}
+
+impl Follow {
+    /// The next rank to send, or None when the stream ends.
+    async fn next(&mut self) -> Option<i64> {
+        if self.sent.is_none() {
+            return self.store.rank(self.schedule).await.ok();
+        }
+        loop {
+            let pushed = tokio::select! {
+                r = self.committed.recv() => r,
+                () = tokio::time::sleep_until(self.ends) => return None,
+                () = self.shutdown.cancelled() => return None,
+            };
+            let rank = match pushed {
+                Ok((id, rank)) if id == self.schedule => rank,
+                Ok(_) => continue,
+                // Fell behind the broadcast: the rank, read once.
+                Err(RecvError::Lagged(_)) => self.store.rank(self.schedule).await.ok()?,
+                Err(RecvError::Closed) => return None,
+            };
+            if self.sent.is_some_and(|s| rank <= s) {
+                continue;
+            }
+            // Their access may have been removed since the stream opened.
+            match self.store.role(self.schedule, self.user).await {
+                Ok(Some(_)) => return Some(rank),
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `GET /embed/<schedule>/events?t=<link>` (or `Authorization: Embed <link>`).
+pub(crate) async fn events(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let lang = state.lang;
+    let claims = match check_link(&state, &schedule, link_token(&headers, query.as_deref())).await {
+        Ok((claims, _)) => claims,
+        Err(e) => {
+            tracing::info!(reason = e.code().as_str(), "event stream refused");
+            return call_refused(e.status(), e.code(), e.message(lang));
+        }
+    };
+    let Some(slot) = state.streams.take(claims.user) else {
+        return call_refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            Code::Busy,
+            tr(
+                lang,
+                format!(
+                    "Vous suivez déjà {MAX_STREAMS_PER_USER} plannings en direct (un par onglet ouvert)\u{a0}: fermez un onglet de PalmaPlan, puis rechargez celui-ci."
+                ),
+                format!(
+                    "You already follow {MAX_STREAMS_PER_USER} schedules live (one per open tab): close a PalmaPlan tab, then reload this one."
+                ),
+            ),
+        );
+    };
+    let left_ms = u64::try_from(claims.expires_at - state.planning.now_ms()).unwrap_or(0);
+    let store = state.planning.store().clone();
+    let follow = Follow {
+        committed: store.committed(),
+        store,
+        schedule: claims.schedule,
+        user: claims.user,
+        sent: None,
+        ends: tokio::time::Instant::now() + Duration::from_millis(left_ms),
+        shutdown: state.shutdown.clone(),
+        _slot: slot,
+    };
+    tracing::info!(
+        schedule = claims.schedule,
+        user = claims.user,
+        "event stream opened"
+    );
+    let stream = futures_util::stream::unfold(follow, |mut f| async move {
+        let rank = f.next().await?;
+        f.sent = Some(rank);
+        Some((
+            Ok::<_, Infallible>(Event::default().data(rank.to_string())),
+            f,
+        ))
+    });
+    let mut r = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(state.keep_alive))
+        .into_response();
+    let h = r.headers_mut();
+    h.insert("cache-control", HeaderValue::from_static("no-store"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    // nginx buffers responses unless told not to; a buffered stream is no stream.
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{Change, EntryKind};
+    use palmaplan_model::command::{ApplyError, Command};
+    use tokio::time::{Instant, timeout};
+
+    fn move14() -> Change<()> {
+        Change {
+            commands: vec![Command::MovePeriods {
+                bars: vec![palmaplan_model::BarId(14)],
+                milestones: vec![],
+                by: 1,
+            }],
+            kind: EntryKind::Write,
+            target_rank: None,
+            cascade: None,
+            result: (),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_follows_commits_and_ends_with_the_link_the_server_or_the_access() {
+        let dir = std::env::temp_dir().join(format!("palmaplan-live-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&format!("sqlite://{}", dir.join("db.sqlite").display()))
+            .await
+            .unwrap();
+        // (`dir` is read again below, for a second process.)
+        let user = store.add_user("A", "a@example.org", 0).await.unwrap();
+        let demo = palmaplan_model::demo::s4hana_migration();
+        let id = store.create_schedule(&demo, user, 0).await.unwrap();
+        let other = store.create_schedule(&demo, user, 0).await.unwrap();
+        let streams = Arc::new(Streams::default());
+        let follow = |ends: Duration| Follow {
+            committed: store.committed(),
+            store: store.clone(),
+            schedule: id,
+            user,
+            sent: None,
+            ends: Instant::now() + ends,
+            shutdown: tokio_util::sync::CancellationToken::new(),
+            _slot: streams.take(user).unwrap(),
+        };
+        let write = |schedule: i64| {
+            let store = store.clone();
+            async move {
+                store
+                    .write(schedule, user, 1, None, |_| Ok::<_, ApplyError>(move14()))
+                    .await
+                    .unwrap()
+                    .unwrap();
+            }
+        };
+        let hour = Duration::from_secs(3600);
+
+        // The current rank, then each commit of this schedule, none of another's.
+        let mut f = follow(hour);
+        assert_eq!(f.next().await, Some(0));
+        f.sent = Some(0);
+        write(other).await;
+        write(id).await;
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), Some(1));
+        f.sent = Some(1);
+
+        // Another process's write on the same database is not heard here.
+        let url = format!("sqlite://{}", dir.join("db.sqlite").display());
+        let elsewhere = Store::open(&url).await.unwrap();
+        elsewhere
+            .write(id, user, 1, None, |_| Ok::<_, ApplyError>(move14()))
+            .await
+            .unwrap()
+            .unwrap();
+        let quiet = timeout(Duration::from_millis(200), f.next()).await;
+        assert!(quiet.is_err(), "nothing pushed: {quiet:?}");
+
+        // The link's hour over: the stream ends.
+        drop(f);
+        let mut f = follow(Duration::from_millis(50));
+        f.sent = Some(1);
+        let t = Instant::now();
+        assert_eq!(f.next().await, None);
+        assert!(t.elapsed() >= Duration::from_millis(40));
+
+        // The server stopping: it ends.
+        drop(f);
+        let mut f = follow(hour);
+        f.sent = Some(1);
+        let stop = f.shutdown.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            stop.cancel();
+        });
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), None);
+
+        // The person's access removed: the next commit is not pushed, the stream ends.
+        drop(f);
+        let mut f = follow(hour);
+        f.sent = Some(1);
+        store.remove_role(id, user).await.unwrap();
+        write(id).await;
+        assert_eq!(timeout(hour, f.next()).await.unwrap(), None);
+        drop(f);
+        assert_eq!(streams.count(user), 0, "every slot given back");
+    }
+
+    #[test]
+    fn streams_are_capped_per_person_and_given_back() {
+        let streams = Arc::new(Streams::default());
+        let mut held: Vec<Slot> = (0..MAX_STREAMS_PER_USER)
+            .map(|_| streams.take(1).expect("under the cap"))
+            .collect();
+        assert!(streams.take(1).is_none(), "one more than the cap");
+        let other = streams.take(2).expect("another person has their own count");
+        assert_eq!(streams.count(1), MAX_STREAMS_PER_USER);
+        held.pop();
+        assert_eq!(streams.count(1), MAX_STREAMS_PER_USER - 1);
+        assert!(streams.take(1).is_some(), "a closed stream frees its slot");
+        drop(held);
+        drop(other);
+        assert_eq!((streams.count(1), streams.count(2)), (0, 0));
+    }
+}

@@ -1,0 +1,1073 @@
+//! The web screen (`server/src/web.rs`, `server/src/live.rs`) against a real server on
+//! a loopback port: signed in through the OAuth sign-in page as a browser would (cookies
+//! and forms by hand, redirects not followed), the schedule list, a schedule opened full
+//! page through `show_schedule`'s gate, the event stream of instant updates read with
+//! the HTTP client after MCP writes, and the connected applications page (create and
+//! revoke named tokens and OAuth grants, then `/mcp` with them).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{TestServer, call};
+use palmaplan_server::auth;
+use palmaplan_server::http::AppState;
+use palmaplan_server::live::MAX_STREAMS_PER_USER;
+use palmaplan_server::storage::{OAuthClient, Role, TokenKind};
+use reqwest::header::{
+    ACCEPT_LANGUAGE, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE,
+    X_FRAME_OPTIONS,
+};
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "correct horse battery staple";
+const OWNER: &str = "owner@localhost";
+const FORM: &str = "application/x-www-form-urlencoded";
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn form(pairs: &[(&str, &str)]) -> String {
+    let mut s = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        s.append_pair(k, v);
+    }
+    s.finish()
+}
+
+fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
+    r.headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|c| {
+            Some(
+                c.strip_prefix(&format!("{name}="))?
+                    .split(';')
+                    .next()?
+                    .to_owned(),
+            )
+        })
+}
+
+fn hidden(page: &str, name: &str) -> String {
+    let key = format!("name=\"{name}\" value=\"");
+    let at = page
+        .find(&key)
+        .unwrap_or_else(|| panic!("no field {name} in {page}"))
+        + key.len();
+    page[at..].split('"').next().unwrap().to_owned()
+}
+
+fn location(r: &reqwest::Response) -> String {
+    r.headers()
+        .get(LOCATION)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+/// The query pairs of a local address.
+fn query_of(local: &str) -> Vec<(String, String)> {
+    reqwest::Url::parse(&format!("http://x{local}"))
+        .unwrap()
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+/// A server with the owner's password set, a second person (Bob) with a schedule of
+/// his own and one shared with the owner as viewer, and the owner signed in.
+struct Screen {
+    server: TestServer,
+    http: reqwest::Client,
+    /// `pp_session=…`
+    session: String,
+    /// Bob's, not shared.
+    private: i64,
+    /// Bob's, the owner a viewer on it.
+    shared: i64,
+}
+
+async fn sign_in(http: &reqwest::Client, base: &str, email: &str, next: &str) -> String {
+    let page = http
+        .get(format!("{base}/oauth/signin?{}", form(&[("next", next)])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let pre = set_cookie(&page, "pp_signin").unwrap();
+    let csrf = hidden(&page.text().await.unwrap(), "csrf");
+    let r = http
+        .post(format!("{base}/oauth/signin"))
+        .header(COOKIE, format!("pp_signin={pre}"))
+        .header(CONTENT_TYPE, FORM)
+        .body(form(&[
+            ("email", email),
+            ("password", PASSWORD),
+            ("csrf", &csrf),
+            ("next", next),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
+    assert_eq!(location(&r), next);
+    format!("pp_session={}", set_cookie(&r, "pp_session").unwrap())
+}
+
+impl Screen {
+    async fn start(name: &str) -> Screen {
+        Screen::start_with(name, |_| {}).await
+    }
+
+    async fn start_with(name: &str, tweak: impl FnOnce(&mut AppState)) -> Screen {
+        let server = TestServer::start_with(name, tweak).await;
+        let store = &server.store;
+        palmaplan_server::oauth::set_password(store, server.owner_id, PASSWORD)
+            .await
+            .unwrap();
+        let bob = store.add_user("Bob", "bob@example.org", 0).await.unwrap();
+        let mut s = palmaplan_model::demo::s4hana_migration();
+        s.name = "Plan privé de Bob".into();
+        let private = store.create_schedule(&s, bob, 0).await.unwrap();
+        s.name = "Partagé <b>&</b> «\u{a0}test\u{a0}»".into();
+        let shared = store.create_schedule(&s, bob, 0).await.unwrap();
+        store
+            .set_role(shared, server.owner_id, Role::Viewer)
+            .await
+            .unwrap();
+        let http = http();
+        let session = sign_in(&http, &server.base, OWNER, "/app").await;
+        Screen {
+            server,
+            http,
+            session,
+            private,
+            shared,
+        }
+    }
+
+    async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.server.base))
+            .header(COOKIE, &self.session)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn post(&self, path: &str, pairs: &[(&str, &str)]) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.server.base))
+            .header(COOKIE, &self.session)
+            .header(CONTENT_TYPE, FORM)
+            .body(form(pairs))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// The `/embed` address the schedule page sends the browser to.
+    async fn view_link(&self, id: i64) -> String {
+        let r = self.get(&format!("/app/schedules/{id}")).await;
+        assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
+        let to = location(&r);
+        assert!(to.starts_with(&format!("/embed/{id}?t=")), "{to}");
+        to
+    }
+
+    /// Calls one of the view's tools as the view does, under the link of `link`.
+    async fn view_call(&self, link: &str, tool: &str, arguments: Value) -> Value {
+        let token = query_of(link)
+            .into_iter()
+            .find(|(k, _)| k == "t")
+            .unwrap()
+            .1;
+        let id = link
+            .trim_start_matches("/embed/")
+            .split('?')
+            .next()
+            .unwrap();
+        let r = self
+            .http
+            .post(format!("{}/embed/{id}/call", self.server.base))
+            .header("authorization", format!("Embed {token}"))
+            .json(&json!({ "tool": tool, "arguments": arguments }))
+            .send()
+            .await
+            .unwrap();
+        r.json().await.unwrap()
+    }
+
+    /// A raw MCP `initialize` with a token: the HTTP status.
+    async fn mcp_status(&self, token: &str) -> u16 {
+        self.http
+            .post(&self.server.url)
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept", "application/json, text/event-stream")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "web-screen-test", "version": "0"}}}),
+            )
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+}
+
+/// The page's headers: a CSP that loads nothing, never framed, never cached.
+fn assert_screen_headers(r: &reqwest::Response) {
+    let csp = r.headers()[CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(!csp.contains("script-src"), "no script: {csp}");
+    assert_eq!(r.headers()[X_FRAME_OPTIONS], "DENY");
+    assert_eq!(r.headers()["cache-control"], "no-store");
+}
+
+#[tokio::test]
+async fn the_list_shows_exactly_the_schedules_the_person_can_see() {
+    let s = Screen::start("web-list").await;
+    let r = s.get("/app").await;
+    assert_eq!(r.status(), 200);
+    assert_screen_headers(&r);
+    let page = r.text().await.unwrap();
+    let demo = s.server.demo_id;
+    // Their two, each linked; Bob's private one neither linked nor named.
+    // (An owner's row also links its access page, `<id>/access`.)
+    let mut linked: Vec<i64> = page
+        .match_indices("href=\"/app/schedules/")
+        .filter_map(|(at, m)| page[at + m.len()..].split('"').next()?.parse().ok())
+        .collect();
+    linked.sort();
+    assert_eq!(linked, vec![demo, s.shared]);
+    assert!(!page.contains("Plan privé de Bob"));
+    assert!(!page.contains(&format!("/app/schedules/{}", s.private)));
+    // French by default, with its typography; names escaped.
+    assert!(page.contains("<html lang=\"fr\""));
+    assert!(page.contains("2 plannings"), "{page}");
+    assert!(page.contains("S/4HANA Migration"));
+    assert!(
+        page.contains("Partagé &lt;b&gt;&amp;&lt;/b&gt; «\u{a0}test\u{a0}»"),
+        "{page}"
+    );
+    assert!(!page.contains("<b>&</b>"));
+    assert!(page.contains("propriétaire") && page.contains("lecteur"));
+    // Span and last change (rank and time) of the demo.
+    assert!(page.contains("du 2026-11-02 au 2026-12-18"), "{page}");
+    let rank = call(
+        &s.server.client().await,
+        "get_schedule",
+        json!({"schedule": demo}),
+    )
+    .await
+    .structured["rank"]
+        .as_i64()
+        .unwrap();
+    assert!(page.contains(&format!("rang {rank}, ")), "{page}");
+    assert!(page.contains(" UTC</td>"));
+    assert!(page.contains("Connecté en tant que owner@localhost"));
+
+    // English by the address and by the browser.
+    let en = s.get("/app?lang=en").await.text().await.unwrap();
+    assert!(
+        en.contains("<html lang=\"en\"") && en.contains("2 schedules"),
+        "{en}"
+    );
+    assert!(en.contains("2026-11-02 to 2026-12-18") && en.contains("owner"));
+    assert!(
+        en.contains(&format!("href=\"/app/schedules/{demo}?lang=en\"")),
+        "links keep the asked language"
+    );
+    let r = s
+        .http
+        .get(format!("{}/app", s.server.base))
+        .header(COOKIE, &s.session)
+        .header(ACCEPT_LANGUAGE, "en-GB,en;q=0.9,fr;q=0.5")
+        .send()
+        .await
+        .unwrap();
+    assert!(r.text().await.unwrap().contains("My schedules"));
+
+    // Bob, signed in, sees his two.
+    let bob = s
+        .server
+        .store
+        .user_by_email("bob@example.org")
+        .await
+        .unwrap()
+        .unwrap();
+    palmaplan_server::oauth::set_password(&s.server.store, bob.id, PASSWORD)
+        .await
+        .unwrap();
+    let bob_session = sign_in(&s.http, &s.server.base, "bob@example.org", "/app").await;
+    let page = s
+        .http
+        .get(format!("{}/app", s.server.base))
+        .header(COOKIE, bob_session)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Plan privé de Bob") && page.contains("2 plannings"));
+    assert!(!page.contains("S/4HANA Migration"));
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn unsigned_visitors_are_sent_to_sign_in_with_a_local_next() {
+    let s = Screen::start("web-unsigned").await;
+    for path in [
+        "/app".to_owned(),
+        format!("/app/schedules/{}?lang=en", s.server.demo_id),
+        "/app/settings/connections".to_owned(),
+    ] {
+        let r = s
+            .http
+            .get(format!("{}{path}", s.server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 303, "{path}");
+        let to = location(&r);
+        assert!(to.starts_with("/oauth/signin?"), "{to}");
+        let next = query_of(&to)
+            .into_iter()
+            .find(|(k, _)| k == "next")
+            .unwrap()
+            .1;
+        assert_eq!(next, path, "back where they were, on this server");
+        // The sign-in page takes it, and sends them back there.
+        assert_eq!(
+            s.http
+                .get(format!("{}{to}", s.server.base))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+    }
+    // A stale cookie is no session.
+    let r = s
+        .http
+        .get(format!("{}/app", s.server.base))
+        .header(
+            COOKIE,
+            format!(
+                "pp_session={}",
+                auth::new_secret(auth::SESSION_PREFIX).unwrap()
+            ),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    // `/` is the screen.
+    let r = s
+        .http
+        .get(format!("{}/", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (r.status().as_u16(), location(&r)),
+        (303, "/app".to_owned())
+    );
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn a_schedule_page_opens_the_view_by_the_gate_or_is_refused() {
+    let s = Screen::start("web-schedule").await;
+    // Theirs, as owner: the view page, editable.
+    let link = s.view_link(s.server.demo_id).await;
+    assert!(link.ends_with("&lang=fr"), "{link}");
+    let r = s
+        .http
+        .get(format!("{}{link}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("content=\"embed\" data-lang=\"fr\""));
+    let shown = s.view_call(&link, "show_schedule", json!({})).await;
+    assert_eq!(
+        shown["structuredContent"]["read_only"],
+        json!(false),
+        "{shown}"
+    );
+    let en = s
+        .get(&format!("/app/schedules/{}?lang=en", s.server.demo_id))
+        .await;
+    let en_link = location(&en);
+    assert!(en_link.ends_with("&lang=en"), "{en_link}");
+    let en_page = s
+        .http
+        .get(format!("{}{en_link}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert!(en_page.text().await.unwrap().contains("data-lang=\"en\""));
+
+    // Shared with them as viewer: the view, read-only; a write refused by the gate.
+    let link = s.view_link(s.shared).await;
+    let shown = s.view_call(&link, "show_schedule", json!({})).await;
+    assert_eq!(
+        shown["structuredContent"]["read_only"],
+        json!(true),
+        "{shown}"
+    );
+    let write = s
+        .view_call(&link, "update_settings", json!({"name": "Renommé"}))
+        .await;
+    assert_eq!(write["isError"], json!(true), "{write}");
+    let name = s
+        .server
+        .store
+        .load(s.shared)
+        .await
+        .unwrap()
+        .state
+        .name
+        .clone();
+    assert!(name.starts_with("Partagé"), "{name}");
+
+    // Not theirs: refused, no link, and the page says what to do.
+    for id in [s.private.to_string(), "999".into(), "abc".into()] {
+        let r = s.get(&format!("/app/schedules/{id}")).await;
+        assert_eq!(r.status(), 404, "{id}");
+        assert_screen_headers(&r);
+        let page = r.text().await.unwrap();
+        assert!(!page.contains("/embed/"), "{page}");
+        assert!(!page.contains("Plan privé de Bob"), "{page}");
+        assert!(page.contains("href=\"/app\""), "a way back: {page}");
+    }
+    s.server.stop().await;
+}
+
+/// Reads an event stream until an event's data is `want` (or fails after `within`).
+async fn wait_event(
+    stream: &mut reqwest::Response,
+    buffer: &mut String,
+    want: &str,
+    within: Duration,
+) {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(at) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..at + 2).collect();
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim)
+                .collect();
+            if data == [want] {
+                return;
+            }
+            continue;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let chunk = tokio::time::timeout(left, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no event {want} within {within:?}; had {buffer:?}"))
+            .unwrap()
+            .expect("the stream goes on");
+        buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
+    let s = Screen::start("web-events").await;
+    let demo = s.server.demo_id;
+    let link = s.view_link(demo).await;
+    let events = link.replacen(
+        &format!("/embed/{demo}?"),
+        &format!("/embed/{demo}/events?"),
+        1,
+    );
+    let mut stream = s
+        .http
+        .get(format!("{}{events}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert!(
+        stream.headers()[CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    // Not buffered by a proxy (nginx reads this), not cached.
+    assert_eq!(stream.headers()["x-accel-buffering"], "no");
+    assert_eq!(stream.headers()["cache-control"], "no-store");
+    let mcp = s.server.client().await;
+    let rank = call(&mcp, "get_schedule", json!({"schedule": demo}))
+        .await
+        .structured["rank"]
+        .as_i64()
+        .unwrap();
+    let mut buffer = String::new();
+    // The current rank first, so a browser that reconnects misses nothing.
+    wait_event(
+        &mut stream,
+        &mut buffer,
+        &rank.to_string(),
+        Duration::from_secs(2),
+    )
+    .await;
+    for n in 1..=3 {
+        let w = call(
+            &mcp,
+            "update_settings",
+            json!({"schedule": demo, "name": format!("Renommé {n}")}),
+        )
+        .await;
+        assert!(!w.is_error, "{}", w.text);
+        let written = Instant::now();
+        wait_event(
+            &mut stream,
+            &mut buffer,
+            &(rank + n).to_string(),
+            Duration::from_secs(1),
+        )
+        .await;
+        assert!(written.elapsed() < Duration::from_secs(1));
+    }
+    // A write to another schedule is not this stream's: the next event is the demo's.
+    let bob = s
+        .server
+        .store
+        .user_by_email("bob@example.org")
+        .await
+        .unwrap()
+        .unwrap();
+    let bob_token = auth::new_token().unwrap();
+    s.server
+        .store
+        .add_token(bob.id, "bob", &auth::token_hash(&bob_token), true, None, 0)
+        .await
+        .unwrap();
+    let bob_mcp = s.server.client_with(&bob_token).await.unwrap();
+    let w = call(
+        &bob_mcp,
+        "update_settings",
+        json!({"schedule": s.shared, "name": "Autre"}),
+    )
+    .await;
+    assert!(!w.is_error, "{}", w.text);
+    let w = call(
+        &mcp,
+        "update_settings",
+        json!({"schedule": demo, "name": "Dernier"}),
+    )
+    .await;
+    assert!(!w.is_error);
+    wait_event(
+        &mut stream,
+        &mut buffer,
+        &(rank + 4).to_string(),
+        Duration::from_secs(1),
+    )
+    .await;
+    assert!(!buffer.contains("data: 1\n"), "{buffer}");
+
+    // Their access removed: the stream ends at the next write, which it does not push.
+    let shared_link = s.view_link(s.shared).await;
+    let shared_events = shared_link.replacen(
+        &format!("/embed/{}?", s.shared),
+        &format!("/embed/{}/events?", s.shared),
+        1,
+    );
+    let mut stream = s
+        .http
+        .get(format!("{}{shared_events}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    let mut buffer = String::new();
+    wait_event(&mut stream, &mut buffer, "1", Duration::from_secs(2)).await;
+    s.server
+        .store
+        .remove_role(s.shared, s.server.owner_id)
+        .await
+        .unwrap();
+    let w = call(
+        &bob_mcp,
+        "update_settings",
+        json!({"schedule": s.shared, "name": "Encore"}),
+    )
+    .await;
+    assert!(!w.is_error, "{}", w.text);
+    let ended = tokio::time::timeout(Duration::from_secs(2), async {
+        loop {
+            match stream.chunk().await {
+                Ok(Some(c)) if std::str::from_utf8(&c).unwrap().contains("data:") => {
+                    return false;
+                }
+                Ok(Some(_)) => continue,
+                _ => return true,
+            }
+        }
+    })
+    .await;
+    assert_eq!(ended, Ok(true), "no push after the access is gone");
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn event_streams_are_capped_per_person_and_refused_without_a_link() {
+    let s = Screen::start("web-stream-cap").await;
+    let demo = s.server.demo_id;
+    let link = s.view_link(demo).await;
+    let events = link.replacen(
+        &format!("/embed/{demo}?"),
+        &format!("/embed/{demo}/events?"),
+        1,
+    );
+    let mut open = Vec::new();
+    for _ in 0..MAX_STREAMS_PER_USER {
+        let r = s
+            .http
+            .get(format!("{}{events}", s.server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        open.push(r);
+    }
+    let r = s
+        .http
+        .get(format!("{}{events}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["structuredContent"]["error"], "busy", "{body}");
+    // A tab closed frees its place.
+    drop(open.pop());
+    let again = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let r = s
+                .http
+                .get(format!("{}{events}", s.server.base))
+                .send()
+                .await
+                .unwrap();
+            if r.status() == 200 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("a slot comes free once a stream is closed");
+    drop(again);
+    // Without a link, or with another's schedule: refused like the view's calls.
+    let r = s
+        .http
+        .get(format!("{}/embed/{demo}/events", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = s
+        .http
+        .get(format!(
+            "{}{}",
+            s.server.base,
+            events.replacen(
+                &format!("/embed/{demo}/"),
+                &format!("/embed/{}/", s.shared),
+                1
+            )
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    s.server.stop().await;
+}
+
+/// The connections page's row of `label`: its revoke form's action.
+fn revoke_action(page: &str, label: &str) -> String {
+    let at = page
+        .find(&format!("<tr><td>{label}</td>"))
+        .unwrap_or_else(|| panic!("no row {label} in {page}"));
+    let row = &page[at..page[at..].find("</tr>").unwrap() + at];
+    let key = "action=\"";
+    let from = row.find(key).unwrap() + key.len();
+    row[from..].split('"').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn revoking_a_named_token_from_the_page_makes_its_next_mcp_request_401() {
+    let s = Screen::start("web-revoke").await;
+    let r = s.get("/app/settings/connections").await;
+    assert_eq!(r.status(), 200);
+    assert_screen_headers(&r);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("Réglages › Connexions et agents › Applications connectées"));
+    // The first token of the first start is listed.
+    assert!(page.contains("1 application connectée"), "{page}");
+    let csrf = hidden(&page, "csrf");
+
+    let r = s
+        .post(
+            "/app/settings/connections/tokens",
+            &[
+                ("csrf", &csrf),
+                ("label", "Portable <3"),
+                ("access", "read"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert_screen_headers(&r);
+    let page = r.text().await.unwrap();
+    let key = "<code id=\"secret\">";
+    let at = page.find(key).unwrap() + key.len();
+    let secret = page[at..].split('<').next().unwrap().to_owned();
+    assert!(auth::looks_like_token(&secret), "{secret}");
+    assert!(
+        page.contains("Jeton «\u{a0}Portable &lt;3\u{a0}» créé"),
+        "{page}"
+    );
+    assert!(page.contains("lecture seule, tous les plannings"));
+    assert!(page.contains("2 applications connectées"));
+    // Shown once: the next page does not have it.
+    let later = s
+        .get("/app/settings/connections")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!later.contains(&secret));
+    let stored = s.server.store.tokens(s.server.owner_id).await.unwrap();
+    assert!(
+        stored
+            .iter()
+            .any(|t| t.label == "Portable <3" && !t.can_write)
+    );
+
+    // It works, read-only.
+    let client = s.server.client_with(&secret).await.unwrap();
+    let w = call(
+        &client,
+        "update_settings",
+        json!({"schedule": s.server.demo_id, "name": "x"}),
+    )
+    .await;
+    assert!(w.is_error, "a read-only token writes nothing: {}", w.text);
+    assert_eq!(s.mcp_status(&secret).await, 200);
+
+    // Revoked from the page: its next request, even in its open session, is refused.
+    let action = revoke_action(&later, "Portable &lt;3");
+    let r = s.post(&action, &[("csrf", &csrf)]).await;
+    assert_eq!(
+        (r.status().as_u16(), location(&r)),
+        (303, "/app/settings/connections".into())
+    );
+    assert_eq!(s.mcp_status(&secret).await, 401);
+    let mut params = rmcp::model::CallToolRequestParams::new("list_schedules");
+    params = params.with_arguments(serde_json::Map::new());
+    assert!(
+        client.call_tool(params).await.is_err(),
+        "the open session is refused too"
+    );
+    let page = s
+        .get("/app/settings/connections")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !page.contains("Portable"),
+        "a revoked token is no longer listed"
+    );
+    // Revoked twice: nothing to revoke.
+    assert_eq!(s.post(&action, &[("csrf", &csrf)]).await.status(), 404);
+    // The owner's first token still works.
+    assert_eq!(s.mcp_status(&s.server.token).await, 200);
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn an_oauth_grant_is_listed_and_revoked_from_the_page() {
+    let s = Screen::start("web-grant").await;
+    let store = &s.server.store;
+    store
+        .add_client(&OAuthClient {
+            client_id: "client-abc".into(),
+            name: "Claude".into(),
+            redirect_uris: vec!["https://claude.ai/api/mcp/auth_callback".into()],
+            created_at: 0,
+        })
+        .await
+        .unwrap();
+    let grant = store
+        .add_grant(
+            "client-abc",
+            s.server.owner_id,
+            true,
+            Some(s.server.demo_id),
+            &s.server.url,
+            0,
+        )
+        .await
+        .unwrap();
+    let access = auth::new_secret(auth::ACCESS_PREFIX).unwrap();
+    let far = i64::MAX / 2;
+    store
+        .add_grant_token(grant, TokenKind::Access, &auth::token_hash(&access), 0, far)
+        .await
+        .unwrap();
+    assert_eq!(s.mcp_status(&access).await, 200);
+    let page = s
+        .get("/app/settings/connections?lang=en")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<tr><td>Claude</td><td>OAuth, client client-abc</td>"),
+        "{page}"
+    );
+    assert!(page.contains(&format!(
+        "read and write, schedule {} only",
+        s.server.demo_id
+    )));
+    assert!(page.contains("2 connected applications"));
+    let csrf = hidden(&page, "csrf");
+    let action = revoke_action(&page, "Claude");
+    assert_eq!(
+        action,
+        format!("/app/settings/connections/grants/{grant}/revoke")
+    );
+    let r = s.post(&action, &[("csrf", &csrf), ("lang", "en")]).await;
+    assert_eq!(
+        (r.status().as_u16(), location(&r)),
+        (303, "/app/settings/connections?lang=en".into())
+    );
+    assert_eq!(s.mcp_status(&access).await, 401);
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn forms_without_their_anti_forgery_token_are_refused() {
+    let s = Screen::start("web-csrf").await;
+    let page = s
+        .get("/app/settings/connections")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let csrf = hidden(&page, "csrf");
+    let first = s.server.store.tokens(s.server.owner_id).await.unwrap();
+    let action = revoke_action(&page, "first token");
+    for bad in [None, Some(""), Some("0123")] {
+        let mut pairs = vec![("label", "forged")];
+        if let Some(b) = bad {
+            pairs.push(("csrf", b));
+        }
+        let r = s.post("/app/settings/connections/tokens", &pairs).await;
+        assert_eq!(r.status(), 403, "{bad:?}");
+        assert!(r.text().await.unwrap().contains("rechargez la page"));
+        let mut pairs = vec![];
+        if let Some(b) = bad {
+            pairs.push(("csrf", b));
+        }
+        assert_eq!(s.post(&action, &pairs).await.status(), 403);
+    }
+    assert_eq!(
+        s.server.store.tokens(s.server.owner_id).await.unwrap(),
+        first
+    );
+    assert_eq!(s.mcp_status(&s.server.token).await, 200);
+    // Another person's session has another token: the owner's is refused there.
+    let bob = s
+        .server
+        .store
+        .user_by_email("bob@example.org")
+        .await
+        .unwrap()
+        .unwrap();
+    palmaplan_server::oauth::set_password(&s.server.store, bob.id, PASSWORD)
+        .await
+        .unwrap();
+    let bob_session = sign_in(&s.http, &s.server.base, "bob@example.org", "/app").await;
+    let r = s
+        .http
+        .post(format!("{}/app/settings/connections/tokens", s.server.base))
+        .header(COOKIE, bob_session)
+        .header(CONTENT_TYPE, FORM)
+        .body(form(&[("csrf", &csrf), ("label", "forged")]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    // Signed out: to the sign-in page, nothing created.
+    let r = s
+        .http
+        .post(format!("{}/app/settings/connections/tokens", s.server.base))
+        .header(CONTENT_TYPE, FORM)
+        .body(form(&[("csrf", &csrf), ("label", "forged")]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert!(location(&r).starts_with("/oauth/signin?"));
+    // Someone else's token is not theirs to revoke, even with a good form.
+    let bob_token = auth::new_token().unwrap();
+    let bob_id = s
+        .server
+        .store
+        .add_token(bob.id, "bob", &auth::token_hash(&bob_token), true, None, 0)
+        .await
+        .unwrap();
+    let r = s
+        .post(
+            &format!("/app/settings/connections/tokens/{bob_id}/revoke"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(r.status(), 404);
+    assert_eq!(s.mcp_status(&bob_token).await, 200);
+    // With a good form, their own is revoked.
+    assert_eq!(s.post(&action, &[("csrf", &csrf)]).await.status(), 303);
+    assert_eq!(s.mcp_status(&s.server.token).await, 401);
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_event_stream_sends_keep_alive_comments() {
+    let s = Screen::start_with("web-keep-alive", |state| {
+        state.keep_alive = Duration::from_millis(100);
+    })
+    .await;
+    let demo = s.server.demo_id;
+    let link = s.view_link(demo).await;
+    let events = link.replacen(
+        &format!("/embed/{demo}?"),
+        &format!("/embed/{demo}/events?"),
+        1,
+    );
+    let mut stream = s
+        .http
+        .get(format!("{}{events}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    let got = tokio::time::timeout(Duration::from_secs(2), async {
+        // The first event, then two comments (`:` lines) with nothing written.
+        while seen.matches("\n:").count() + usize::from(seen.starts_with(':')) < 2 {
+            let chunk = stream.chunk().await.unwrap().unwrap();
+            seen.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    })
+    .await;
+    assert!(got.is_ok(), "no keep-alive comment in {seen:?}");
+    assert!(seen.starts_with("data: "), "{seen:?}");
+    s.server.stop().await;
+}
+
+#[tokio::test]
+async fn members_and_access_are_managed_by_owners_through_share_schedule() {
+    let s = Screen::start("web-access").await;
+    let demo = s.server.demo_id;
+    let store = &s.server.store;
+    let bob = store
+        .user_by_email("bob@example.org")
+        .await
+        .unwrap()
+        .unwrap();
+    let path = format!("/app/schedules/{demo}/access");
+    // Linked from the list for the schedules they own only.
+    let list = s.get("/app").await.text().await.unwrap();
+    assert!(list.contains(&format!("href=\"{path}\"")));
+    assert!(!list.contains(&format!("/app/schedules/{}/access", s.shared)));
+
+    let r = s.get(&path).await;
+    assert_eq!(r.status(), 200);
+    assert_screen_headers(&r);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("1 personne a accès"), "{page}");
+    assert!(page.contains("<td>owner@localhost</td>"));
+    let csrf = hidden(&page, "csrf");
+
+    // Given, changed, removed: each a share_schedule by the owner.
+    let give = |email: &'static str, role: &'static str| {
+        let csrf = csrf.clone();
+        let path = path.clone();
+        let s = &s;
+        async move {
+            s.post(&path, &[("csrf", &csrf), ("email", email), ("role", role)])
+                .await
+        }
+    };
+    let r = give("bob@example.org", "editor").await;
+    assert_eq!((r.status().as_u16(), location(&r)), (303, path.clone()));
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), Some(Role::Editor));
+    let page = s.get(&path).await.text().await.unwrap();
+    assert!(page.contains("2 personnes ont accès") && page.contains("<td>Bob</td>"));
+    assert_eq!(give("bob@example.org", "none").await.status(), 303);
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), None);
+
+    // The gate's refusals, in the page: the last owner stays, an unknown e-mail.
+    let r = give("owner@localhost", "viewer").await;
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("class=\"error\""));
+    assert_eq!(
+        store.role(demo, s.server.owner_id).await.unwrap(),
+        Some(Role::Owner)
+    );
+    let r = give("nobody@example.org", "viewer").await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("nobody@example.org"));
+    // Without the form's token: nothing changes.
+    let r = s
+        .post(&path, &[("email", "bob@example.org"), ("role", "owner")])
+        .await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(store.role(demo, bob.id).await.unwrap(), None);
+
+    // Not an owner there: refused, and share_schedule refuses too.
+    let viewer_path = format!("/app/schedules/{}/access", s.shared);
+    let r = s.get(&viewer_path).await;
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("Seuls les propriétaires"));
+    let r = s
+        .post(
+            &viewer_path,
+            &[
+                ("csrf", &csrf),
+                ("email", "owner@localhost"),
+                ("role", "owner"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(
+        store.role(s.shared, s.server.owner_id).await.unwrap(),
+        Some(Role::Viewer)
+    );
+    // Not theirs at all: not found.
+    let r = s.get(&format!("/app/schedules/{}/access", s.private)).await;
+    assert_eq!(r.status(), 404);
+    assert!(!r.text().await.unwrap().contains("bob@example.org"));
+    s.server.stop().await;
+}
