@@ -32,8 +32,11 @@ use crate::http::{AppState, call_refused, check_link, link_token};
 use crate::planning::{Code, tr};
 use crate::storage::Store;
 
-/// Event streams one person may hold open at once.
-pub const MAX_STREAMS_PER_USER: usize = 8;
+/// Event streams one person may hold open at once: under the six connections a browser
+/// keeps per host over HTTP/1.1, so that past it the view falls back to polling (a
+/// refused stream) before the tab's own calls would wait for a free connection; the
+/// view closes its stream while its tab is hidden.
+pub const MAX_STREAMS_PER_USER: usize = 4;
 
 /// How often an idle stream sends a comment, by default (`AppState::keep_alive`).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -1410,12 +1410,17 @@ async fn signout(State(state): State<Arc<AppState>>, headers: HeaderMap, body: B
         );
     }
     let body = format!(
-        "<p>{}</p>",
+        "<p>{}</p><p><a href=\"/app{}\">{}</a></p>",
         escape_html(&tr(
             lang,
             "Vous êtes déconnecté de PalmaPlan. Pour autoriser une application, recommencez depuis celle-ci.",
             "You are signed out of PalmaPlan. To authorize an application, start again from it.",
-        ))
+        )),
+        match lang {
+            Lang::Fr => "",
+            Lang::En => "?lang=en",
+        },
+        escape_html(&tr(lang, "Se reconnecter", "Sign in again")),
     );
     let title = tr(lang, "Déconnexion", "Signed out");
     html_page(

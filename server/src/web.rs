@@ -167,7 +167,15 @@ fn screen(
         Some(s) => format!(
             "<nav><a href=\"{list}\">{schedules}</a> <a href=\"{conn}\">{settings}</a> \
              <a href=\"{other}\" lang=\"{other_tag}\">{other_name}</a>\
-             <span class=\"who\">{signed}</span></nav>",
+             <span class=\"who\">{signed}</span>\
+             <form method=\"post\" action=\"/oauth/signout\" class=\"out\">{out_hidden}\
+             <button type=\"submit\">{out}</button></form></nav>",
+            out_hidden = {
+                let mut h = hidden_field("csrf", &s.csrf);
+                h.push_str(&hidden_field("lang", lang_tag(lang)));
+                h
+            },
+            out = escape_html(&tr(lang, "Se déconnecter", "Sign out")),
             list = escape_html(&href("/app", asked)),
             schedules = escape_html(&tr(lang, "Plannings", "Schedules")),
             conn = escape_html(&href(CONNECTIONS, asked)),

@@ -324,6 +324,31 @@ async fn the_list_shows_exactly_the_schedules_the_person_can_see() {
 }
 
 #[tokio::test]
+async fn the_navigation_signs_out_and_the_session_is_gone() {
+    let s = Screen::start("web-signout").await;
+    let page = s.get("/app").await.text().await.unwrap();
+    // Every page's navigation carries the sign-out form with the session's token.
+    assert!(page.contains("action=\"/oauth/signout\""), "{page}");
+    let csrf = hidden(&page, "csrf");
+    let out = |csrf: String| {
+        s.http
+            .post(format!("{}/oauth/signout", s.server.base))
+            .header(COOKIE, &s.session)
+            .header(CONTENT_TYPE, FORM)
+            .body(form(&[("csrf", &csrf)]))
+            .send()
+    };
+    // Without the right token it is refused and the session stays.
+    assert_eq!(out("forged".into()).await.unwrap().status(), 403);
+    assert_eq!(s.get("/app").await.status(), 200);
+    assert_eq!(out(csrf).await.unwrap().status(), 200);
+    // The same cookie is no session any more: back to the sign-in page.
+    let r = s.get("/app").await;
+    assert_eq!(r.status(), 303);
+    assert!(location(&r).starts_with("/oauth/signin?"));
+}
+
+#[tokio::test]
 async fn unsigned_visitors_are_sent_to_sign_in_with_a_local_next() {
     let s = Screen::start("web-unsigned").await;
     for path in [

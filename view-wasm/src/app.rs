@@ -1487,15 +1487,29 @@ fn catch_up(st: St, rank: i64) {
         static WANTED: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
         static READING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         static AGAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        static MISSES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     }
+    use std::cell::Cell;
     let wanted = WANTED.with(|w| {
         w.set(w.get().max(rank));
         w.get()
     });
-    if st
+    let behind = st.doc.with_untracked(|d| match d {
+        Some(d) => d.rank < wanted,
+        None => true,
+    });
+    if !behind {
+        MISSES.with(|m| m.set(0));
+        return;
+    }
+    // Not yet readable (no schedule yet, still loading, or a before/after on screen):
+    // asked again shortly, so a rank pushed meanwhile is not dropped.
+    let readable = st
         .doc
-        .with_untracked(|d| d.as_ref().is_none_or(|d| d.rank >= wanted))
-    {
+        .with_untracked(|d| d.as_ref().is_some_and(|d| d.complete))
+        && st.before.with_untracked(Option::is_none);
+    if !readable {
+        set_timeout(move || catch_up(st, 0), Duration::from_millis(1000));
         return;
     }
     if READING.with(|r| r.replace(true)) {
@@ -1504,8 +1518,16 @@ fn catch_up(st: St, rank: i64) {
     }
     poll_once(st, move || {
         READING.with(|r| r.set(false));
+        let still = st
+            .doc
+            .with_untracked(|d| d.as_ref().is_some_and(|d| d.rank < WANTED.with(Cell::get)));
         if AGAIN.with(|a| a.replace(false)) {
             catch_up(st, 0);
+        } else if still && MISSES.with(|m| m.replace(m.get() + 1)) < 5 {
+            // A read that failed (a dropped connection): again, a little later each time;
+            // five in a row and the next push (or the stream's fallback) takes over.
+            let wait = 1000 * (1 << MISSES.with(Cell::get).min(5));
+            set_timeout(move || catch_up(st, 0), Duration::from_millis(wait));
         }
     });
 }
