@@ -329,9 +329,8 @@ async fn authorization_server(State(state): State<Arc<AppState>>) -> Response {
         "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": SCOPES,
         "authorization_response_iss_parameter_supported": true,
-        // Client ID Metadata Documents would need this server to fetch https URLs;
-        // clients register with `registration_endpoint` instead.
-        "client_id_metadata_document_supported": false,
+        // A client may also name itself by the https URL of its metadata (`crate::cimd`).
+        "client_id_metadata_document_supported": true,
     })))
 }
 
@@ -544,7 +543,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     )?;
     let response_types = list("response_types", &["code"], &["code"])?;
     let name: String = match m.get("client_name") {
-        Some(Value::String(s)) => s.chars().filter(|c| shown_in_name(*c)).take(100).collect(),
+        Some(Value::String(s)) => cleaned_name(s),
         _ => String::new(),
     };
     let client_id = auth::new_secret("pcl_")
@@ -556,7 +555,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     let now = state.planning.now_ms();
     let client = OAuthClient {
         client_id: client_id.clone(),
-        name: name.trim().to_owned(),
+        name,
         redirect_uris: uris.clone(),
         created_at: now,
     };
@@ -622,7 +621,16 @@ async fn check_request(
             "The request has no client_id: the application must register first (RFC 7591) and send its client_id.",
         ))));
     };
-    let Some(client) = state.planning.store().client(client_id).await? else {
+    let client = if crate::cimd::is_document_id(client_id) {
+        match document_client(state, client_id, lang).await? {
+            Ok(c) => Some(c),
+            // Never redirected: the redirect URIs are the document's, unverified.
+            Err(why) => return Ok(Err(AuthRefusal::Page(why))),
+        }
+    } else {
+        state.planning.store().client(client_id).await?
+    };
+    let Some(client) = client else {
         let client_id = shortened(client_id);
         return Ok(Err(AuthRefusal::Page(tr(
             lang,
@@ -724,9 +732,36 @@ async fn check_request(
     Ok(Ok(req))
 }
 
+/// The client a metadata document describes: the one kept if it was fetched less than
+/// [`crate::cimd::CimdConfig::ttl_ms`] ago, else fetched again (and kept).
+async fn document_client(
+    state: &AppState,
+    client_id: &str,
+    lang: Lang,
+) -> Result<Result<OAuthClient, String>, StoreError> {
+    let store = state.planning.store();
+    let now = state.planning.now_ms();
+    if let Some(kept) = store.client(client_id).await?
+        && now - kept.created_at < state.cimd.ttl_ms
+    {
+        return Ok(Ok(kept));
+    }
+    match crate::cimd::fetch(&state.cimd, client_id, now, lang).await {
+        Ok(client) => {
+            store.put_client(&client).await?;
+            tracing::info!(client = ?client_id, name = ?client.name, "OAuth client metadata document fetched");
+            Ok(Ok(client))
+        }
+        Err(why) => {
+            tracing::info!(client = ?shortened(client_id), why = ?why, "OAuth client metadata document refused");
+            Ok(Err(why))
+        }
+    }
+}
+
 /// What a refusal page or message echoes of a value the request chose: at most 200
 /// characters, so that a huge query does not come back whole.
-fn shortened(s: &str) -> String {
+pub(crate) fn shortened(s: &str) -> String {
     match s.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_owned(),
@@ -854,6 +889,25 @@ async fn authorize_page(
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default();
     let name = client_name(&req.client, lang);
+    // A document's name is whatever its author wrote: the host that serves it is what
+    // the person can judge (`claude.ai`, or one they do not know).
+    let origin = match crate::cimd::document_host(&req.client.client_id) {
+        Some(h) if crate::cimd::is_document_id(&req.client.client_id) => format!(
+            "<p class=\"origin\">{}</p>",
+            tr(
+                lang,
+                format!(
+                    "Cette application se présente par un document publié sur <strong>{}</strong>.",
+                    escape_html(&h)
+                ),
+                format!(
+                    "This application describes itself in a document published on <strong>{}</strong>.",
+                    escape_html(&h)
+                ),
+            )
+        ),
+        _ => String::new(),
+    };
     let mut hidden = String::new();
     for (k, v) in [
         ("client_id", req.client.client_id.as_str()),
@@ -888,7 +942,7 @@ async fn authorize_page(
         (" checked", "")
     };
     let body = format!(
-        "<p>{intro}</p><p class=\"who\">{who}</p>\
+        "<p>{intro}</p>{origin}<p class=\"who\">{who}</p>\
          <form method=\"post\" action=\"/oauth/authorize\">{hidden}\
          <fieldset><legend>{access}</legend>\
          <label><input type=\"radio\" name=\"access\" value=\"read\"{read_checked}> {read}</label>\
@@ -1088,6 +1142,13 @@ fn client_name(client: &OAuthClient, lang: Lang) -> String {
     } else {
         name.trim().to_owned()
     }
+}
+
+/// A client's name as it is kept, registered or read from its metadata document: without
+/// control or format characters ([`shown_in_name`]), at most 100 characters, trimmed.
+pub(crate) fn cleaned_name(s: &str) -> String {
+    let name: String = s.chars().filter(|c| shown_in_name(*c)).take(100).collect();
+    name.trim().to_owned()
 }
 
 /// Whether a character of a client's name is kept: not a control character (Cc) nor a
