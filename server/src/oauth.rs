@@ -69,6 +69,11 @@ pub const MAX_ATTEMPTS: u32 = 10;
 /// database; a host's servers register once per person who connects.
 pub const MAX_REGISTRATIONS: u32 = 60;
 pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
+/// Client metadata documents fetched per address within [`ATTEMPT_WINDOW_MS`]: an
+/// authorization request, before any sign-in, makes the server fetch a URL of the
+/// requester's choosing (public addresses only), so one address may not make it fetch
+/// without end. Kept documents do not count.
+pub const MAX_DOCUMENT_FETCHES: u32 = 60;
 
 /// The scopes: a named token's read and write.
 pub const SCOPES: [&str; 2] = ["read", "write"];
@@ -216,8 +221,16 @@ fn address_key(ip: IpAddr) -> String {
 /// trusted proxy is the client; those left of it are whatever the client sent, and
 /// believing them would let anyone pick the address they are counted under.
 fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
-    let peer = request
-        .extensions()
+    client_address_of(state, request.extensions(), request.headers())
+}
+
+/// [`client_address`] from a request's parts (for handlers that extract the body).
+fn client_address_of(
+    state: &AppState,
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+) -> Option<IpAddr> {
+    let peer = extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip().to_canonical())?;
     let trusted = |ip: &IpAddr| {
@@ -229,8 +242,7 @@ fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
     if !trusted(&peer) {
         return Some(peer);
     }
-    let forwarded: Vec<&str> = request
-        .headers()
+    let forwarded: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -612,6 +624,7 @@ async fn check_request(
     state: &AppState,
     p: &HashMap<String, String>,
     lang: Lang,
+    ip: Option<&str>,
 ) -> Result<Result<AuthRequest, AuthRefusal>, StoreError> {
     let get = |k: &str| p.get(k).map(String::as_str).filter(|v| !v.is_empty());
     let Some(client_id) = get("client_id") else {
@@ -622,7 +635,7 @@ async fn check_request(
         ))));
     };
     let client = if crate::cimd::is_document_id(client_id) {
-        match document_client(state, client_id, lang).await? {
+        match document_client(state, client_id, lang, ip).await? {
             Ok(c) => Some(c),
             // Never redirected: the redirect URIs are the document's, unverified.
             Err(why) => return Ok(Err(AuthRefusal::Page(why))),
@@ -738,6 +751,7 @@ async fn document_client(
     state: &AppState,
     client_id: &str,
     lang: Lang,
+    ip: Option<&str>,
 ) -> Result<Result<OAuthClient, String>, StoreError> {
     let store = state.planning.store();
     let now = state.planning.now_ms();
@@ -745,6 +759,17 @@ async fn document_client(
         && now - kept.created_at < state.cimd.ttl_ms
     {
         return Ok(Ok(kept));
+    }
+    if let Some(ip) = ip
+        && !state
+            .attempts
+            .allow(&format!("document:{ip}"), now, MAX_DOCUMENT_FETCHES)
+    {
+        return Ok(Err(tr(
+            lang,
+            "Trop de documents de client demandés depuis cette adresse\u{a0}: réessayez dans quelques minutes.",
+            "Too many client documents asked for from this address: try again in a few minutes.",
+        )));
     }
     match crate::cimd::fetch(&state.cimd, client_id, now, lang).await {
         Ok(client) => {
@@ -828,14 +853,16 @@ async fn authorize_page(
     State(state): State<Arc<AppState>>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
 ) -> Response {
+    let ip = client_address_of(&state, &extensions, &headers).map(address_key);
     let query = query.unwrap_or_default();
     let p = match params(query.as_bytes()) {
         Ok(p) => p,
         Err(e) => return refusal_page(&state, &headers, None, &e.description),
     };
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
-    let req = match check_request(&state, &p, lang).await {
+    let req = match check_request(&state, &p, lang, ip.as_deref()).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {
@@ -1006,8 +1033,10 @@ async fn authorize_page(
 async fn authorize_answer(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: Bytes,
 ) -> Response {
+    let ip = client_address_of(&state, &extensions, &headers).map(address_key);
     let p = match params(&body) {
         Ok(p) => p,
         Err(e) => return refusal_page(&state, &headers, None, &e.description),
@@ -1042,7 +1071,7 @@ async fn authorize_answer(
             ),
         );
     }
-    let req = match check_request(&state, &p, lang).await {
+    let req = match check_request(&state, &p, lang, ip.as_deref()).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {

@@ -1971,6 +1971,21 @@ async fn a_kept_document_is_fetched_again_past_its_lifetime() {
         );
     }
     assert_eq!(site.fetches.load(Ordering::SeqCst), 2);
+    // Fetches are capped per address (kept documents do not count): a request cannot
+    // make the server fetch without end.
+    let max = palmaplan_server::oauth::MAX_DOCUMENT_FETCHES;
+    for _ in 2..max {
+        assert_eq!(
+            s.authorize_get(&s.request(&challenge, &[])).await.status(),
+            200
+        );
+    }
+    assert_refused_here(
+        s.authorize_get(&s.request(&challenge, &[])).await,
+        &["Trop de documents de client demandés"],
+    )
+    .await;
+    assert_eq!(site.fetches.load(Ordering::SeqCst), max);
     s.server.stop().await;
     site.task.abort();
 }
