@@ -95,6 +95,8 @@ pub struct AppState {
     pub streams: Arc<Streams>,
     /// How often an idle event stream sends a comment (a field so tests shorten it).
     pub keep_alive: std::time::Duration,
+    /// How Client ID Metadata Documents are fetched (`crate::cimd`).
+    pub cimd: crate::cimd::CimdConfig,
 }
 
 impl AppState {
@@ -111,6 +113,7 @@ impl AppState {
             trusted_proxies: Vec::new(),
             streams: Arc::default(),
             keep_alive: crate::live::KEEP_ALIVE,
+            cimd: crate::cimd::CimdConfig::default(),
             planning,
             lang,
             allowed_hosts: Vec::new(),

@@ -5,12 +5,13 @@
 //! signed one-hour `/embed` links), `view` (the embedded view page, served as the MCP
 //! Apps resource and under `/embed`), `bootstrap` (first start, users and tokens from
 //! the command line), `oauth` (OAuth 2.1 for remote hosts: metadata, registration,
-//! consent and tokens), `web` (the web screen for a signed-in person: schedule list,
+//! consent and tokens), `cimd` (the client metadata documents `oauth` fetches), `web` (the web screen for a signed-in person: schedule list,
 //! a schedule full page, connected applications), `live` (the event streams of
 //! instant updates), `utc` (the time stamps every text and answer writes).
 
 pub mod auth;
 pub mod bootstrap;
+pub mod cimd;
 pub mod embed;
 mod help;
 pub mod http;

@@ -69,6 +69,11 @@ pub const MAX_ATTEMPTS: u32 = 10;
 /// database; a host's servers register once per person who connects.
 pub const MAX_REGISTRATIONS: u32 = 60;
 pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
+/// Client metadata documents fetched per address within [`ATTEMPT_WINDOW_MS`]: an
+/// authorization request, before any sign-in, makes the server fetch a URL of the
+/// requester's choosing (public addresses only), so one address may not make it fetch
+/// without end. Kept documents do not count.
+pub const MAX_DOCUMENT_FETCHES: u32 = 60;
 
 /// The scopes: a named token's read and write.
 pub const SCOPES: [&str; 2] = ["read", "write"];
@@ -216,8 +221,16 @@ fn address_key(ip: IpAddr) -> String {
 /// trusted proxy is the client; those left of it are whatever the client sent, and
 /// believing them would let anyone pick the address they are counted under.
 fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
-    let peer = request
-        .extensions()
+    client_address_of(state, request.extensions(), request.headers())
+}
+
+/// [`client_address`] from a request's parts (for handlers that extract the body).
+fn client_address_of(
+    state: &AppState,
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+) -> Option<IpAddr> {
+    let peer = extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip().to_canonical())?;
     let trusted = |ip: &IpAddr| {
@@ -229,8 +242,7 @@ fn client_address(state: &AppState, request: &Request) -> Option<IpAddr> {
     if !trusted(&peer) {
         return Some(peer);
     }
-    let forwarded: Vec<&str> = request
-        .headers()
+    let forwarded: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -329,9 +341,8 @@ async fn authorization_server(State(state): State<Arc<AppState>>) -> Response {
         "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": SCOPES,
         "authorization_response_iss_parameter_supported": true,
-        // Client ID Metadata Documents would need this server to fetch https URLs;
-        // clients register with `registration_endpoint` instead.
-        "client_id_metadata_document_supported": false,
+        // A client may also name itself by the https URL of its metadata (`crate::cimd`).
+        "client_id_metadata_document_supported": true,
     })))
 }
 
@@ -544,7 +555,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     )?;
     let response_types = list("response_types", &["code"], &["code"])?;
     let name: String = match m.get("client_name") {
-        Some(Value::String(s)) => s.chars().filter(|c| shown_in_name(*c)).take(100).collect(),
+        Some(Value::String(s)) => cleaned_name(s),
         _ => String::new(),
     };
     let client_id = auth::new_secret("pcl_")
@@ -556,7 +567,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
     let now = state.planning.now_ms();
     let client = OAuthClient {
         client_id: client_id.clone(),
-        name: name.trim().to_owned(),
+        name,
         redirect_uris: uris.clone(),
         created_at: now,
     };
@@ -613,6 +624,7 @@ async fn check_request(
     state: &AppState,
     p: &HashMap<String, String>,
     lang: Lang,
+    ip: Option<&str>,
 ) -> Result<Result<AuthRequest, AuthRefusal>, StoreError> {
     let get = |k: &str| p.get(k).map(String::as_str).filter(|v| !v.is_empty());
     let Some(client_id) = get("client_id") else {
@@ -622,7 +634,16 @@ async fn check_request(
             "The request has no client_id: the application must register first (RFC 7591) and send its client_id.",
         ))));
     };
-    let Some(client) = state.planning.store().client(client_id).await? else {
+    let client = if crate::cimd::is_document_id(client_id) {
+        match document_client(state, client_id, lang, ip).await? {
+            Ok(c) => Some(c),
+            // Never redirected: the redirect URIs are the document's, unverified.
+            Err(why) => return Ok(Err(AuthRefusal::Page(why))),
+        }
+    } else {
+        state.planning.store().client(client_id).await?
+    };
+    let Some(client) = client else {
         let client_id = shortened(client_id);
         return Ok(Err(AuthRefusal::Page(tr(
             lang,
@@ -724,9 +745,48 @@ async fn check_request(
     Ok(Ok(req))
 }
 
+/// The client a metadata document describes: the one kept if it was fetched less than
+/// [`crate::cimd::CimdConfig::ttl_ms`] ago, else fetched again (and kept).
+async fn document_client(
+    state: &AppState,
+    client_id: &str,
+    lang: Lang,
+    ip: Option<&str>,
+) -> Result<Result<OAuthClient, String>, StoreError> {
+    let store = state.planning.store();
+    let now = state.planning.now_ms();
+    if let Some(kept) = store.client(client_id).await?
+        && now - kept.created_at < state.cimd.ttl_ms
+    {
+        return Ok(Ok(kept));
+    }
+    if let Some(ip) = ip
+        && !state
+            .attempts
+            .allow(&format!("document:{ip}"), now, MAX_DOCUMENT_FETCHES)
+    {
+        return Ok(Err(tr(
+            lang,
+            "Trop de documents de client demandés depuis cette adresse\u{a0}: réessayez dans quelques minutes.",
+            "Too many client documents asked for from this address: try again in a few minutes.",
+        )));
+    }
+    match crate::cimd::fetch(&state.cimd, client_id, now, lang).await {
+        Ok(client) => {
+            store.put_client(&client).await?;
+            tracing::info!(client = ?client_id, name = ?client.name, "OAuth client metadata document fetched");
+            Ok(Ok(client))
+        }
+        Err(why) => {
+            tracing::info!(client = ?shortened(client_id), why = ?why, "OAuth client metadata document refused");
+            Ok(Err(why))
+        }
+    }
+}
+
 /// What a refusal page or message echoes of a value the request chose: at most 200
 /// characters, so that a huge query does not come back whole.
-fn shortened(s: &str) -> String {
+pub(crate) fn shortened(s: &str) -> String {
     match s.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_owned(),
@@ -793,14 +853,16 @@ async fn authorize_page(
     State(state): State<Arc<AppState>>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
 ) -> Response {
+    let ip = client_address_of(&state, &extensions, &headers).map(address_key);
     let query = query.unwrap_or_default();
     let p = match params(query.as_bytes()) {
         Ok(p) => p,
         Err(e) => return refusal_page(&state, &headers, None, &e.description),
     };
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
-    let req = match check_request(&state, &p, lang).await {
+    let req = match check_request(&state, &p, lang, ip.as_deref()).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {
@@ -854,6 +916,25 @@ async fn authorize_page(
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default();
     let name = client_name(&req.client, lang);
+    // A document's name is whatever its author wrote: the host that serves it is what
+    // the person can judge (`claude.ai`, or one they do not know).
+    let origin = match crate::cimd::document_host(&req.client.client_id) {
+        Some(h) if crate::cimd::is_document_id(&req.client.client_id) => format!(
+            "<p class=\"origin\">{}</p>",
+            tr(
+                lang,
+                format!(
+                    "Cette application se présente par un document publié sur <strong>{}</strong>.",
+                    escape_html(&h)
+                ),
+                format!(
+                    "This application describes itself in a document published on <strong>{}</strong>.",
+                    escape_html(&h)
+                ),
+            )
+        ),
+        _ => String::new(),
+    };
     let mut hidden = String::new();
     for (k, v) in [
         ("client_id", req.client.client_id.as_str()),
@@ -888,7 +969,7 @@ async fn authorize_page(
         (" checked", "")
     };
     let body = format!(
-        "<p>{intro}</p><p class=\"who\">{who}</p>\
+        "<p>{intro}</p>{origin}<p class=\"who\">{who}</p>\
          <form method=\"post\" action=\"/oauth/authorize\">{hidden}\
          <fieldset><legend>{access}</legend>\
          <label><input type=\"radio\" name=\"access\" value=\"read\"{read_checked}> {read}</label>\
@@ -952,8 +1033,10 @@ async fn authorize_page(
 async fn authorize_answer(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: Bytes,
 ) -> Response {
+    let ip = client_address_of(&state, &extensions, &headers).map(address_key);
     let p = match params(&body) {
         Ok(p) => p,
         Err(e) => return refusal_page(&state, &headers, None, &e.description),
@@ -988,7 +1071,7 @@ async fn authorize_answer(
             ),
         );
     }
-    let req = match check_request(&state, &p, lang).await {
+    let req = match check_request(&state, &p, lang, ip.as_deref()).await {
         Ok(Ok(req)) => req,
         Ok(Err(AuthRefusal::Page(why))) => return refusal_page(&state, &headers, Some(lang), &why),
         Ok(Err(AuthRefusal::Redirect {
@@ -1088,6 +1171,13 @@ fn client_name(client: &OAuthClient, lang: Lang) -> String {
     } else {
         name.trim().to_owned()
     }
+}
+
+/// A client's name as it is kept, registered or read from its metadata document: without
+/// control or format characters ([`shown_in_name`]), at most 100 characters, trimmed.
+pub(crate) fn cleaned_name(s: &str) -> String {
+    let name: String = s.chars().filter(|c| shown_in_name(*c)).take(100).collect();
+    name.trim().to_owned()
 }
 
 /// Whether a character of a client's name is kept: not a control character (Cc) nor a

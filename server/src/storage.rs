@@ -2161,6 +2161,26 @@ mod tests {
             "client ids are unique"
         );
         assert_eq!(store.client("pcl_2").await.unwrap(), None);
+        // A metadata document's client is stored, then replaced when fetched again.
+        let mut doc = OAuthClient {
+            client_id: "https://app.example/client.json".into(),
+            name: "App".into(),
+            redirect_uris: vec!["https://app.example/cb".into()],
+            created_at: 3,
+        };
+        store.put_client(&doc).await.unwrap();
+        assert_eq!(
+            store.client(&doc.client_id).await.unwrap(),
+            Some(doc.clone())
+        );
+        doc.name = "App 2".into();
+        doc.redirect_uris.push("https://app.example/cb2".into());
+        doc.created_at = 4;
+        store.put_client(&doc).await.unwrap();
+        assert_eq!(
+            store.client(&doc.client_id).await.unwrap(),
+            Some(doc.clone())
+        );
 
         let g = store
             .add_grant("pcl_1", alice, false, Some(7), "http://x/mcp", 3)

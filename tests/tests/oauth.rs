@@ -1785,3 +1785,378 @@ async fn a_refused_request_leaves_its_connection_usable_for_discovery() {
     );
     server.stop().await;
 }
+
+// ---------------------------------------------------------------------------------
+// Client ID Metadata Documents
+
+/// A client's site on loopback serving metadata documents: `/client.json` (good),
+/// `/liar.json` (names another client id), `/big.json` (over 16 KiB), `/slow.json`
+/// (answers after 3 s), `/moved.json` (a redirect to `/client.json`). It counts the
+/// requests of `/client.json`, to see that a document is kept.
+struct DocumentSite {
+    base: String,
+    fetches: std::sync::Arc<AtomicU32>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl DocumentSite {
+    async fn start() -> DocumentSite {
+        use axum::routing::get;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let fetches = std::sync::Arc::new(AtomicU32::new(0));
+        let good = json!({
+            "client_id": format!("{base}/client.json"),
+            "client_name": "Site\u{202e}ppA Claude",
+            "client_uri": "https://claude.example",
+            "redirect_uris": [REDIRECT],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        })
+        .to_string();
+        let liar = json!({
+            "client_id": format!("{base}/client.json"),
+            "client_name": "Liar",
+            "redirect_uris": [REDIRECT],
+        })
+        .to_string();
+        let big = json!({
+            "client_id": format!("{base}/big.json"),
+            "client_name": "x".repeat(20_000),
+            "redirect_uris": [REDIRECT],
+        })
+        .to_string();
+        let slow = json!({
+            "client_id": format!("{base}/slow.json"),
+            "redirect_uris": [REDIRECT],
+        })
+        .to_string();
+        let counter = fetches.clone();
+        let app = axum::Router::new()
+            .route(
+                "/client.json",
+                get(move || {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let good = good.clone();
+                    async move { ([(CONTENT_TYPE, "application/json")], good) }
+                }),
+            )
+            .route("/liar.json", get(move || async move { liar }))
+            .route("/big.json", get(move || async move { big }))
+            .route(
+                "/slow.json",
+                get(move || async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+                    slow
+                }),
+            )
+            .route(
+                "/moved.json",
+                get(|| async {
+                    (
+                        axum::http::StatusCode::FOUND,
+                        [(LOCATION, "/client.json")],
+                        "",
+                    )
+                }),
+            );
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        DocumentSite {
+            base,
+            fetches,
+            task,
+        }
+    }
+}
+
+/// A server that accepts the loopback site's http documents (the tests' setting).
+async fn document_setup(name: &str) -> (Setup, DocumentSite) {
+    let site = DocumentSite::start().await;
+    let mut s = Setup::start_with(name, |state| {
+        state.cimd.test_allow_loopback_http = true;
+        state.cimd.timeout = std::time::Duration::from_secs(1);
+    })
+    .await;
+    s.client_id = format!("{}/client.json", site.base);
+    (s, site)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metadata_document_client_goes_through_the_whole_flow() {
+    let (s, site) = document_setup("oauth-cimd-flow").await;
+    let meta: Value = s
+        .http
+        .get(format!(
+            "{}/.well-known/oauth-authorization-server",
+            s.server.base
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["client_id_metadata_document_supported"], true);
+
+    // The consent page names the client as its document does (format characters
+    // dropped) and shows the host that serves the document.
+    let (verifier, challenge) = pkce();
+    let page = s.authorize_get(&s.request(&challenge, &[])).await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("<bdi>SiteppA Claude</bdi>"), "{html}");
+    assert!(
+        html.contains("document publié sur <strong>127.0.0.1</strong>"),
+        "{html}"
+    );
+    let offences = french_typography_offences(&visible_text(&html));
+    assert!(offences.is_empty(), "{offences:?}");
+
+    let code = s.code(&challenge).await;
+    // PKCE is required of a document client as of a registered one.
+    let (status, body) = s
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("client_id", &s.client_id),
+            ("resource", &s.server.url),
+        ])
+        .await;
+    assert_oauth_error(status, &body, "invalid_request", "code_verifier");
+    let (status, t) = s.exchange(&code, &verifier).await;
+    assert_eq!(status, 200, "{t}");
+    let access = t["access_token"].as_str().unwrap();
+    let client = s.server.client_with(access).await.unwrap();
+    let list = call(&client, "list_schedules", json!({})).await;
+    assert!(!list.is_error, "{}", list.text);
+    assert_eq!(list.structured["schedules"][0]["id"], s.server.demo_id);
+
+    let (status, t2) = s.refresh(t["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{t2}");
+    let client2 = s
+        .server
+        .client_with(t2["access_token"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert!(!call(&client2, "list_schedules", json!({})).await.is_error);
+    // The grant is the document client's, under its cleaned name.
+    let grants = s.server.store.grants(s.server.owner_id).await.unwrap();
+    assert_eq!(grants.len(), 1);
+    assert_eq!(grants[0].client_name, "SiteppA Claude");
+
+    // Fetched once: the consent page, its answer and the second page used the kept one.
+    assert_eq!(site.fetches.load(Ordering::SeqCst), 1);
+    s.server.stop().await;
+    site.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_document_is_fetched_again_past_its_lifetime() {
+    let site = DocumentSite::start().await;
+    let mut s = Setup::start_with("oauth-cimd-ttl", |state| {
+        state.cimd.test_allow_loopback_http = true;
+        state.cimd.ttl_ms = 0;
+    })
+    .await;
+    s.client_id = format!("{}/client.json", site.base);
+    let (_, challenge) = pkce();
+    for _ in 0..2 {
+        assert_eq!(
+            s.authorize_get(&s.request(&challenge, &[])).await.status(),
+            200
+        );
+    }
+    assert_eq!(site.fetches.load(Ordering::SeqCst), 2);
+    // Fetches are capped per address (kept documents do not count): a request cannot
+    // make the server fetch without end.
+    let max = palmaplan_server::oauth::MAX_DOCUMENT_FETCHES;
+    for _ in 2..max {
+        assert_eq!(
+            s.authorize_get(&s.request(&challenge, &[])).await.status(),
+            200
+        );
+    }
+    assert_refused_here(
+        s.authorize_get(&s.request(&challenge, &[])).await,
+        &["Trop de documents de client demandés"],
+    )
+    .await;
+    assert_eq!(site.fetches.load(Ordering::SeqCst), max);
+    s.server.stop().await;
+    site.task.abort();
+}
+
+/// Asserts a refusal on our own page (400, never a redirect) that mentions one of these.
+async fn assert_refused_here(r: reqwest::Response, mentions: &[&str]) {
+    assert_eq!(r.status(), 400);
+    assert!(location(&r).is_none(), "never redirected");
+    // The page escapes apostrophes; the messages are compared as written.
+    let html = r.text().await.unwrap().replace("&#39;", "'");
+    assert!(
+        mentions.iter().any(|m| html.contains(m)),
+        "{mentions:?}: {html}"
+    );
+    let offences = french_typography_offences(&visible_text(&html));
+    assert!(offences.is_empty(), "{offences:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_metadata_document_is_refused_on_our_page() {
+    let (s, site) = document_setup("oauth-cimd-bad").await;
+    let (_, challenge) = pkce();
+    let with_id = |path: &str| {
+        s.request(
+            &challenge,
+            &[("client_id", &format!("{}{path}", site.base))],
+        )
+    };
+    // Its client_id is not the URL it came from.
+    assert_refused_here(
+        s.authorize_get(&with_id("/liar.json")).await,
+        &["n'est pas l'adresse d'où il vient"],
+    )
+    .await;
+    // Over 16 KiB.
+    assert_refused_here(
+        s.authorize_get(&with_id("/big.json")).await,
+        &["dépasse 16384 octets"],
+    )
+    .await;
+    // Slower than the timeout (1 s here).
+    let started = std::time::Instant::now();
+    assert_refused_here(
+        s.authorize_get(&with_id("/slow.json")).await,
+        &["pas de réponse en 1 s"],
+    )
+    .await;
+    assert!(started.elapsed() < std::time::Duration::from_millis(2900));
+    // A redirect is not followed.
+    assert_refused_here(
+        s.authorize_get(&with_id("/moved.json")).await,
+        &["ne suit pas les redirections"],
+    )
+    .await;
+    assert_refused_here(
+        s.authorize_get(&with_id("/missing.json")).await,
+        &["a répondu 404"],
+    )
+    .await;
+    assert_eq!(site.fetches.load(Ordering::SeqCst), 0);
+    // A redirect URI the document does not list, on the page and by the form.
+    let pairs = s.request(&challenge, &[("redirect_uri", "https://evil.example/cb")]);
+    let r = s.authorize_get(&pairs).await;
+    assert_refused_here(r, &["adresse de retour enregistrée"]).await;
+    let csrf = s.consent_csrf(&s.request(&challenge, &[])).await;
+    let r = s
+        .consent_post(
+            &pairs,
+            Some(&csrf),
+            &[("decision", "allow"), ("access", "read")],
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    assert!(location(&r).is_none());
+    // In English too.
+    let r = s
+        .authorize_get(&s.request(
+            &challenge,
+            &[
+                ("client_id", &format!("{}/liar.json", site.base)),
+                ("lang", "en"),
+            ],
+        ))
+        .await;
+    assert_refused_here(r, &["is not the address it was fetched from"]).await;
+    s.server.stop().await;
+    site.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_tests_setting_loopback_private_and_http_documents_are_refused() {
+    // The default settings, as in production: the site on loopback is never asked.
+    let site = DocumentSite::start().await;
+    let s = Setup::start("oauth-cimd-ssrf").await;
+    let (_, challenge) = pkce();
+    let port = site.base.rsplit(':').next().unwrap().to_owned();
+    for (id, why) in [
+        (
+            format!("{}/client.json", site.base),
+            "seules les adresses https",
+        ),
+        (
+            "https://127.0.0.1/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        ("https://[::1]/client.json".to_owned(), "n'est pas publique"),
+        (
+            "https://[::ffff:127.0.0.1]/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://localhost/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://10.0.0.1/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://192.168.1.1/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://169.254.169.254/latest/meta-data".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://[fd00::1]/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            "https://[fe80::1]/client.json".to_owned(),
+            "n'est pas publique",
+        ),
+        (
+            format!("https://127.0.0.1:{port}/client.json"),
+            "port par défaut",
+        ),
+        (
+            "http://claude.example/client.json".to_owned(),
+            "seules les adresses https",
+        ),
+        (
+            "https://me@claude.example/client.json".to_owned(),
+            "nom d'utilisateur",
+        ),
+        (
+            "https://claude.example/client.json#x".to_owned(),
+            "fragment",
+        ),
+    ] {
+        let r = s
+            .authorize_get(&s.request(&challenge, &[("client_id", &id)]))
+            .await;
+        assert_eq!(r.status(), 400, "{id}");
+        assert!(location(&r).is_none(), "{id}");
+        let html = r.text().await.unwrap().replace("&#39;", "'");
+        assert!(html.contains(why), "{id}: {html}");
+    }
+    assert_eq!(site.fetches.load(Ordering::SeqCst), 0, "never fetched");
+    // Nor does a token request for such a client find one.
+    let (status, body) = s
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", "ppc_x"),
+            ("client_id", &format!("{}/client.json", site.base)),
+            ("code_verifier", "v"),
+        ])
+        .await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"], "invalid_client");
+    s.server.stop().await;
+    site.task.abort();
+}

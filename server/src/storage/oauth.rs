@@ -173,6 +173,26 @@ impl Store {
         Ok(())
     }
 
+    /// Stores a client read from its metadata document, or replaces the one kept (its
+    /// `created_at` is the time of the fetch: when it is to be fetched again).
+    pub async fn put_client(&self, client: &OAuthClient) -> Result<(), StoreError> {
+        let uris = serde_json::to_string(&client.redirect_uris)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (client_id) DO UPDATE SET \
+             name = excluded.name, redirect_uris = excluded.redirect_uris, \
+             created_at = excluded.created_at",
+        )
+        .bind(&client.client_id)
+        .bind(&client.name)
+        .bind(uris)
+        .bind(client.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     pub async fn client(&self, client_id: &str) -> Result<Option<OAuthClient>, StoreError> {
         let row = sqlx::query(
             "SELECT client_id, name, redirect_uris, created_at FROM oauth_clients \
