@@ -2082,8 +2082,10 @@ fn chart_html(
     }
     // Days change only when the view moves sideways; what follows, at every scroll.
     h.push_str(CUT);
-    // The arrows' marker, once, in the frame: the blocks' links refer to it.
-    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker><marker id=\"pp-arrow-c\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" style=\"fill:var(--pp-crit)\"></path></marker></defs></svg>");
+    // The arrows' markers, once, in the frame: the blocks' links refer to them. The
+    // critical one is red in its own style, as a marker does not take its path's
+    // colour and `.pp-links path` would outline it in grey.
+    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker><marker id=\"pp-arrow-c\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" style=\"fill:var(--pp-crit);stroke:var(--pp-crit)\"></path></marker></defs></svg>");
     h.push_str(CUT);
     if show_tl {
         // Each block's text: its lines' roll-ups, shadows, bars and milestones, then
