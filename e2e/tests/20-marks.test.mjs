@@ -87,6 +87,7 @@ async function marks(view) {
       links,
       critIds: ids('[data-bar].crit', 'data-bar'),
       arrowFill: arrowC ? getComputedStyle(arrowC).fill : null,
+      arrowStroke: arrowC ? getComputedStyle(arrowC).stroke : null,
       legend,
       present: Object.keys(present).filter((k) => present[k]).sort(),
     };
@@ -149,6 +150,7 @@ for (const theme of ['light', 'dark']) {
       assert.ok(l.width > plain.width, `link ${l.id} thicker (${l.width} > ${plain.width})`);
       assert.ok(l.contrast >= 3, `link ${l.id}'s red: ${l.contrast}`);
       assert.equal(l.stroke, m.arrowFill, 'the arrowhead is the line\'s red');
+      assert.equal(l.stroke, m.arrowStroke, 'and so is its outline');
     }
     // "Migration à blanc" (16), at risk of Thomas Dubois's absence: the badge and why.
     const b16 = m.bars.find((b) => b.id === 16);
