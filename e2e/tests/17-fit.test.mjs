@@ -223,7 +223,7 @@ test('(lanes) overlapping bars of one row are drawn in two lanes, the row grows'
   assert.equal(r.isError, false, r.text);
   // And a deadline just after "Recette utilisateurs" (2026-12-07 → 2026-12-11), whose
   // label goes beside it: the label does not cover the flag.
-  const dl = await call(ctx.owner, 'set_deadline', { schedule: 1, item: 17, date: '2026-12-14' });
+  const dl = await call(ctx.owner, 'set_constraint', { schedule: 1, item: 17, kind: 'deadline', date: '2026-12-14' });
   assert.equal(dl.isError, false, dl.text);
   const host = await ctx.host();
   for (const width of [390, 712, 1200]) {

@@ -351,6 +351,63 @@ fn risk_lines<'a>(
         .chain(behind)
 }
 
+/// Why each bar of `risks` is at risk, one text per bar in bar id order, its reasons
+/// joined: the absence of its row's member (with the days), a violated link into it, a
+/// broken constraint, a missed deadline, late or overdue. Without the bar's name, since
+/// the chart writes it after the bar's own label (tooltip and accessible name).
+pub fn bar_risk_reasons(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<(BarId, String)> {
+    let w = Words::new(lang);
+    let names = Names::of(s);
+    let cal = Calendar::for_schedule(s);
+    let days = |n: i64| w.count(n, Msg::WorkingDays);
+    let mut out: Vec<(BarId, String)> = Vec::new();
+    for r in &risks.absence_risks {
+        let member = names.member(&w, r.member);
+        let on = day_runs(&cal, &r.days);
+        let text = w.say(Msg::WhyAbsent, &[&member, &days(r.days.len() as i64), &on]);
+        out.push((r.bar, text));
+    }
+    for v in &risks.violated_links {
+        out.push((
+            BarId(v.to.0),
+            w.say(Msg::WhyLink, &[&v.link, &days(v.by_days)]),
+        ));
+    }
+    for r in &risks.broken_constraints {
+        let what = constraint_phrase(r.constraint, lang);
+        out.push((
+            BarId(r.item.0),
+            w.say(Msg::WhyConstraint, &[&what, &days(r.by_days)]),
+        ));
+    }
+    for r in &risks.missed_deadlines {
+        let text = w.say(Msg::WhyDeadline, &[&r.deadline, &days(r.by_days)]);
+        out.push((BarId(r.item.0), text));
+    }
+    for l in &risks.late {
+        let text = w.say(Msg::WhyLate, &[&days(l.by_days), &l.actual, &l.planned]);
+        out.push((l.bar, text));
+    }
+    for l in &risks.overdue {
+        out.push((l.bar, w.say(Msg::WhyOverdue, &[&days(l.by_days)])));
+    }
+    // Milestones (a violated link's successor, a constraint, a deadline) are not bars.
+    out.retain(|(b, _)| s.bar(*b).is_some());
+    // A stable sort: each bar's reasons stay in the order above.
+    crate::order::sort_by_u64(&mut out, |(b, _)| b.0);
+    let mut joined: Vec<(BarId, String)> = Vec::with_capacity(out.len());
+    for (bar, text) in out {
+        match joined.last_mut() {
+            Some((last, all)) if *last == bar => {
+                all.push_str(w.template(Msg::WhySeparator));
+                all.push_str(&text);
+            }
+            _ => joined.push((bar, text)),
+        }
+    }
+    joined
+}
+
 /// Sorted working days written as runs: "2026-11-26 → 2026-11-27, 2026-12-03". Days in
 /// a run follow each other in working time, so a week's absence across a weekend is one
 /// run. Past ten runs the list ends with "…".
@@ -1139,7 +1196,8 @@ messages! {
     DeadlineMissed, StartNoEarlierThan, StartNoLaterThan, MustStartOn, FinishNoEarlierThan,
     FinishNoLaterThan, ConstraintChanged, DeadlineChanged, NoneFeminine, LateBars,
     OverdueBars, BarLate, BarOverdue, ProgressChanged, ActualStartChanged,
-    ActualFinishChanged,
+    ActualFinishChanged, WhyAbsent, WhyLink, WhyConstraint, WhyDeadline, WhyLate, WhyOverdue,
+    WhySeparator,
 }
 
 /// The French table.
@@ -1268,6 +1326,13 @@ fn fr(m: Msg) -> &'static str {
             "{0}\u{a0}: en retard de {1} au {2} (avancement {3}\u{202f}%, prévu {4}\u{202f}%)."
         }
         Msg::BarOverdue => "{0}\u{a0}: fin dépassée de {1} au {2}, avancement {3}\u{202f}%.",
+        Msg::WhyAbsent => "absence de {0} sur {1} ({2})",
+        Msg::WhyLink => "lien {0} non respecté de {1}",
+        Msg::WhyConstraint => "contrainte «\u{a0}{0}\u{a0}» non respectée de {1}",
+        Msg::WhyDeadline => "échéance du {0} dépassée de {1}",
+        Msg::WhyLate => "en retard de {0} (avancement {1}\u{202f}%, prévu {2}\u{202f}%)",
+        Msg::WhyOverdue => "fin dépassée de {0}",
+        Msg::WhySeparator => "\u{202f}; ",
         Msg::ProgressChanged => "Avancement de {0}\u{a0}: {1}\u{202f}% → {2}\u{202f}%",
         Msg::ActualStartChanged => "Début réel de {0}\u{a0}: {1} → {2}",
         Msg::ActualFinishChanged => "Fin réelle de {0}\u{a0}: {1} → {2}",
@@ -1393,6 +1458,13 @@ fn en(m: Msg) -> &'static str {
         Msg::OverdueBars => "overdue bar|overdue bars",
         Msg::BarLate => "{0}: late by {1} at {2} (progress {3}%, planned {4}%).",
         Msg::BarOverdue => "{0}: overdue by {1} at {2}, progress {3}%.",
+        Msg::WhyAbsent => "{0} away on {1} ({2})",
+        Msg::WhyLink => "link {0} broken by {1}",
+        Msg::WhyConstraint => "constraint “{0}” broken by {1}",
+        Msg::WhyDeadline => "deadline {0} missed by {1}",
+        Msg::WhyLate => "late by {0} (progress {1}%, planned {2}%)",
+        Msg::WhyOverdue => "overdue by {0}",
+        Msg::WhySeparator => "; ",
         Msg::ProgressChanged => "Progress of {0}: {1}% → {2}%",
         Msg::ActualStartChanged => "Actual start of {0}: {1} → {2}",
         Msg::ActualFinishChanged => "Actual finish of {0}: {1} → {2}",

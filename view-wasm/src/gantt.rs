@@ -17,6 +17,7 @@
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::{self, Edge};
 use palmaplan_model::fit;
+use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, LINE_HEIGHT, LineKind, Timeline, VisibleItem};
 use palmaplan_model::{BarId, Date, ItemId, Lang, Schedule, Scheduling, TimeUnit, push, risk};
 use serde_json::{Value, json};
@@ -1075,14 +1076,44 @@ fn constraint_marks(
 pub const DETAILS_FLOATS_MAX_BARS: usize = 20_000;
 
 thread_local! {
-    /// The critical path of the state the details line last read (`Doc::stamp`).
-    static TIMINGS: std::cell::RefCell<Option<(u64, Option<palmaplan_model::cpm::CriticalPath>)>> =
+    /// The critical path of the state last drawn or read (`Doc::stamp`), with its marks.
+    static TIMINGS: std::cell::RefCell<Option<(u64, Option<std::rc::Rc<PathMarks>>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// The selected bar's timing (early and late dates, floats), from the critical path of
-/// this state, computed once per state.
-fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> {
+/// A state's critical path and what the chart marks from it besides the bars.
+#[derive(Debug)]
+pub struct PathMarks {
+    pub path: palmaplan_model::cpm::CriticalPath,
+    /// The critical milestones, by id.
+    pub milestones: IdSet<u64>,
+    /// The driving links (both ends critical, no slack between them), by link id.
+    pub links: IdSet<u64>,
+}
+
+impl PathMarks {
+    /// The marks of a critical path: its critical milestones and the model's driving
+    /// links, so that the chart shows how the critical bars hold each other, not only
+    /// which they are.
+    pub fn of(path: palmaplan_model::cpm::CriticalPath) -> PathMarks {
+        let milestones = path
+            .items
+            .iter()
+            .filter(|t| t.critical && t.kind == palmaplan_model::cpm::ItemKind::Milestone)
+            .map(|t| t.item.0)
+            .collect();
+        let links = path.critical_links.iter().map(|l| l.0).collect();
+        PathMarks {
+            path,
+            milestones,
+            links,
+        }
+    }
+}
+
+/// The critical path of this state with its marks, computed once per state (None above
+/// `DETAILS_FLOATS_MAX_BARS` bars, or when the links loop).
+fn path_of(doc: &Doc) -> Option<std::rc::Rc<PathMarks>> {
     if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS {
         return None;
     }
@@ -1090,10 +1121,53 @@ fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> 
     TIMINGS.with(|t| {
         let mut t = t.borrow_mut();
         if t.as_ref().is_none_or(|(seen, _)| *seen != at) {
-            *t = Some((at, palmaplan_model::cpm::critical_path(&doc.s).ok()));
+            let path = palmaplan_model::cpm::critical_path(&doc.s).ok();
+            *t = Some((at, path.map(|p| std::rc::Rc::new(PathMarks::of(p)))));
         }
-        t.as_ref()?.1.as_ref()?.timing(ItemId(bar.0)).cloned()
+        t.as_ref()?.1.clone()
     })
+}
+
+/// The selected bar's timing (early and late dates, floats), from the critical path of
+/// this state.
+fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> {
+    path_of(doc)?.path.timing(ItemId(bar.0)).cloned()
+}
+
+thread_local! {
+    /// Why the bars of the state last drawn are at risk, at a status date and in a
+    /// language, by bar id.
+    static REASONS: std::cell::RefCell<Option<(u64, Date, Lang, std::rc::Rc<Vec<(BarId, String)>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Why each bar at risk is, in words (`text::bar_risk_reasons` over the model's risks at
+/// the status date), computed once per state; None above `DETAILS_FLOATS_MAX_BARS` bars,
+/// where a pass over every risk at each change would hold the page: the bar then says
+/// "at risk" only.
+fn reasons_of(doc: &Doc, today: Date, lang: Lang) -> Option<std::rc::Rc<Vec<(BarId, String)>>> {
+    if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS {
+        return None;
+    }
+    REASONS.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.as_ref() {
+            Some((stamp, day, l, v)) if *stamp == doc.stamp && *day == today && *l == lang => {
+                Some(v.clone())
+            }
+            _ => {
+                let v = std::rc::Rc::new(risk_reasons(&doc.s, today, lang));
+                *r = Some((doc.stamp, today, lang, v.clone()));
+                Some(v)
+            }
+        }
+    })
+}
+
+/// Why each bar of `s` is at risk at the status date `today`, by bar id.
+pub fn risk_reasons(s: &Schedule, today: Date, lang: Lang) -> Vec<(BarId, String)> {
+    let risks = risk::risks_at(s, today);
+    palmaplan_model::text::bar_risk_reasons(s, &risks, lang)
 }
 
 /// The selected bar in one line: its dates and working days, its late dates and total
@@ -1279,21 +1353,38 @@ fn marks_of(doc: &Doc, today: Date) -> Marks {
     })
 }
 
-/// The legend of the marks this chart draws: only those present (critical when the
-/// critical path is shown, at risk, late, overdue, constraints, deadlines).
+/// The legend of the marks this chart draws: only those present (critical bars,
+/// milestones and links when the critical path is shown, at risk, late, overdue,
+/// constraints, deadlines).
 fn legend_html(st: St, h: &mut String, doc: &Doc) {
     use std::fmt::Write as _;
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
     let m = marks_of(doc, st.today.get());
     let show_crit = st.options.with(|o| o.critical_path == Some(true));
-    let entries: [(bool, &str, &str); 6] = [
+    let marks = show_crit.then(|| path_of(doc)).flatten();
+    let has = |f: fn(&PathMarks) -> bool| marks.as_deref().is_some_and(f);
+    let entries: [(bool, &str, &str); 8] = [
         (
             show_crit && !doc.critical.is_empty(),
             "crit",
             t("critique", "critical"),
         ),
-        (!doc.at_risk.is_empty(), "risk", t("à risque", "at risk")),
+        (
+            has(|m| !m.milestones.is_empty()),
+            "cms",
+            t("jalon critique", "critical milestone"),
+        ),
+        (
+            has(|m| !m.links.is_empty()),
+            "clk",
+            t("lien critique", "critical link"),
+        ),
+        (
+            !doc.at_risk.is_empty() || m.late || m.overdue,
+            "risk",
+            t("à risque", "at risk"),
+        ),
         (m.late, "late", t("en retard", "late")),
         (m.overdue, "overdue", t("fin dépassée", "overdue")),
         (m.constraint, "con", t("contrainte", "constraint")),
@@ -1834,6 +1925,15 @@ fn chart_html(
         .as_ref()
         .and_then(|p| p.critical.as_ref())
         .unwrap_or(&doc.critical);
+    // The critical milestones and driving links of the state (a drag previews only the
+    // bars': a link keeps its mark while both its ends are drawn critical).
+    let marks = show_crit.then(|| path_of(&doc)).flatten();
+    let no_ids = IdSet::default();
+    let (crit_ms, crit_links) = marks
+        .as_deref()
+        .map_or((&no_ids, &no_ids), |m| (&m.milestones, &m.links));
+    let reasons = reasons_of(&doc, today, lang);
+    let crit_word = tr(lang, ", critique", ", critical");
 
     let mut h = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -1982,8 +2082,10 @@ fn chart_html(
     }
     // Days change only when the view moves sideways; what follows, at every scroll.
     h.push_str(CUT);
-    // The arrows' marker, once, in the frame: the blocks' links refer to it.
-    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker></defs></svg>");
+    // The arrows' markers, once, in the frame: the blocks' links refer to them. The
+    // critical one is red in its own style, as a marker does not take its path's
+    // colour and `.pp-links path` would outline it in grey.
+    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker><marker id=\"pp-arrow-c\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" style=\"fill:var(--pp-crit);stroke:var(--pp-crit)\"></path></marker></defs></svg>");
     h.push_str(CUT);
     if show_tl {
         // Each block's text: its lines' roll-ups, shadows, bars and milestones, then
@@ -2093,9 +2195,11 @@ fn chart_html(
                             palmaplan_model::tracking::LateKind::Overdue => " overdue",
                         });
                     }
+                    let is_crit = show_crit && critical.contains(&id);
+                    let at_risk = doc.at_risk.contains(&id);
                     for (on, name) in [
-                        (show_crit && critical.contains(&id), " crit"),
-                        (doc.at_risk.contains(&id), " risk"),
+                        (is_crit, " crit"),
+                        (at_risk, " risk"),
                         (selected == Some(id), " sel"),
                         (dragged == Some(id), " drag"),
                         (pushed.is_some(), " pushed"),
@@ -2126,14 +2230,52 @@ fn chart_html(
                     };
                     // A held bar says so: a class, a lock glyph before its label, and the
                     // lock in words for a pointer's tooltip and a screen reader.
-                    let (lock_title, glyph) = match doc.s.bar_lock(id) {
+                    // Critical and at risk (with why) in words too; the tooltip
+                    // gives the lock and the reasons.
+                    let mut words = String::new();
+                    let mut tips: Vec<String> = Vec::new();
+                    if is_crit {
+                        words.push_str(crit_word);
+                    }
+                    let why = reasons.as_deref().and_then(|r| {
+                        r.binary_search_by(|(b, _)| b.cmp(&id))
+                            .ok()
+                            .map(|k| esc(&r[k].1))
+                    });
+                    // Late and overdue bars are at risk at the status date too (the
+                    // model's `risks_at`): they get the badge and the words as well.
+                    let flagged = at_risk || lateness.is_some() || why.is_some();
+                    if flagged {
+                        let word = tr(lang, "à risque", "at risk");
+                        let said = match &why {
+                            Some(w) => format!("{word}{} {w}", tr(lang, "\u{a0}:", ":")),
+                            None => word.to_owned(),
+                        };
+                        let _ = write!(words, ", {said}");
+                        tips.push(said);
+                    }
+                    let glyph = match doc.s.bar_lock(id) {
                         Some(l) => {
                             class.push_str(" locked");
                             let held = esc(&command::lock_summary(l, lang));
                             let word = tr(lang, "verrouillé\u{a0}:", "locked:");
-                            (format!(", {word} {held}\" title=\"{held}"), "🔒 ")
+                            let _ = write!(words, ", {word} {held}");
+                            tips.insert(0, held);
+                            "🔒 "
                         }
-                        None => (String::new(), ""),
+                        None => "",
+                    };
+                    let title = if tips.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" title=\"{}\"", tips.join(" · "))
+                    };
+                    // A badge that reads on any bar colour: the hatching alone fades
+                    // on orange bars.
+                    let badge = if flagged {
+                        "<span class=\"pp-rk\" aria-hidden=\"true\">⚠</span>"
+                    } else {
+                        ""
                     };
                     // The label inside when it fits, else beside the bar (`fit::stack`
                     // placed it where its lane has room).
@@ -2151,7 +2293,7 @@ fn chart_html(
                     let beside = if glyph_in { "" } else { glyph };
                     let _ = write!(
                         bars,
-                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{lock_title}\" data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}{inside}</div>",
+                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{words}\"{title} data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}{inside}{badge}</div>",
                         id.0,
                         selected == Some(id),
                         id.0,
@@ -2188,10 +2330,13 @@ fn chart_html(
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
                     let label = esc(&m.label);
+                    let crit = crit_ms.contains(&id.0);
                     let _ = write!(
                         bars,
-                        "<div class=\"pp-ms{}\" role=\"gridcell\" aria-label=\"{label}, {date}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"></div>",
+                        "<div class=\"pp-ms{}{}\" role=\"gridcell\" aria-label=\"{label}, {date}{}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"></div>",
                         if pushed.is_some() { " pushed" } else { "" },
+                        if crit { " crit" } else { "" },
+                        if crit { crit_word } else { "" },
                         id.0,
                         px(x - fit::MILESTONE_HALF),
                         px(y + 7.0)
@@ -2236,14 +2381,18 @@ fn chart_html(
                 };
                 let (x1, x2, y1, y2) = (px(x1), px(x2), px(a.3), px(b.3));
                 let mid = if x2 > x1 + 12 { (x1 + x2) / 2 } else { x1 + 8 };
-                let bad = if doc.violated.contains(&l.id.0) {
-                    " class=\"bad\""
+                // A driving link is marked while both its ends are drawn critical.
+                let crit_end = |i: u64| critical.contains(&BarId(i)) || crit_ms.contains(&i);
+                let (bad, arrow) = if doc.violated.contains(&l.id.0) {
+                    (" class=\"bad\"", "pp-arrow")
+                } else if crit_links.contains(&l.id.0) && crit_end(l.from.0) && crit_end(l.to.0) {
+                    (" class=\"crit\"", "pp-arrow-c")
                 } else {
-                    ""
+                    ("", "pp-arrow")
                 };
                 let _ = write!(
                     paths[a.4],
-                    "<path{bad} data-link=\"{}\" d=\"M{x1} {y1}H{mid}V{y2}H{}\" marker-end=\"url(#pp-arrow)\"></path>",
+                    "<path{bad} data-link=\"{}\" d=\"M{x1} {y1}H{mid}V{y2}H{}\" marker-end=\"url(#{arrow})\"></path>",
                     l.id.0,
                     x2 - 2
                 );
@@ -2617,5 +2766,72 @@ mod tests {
         );
         assert_eq!(far.tool, "move_periods");
         assert!(preview(&s, &cal, BarId(99_999), None, 1).is_none());
+    }
+
+    #[test]
+    fn the_critical_marks_are_the_path_s_milestones_and_driving_links() {
+        let mut s = s4hana_migration();
+        let sorted = |set: &IdSet<u64>| {
+            let mut v: Vec<u64> = set.iter().copied().collect();
+            v.sort_unstable();
+            v
+        };
+        let m = PathMarks::of(palmaplan_model::cpm::critical_path(&s).unwrap());
+        // The demo is one chain: its seven links drive, up to the go-live (19).
+        assert_eq!(sorted(&m.links), (20..=26).collect::<Vec<u64>>());
+        assert_eq!(sorted(&m.milestones), [19]);
+        // A short bar early on with a link to "Recette utilisateurs" (17) has slack:
+        // neither it nor its link is marked, and the chain keeps its marks.
+        let mut side = s.bars[0].clone();
+        side.id = BarId(900);
+        side.label = "Revue".into();
+        side.end = side.start.add_days(1);
+        s.bars.push(side);
+        let mut link = s.links.iter().find(|l| l.id.0 == 24).unwrap().clone();
+        link.id = palmaplan_model::LinkId(901);
+        link.from = ItemId(900);
+        s.links.push(link);
+        let path = palmaplan_model::cpm::critical_path(&s).unwrap();
+        assert!(!path.timing(ItemId(900)).unwrap().critical);
+        let m = PathMarks::of(path);
+        assert_eq!(sorted(&m.links), (20..=26).collect::<Vec<u64>>());
+        assert_eq!(sorted(&m.milestones), [19]);
+    }
+
+    #[test]
+    fn a_bar_at_risk_says_why_in_the_model_s_words() {
+        let mut s = s4hana_migration();
+        // Thomas Dubois (row 8's member, away on 26 and 27 Nov) on "Migration à blanc"
+        // (bar 16, row 10) too.
+        let thomas = s.rows.iter().find(|r| r.id.0 == 8).unwrap().member;
+        s.rows.iter_mut().find(|r| r.id.0 == 10).unwrap().member = thomas;
+        let start = Date::from_ymd(2026, 11, 2).unwrap();
+        let why = |d: Date, lang: Lang, bar: u64| {
+            risk_reasons(&s, d, lang)
+                .into_iter()
+                .find(|(b, _)| b.0 == bar)
+                .map(|(_, w)| w)
+        };
+        assert_eq!(
+            why(start, Lang::Fr, 16).as_deref(),
+            Some("absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)")
+        );
+        assert_eq!(
+            why(start, Lang::En, 16).as_deref(),
+            Some("Thomas Dubois away on 2 working days (2026-11-26 → 2026-11-27)")
+        );
+        // Not at risk on the plan's first day: no reason.
+        assert_eq!(why(start, Lang::Fr, 17), None);
+        // Two reasons, joined with French spacing: the absence, then the lateness.
+        let dec1 = Date::from_ymd(2026, 12, 1).unwrap();
+        let both = why(dec1, Lang::Fr, 15).unwrap();
+        assert!(
+            both.starts_with("absence de Thomas Dubois sur 2 jours ouvrés (2026-11-26 → 2026-11-27)\u{202f}; en retard de "),
+            "{both}"
+        );
+        assert!(
+            both.ends_with("(avancement 0\u{202f}%, prévu 80\u{202f}%)"),
+            "{both}"
+        );
     }
 }
