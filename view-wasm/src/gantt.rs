@@ -1134,10 +1134,13 @@ fn timing_of(doc: &Doc, bar: BarId) -> Option<palmaplan_model::cpm::ItemTiming> 
     path_of(doc)?.path.timing(ItemId(bar.0)).cloned()
 }
 
+/// Each bar at risk with why, in words.
+type Reasons = std::rc::Rc<Vec<(BarId, String)>>;
+
 thread_local! {
     /// Why the bars of the state last drawn are at risk, at a status date and in a
     /// language, by bar id.
-    static REASONS: std::cell::RefCell<Option<(u64, Date, Lang, std::rc::Rc<Vec<(BarId, String)>>)>> =
+    static REASONS: std::cell::RefCell<Option<(u64, Date, Lang, Reasons)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -1145,7 +1148,7 @@ thread_local! {
 /// the status date), computed once per state; None above `DETAILS_FLOATS_MAX_BARS` bars,
 /// where a pass over every risk at each change would hold the page: the bar then says
 /// "at risk" only.
-fn reasons_of(doc: &Doc, today: Date, lang: Lang) -> Option<std::rc::Rc<Vec<(BarId, String)>>> {
+fn reasons_of(doc: &Doc, today: Date, lang: Lang) -> Option<Reasons> {
     if doc.s.bars.len() > DETAILS_FLOATS_MAX_BARS {
         return None;
     }
