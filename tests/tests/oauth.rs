@@ -10,33 +10,16 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use base64::Engine as _;
+use common::browser::{FORM, OWNER, PASSWORD, form, hidden, http, location_of as location};
 use common::{TestServer, call};
 use palmaplan_server::http::AppState;
 use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-const PASSWORD: &str = "correct horse battery staple";
-const OWNER: &str = "owner@localhost";
 /// A loopback redirect URI, as native clients register (nothing listens there: the
 /// tests read the redirect's `Location` instead of following it).
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
-const FORM: &str = "application/x-www-form-urlencoded";
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-fn form(pairs: &[(&str, &str)]) -> String {
-    let mut s = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in pairs {
-        s.append_pair(k, v);
-    }
-    s.finish()
-}
 
 /// A fresh PKCE pair (verifier, S256 challenge).
 fn pkce() -> (String, String) {
@@ -64,21 +47,6 @@ fn set_cookie(r: &reqwest::Response, name: &str) -> Option<(String, String)> {
 }
 
 /// The value of a hidden field of a page (our values need no unescaping).
-fn hidden(page: &str, name: &str) -> String {
-    let key = format!("name=\"{name}\" value=\"");
-    let at = page
-        .find(&key)
-        .unwrap_or_else(|| panic!("no field {name} in {page}"))
-        + key.len();
-    page[at..].split('"').next().unwrap().to_owned()
-}
-
-fn location(r: &reqwest::Response) -> Option<String> {
-    r.headers()
-        .get(LOCATION)
-        .map(|v| v.to_str().unwrap().to_owned())
-}
-
 /// The query parameters of a redirect's `Location`.
 fn query_of(location: &str) -> Vec<(String, String)> {
     reqwest::Url::parse(location)

@@ -9,35 +9,16 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::browser::{FORM, OWNER, PASSWORD, form, hidden, http, location_of};
 use common::{TestServer, call};
 use palmaplan_server::auth;
 use palmaplan_server::http::AppState;
 use palmaplan_server::live::MAX_STREAMS_PER_USER;
 use palmaplan_server::storage::{OAuthClient, Role, TokenKind};
 use reqwest::header::{
-    ACCEPT_LANGUAGE, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE,
-    X_FRAME_OPTIONS,
+    ACCEPT_LANGUAGE, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, SET_COOKIE, X_FRAME_OPTIONS,
 };
 use serde_json::{Value, json};
-
-const PASSWORD: &str = "correct horse battery staple";
-const OWNER: &str = "owner@localhost";
-const FORM: &str = "application/x-www-form-urlencoded";
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-fn form(pairs: &[(&str, &str)]) -> String {
-    let mut s = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in pairs {
-        s.append_pair(k, v);
-    }
-    s.finish()
-}
 
 fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
     r.headers()
@@ -54,20 +35,8 @@ fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
         })
 }
 
-fn hidden(page: &str, name: &str) -> String {
-    let key = format!("name=\"{name}\" value=\"");
-    let at = page
-        .find(&key)
-        .unwrap_or_else(|| panic!("no field {name} in {page}"))
-        + key.len();
-    page[at..].split('"').next().unwrap().to_owned()
-}
-
 fn location(r: &reqwest::Response) -> String {
-    r.headers()
-        .get(LOCATION)
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default()
+    location_of(r).unwrap_or_default()
 }
 
 /// The query pairs of a local address.

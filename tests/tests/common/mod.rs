@@ -26,6 +26,8 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) mod browser;
+
 pub(crate) type Client = RunningService<RoleClient, ClientConfig>;
 
 /// A server running in this process on 127.0.0.1 with a port of its own.
