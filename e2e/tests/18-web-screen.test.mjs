@@ -1,6 +1,6 @@
 // The web screen in a browser (server/src/web.rs, server/src/live.rs, view-wasm/src/live.rs):
 // a person signs in on the sign-in page, sees their schedules at /app, opens one full
-// page in the same view as the conversation's, and a write made by an MCP client (the
+// page in the same view as the conversation's (under the session: no link token), and a write made by an MCP client (the
 // TypeScript SDK) shows there within a second without reload — pushed by the event
 // stream, not found by polling — while a gesture on the screen reaches the MCP client's
 // next read. Then, on Settings › Connections and agents › Connected applications, a
@@ -43,9 +43,20 @@ test('a write over MCP shows on the web screen within a second, and a gesture th
   assert.match(await page.locator('h1').innerText(), /Mes plannings/);
   assert.equal(await page.locator(`a[href="/app/schedules/${sid}"]`).innerText(), 'Écran web');
   await page.click(`a[href="/app/schedules/${sid}"]`);
-  await page.waitForURL(new RegExp(`/embed/${sid}\\?t=`));
+  // The page stays the screen's own address: the view runs under the session, no
+  // token in any address.
+  await page.waitForURL(`${ctx.server.base}/app/schedules/${sid}`);
   await waitFor(async () => (await page.locator('[data-bar]').count()) > 0, { what: 'bars on the screen' });
-  await waitFor(() => seen.requests.some((u) => u.includes(`/embed/${sid}/events?t=`)), { what: 'the event stream opened' });
+  await waitFor(() => seen.requests.some((u) => u.endsWith(`/app/schedules/${sid}/events`)), { what: 'the event stream opened' });
+  assert.deepEqual(seen.requests.filter((u) => u.includes('?t=') || u.includes('/embed/')), [], 'no link token anywhere');
+  // The owner acts as owner there (a link caps them at editor).
+  const shown = await page.evaluate(async (sid) => {
+    const csrf = document.querySelector('meta[name=palmaplan-mode]').dataset.csrf;
+    const r = await fetch(`/app/schedules/${sid}/call`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-PalmaPlan-CSRF': csrf }, body: JSON.stringify({ tool: 'show_schedule', arguments: {} }) });
+    return r.json();
+  }, sid);
+  assert.ok(!shown.isError, JSON.stringify(shown));
+  assert.match(shown.content[0].text, /rôle propriétaire/);
   // Pushed, not polled: no read of the journal while nothing changes (a poll would
   // come after 2 s).
   await page.waitForTimeout(2500);
@@ -79,6 +90,10 @@ test('a write over MCP shows on the web screen within a second, and a gesture th
   const origin = ctx.server.base;
   assert.deepEqual(seen.requests.filter((u) => !u.startsWith(origin)), [], 'only its own origin');
   assert.deepEqual(seen.violations, []);
+  // And back to the list.
+  await page.click('a.pp-back[href="/app"]');
+  await page.waitForURL(`${ctx.server.base}/app`);
+  assert.match(await page.locator('h1').innerText(), /Mes plannings/);
   await context.close();
 });
 

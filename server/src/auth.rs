@@ -13,12 +13,14 @@ use sha2::{Digest, Sha256};
 pub const TOKEN_PREFIX: &str = "ppt_";
 
 /// The prefixes of the OAuth secrets (`crate::oauth`): access and refresh tokens,
-/// authorization codes, sign-in sessions. Distinct from [`TOKEN_PREFIX`] so that each
+/// authorization codes, sign-in sessions and links. Distinct from [`TOKEN_PREFIX`] so that each
 /// secret is looked up only where it belongs, and a scanner tells them apart.
 pub const ACCESS_PREFIX: &str = "ppa_";
 pub const REFRESH_PREFIX: &str = "ppr_";
 pub const CODE_PREFIX: &str = "ppc_";
 pub const SESSION_PREFIX: &str = "pps_";
+/// One-time sign-in links (`palmaplan user sign-in-link`).
+pub const SIGNIN_LINK_PREFIX: &str = "ppl_";
 
 /// A new token secret, from the operating system's random source.
 pub fn new_token() -> Result<String, getrandom::Error> {

@@ -408,6 +408,40 @@ pub async fn set_password(
     Ok(user)
 }
 
+/// `palmaplan user sign-in-link`: a one-time link to the web screen for the user of
+/// `email`, at `public_url` (stored by its hash; the secret is only in the answer).
+pub async fn sign_in_link(
+    store: &Store,
+    email: &str,
+    public_url: &str,
+    now_ms: i64,
+    lang: Lang,
+) -> Result<String, SetupError> {
+    let user = user_by_email(store, email, lang).await?;
+    let base = url::Url::parse(public_url.trim()).map_err(|e| {
+        SetupError::Invalid(tr(
+            lang,
+            format!("--public-url {public_url} n'est pas une adresse ({e})\u{a0}: donnez par exemple https://plan.example.org."),
+            format!("--public-url {public_url} is not an address ({e}): give e.g. https://plan.example.org."),
+        ))
+    })?;
+    let secret = crate::auth::new_secret(crate::auth::SIGNIN_LINK_PREFIX)
+        .map_err(|e| SetupError::Invalid(e.to_string()))?;
+    store
+        .add_signin_link(
+            &crate::auth::token_hash(&secret),
+            user.id,
+            now_ms,
+            now_ms + crate::oauth::SIGNIN_LINK_MINUTES * 60_000,
+        )
+        .await?;
+    let mut link = base
+        .join("/oauth/link")
+        .map_err(|e| SetupError::Invalid(e.to_string()))?;
+    link.query_pairs_mut().append_pair("t", &secret);
+    Ok(link.to_string())
+}
+
 /// What `palmaplan grant list` prints: one line per OAuth grant (an application a
 /// person allowed), never a secret.
 pub fn grant_table(lang: Lang, user: &User, grants: &[GrantInfo]) -> String {

@@ -649,7 +649,7 @@ async fn embed_call(
             return call_refused(e.status(), e.code(), e.message(lang));
         }
     };
-    let (tool, mut arguments) = match read_call_body(&body, &mut lang) {
+    let (tool, arguments) = match read_call_body(&body, &mut lang) {
         Ok(call) => call,
         Err(e) => {
             return call_refused(StatusCode::BAD_REQUEST, Code::InvalidBody, e.message(lang));
@@ -657,59 +657,14 @@ async fn embed_call(
     };
 
     // What the link allows, before the tool runs.
-    let spec = state.planning.tools().find(|t| t.name == tool).cloned();
-    if let Some(spec) = &spec {
-        if spec.access == Access::Write
-            && let Err(e) = claims.check_write(&tool)
-        {
-            return call_refused(e.status(), e.code(), e.message(lang));
-        }
-        // The tools a link may call are the view's (decided in `Planning::call`); one
-        // that names no schedule is refused here, before the address's is put in.
-        let names_schedule = spec.input_schema["properties"].get("schedule").is_some();
-        if spec.in_view && !names_schedule {
-            return call_refused(
-                StatusCode::FORBIDDEN,
-                Code::OutsideLink,
-                tr(
-                    lang,
-                    format!(
-                        "Ce lien ne donne accès qu'au planning {}\u{a0}: «\u{a0}{tool}\u{a0}» ne porte pas sur ce seul planning.",
-                        claims.schedule
-                    ),
-                    format!(
-                        "This link gives access to schedule {} only: “{tool}” does not work on that one schedule.",
-                        claims.schedule
-                    ),
-                ),
-            );
-        }
-        match arguments.get("schedule") {
-            None => {
-                arguments.insert("schedule".into(), json!(claims.schedule));
-            }
-            Some(Value::Number(n)) if n.as_i64() != Some(claims.schedule) => {
-                return call_refused(
-                    StatusCode::FORBIDDEN,
-                    Code::OtherSchedule,
-                    tr(
-                        lang,
-                        format!(
-                            "Ce lien ouvre le planning {}, pas le planning {n}\u{a0}: retirez «\u{a0}schedule\u{a0}» ou donnez {}.",
-                            claims.schedule, claims.schedule
-                        ),
-                        format!(
-                            "This link opens schedule {}, not schedule {n}: leave “schedule” out or give {}.",
-                            claims.schedule, claims.schedule
-                        ),
-                    ),
-                );
-            }
-            // A name is resolved by the tool, within the link's one schedule.
-            Some(_) => {}
-        }
+    if state
+        .planning
+        .tools()
+        .any(|t| t.name == tool && t.access == Access::Write)
+        && let Err(e) = claims.check_write(&tool)
+    {
+        return call_refused(e.status(), e.code(), e.message(lang));
     }
-
     let caller = Caller {
         user_id: claims.user,
         can_write: claims.editable,
@@ -722,18 +677,10 @@ async fn embed_call(
         // renews).
         apps: true,
     };
-    if let Some(refusal) = state.planning.refusal_for(&caller, &tool) {
-        let status = if refusal.code == Code::OutsideLink {
-            StatusCode::FORBIDDEN
-        } else {
-            StatusCode::OK
-        };
-        return (status, Json(to_result(refusal.into_reply()))).into_response();
-    }
-    let mut reply = state
-        .planning
-        .call(&caller, &tool, Value::Object(arguments))
-        .await;
+    let mut reply = match view_call(&state, &caller, claims.schedule, &tool, arguments).await {
+        Ok(reply) => reply,
+        Err(refused) => return refused,
+    };
     let secrets = link_secrets(&state, claims.schedule).await;
     embed::scrub_reply(&mut reply, &secrets, lang);
     tracing::info!(
@@ -744,6 +691,75 @@ async fn embed_call(
         "embed call"
     );
     (StatusCode::OK, Json(to_result(reply))).into_response()
+}
+
+/// Runs one of the view's calls on `schedule` (its only one) for `caller`: the
+/// schedule put in when the call leaves it out, another refused, a tool that works on
+/// no one schedule refused. The view's two doors (an `/embed` link, the web screen's
+/// session) decide who the caller is; this decides what a view may call.
+pub(crate) async fn view_call(
+    state: &AppState,
+    caller: &Caller,
+    schedule: i64,
+    tool: &str,
+    mut arguments: serde_json::Map<String, Value>,
+) -> Result<Reply, Response> {
+    let lang = caller.lang;
+    let spec = state.planning.tools().find(|t| t.name == tool).cloned();
+    if let Some(spec) = &spec {
+        // The tools a view may call are the view's (decided in `Planning::call`); one
+        // that names no schedule is refused here, before the address's is put in.
+        let names_schedule = spec.input_schema["properties"].get("schedule").is_some();
+        if spec.in_view && !names_schedule {
+            return Err(call_refused(
+                StatusCode::FORBIDDEN,
+                Code::OutsideLink,
+                tr(
+                    lang,
+                    format!(
+                        "Cette vue ne donne accès qu'au planning {schedule}\u{a0}: «\u{a0}{tool}\u{a0}» ne porte pas sur ce seul planning."
+                    ),
+                    format!(
+                        "This view gives access to schedule {schedule} only: “{tool}” does not work on that one schedule."
+                    ),
+                ),
+            ));
+        }
+        match arguments.get("schedule") {
+            None => {
+                arguments.insert("schedule".into(), json!(schedule));
+            }
+            Some(Value::Number(n)) if n.as_i64() != Some(schedule) => {
+                return Err(call_refused(
+                    StatusCode::FORBIDDEN,
+                    Code::OtherSchedule,
+                    tr(
+                        lang,
+                        format!(
+                            "Cette vue montre le planning {schedule}, pas le planning {n}\u{a0}: retirez «\u{a0}schedule\u{a0}» ou donnez {schedule}."
+                        ),
+                        format!(
+                            "This view shows schedule {schedule}, not schedule {n}: leave “schedule” out or give {schedule}."
+                        ),
+                    ),
+                ));
+            }
+            // A name is resolved by the tool, within the view's one schedule.
+            Some(_) => {}
+        }
+    }
+    if let Some(refusal) = state.planning.refusal_for(caller, tool) {
+        let status = if refusal.code == Code::OutsideLink {
+            StatusCode::FORBIDDEN
+        } else {
+            StatusCode::OK
+        };
+        return Err((status, Json(to_result(refusal.into_reply()))).into_response());
+    }
+    Ok(state
+        .planning
+        .call(caller, tool, Value::Object(arguments))
+        .await)
 }
 
 /// The body of `POST /embed/<schedule>/call`.
@@ -765,7 +781,7 @@ const CALL_FIELDS: [&str; 3] = ["tool", "arguments", LANG_ARG];
 
 /// Why a call body does not read.
 #[derive(Debug, PartialEq, Eq)]
-enum BodyError {
+pub(crate) enum BodyError {
     /// Not JSON: where it stops reading (from 1).
     Syntax { line: usize, column: usize },
     /// JSON, not an object.
@@ -779,7 +795,7 @@ enum BodyError {
 }
 
 impl BodyError {
-    fn message(&self, lang: Lang) -> String {
+    pub(crate) fn message(&self, lang: Lang) -> String {
         let how = tr(
             lang,
             "Le corps doit être un objet JSON {\"tool\": \"…\", \"arguments\": {…}}",
@@ -819,7 +835,7 @@ impl BodyError {
 /// `lang`, then the arguments' (removed from them, as over MCP; the later one wins).
 /// A body that does not read still sets `lang` when it names one, so the refusal is
 /// in the caller's language.
-fn read_call_body(
+pub(crate) fn read_call_body(
     bytes: &[u8],
     lang: &mut Lang,
 ) -> Result<(String, serde_json::Map<String, Value>), BodyError> {

@@ -29,8 +29,10 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::http::{AppState, call_refused, check_link, link_token};
-use crate::planning::{Code, tr};
+use crate::oauth::page_lang;
+use crate::planning::{Code, Planning, tr};
 use crate::storage::Store;
+use crate::web::view_session;
 
 /// Event streams one person may hold open at once: under the six connections a browser
 /// keeps per host over HTTP/1.1, so that past it the view falls back to polling (a
@@ -94,6 +96,9 @@ struct Follow {
     committed: tokio::sync::broadcast::Receiver<(i64, i64)>,
     schedule: i64,
     user: i64,
+    /// The session's hash and the clock it is checked by, for a stream of the web
+    /// screen (None: a link's).
+    session: Option<(String, Planning)>,
     /// The last rank sent; None before the first event.
     sent: Option<i64>,
     /// When the link stops working, as a deadline of this process's clock.
@@ -126,7 +131,14 @@ impl Follow {
             if self.sent.is_some_and(|s| rank <= s) {
                 continue;
             }
-            // Their access may have been removed since the stream opened.
+            // Their access may have been removed since the stream opened, or their
+            // session closed.
+            if let Some((hash, clock)) = &self.session {
+                match self.store.web_session_expiry(hash, clock.now_ms()).await {
+                    Ok(Some(_)) => {}
+                    _ => return None,
+                }
+            }
             match self.store.role(self.schedule, self.user).await {
                 Ok(Some(_)) => return Some(rank),
                 _ => return None,
@@ -150,7 +162,83 @@ pub(crate) async fn events(
             return call_refused(e.status(), e.code(), e.message(lang));
         }
     };
-    let Some(slot) = state.streams.take(claims.user) else {
+    stream(
+        &state,
+        claims.schedule,
+        claims.user,
+        claims.expires_at,
+        None,
+    )
+}
+
+/// `GET /app/schedules/<schedule>/events`: the web screen's stream, under the person's
+/// session (the cookie; an EventSource of the same origin sends it, and no token is in
+/// the address). It ends with the session, and at the next write once they sign out.
+pub(crate) async fn app_events(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let lang = page_lang(&state, &headers, None);
+    let session = match view_session(&state, &headers, lang, false).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let store = state.planning.store();
+    let role = match schedule.parse::<i64>() {
+        Ok(id) => store.role(id, session.user.id).await.map(|r| r.map(|_| id)),
+        Err(_) => Ok(None),
+    };
+    let id = match role {
+        Ok(Some(id)) => id,
+        Ok(None) => {
+            return call_refused(
+                StatusCode::NOT_FOUND,
+                Code::ScheduleNotFound,
+                tr(
+                    lang,
+                    format!(
+                        "Vous n'avez accès à aucun planning «\u{a0}{schedule}\u{a0}»\u{a0}: ouvrez-en un depuis la liste."
+                    ),
+                    format!("You have access to no schedule “{schedule}”: open one from the list."),
+                ),
+            );
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "event stream: the database does not answer");
+            return call_refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Code::Storage,
+                tr(
+                    lang,
+                    "La base de données ne répond pas\u{a0}: réessayez dans un instant.",
+                    "The database does not answer: try again in a moment.",
+                ),
+            );
+        }
+    };
+    let ends = match store
+        .web_session_expiry(&session.hash, state.planning.now_ms())
+        .await
+    {
+        Ok(Some(at)) => at,
+        _ => state.planning.now_ms(),
+    };
+    stream(&state, id, session.user.id, ends, Some(session.hash))
+}
+
+/// The stream of `schedule`'s ranks for `user`, until `ends_ms` (this process's clock,
+/// as `Planning::now_ms`), checked before each push: their role, and their session when
+/// the stream is a session's.
+fn stream(
+    state: &AppState,
+    schedule: i64,
+    user: i64,
+    ends_ms: i64,
+    session: Option<String>,
+) -> Response {
+    let lang = state.lang;
+    let Some(slot) = state.streams.take(user) else {
         return call_refused(
             StatusCode::TOO_MANY_REQUESTS,
             Code::Busy,
@@ -165,23 +253,20 @@ pub(crate) async fn events(
             ),
         );
     };
-    let left_ms = u64::try_from(claims.expires_at - state.planning.now_ms()).unwrap_or(0);
+    let left_ms = u64::try_from(ends_ms - state.planning.now_ms()).unwrap_or(0);
     let store = state.planning.store().clone();
     let follow = Follow {
         committed: store.committed(),
         store,
-        schedule: claims.schedule,
-        user: claims.user,
+        schedule,
+        user,
+        session: session.map(|hash| (hash, state.planning.clone())),
         sent: None,
         ends: tokio::time::Instant::now() + Duration::from_millis(left_ms),
         shutdown: state.shutdown.clone(),
         _slot: slot,
     };
-    tracing::info!(
-        schedule = claims.schedule,
-        user = claims.user,
-        "event stream opened"
-    );
+    tracing::info!(schedule, user, "event stream opened");
     let stream = futures_util::stream::unfold(follow, |mut f| async move {
         let rank = f.next().await?;
         f.sent = Some(rank);
@@ -241,6 +326,7 @@ mod tests {
             store: store.clone(),
             schedule: id,
             user,
+            session: None,
             sent: None,
             ends: Instant::now() + ends,
             shutdown: tokio_util::sync::CancellationToken::new(),

@@ -230,6 +230,20 @@ enum UserCommand {
         #[arg(long)]
         email: String,
     },
+    /// Print a one-time sign-in link to the web screen: valid 15 minutes, opens one
+    /// session once, needs no password. Give it to the person only.
+    SignInLink {
+        /// Their e-mail.
+        #[arg(long)]
+        email: String,
+        /// Where `palmaplan serve` on the same data is reached (the link's address).
+        #[arg(
+            long,
+            env = "PALMAPLAN_PUBLIC_URL",
+            default_value = DEFAULT_PUBLIC_URL
+        )]
+        public_url: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -387,6 +401,27 @@ async fn run(cli: Cli) -> Result<(), SetupError> {
                         name.trim(),
                         email.trim(),
                         email.trim()
+                    ),
+                )
+            );
+            Ok(())
+        }
+        Command::User(UserCommand::SignInLink { email, public_url }) => {
+            let link =
+                bootstrap::sign_in_link(&store, &email, &public_url, SystemClock.now_ms(), lang)
+                    .await?;
+            println!("{link}");
+            eprintln!(
+                "{}",
+                tr(
+                    lang,
+                    format!(
+                        "Lien de connexion pour {email}\u{a0}: valable {} minutes, une seule fois. Ne le donnez qu'à cette personne.",
+                        palmaplan_server::oauth::SIGNIN_LINK_MINUTES
+                    ),
+                    format!(
+                        "Sign-in link for {email}: valid {} minutes, once. Give it to that person only.",
+                        palmaplan_server::oauth::SIGNIN_LINK_MINUTES
                     ),
                 )
             );

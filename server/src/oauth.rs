@@ -62,6 +62,8 @@ pub const ACCESS_TTL_MS: i64 = 3_600_000;
 pub const REFRESH_TTL_MS: i64 = 30 * 24 * 3_600_000;
 /// How long a sign-in on the consent pages lasts.
 pub const SESSION_TTL_MS: i64 = 12 * 3_600_000;
+/// How long a one-time sign-in link printed by `palmaplan user sign-in-link` works.
+pub const SIGNIN_LINK_MINUTES: i64 = 15;
 /// Sign-in attempts allowed per e-mail and per address within [`ATTEMPT_WINDOW_MS`].
 pub const MAX_ATTEMPTS: u32 = 10;
 /// Client registrations allowed per address within [`ATTEMPT_WINDOW_MS`]: registration
@@ -299,6 +301,7 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
         )
         .route("/oauth/signin", get(signin_page).post(signin_answer))
         .route("/oauth/signout", post(signout))
+        .route("/oauth/link", get(link_page).post(link_answer))
 }
 
 // ---------------------------------------------------------------------------------
@@ -1222,6 +1225,8 @@ pub(crate) struct Session {
     /// Derived from the session's secret: the hidden field every form of the signed-in
     /// pages (consent, web screen) must send back.
     pub(crate) csrf: String,
+    /// The session secret's hash (how the store knows it).
+    pub(crate) hash: String,
 }
 
 fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -1244,14 +1249,16 @@ pub(crate) async fn signed_in(
     else {
         return Ok(None);
     };
+    let hash = auth::token_hash(secret);
     let user = state
         .planning
         .store()
-        .web_session_user(&auth::token_hash(secret), state.planning.now_ms())
+        .web_session_user(&hash, state.planning.now_ms())
         .await?;
     Ok(user.map(|user| Session {
         user,
         csrf: hex::encode(Sha256::digest(format!("palmaplan consent\0{secret}"))),
+        hash,
     }))
 }
 
@@ -1290,6 +1297,14 @@ async fn signin_page(
     signin_form(&state, lang, &next, None, StatusCode::OK)
 }
 
+fn too_many_attempts(lang: Lang) -> String {
+    tr(
+        lang,
+        "Trop de tentatives de connexion\u{a0}: réessayez dans quelques minutes.",
+        "Too many sign-in attempts: try again in a few minutes.",
+    )
+}
+
 fn bad_next(lang: Lang) -> String {
     tr(
         lang,
@@ -1326,8 +1341,8 @@ fn signin_form(
         go = escape_html(&tr(lang, "Se connecter", "Sign in")),
         note = tr(
             lang,
-            "Le mot de passe se définit sur le serveur avec <code>palmaplan user set-password --email …</code>.",
-            "The password is set on the server with <code>palmaplan user set-password --email …</code>.",
+            "Le mot de passe se définit sur le serveur avec <code>palmaplan user set-password --email …</code>\u{202f}; sans mot de passe, demandez un lien de connexion à usage unique (<code>palmaplan user sign-in-link --email …</code>).",
+            "The password is set on the server with <code>palmaplan user set-password --email …</code>; without one, ask for a one-time sign-in link (<code>palmaplan user sign-in-link --email …</code>).",
         ),
     );
     let title = tr(lang, "Connexion à PalmaPlan", "Sign in to PalmaPlan");
@@ -1386,11 +1401,7 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
             &state,
             lang,
             &next,
-            Some(&tr(
-                lang,
-                "Trop de tentatives de connexion\u{a0}: réessayez dans quelques minutes.",
-                "Too many sign-in attempts: try again in a few minutes.",
-            )),
+            Some(&too_many_attempts(lang)),
             StatusCode::TOO_MANY_REQUESTS,
         )
     };
@@ -1400,8 +1411,8 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
     if ip.is_some_and(|ip| !state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS)) {
         return too_many();
     }
-    if email.len() > MAX_EMAIL_BYTES {
-        return signin_form(
+    let wrong = || {
+        signin_form(
             &state,
             lang,
             &next,
@@ -1411,7 +1422,10 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
                 "Wrong e-mail or password.",
             )),
             StatusCode::UNAUTHORIZED,
-        );
+        )
+    };
+    if email.len() > MAX_EMAIL_BYTES {
+        return wrong();
     }
     if !state.attempts.allow(
         &format!("email:{}", email.to_lowercase()),
@@ -1431,35 +1445,189 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
     };
     let ok = verify_password(password, phc).await;
     let (Some(user), true) = (user, ok) else {
-        return signin_form(
-            &state,
-            lang,
-            &next,
-            Some(&tr(
-                lang,
-                "E-mail ou mot de passe incorrect.",
-                "Wrong e-mail or password.",
-            )),
-            StatusCode::UNAUTHORIZED,
-        );
+        return wrong();
     };
+    tracing::info!(user = user.id, "signed in with a password");
+    open_session(&state, user.id, now, &next).await
+}
+
+/// Opens a session for `user` and sends the browser on to `next` with its cookie.
+async fn open_session(state: &AppState, user: i64, now: i64, next: &str) -> Response {
     let Ok(secret) = auth::new_secret(auth::SESSION_PREFIX) else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
     let ttl = state.oauth.session_ttl_ms;
-    if let Err(e) = store
-        .add_web_session(&auth::token_hash(&secret), user.id, now, now + ttl)
+    if let Err(e) = state
+        .planning
+        .store()
+        .add_web_session(&auth::token_hash(&secret), user, now, now + ttl)
         .await
     {
         return unavailable(e).into_response();
     }
-    tracing::info!(user = user.id, "signed in for OAuth consent");
-    let mut r = see_other(&next);
+    let mut r = see_other(next);
     r.headers_mut().append(
         header::SET_COOKIE,
-        cookie_header(&state, SESSION_COOKIE, &secret, ttl / 1000),
+        cookie_header(state, SESSION_COOKIE, &secret, ttl / 1000),
     );
     r
+}
+
+/// The refusal of a sign-in link that does not work (spent, expired, unknown: one
+/// answer, so that the page tells nothing about other people's links).
+fn dead_link(lang: Lang) -> Response {
+    let body = format!(
+        "<p>{}</p><p><a href=\"/oauth/signin?next=%2Fapp&amp;lang={}\">{}</a></p>",
+        escape_html(&tr(
+            lang,
+            format!(
+                "Ce lien de connexion ne fonctionne pas\u{a0}: il a déjà servi, il a expiré (il vaut {SIGNIN_LINK_MINUTES}\u{a0}minutes) ou il est incomplet. Demandez-en un nouveau à l'administrateur du serveur (palmaplan user sign-in-link --email …), ou connectez-vous avec votre mot de passe."
+            ),
+            format!(
+                "This sign-in link does not work: it was used already, it expired (it lasts {SIGNIN_LINK_MINUTES} minutes) or it is incomplete. Ask the server's administrator for a new one (palmaplan user sign-in-link --email …), or sign in with your password."
+            ),
+        )),
+        lang_tag(lang),
+        escape_html(&tr(
+            lang,
+            "Se connecter avec un mot de passe",
+            "Sign in with a password"
+        )),
+    );
+    html_page(
+        StatusCode::GONE,
+        lang,
+        &tr(
+            lang,
+            "Lien de connexion périmé",
+            "Sign-in link no longer valid",
+        ),
+        &body,
+        None,
+    )
+}
+
+/// `GET /oauth/link?t=…`: asks "sign in as …?" without spending the link. Mail and chat
+/// previewers open links they see; only the person's click (a POST) spends it.
+async fn link_page(
+    State(state): State<Arc<AppState>>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    let p = params(query.unwrap_or_default().as_bytes()).unwrap_or_default();
+    let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
+    let secret = p.get("t").cloned().unwrap_or_default();
+    if !auth::looks_like_secret(auth::SIGNIN_LINK_PREFIX, &secret) {
+        return dead_link(lang);
+    }
+    let user = match state
+        .planning
+        .store()
+        .signin_link_user(&auth::token_hash(&secret), state.planning.now_ms())
+        .await
+    {
+        Ok(Some(user)) => user,
+        Ok(None) => return dead_link(lang),
+        Err(e) => return unavailable(e).into_response(),
+    };
+    let Ok(csrf) = auth::new_secret("") else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let body = format!(
+        "<p>{ask} <bdi>{name}</bdi> &lt;<bdi>{email}</bdi>&gt;\u{a0}?</p>\
+         <form method=\"post\" action=\"/oauth/link\">{hidden}\
+         <div class=\"buttons\"><button type=\"submit\">{go}</button></div></form>\
+         <p class=\"note\">{note}</p>",
+        ask = escape_html(&tr(
+            lang,
+            "Se connecter à PalmaPlan en tant que",
+            "Sign in to PalmaPlan as"
+        )),
+        name = escape_html(&cleaned_name(&user.name)),
+        email = escape_html(&user.email),
+        hidden = [
+            ("t", secret.as_str()),
+            ("lang", lang_tag(lang)),
+            ("csrf", &csrf)
+        ]
+        .iter()
+        .map(|(k, v)| hidden_field(k, v))
+        .collect::<String>(),
+        go = escape_html(&tr(lang, "Se connecter", "Sign in")),
+        note = escape_html(&tr(
+            lang,
+            "Ce lien ne sert qu'une fois. Si vous ne l'avez pas demandé, fermez cette page.",
+            "This link works once. If you did not ask for it, close this page.",
+        )),
+    );
+    let mut r = html_page(
+        StatusCode::OK,
+        lang,
+        &tr(lang, "Connexion par lien", "Sign in by link"),
+        &body,
+        Some(cookie_header(&state, SIGNIN_COOKIE, &csrf, 3600)),
+    );
+    // A page whose address holds a secret says it to no one.
+    r.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+/// `POST /oauth/link`: spends the link (once), opens a session, and goes to the list.
+async fn link_answer(State(state): State<Arc<AppState>>, request: Request) -> Response {
+    let ip = client_address(&state, &request).map(address_key);
+    let headers = request.headers().clone();
+    let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY).await else {
+        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    };
+    let p = params(&body).unwrap_or_default();
+    let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
+    let csrf_ok = match (p.get("csrf"), cookie(&headers, SIGNIN_COOKIE)) {
+        (Some(f), Some(c)) => !f.is_empty() && constant_eq(f, c),
+        _ => false,
+    };
+    if !csrf_ok {
+        return refusal_page_status(
+            StatusCode::FORBIDDEN,
+            lang,
+            &tr(
+                lang,
+                "Ce formulaire n'a pas été envoyé par la page du lien de connexion (jeton anti-falsification absent ou faux)\u{a0}: rouvrez le lien.",
+                "This form was not sent by the sign-in link's page (its anti-forgery token is missing or wrong): open the link again.",
+            ),
+        );
+    }
+    let now = state.planning.now_ms();
+    // Guessing a link is hopeless (256 bits), but the form is counted as sign-ins are.
+    if ip.is_some_and(|ip| !state.attempts.allow(&format!("ip:{ip}"), now, MAX_ATTEMPTS)) {
+        return refusal_page_status(
+            StatusCode::TOO_MANY_REQUESTS,
+            lang,
+            &too_many_attempts(lang),
+        );
+    }
+    let secret = p.get("t").cloned().unwrap_or_default();
+    if !auth::looks_like_secret(auth::SIGNIN_LINK_PREFIX, &secret) {
+        return dead_link(lang);
+    }
+    let user = match state
+        .planning
+        .store()
+        .spend_signin_link(&auth::token_hash(&secret), now)
+        .await
+    {
+        Ok(Some(user)) => user,
+        Ok(None) => return dead_link(lang),
+        Err(e) => return unavailable(e).into_response(),
+    };
+    tracing::info!(user = user.id, "signed in with a one-time link");
+    let next = match lang {
+        Lang::Fr => "/app",
+        Lang::En => "/app?lang=en",
+    };
+    open_session(&state, user.id, now, next).await
 }
 
 /// `POST /oauth/signout` (the consent page's button): ends the browser's sign-in session

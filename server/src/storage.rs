@@ -629,6 +629,11 @@ impl Store {
                     "oauth",
                     include_str!("../migrations/sqlite/0003_oauth.sql"),
                 ),
+                (
+                    4,
+                    "signin_links",
+                    include_str!("../migrations/sqlite/0004_signin_links.sql"),
+                ),
             ],
             Backend::Postgres => &[
                 (
@@ -645,6 +650,11 @@ impl Store {
                     3,
                     "oauth",
                     include_str!("../migrations/postgres/0003_oauth.sql"),
+                ),
+                (
+                    4,
+                    "signin_links",
+                    include_str!("../migrations/postgres/0004_signin_links.sql"),
                 ),
             ],
         };

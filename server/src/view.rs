@@ -14,6 +14,10 @@
 //!   view knows it runs in a plain browser (it reads the schedule from its address and
 //!   calls `POST /embed/<id>/call`) rather than under an MCP Apps host.
 //!
+//! - the page under `/app/schedules/<id>` (the web screen, `crate::web`), where the tag
+//!   becomes `content="app"` with the session's anti-forgery token: the view calls
+//!   `POST /app/schedules/<id>/call` under the person's session instead.
+//!
 //! The build must put that tag in the page exactly once. If it does not, that is a build
 //! bug: the unit tests below fail on it, rather than the server at run time.
 //!
@@ -88,6 +92,25 @@ pub fn embed_page(lang: Lang) -> &'static str {
         Lang::En => &EN,
     };
     cell.get_or_init(|| HTML.replacen(MCP_MARKER, &embed_marker(lang), 1))
+}
+
+/// The page served under `/app/schedules/<id>` (the web screen, signed in): the mode
+/// tag says "app" and carries the session's anti-forgery token, which the view sends
+/// back on each call (`X-PalmaPlan-CSRF`). Made per request, as the token is the
+/// session's; hex only, so it needs no escaping.
+pub fn app_page(lang: Lang, csrf: &str) -> String {
+    debug_assert!(csrf.bytes().all(|b| b.is_ascii_hexdigit()));
+    let lang = match lang {
+        Lang::Fr => "fr",
+        Lang::En => "en",
+    };
+    HTML.replacen(
+        MCP_MARKER,
+        &format!(
+            r#"<meta name="palmaplan-mode" content="app" data-lang="{lang}" data-csrf="{csrf}">"#
+        ),
+        1,
+    )
 }
 
 #[cfg(test)]

@@ -4,11 +4,13 @@
 //! - `GET /app` (and `/`): the schedules the person can see — name, span, their role,
 //!   last change (rank and time) — each linking to its page;
 //! - `GET /app/schedules/<id>`: the schedule full page, in the same view as the
-//!   conversation's: `show_schedule` is called as the person, through
-//!   `Planning::call` and its gate exactly as over MCP, and the one-hour `/embed` link it
-//!   answers (editable when their role allows) is where the browser goes. The view's
-//!   calls then go through `/embed/<id>/call`, its instant updates through
-//!   `/embed/<id>/events` (`crate::live`);
+//!   conversation's, under the person's session: `show_schedule` is called as the
+//!   person through `Planning::call` and its gate (a schedule they cannot see is
+//!   refused there), then the view page is served with the mode tag "app". Its calls go
+//!   to `POST /app/schedules/<id>/call` (the session's cookie plus its anti-forgery
+//!   token in `X-PalmaPlan-CSRF`), as the person with their own role, on that one
+//!   schedule; its instant updates come from `/app/schedules/<id>/events`
+//!   (`crate::live`). No token in any address;
 //! - `GET /app/settings/connections`: *Settings › Connections and agents › Connected
 //!   applications*: the person's named tokens and OAuth grants (label, client, scopes,
 //!   created, last used), a form that creates a named token (its secret shown once), and
@@ -32,6 +34,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -42,12 +45,13 @@ use serde_json::json;
 
 use crate::auth;
 use crate::bootstrap::utc;
-use crate::http::AppState;
+use crate::http::{AppState, MAX_REQUEST_BODY_BYTES, call_refused, read_call_body, view_call};
+use crate::mcp::to_result;
 use crate::oauth::{
     Session, constant_eq, hidden_field, lang_tag, no_store, page_lang, see_other, signed_in,
 };
-use crate::planning::{Caller, role_name, tr};
-use crate::storage::StoreError;
+use crate::planning::{Caller, Code, role_name, tr};
+use crate::storage::{Role, StoreError};
 
 /// Where the connected applications are.
 pub const CONNECTIONS: &str = "/app/settings/connections";
@@ -63,6 +67,14 @@ pub(crate) fn routes() -> Router<Arc<AppState>> {
         .route("/", get(home))
         .route("/app", get(list_page))
         .route("/app/schedules/{schedule}", get(schedule_page))
+        .route(
+            "/app/schedules/{schedule}/call",
+            post(app_call).layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES)),
+        )
+        .route(
+            "/app/schedules/{schedule}/events",
+            get(crate::live::app_events),
+        )
         .route(
             "/app/schedules/{schedule}/access",
             get(access_page).post(access_change),
@@ -462,27 +474,131 @@ async fn schedule_page(
         };
         return refusal(status, lang, asked, Some(&session), &title, &reply.text);
     }
-    let link = reply.structured["url"]
-        .as_str()
-        .and_then(|u| url::Url::parse(u).ok());
-    let Some(link) = link else {
-        return refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            lang,
-            asked,
-            Some(&session),
-            &tr(lang, "Vue indisponible", "View unavailable"),
-            &reply.text,
+    let mut r = (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, APP_VIEW_CSP),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        crate::view::app_page(lang, &session.csrf),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The CSP of the view on the web screen: the `/embed` view's (its own inline script
+/// and styles, WebAssembly, requests to this origin only), never framed: a signed-in
+/// page in someone else's frame is clickjacking.
+pub const APP_VIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The header the view sends the session's anti-forgery token in: a page of another
+/// site can make the browser send the cookie, never this header with the right value.
+pub const CSRF_HEADER: &str = "x-palmaplan-csrf";
+
+/// The session of a call of the view (`/app/schedules/<id>/call` and `/events`), or
+/// the refusal as a tool result: no redirect, the view shows the words.
+pub(crate) async fn view_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    lang: Lang,
+    check_csrf: bool,
+) -> Result<Session, Response> {
+    let session = match signed_in(state, headers).await {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return Err(call_refused(
+                StatusCode::UNAUTHORIZED,
+                Code::Unauthenticated,
+                tr(
+                    lang,
+                    "Vous n'êtes plus connecté à PalmaPlan (session terminée ou fermée)\u{a0}: rechargez la page pour vous reconnecter.",
+                    "You are no longer signed in to PalmaPlan (the session ended or was closed): reload the page to sign in again.",
+                ),
+            ));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "view session check: the database does not answer");
+            return Err(call_refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Code::Storage,
+                tr(
+                    lang,
+                    "Le serveur ne peut pas vérifier votre session pour l'instant\u{a0}: sa base de données ne répond pas. Réessayez dans un instant.",
+                    "The server cannot check your session right now: its database does not answer. Try again in a moment.",
+                ),
+            ));
+        }
+    };
+    let given = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+    if check_csrf && given.is_none_or(|g| !constant_eq(g, &session.csrf)) {
+        return Err(call_refused(
+            StatusCode::FORBIDDEN,
+            Code::Forbidden,
+            tr(
+                lang,
+                "Cet appel ne vient pas de la page du planning (jeton anti-falsification absent ou faux)\u{a0}: rechargez la page.",
+                "This call does not come from the schedule's page (its anti-forgery token is missing or wrong): reload the page.",
+            ),
+        ));
+    }
+    Ok(session)
+}
+
+/// `POST /app/schedules/<id>/call` with `{tool, arguments, lang?}`: one of the view's
+/// calls, as the signed-in person with their own role (an owner is an owner here),
+/// through the gate, on that one schedule.
+async fn app_call(
+    State(state): State<Arc<AppState>>,
+    Path(schedule): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    // The body's language, else the person's (as for the screen's pages).
+    let mut lang = page_lang(&state, &headers, None);
+    let read = read_call_body(&body, &mut lang);
+    let session = match view_session(&state, &headers, lang, true).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let (tool, arguments) = match read {
+        Ok(call) => call,
+        Err(e) => {
+            return call_refused(StatusCode::BAD_REQUEST, Code::InvalidBody, e.message(lang));
+        }
+    };
+    let Ok(id) = schedule.parse::<i64>() else {
+        return call_refused(
+            StatusCode::NOT_FOUND,
+            Code::ScheduleNotFound,
+            tr(
+                lang,
+                format!(
+                    "«\u{a0}{schedule}\u{a0}» ne désigne aucun planning\u{a0}: ouvrez-en un depuis la liste."
+                ),
+                format!("“{schedule}” names no schedule: open one from the list."),
+            ),
         );
     };
-    // The link's path on this server (its public address may be a proxy's), in the
-    // person's language.
-    let mut to = link.path().to_owned();
-    if let Some(q) = link.query() {
-        to.push('?');
-        to.push_str(q);
+    // The view's tools only (the gate reads that from `max_role`), with the person's
+    // whole role: an owner is an owner here.
+    let caller = Caller {
+        only_schedule: Some(id),
+        max_role: Some(Role::Owner),
+        apps: true,
+        ..caller(&session, lang)
+    };
+    match view_call(&state, &caller, id, &tool, arguments).await {
+        Ok(reply) => {
+            tracing::info!(tool = %tool, schedule = id, user = session.user.id, is_error = reply.is_error, "web screen call");
+            (StatusCode::OK, axum::Json(to_result(reply))).into_response()
+        }
+        Err(refused) => refused,
     }
-    see_other(&href(&to, Some(lang)))
 }
 
 // ---------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 //! The OAuth commands of the binary: `user set-password` reads the password from
 //! standard input and stores an argon2id hash (a short one is refused), `grant list`
 //! and `grant revoke` show and end what a person allowed; and `serve --public-url`
-//! makes that URL the OAuth issuer and `<it>/mcp` the resource.
+//! makes that URL the OAuth issuer and `<it>/mcp` the resource; `user sign-in-link`
+//! prints a one-time link that opens one web-screen session, once.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -203,6 +204,166 @@ async fn the_public_url_is_the_issuer_and_names_the_resource() {
             "resource_metadata=\"https://plan.example.com/.well-known/oauth-protected-resource/mcp\""
         ),
         "{challenge}"
+    );
+    server.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `Set-Cookie` value of `name` in a response.
+fn set_cookie(r: &reqwest::Response, name: &str) -> Option<String> {
+    r.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|c| {
+            Some(
+                c.strip_prefix(&format!("{name}="))?
+                    .split(';')
+                    .next()?
+                    .to_owned(),
+            )
+        })
+}
+
+/// The value of the hidden field `name` in a page.
+fn hidden(page: &str, name: &str) -> String {
+    let at = page
+        .find(&format!("name=\"{name}\" value=\""))
+        .unwrap_or_else(|| panic!("no field {name} in {page}"));
+    let rest = &page[at + name.len() + 15..];
+    rest[..rest.find('"').unwrap()].to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_link_from_the_cli_opens_one_session_once() {
+    let dir = temp("signin-link");
+    let mut server = palmaplan(&dir)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let port = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                return rest.split('/').next().unwrap().to_owned();
+            }
+        }
+        panic!("no address in the banner");
+    })
+    .await
+    .expect("the banner within 30 s");
+    let base = format!("http://127.0.0.1:{port}");
+
+    // The link alone on standard output (a script can take it), the advice on stderr.
+    let out = palmaplan(&dir)
+        .args([
+            "user",
+            "sign-in-link",
+            "--email",
+            "owner@localhost",
+            "--public-url",
+            &base,
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let link = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert!(
+        link.starts_with(&format!("{base}/oauth/link?t=ppl_")),
+        "{link}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("15 minutes, once"));
+    // Only its hash is kept.
+    let store = Store::open(&format!(
+        "sqlite://{}",
+        dir.join("palmaplan.sqlite").display()
+    ))
+    .await
+    .unwrap();
+    let secret = link.split("t=").nth(1).unwrap();
+    assert!(
+        store.signin_link_user(secret, 0).await.unwrap().is_none(),
+        "the secret is not what is stored"
+    );
+
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    // Opening it asks; it spends nothing (previewers open links too).
+    for _ in 0..2 {
+        let page = http.get(&link).send().await.unwrap();
+        assert_eq!(page.status(), 200);
+        assert_eq!(page.headers()["referrer-policy"], "no-referrer");
+        assert!(page.text().await.unwrap().contains("owner@localhost"));
+    }
+    let page = http.get(&link).send().await.unwrap();
+    let pre = set_cookie(&page, "pp_signin").unwrap();
+    let body = page.text().await.unwrap();
+    let post = |csrf: String, cookie: String| {
+        let http = http.clone();
+        let base = base.clone();
+        let secret = secret.to_owned();
+        async move {
+            http.post(format!("{base}/oauth/link"))
+                .header("cookie", cookie)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(format!("t={secret}&csrf={csrf}&lang=en"))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    // Without the page's anti-forgery cookie: refused, and the link is not spent.
+    let r = post(hidden(&body, "csrf"), String::new()).await;
+    assert_eq!(r.status(), 403);
+    let r = post(hidden(&body, "csrf"), format!("pp_signin={pre}")).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/app?lang=en");
+    let session = set_cookie(&r, "pp_session").unwrap();
+    let list = http
+        .get(format!("{base}/app?lang=en"))
+        .header("cookie", format!("pp_session={session}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(list.status(), 200);
+    assert!(list.text().await.unwrap().contains("My schedules"));
+    // Once only: the same link again, by its page or its form, is gone.
+    assert_eq!(http.get(&link).send().await.unwrap().status(), 410);
+    let r = post(hidden(&body, "csrf"), format!("pp_signin={pre}")).await;
+    assert_eq!(r.status(), 410);
+    assert!(r.text().await.unwrap().contains("sign-in-link"));
+
+    // An expired link is gone too; an unknown e-mail gets no link and is told why.
+    let stale = format!("ppl_{}", "0".repeat(64));
+    store
+        .add_signin_link(&palmaplan_server::auth::token_hash(&stale), 1, 0, 1)
+        .await
+        .unwrap();
+    let r = http
+        .get(format!("{base}/oauth/link?t={stale}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 410);
+    let out = palmaplan(&dir)
+        .args(["user", "sign-in-link", "--email", "nobody@example.org"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("user add"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     server.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);

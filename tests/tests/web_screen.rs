@@ -140,17 +140,23 @@ impl Screen {
             .unwrap()
     }
 
-    /// The `/embed` address the schedule page sends the browser to.
-    async fn view_link(&self, id: i64) -> String {
-        let r = self.get(&format!("/app/schedules/{id}")).await;
-        assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
-        let to = location(&r);
-        assert!(to.starts_with(&format!("/embed/{id}?t=")), "{to}");
-        to
+    /// An `/embed` link to a schedule (its local address), as `show_schedule` gives the
+    /// owner over MCP: the other door of the view, which must keep working.
+    async fn embed_link(&self, id: i64) -> String {
+        let mcp = self.server.client().await;
+        let shown = call(
+            &mcp,
+            "show_schedule",
+            json!({"schedule": id, "editable": true}),
+        )
+        .await;
+        assert!(!shown.is_error, "{}", shown.text);
+        let url = reqwest::Url::parse(shown.structured["url"].as_str().unwrap()).unwrap();
+        format!("{}?{}", url.path(), url.query().unwrap())
     }
 
     /// Calls one of the view's tools as the view does, under the link of `link`.
-    async fn view_call(&self, link: &str, tool: &str, arguments: Value) -> Value {
+    async fn link_call(&self, link: &str, tool: &str, arguments: Value) -> Value {
         let token = query_of(link)
             .into_iter()
             .find(|(k, _)| k == "t")
@@ -170,6 +176,47 @@ impl Screen {
             .await
             .unwrap();
         r.json().await.unwrap()
+    }
+
+    /// Opens a schedule's page on the screen: the view page itself, under the session;
+    /// gives the anti-forgery token its mode tag carries.
+    async fn open_view(&self, id: i64) -> String {
+        let r = self.get(&format!("/app/schedules/{id}")).await;
+        assert_eq!(r.status(), 200);
+        let page = r.text().await.unwrap();
+        let tag = page
+            .split("<meta name=\"palmaplan-mode\" ")
+            .nth(1)
+            .and_then(|t| t.split('>').next())
+            .unwrap()
+            .to_owned();
+        assert!(tag.starts_with("content=\"app\""), "{tag}");
+        tag.split("data-csrf=\"")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('"')
+            .to_owned()
+    }
+
+    /// Calls one of the view's tools as the screen's view does: the session's cookie
+    /// and its anti-forgery token.
+    async fn screen_call(&self, id: i64, csrf: &str, tool: &str, arguments: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}/app/schedules/{id}/call", self.server.base))
+            .header(COOKIE, &self.session)
+            .header("x-palmaplan-csrf", csrf)
+            .json(&json!({ "tool": tool, "arguments": arguments }))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+
+    /// The screen's event stream of a schedule (the session's cookie, nothing in the
+    /// address).
+    async fn screen_events(&self, id: i64) -> reqwest::Response {
+        self.get(&format!("/app/schedules/{id}/events")).await
     }
 
     /// A raw MCP `initialize` with a token: the HTTP status.
@@ -383,47 +430,91 @@ async fn unsigned_visitors_are_sent_to_sign_in_with_a_local_next() {
 #[tokio::test]
 async fn a_schedule_page_opens_the_view_by_the_gate_or_is_refused() {
     let s = Screen::start("web-schedule").await;
-    // Theirs, as owner: the view page, editable.
-    let link = s.view_link(s.server.demo_id).await;
-    assert!(link.ends_with("&lang=fr"), "{link}");
-    let r = s
-        .http
-        .get(format!("{}{link}", s.server.base))
-        .send()
-        .await
-        .unwrap();
+    let demo = s.server.demo_id;
+    // Theirs, as owner: the view page itself, under the session, never framed, no
+    // token in its address; the view's calls act with the owner's role (a link would
+    // cap it at editor).
+    let r = s.get(&format!("/app/schedules/{demo}")).await;
     assert_eq!(r.status(), 200);
-    let page = r.text().await.unwrap();
-    assert!(page.contains("content=\"embed\" data-lang=\"fr\""));
-    let shown = s.view_call(&link, "show_schedule", json!({})).await;
+    let csp = r.headers()[CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(csp.contains("connect-src 'self'"), "{csp}");
+    assert_eq!(r.headers()[X_FRAME_OPTIONS], "DENY");
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("content=\"app\" data-lang=\"fr\"")
+    );
+    let csrf = s.open_view(demo).await;
+    let (status, shown) = s.screen_call(demo, &csrf, "show_schedule", json!({})).await;
+    assert_eq!(status, 200);
     assert_eq!(
         shown["structuredContent"]["read_only"],
         json!(false),
         "{shown}"
     );
-    let en = s
-        .get(&format!("/app/schedules/{}?lang=en", s.server.demo_id))
+    let text = shown["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("rôle propriétaire"), "{text}");
+    let en = s.get(&format!("/app/schedules/{demo}?lang=en")).await;
+    assert!(en.text().await.unwrap().contains("data-lang=\"en\""));
+
+    // The calls' own rules: the session's token, the one schedule.
+    let (status, r) = s
+        .screen_call(demo, "not-the-token", "show_schedule", json!({}))
         .await;
-    let en_link = location(&en);
-    assert!(en_link.ends_with("&lang=en"), "{en_link}");
-    let en_page = s
+    assert_eq!(
+        (status, r["structuredContent"]["error"].as_str()),
+        (403, Some("forbidden")),
+        "{r}"
+    );
+    let anonymous = s
         .http
-        .get(format!("{}{en_link}", s.server.base))
+        .post(format!("{}/app/schedules/{demo}/call", s.server.base))
+        .header("x-palmaplan-csrf", &csrf)
+        .json(&json!({"tool": "show_schedule"}))
         .send()
         .await
         .unwrap();
-    assert!(en_page.text().await.unwrap().contains("data-lang=\"en\""));
+    assert_eq!(anonymous.status(), 401);
+    let (status, r) = s
+        .screen_call(demo, &csrf, "get_schedule", json!({"schedule": s.shared}))
+        .await;
+    assert_eq!(
+        (status, r["structuredContent"]["error"].as_str()),
+        (403, Some("other_schedule")),
+        "{r}"
+    );
+    let (status, r) = s
+        .screen_call(demo, &csrf, "list_schedules", json!({}))
+        .await;
+    assert_eq!(status, 403, "a tool on no one schedule: {r}");
+    let (_, r) = s
+        .screen_call(s.private, &csrf, "show_schedule", json!({}))
+        .await;
+    assert_eq!(r["isError"], json!(true), "the gate: not theirs: {r}");
+    assert!(!r.to_string().contains("Plan privé de Bob"), "{r}");
 
     // Shared with them as viewer: the view, read-only; a write refused by the gate.
-    let link = s.view_link(s.shared).await;
-    let shown = s.view_call(&link, "show_schedule", json!({})).await;
+    let (_, shown) = s
+        .screen_call(s.shared, &csrf, "show_schedule", json!({}))
+        .await;
     assert_eq!(
         shown["structuredContent"]["read_only"],
         json!(true),
         "{shown}"
     );
-    let write = s
-        .view_call(&link, "update_settings", json!({"name": "Renommé"}))
+    let (_, write) = s
+        .screen_call(
+            s.shared,
+            &csrf,
+            "update_settings",
+            json!({"name": "Renommé"}),
+        )
         .await;
     assert_eq!(write["isError"], json!(true), "{write}");
     let name = s
@@ -437,13 +528,22 @@ async fn a_schedule_page_opens_the_view_by_the_gate_or_is_refused() {
         .clone();
     assert!(name.starts_with("Partagé"), "{name}");
 
-    // Not theirs: refused, no link, and the page says what to do.
+    // An /embed link keeps working as before.
+    let link = s.embed_link(demo).await;
+    let shown = s.link_call(&link, "show_schedule", json!({})).await;
+    assert_eq!(
+        shown["structuredContent"]["read_only"],
+        json!(false),
+        "{shown}"
+    );
+
+    // Not theirs: refused, and the page says what to do.
     for id in [s.private.to_string(), "999".into(), "abc".into()] {
         let r = s.get(&format!("/app/schedules/{id}")).await;
         assert_eq!(r.status(), 404, "{id}");
         assert_screen_headers(&r);
         let page = r.text().await.unwrap();
-        assert!(!page.contains("/embed/"), "{page}");
+        assert!(!page.contains("palmaplan-mode"), "{page}");
         assert!(!page.contains("Plan privé de Bob"), "{page}");
         assert!(page.contains("href=\"/app\""), "a way back: {page}");
     }
@@ -485,18 +585,8 @@ async fn wait_event(
 async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     let s = Screen::start("web-events").await;
     let demo = s.server.demo_id;
-    let link = s.view_link(demo).await;
-    let events = link.replacen(
-        &format!("/embed/{demo}?"),
-        &format!("/embed/{demo}/events?"),
-        1,
-    );
-    let mut stream = s
-        .http
-        .get(format!("{}{events}", s.server.base))
-        .send()
-        .await
-        .unwrap();
+    // The screen's stream: the session's cookie, no token in the address.
+    let mut stream = s.screen_events(demo).await;
     assert_eq!(stream.status(), 200);
     assert!(
         stream.headers()[CONTENT_TYPE]
@@ -579,18 +669,7 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     assert!(!buffer.contains("data: 1\n"), "{buffer}");
 
     // Their access removed: the stream ends at the next write, which it does not push.
-    let shared_link = s.view_link(s.shared).await;
-    let shared_events = shared_link.replacen(
-        &format!("/embed/{}?", s.shared),
-        &format!("/embed/{}/events?", s.shared),
-        1,
-    );
-    let mut stream = s
-        .http
-        .get(format!("{}{shared_events}", s.server.base))
-        .send()
-        .await
-        .unwrap();
+    let mut stream = s.screen_events(s.shared).await;
     let mut buffer = String::new();
     wait_event(&mut stream, &mut buffer, "1", Duration::from_secs(2)).await;
     s.server
@@ -618,6 +697,43 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     })
     .await;
     assert_eq!(ended, Ok(true), "no push after the access is gone");
+
+    // Signed out: the session's stream ends at the next write, which it does not push.
+    let mut stream = s.screen_events(demo).await;
+    let mut buffer = String::new();
+    wait_event(
+        &mut stream,
+        &mut buffer,
+        &(rank + 4).to_string(),
+        Duration::from_secs(2),
+    )
+    .await;
+    let list = s.get("/app").await.text().await.unwrap();
+    let out = s
+        .post("/oauth/signout", &[("csrf", &hidden(&list, "csrf"))])
+        .await;
+    assert_eq!(out.status(), 200);
+    let w = call(
+        &mcp,
+        "update_settings",
+        json!({"schedule": demo, "name": "Après"}),
+    )
+    .await;
+    assert!(!w.is_error, "{}", w.text);
+    let ended = tokio::time::timeout(Duration::from_secs(2), async {
+        loop {
+            match stream.chunk().await {
+                Ok(Some(c)) if std::str::from_utf8(&c).unwrap().contains("data:") => {
+                    return false;
+                }
+                Ok(Some(_)) => continue,
+                _ => return true,
+            }
+        }
+    })
+    .await;
+    assert_eq!(ended, Ok(true), "no push after signing out");
+    assert_eq!(s.screen_events(demo).await.status(), 401);
     s.server.stop().await;
 }
 
@@ -625,7 +741,7 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
 async fn event_streams_are_capped_per_person_and_refused_without_a_link() {
     let s = Screen::start("web-stream-cap").await;
     let demo = s.server.demo_id;
-    let link = s.view_link(demo).await;
+    let link = s.embed_link(demo).await;
     let events = link.replacen(
         &format!("/embed/{demo}?"),
         &format!("/embed/{demo}/events?"),
@@ -693,6 +809,16 @@ async fn event_streams_are_capped_per_person_and_refused_without_a_link() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
+    // The screen's stream: only a schedule of theirs, only signed in.
+    assert_eq!(s.screen_events(s.private).await.status(), 404);
+    assert_eq!(s.screen_events(999).await.status(), 404);
+    let r = s
+        .http
+        .get(format!("{}/app/schedules/{demo}/events", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
     s.server.stop().await;
 }
 
@@ -953,7 +1079,7 @@ async fn an_idle_event_stream_sends_keep_alive_comments() {
     })
     .await;
     let demo = s.server.demo_id;
-    let link = s.view_link(demo).await;
+    let link = s.embed_link(demo).await;
     let events = link.replacen(
         &format!("/embed/{demo}?"),
         &format!("/embed/{demo}/events?"),

@@ -611,11 +611,12 @@ pub fn grid_width(st: &St) -> f64 {
 // ---------------------------------------------------------------------------------
 // Start
 
-/// What an `/embed` address gives the view.
+/// What a page PalmaPlan serves itself (`/embed/<id>`, `/app/schedules/<id>`) gives
+/// the view.
 #[derive(Clone, Debug)]
 pub struct Embed {
     pub schedule: i64,
-    pub token: String,
+    pub door: crate::host::Door,
     pub lang: Lang,
     /// show_schedule's arguments (the schedule and the view's options).
     pub args: Value,
@@ -669,14 +670,14 @@ pub fn start(embed: Option<Embed>) {
         backend: Sig::new(match &embed {
             Some(e) => Backend::Http {
                 schedule: e.schedule,
-                token: e.token.clone(),
+                door: e.door.clone(),
             },
             None => Backend::Host,
         }),
     };
     ST.with(|c| c.set(Some(st)));
     crate::gantt::mount(st);
-    let pushed = embed.as_ref().map(|e| (e.schedule, e.token.clone()));
+    let pushed = embed.as_ref().map(|e| (e.schedule, e.door.clone()));
 
     match embed {
         Some(e) => {
@@ -715,10 +716,10 @@ pub fn start(embed: Option<Embed>) {
     watch_visibility(st);
     // On the /embed page the server says when the schedule changes (`live`); polling
     // is the fallback, and the only way inside an MCP host.
-    let live = pushed.is_some_and(|(id, token)| {
+    let live = pushed.is_some_and(|(id, door)| {
         crate::live::listen(
             id,
-            &token,
+            &door,
             move |rank| catch_up(st, rank),
             move || start_polling(st),
         )

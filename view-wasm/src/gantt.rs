@@ -1461,10 +1461,29 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
     let _ = write!(
         h,
-        "<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"{}\"><h1 class=\"pp-title\">{}</h1>",
+        "<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"{}\">",
         t("Outils du planning", "Schedule tools"),
-        esc(&doc.s.name)
     );
+    // On the web screen, the way back to the list and the help: plain links, as the
+    // page is a page of the site (inside a host, the host gives both).
+    let on_screen = st.backend.with_untracked(|b| {
+        matches!(
+            b,
+            host::Backend::Http {
+                door: host::Door::Session(_),
+                ..
+            }
+        )
+    });
+    if on_screen {
+        let en = if lang == Lang::En { "?lang=en" } else { "" };
+        let _ = write!(
+            h,
+            "<a class=\"pp-back\" href=\"/app{en}\">← {}</a>",
+            t("Mes plannings", "My schedules")
+        );
+    }
+    let _ = write!(h, "<h1 class=\"pp-title\">{}</h1>", esc(&doc.s.name));
     let mut sub = Vec::new();
     let (got, total) = doc.progress;
     if !doc.complete && total > 1 {
@@ -1542,6 +1561,14 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
             b.offers_display_mode("fullscreen"),
         )
     });
+    if on_screen && let Some(url) = st.help.get() {
+        let _ = write!(
+            h,
+            "<a class=\"pp-back\" href=\"{}\" target=\"_blank\" rel=\"noopener\">{}</a>",
+            esc(&url),
+            t("Aide", "Help")
+        );
+    }
     if !st.embed {
         if ask_ok {
             button(

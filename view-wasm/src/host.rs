@@ -4,9 +4,12 @@
 //!   postMessage, driven by the plain state machine in `bridge.rs`. The page's inline
 //!   bootstrap has listened since the page loaded and queued what came early; `connect`
 //!   subscribes to that queue, so nothing the host said before the program ran is lost.
-//! - Http: `POST /embed/<schedule>/call` with the link's token (`Authorization: Embed`),
-//!   through XMLHttpRequest, for the `/embed` page (and development against a local
-//!   server). No fetch: the served bytes must not contain it.
+//! - Http: through XMLHttpRequest, by one of two [`Door`]s: `POST /embed/<schedule>/call`
+//!   with the link's token (`Authorization: Embed`), for the `/embed` page (and
+//!   development against a local server); or `POST /app/schedules/<schedule>/call`
+//!   under the web screen's session (the browser sends its cookie; the view sends the
+//!   session's anti-forgery token in `X-PalmaPlan-CSRF`). No fetch: the served bytes
+//!   must not contain it.
 //!
 //! Both answer a tool call with the same [`Reply`] or [`CallError`], so the view does
 //! not know which one it runs on.
@@ -94,7 +97,43 @@ type EventHandler = Rc<dyn Fn(Event)>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Backend {
     Host,
-    Http { schedule: i64, token: String },
+    Http { schedule: i64, door: Door },
+}
+
+/// How a page served by PalmaPlan itself is let in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Door {
+    /// An `/embed` link: its token, from the page's address.
+    Link(String),
+    /// The web screen: the session's anti-forgery token, from the page's mode tag.
+    Session(String),
+}
+
+impl Door {
+    /// The path the page's calls and stream hang from.
+    pub fn base(&self, schedule: i64) -> String {
+        match self {
+            Door::Link(_) => format!("/embed/{schedule}"),
+            Door::Session(_) => format!("/app/schedules/{schedule}"),
+        }
+    }
+
+    /// The header a call carries.
+    fn header(&self) -> (&'static str, String) {
+        match self {
+            Door::Link(token) => ("Authorization", format!("Embed {token}")),
+            Door::Session(csrf) => ("X-PalmaPlan-CSRF", csrf.clone()),
+        }
+    }
+
+    /// The event stream's address. A link's token must be in it (an EventSource sends
+    /// no header); a session's cookie goes by itself.
+    pub fn events_url(&self, schedule: i64, encode: impl Fn(&str) -> String) -> String {
+        match self {
+            Door::Link(token) => format!("{}/events?t={}", self.base(schedule), encode(token)),
+            Door::Session(_) => format!("{}/events", self.base(schedule)),
+        }
+    }
 }
 
 thread_local! {
@@ -323,25 +362,26 @@ impl Backend {
                     })
                 },
             ),
-            Backend::Http { schedule, token } => {
-                http_call(*schedule, token, tool, arguments, kind, cb)
+            Backend::Http { schedule, door } => {
+                http_call(*schedule, door, tool, arguments, kind, cb)
             }
         }
     }
 }
 
-fn http_call(schedule: i64, token: &str, tool: &str, arguments: Value, kind: Kind, cb: Callback) {
+fn http_call(schedule: i64, door: &Door, tool: &str, arguments: Value, kind: Kind, cb: Callback) {
     let Ok(xhr) = web_sys::XmlHttpRequest::new() else {
         cb(Err(CallError::Http(0)));
         return;
     };
-    let url = format!("/embed/{schedule}/call");
+    let url = format!("{}/call", door.base(schedule));
     if xhr.open("POST", &url).is_err() {
         cb(Err(CallError::Http(0)));
         return;
     }
     let _ = xhr.set_request_header("Content-Type", "application/json");
-    let _ = xhr.set_request_header("Authorization", &format!("Embed {token}"));
+    let (name, value) = door.header();
+    let _ = xhr.set_request_header(name, &value);
     xhr.set_timeout(kind.timeout_ms() as u32);
     let cb = Rc::new(RefCell::new(Some(cb)));
     let done = {
@@ -423,5 +463,19 @@ mod tests {
         assert_eq!(r.meta["palmaplan/help_url"], "h");
         let whole = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"a": 1}, "isError": true, "_meta": {"m": 2}});
         assert_eq!(Reply::from_owned(whole.clone()), Reply::from_result(&whole));
+    }
+
+    #[test]
+    fn each_door_calls_and_listens_at_its_own_address() {
+        let enc = |t: &str| t.replace('+', "%2B");
+        let link = Door::Link("a+b".into());
+        assert_eq!(link.base(7), "/embed/7");
+        assert_eq!(link.events_url(7, enc), "/embed/7/events?t=a%2Bb");
+        assert_eq!(link.header(), ("Authorization", "Embed a+b".into()));
+        let session = Door::Session("c0ffee".into());
+        assert_eq!(session.base(7), "/app/schedules/7");
+        // No secret in the stream's address: the cookie goes by itself.
+        assert_eq!(session.events_url(7, enc), "/app/schedules/7/events");
+        assert_eq!(session.header(), ("X-PalmaPlan-CSRF", "c0ffee".into()));
     }
 }

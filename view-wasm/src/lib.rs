@@ -40,16 +40,19 @@ pub fn start() {
 }
 
 /// Under `/embed/<id>?t=<token>&...` the server marks the page
-/// `<meta name="palmaplan-mode" content="embed" data-lang="fr">`; the view then reads
-/// the schedule, the token and the view's options (the address's other parameters,
+/// `<meta name="palmaplan-mode" content="embed" data-lang="fr">`, under
+/// `/app/schedules/<id>` (the web screen) `content="app"` with the session's
+/// `data-csrf`; the view then reads the schedule, the token and the view's options (the address's other parameters,
 /// which `show_schedule` wrote there) from its own address, and calls the server over
 /// HTTP.
 fn embed_mode() -> Option<app::Embed> {
     let doc = web_sys::window()?.document()?;
     let meta = doc.query_selector("meta[name=palmaplan-mode]").ok()??;
-    if meta.get_attribute("content").as_deref() != Some("embed") {
-        return None;
-    }
+    let session = match meta.get_attribute("content").as_deref() {
+        Some("embed") => false,
+        Some("app") => true,
+        _ => return None,
+    };
     let lang = match meta.get_attribute("data-lang").as_deref() {
         Some("en") => Lang::En,
         _ => Lang::Fr,
@@ -57,7 +60,11 @@ fn embed_mode() -> Option<app::Embed> {
     let loc = web_sys::window()?.location();
     let path = loc.pathname().ok()?;
     let id: i64 = path
-        .strip_prefix("/embed/")?
+        .strip_prefix(if session {
+            "/app/schedules/"
+        } else {
+            "/embed/"
+        })?
         .split('/')
         .next()?
         .parse()
@@ -94,9 +101,14 @@ fn embed_mode() -> Option<app::Embed> {
             _ => {}
         }
     }
+    let door = if session {
+        host::Door::Session(meta.get_attribute("data-csrf")?)
+    } else {
+        host::Door::Link(token?)
+    };
     Some(app::Embed {
         schedule: id,
-        token: token?,
+        door,
         lang,
         args: serde_json::Value::Object(args),
     })

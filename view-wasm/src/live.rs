@@ -1,5 +1,6 @@
-//! Instant updates on the `/embed` page: an `EventSource` on
-//! `GET /embed/<schedule>/events?t=<token>`, where the server pushes the schedule's
+//! Instant updates on the pages PalmaPlan serves itself: an `EventSource` on
+//! `GET /embed/<schedule>/events?t=<token>` (a link) or `GET /app/schedules/<schedule>/events`
+//! (the web screen, under its session's cookie), where the server pushes the schedule's
 //! rank each time a write is committed. The view then reads the change itself with
 //! `get_changes_since`, as a poll would; this module only says when.
 //!
@@ -14,13 +15,14 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
 
-/// The stream's address for a link (the token is the link's own, already in the
-/// page's address).
-pub fn events_url(schedule: i64, token: &str) -> String {
-    let token = js_sys::encode_uri_component(token)
-        .as_string()
-        .unwrap_or_default();
-    format!("/embed/{schedule}/events?t={token}")
+/// The stream's address for the page's door (a link's token is the link's own,
+/// already in the page's address).
+pub fn events_url(schedule: i64, door: &crate::host::Door) -> String {
+    door.events_url(schedule, |t| {
+        js_sys::encode_uri_component(t)
+            .as_string()
+            .unwrap_or_default()
+    })
 }
 
 /// The rank an event carries (its data is the number alone).
@@ -36,12 +38,12 @@ pub fn rank_of(data: &str) -> Option<i64> {
 /// host over HTTP/1.1, and tabs left open in the background must not take them all.
 pub fn listen(
     schedule: i64,
-    token: &str,
+    door: &crate::host::Door,
     pushed: impl Fn(i64) + 'static,
     closed: impl FnOnce() + 'static,
 ) -> bool {
     let live = Rc::new(Live {
-        url: events_url(schedule, token),
+        url: events_url(schedule, door),
         pushed: Box::new(pushed),
         closed: Cell::new(Some(Box::new(closed))),
         source: RefCell::new(None),

@@ -106,8 +106,9 @@ pub struct Caller {
     pub only_schedule: Option<i64>,
     /// The most this caller may do on a schedule, whatever their role there (an
     /// `/embed` link's cap: a promotion after the link was given does not widen it).
-    /// None: their role. Only `/embed` links set it, and `call` treats a caller with a
-    /// cap as a link (tools the view uses only).
+    /// None: their role. Set for the view's two doors (an `/embed` link; the web
+    /// screen, capped at owner, i.e. their role), and `call` treats a caller with a cap
+    /// as a view (tools the view uses only).
     pub max_role: Option<Role>,
     /// The language of the texts, from the server's setting or the call.
     pub lang: Lang,
@@ -575,10 +576,10 @@ fn tool_refusal(spec: &ToolSpec, caller: &Caller) -> Option<Refusal> {
             tr(
                 lang,
                 format!(
-                    "Un lien /embed ne sert qu'à la vue du planning\u{a0}: «\u{a0}{name}\u{a0}» n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
+                    "La vue du planning (un lien /embed, l'écran web) n'appelle que ses propres outils\u{a0}: «\u{a0}{name}\u{a0}» n'en fait pas partie. Appelez-le par un client MCP avec votre jeton."
                 ),
                 format!(
-                    "An /embed link serves the schedule's view only: “{name}” is not part of it. Call it from an MCP client with your token."
+                    "The schedule's view (an /embed link, the web screen) calls its own tools only: “{name}” is not one of them. Call it from an MCP client with your token."
                 ),
             ),
         ));

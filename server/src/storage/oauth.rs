@@ -469,6 +469,7 @@ impl Store {
             ("DELETE FROM oauth_codes WHERE expires_at < $1", now_ms),
             ("DELETE FROM oauth_tokens WHERE expires_at < $1", now_ms),
             ("DELETE FROM web_sessions WHERE expires_at < $1", now_ms),
+            ("DELETE FROM signin_links WHERE expires_at < $1", now_ms),
             (
                 "DELETE FROM oauth_clients WHERE created_at < $1 AND NOT EXISTS \
                  (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)",
@@ -529,5 +530,87 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?;
         row.as_ref().map(user_from_row).transpose()
+    }
+
+    /// Stores a one-time sign-in link (by its hash).
+    pub async fn add_signin_link(
+        &self,
+        hash: &str,
+        user_id: i64,
+        now_ms: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO signin_links (hash, user_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(hash)
+        .bind(user_id)
+        .bind(now_ms)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The user of a sign-in link that is neither spent nor expired, without spending
+    /// it (the page that asks "sign in as …?").
+    pub async fn signin_link_user(
+        &self,
+        hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(
+            "SELECT u.id, u.name, u.email FROM signin_links l JOIN users u ON u.id = l.user_id \
+             WHERE l.hash = $1 AND l.used_at IS NULL AND l.expires_at > $2",
+        )
+        .bind(hash)
+        .bind(now_ms)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    /// Spends a sign-in link: its user for the first call within its life, None for
+    /// every other (spent, expired or unknown: the same answer, on purpose).
+    pub async fn spend_signin_link(
+        &self,
+        hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<User>, StoreError> {
+        let done = sqlx::query(
+            "UPDATE signin_links SET used_at = $1 \
+             WHERE hash = $2 AND used_at IS NULL AND expires_at > $1",
+        )
+        .bind(now_ms)
+        .bind(hash)
+        .execute(&self.pool)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Ok(None);
+        }
+        let row = sqlx::query(
+            "SELECT u.id, u.name, u.email FROM signin_links l JOIN users u ON u.id = l.user_id \
+             WHERE l.hash = $1",
+        )
+        .bind(hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    /// When a live sign-in session ends (the event streams of the web screen end then).
+    pub async fn web_session_expiry(
+        &self,
+        hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let row =
+            sqlx::query("SELECT expires_at FROM web_sessions WHERE hash = $1 AND expires_at > $2")
+                .bind(hash)
+                .bind(now_ms)
+                .fetch_optional(&self.pool)
+                .await?;
+        row.map(|r| r.try_get(0)).transpose().map_err(Into::into)
     }
 }
