@@ -3,7 +3,8 @@
 //!
 //! A link carries its own proof instead of a row in the database: a token
 //! `payload.signature`, both base64url without padding. The payload is a small JSON
-//! object (schedule, user, role cap, editable, issued at, expires at); the signature is
+//! object (schedule, user, role cap, editable, issued at, expires at, and the named
+//! token or OAuth grant the link was asked with); the signature is
 //! HMAC-SHA256 of it under a server secret of 32 random bytes kept in the data folder
 //! (`embed.key`, mode 0600, created on first use, also when the database is PostgreSQL:
 //! the secret belongs to the server, not to the data). So a link is never stored, never
@@ -14,8 +15,9 @@
 //! What a link allows is decided twice. At issue: editable only if the caller asked for
 //! it AND their role and token allow writing; the role cap never exceeds their role.
 //! At use: the user's CURRENT role on the schedule must still exist (removing their
-//! access kills the link) and the cap is the most they get (a later promotion does not
-//! widen an old link). The HTTP layer (`http`) turns a verified link into a `Caller`.
+//! access kills the link), the token or grant it was asked with must not be revoked
+//! (revoking either kills the links it asked for), and the cap is the most they get (a
+//! later promotion does not widen an old link). The HTTP layer (`http`) turns a verified link into a `Caller`.
 //!
 //! Whatever the role, the view under a link never sees members' e-mails nor absences'
 //! reasons: [`scrub_reply`] removes them from every answer, as a last pass after the
@@ -91,6 +93,10 @@ pub struct Claims {
     /// Unix milliseconds; refused from this instant on.
     #[serde(rename = "exp")]
     pub expires_at: i64,
+    /// The named token (its id) or OAuth grant (minus its id) the link was asked with:
+    /// revoked, it ends the link. Absent from links asked otherwise.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<i64>,
 }
 
 /// Who asks for a link, and what they asked.
@@ -104,6 +110,8 @@ pub struct Grant {
     pub token_can_write: bool,
     /// Whether they asked for an editable link.
     pub editable: bool,
+    /// What they asked with (`Caller::credential`).
+    pub credential: Option<i64>,
 }
 
 /// A new link.
@@ -128,6 +136,8 @@ pub enum LinkError {
     WrongSchedule { link: i64, asked: String },
     /// The user no longer has any role on the schedule.
     NoAccess,
+    /// The token or the application the link was asked with has been revoked.
+    Revoked,
     /// A write under a read-only link.
     ReadOnly { tool: String },
     /// The server cannot read or create its secret, or gives no links.
@@ -146,6 +156,7 @@ impl LinkError {
             LinkError::Expired { .. } => Code::ExpiredLink,
             LinkError::WrongSchedule { .. } => Code::WrongSchedule,
             LinkError::NoAccess => Code::NoAccess,
+            LinkError::Revoked => Code::RevokedLink,
             LinkError::ReadOnly { .. } => Code::ReadOnlyLink,
             LinkError::Key(_) => Code::LinkKeyUnavailable,
             LinkError::Unavailable => Code::Unavailable,
@@ -159,7 +170,8 @@ impl LinkError {
             LinkError::Missing
             | LinkError::Malformed
             | LinkError::Tampered
-            | LinkError::Expired { .. } => StatusCode::UNAUTHORIZED,
+            | LinkError::Expired { .. }
+            | LinkError::Revoked => StatusCode::UNAUTHORIZED,
             LinkError::WrongSchedule { .. } | LinkError::NoAccess | LinkError::ReadOnly { .. } => {
                 StatusCode::FORBIDDEN
             }
@@ -175,7 +187,9 @@ impl LinkError {
                 "Ce lien n'ouvre pas ce planning",
                 "This link does not open this schedule",
             ),
-            LinkError::NoAccess => ("Ce lien ne fonctionne plus", "This link no longer works"),
+            LinkError::NoAccess | LinkError::Revoked => {
+                ("Ce lien ne fonctionne plus", "This link no longer works")
+            }
             LinkError::ReadOnly { .. } => {
                 ("Ce lien est en lecture seule", "This link is read-only")
             }
@@ -250,6 +264,11 @@ impl LinkError {
                 "Ce lien ne fonctionne plus\u{a0}: la personne qui l'a demandé n'a plus accès à ce planning. Demandez l'accès à un propriétaire du planning.",
                 "This link no longer works: the person who asked for it no longer has access to this schedule. Ask an owner of the schedule for access.",
             ),
+            LinkError::Revoked => tr(
+                lang,
+                "Ce lien ne fonctionne plus\u{a0}: le jeton ou l'application qui l'a demandé a été révoqué. Reconnectez l'assistant, puis demandez-lui un nouveau lien (outil show_schedule).",
+                "This link no longer works: the token or the application that asked for it has been revoked. Connect the assistant again, then ask it for a new link (the show_schedule tool).",
+            ),
             LinkError::ReadOnly { tool } => tr(
                 lang,
                 format!(
@@ -290,6 +309,7 @@ impl Claims {
             editable,
             issued_at: now_ms,
             expires_at: now_ms.saturating_add(LINK_LIFETIME_MS),
+            credential: grant.credential,
         }
     }
 
@@ -804,6 +824,7 @@ mod tests {
             role,
             token_can_write: true,
             editable,
+            credential: Some(5),
         }
     }
 

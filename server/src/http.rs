@@ -300,6 +300,7 @@ async fn authenticate(
                     max_role: None,
                     lang: state.lang,
                     apps: false,
+                    credential: Some(token.id),
                 };
                 (token.id, caller)
             })
@@ -519,15 +520,23 @@ pub(crate) async fn check_link(
         )));
     };
     let claims = links.verify(&token, schedule, state.planning.now_ms())?;
-    let current = state
-        .planning
-        .store()
+    let store = state.planning.store();
+    let unavailable = |e: crate::storage::StoreError| {
+        tracing::error!(error = %e, "embed link check: the database does not answer");
+        LinkError::Unavailable
+    };
+    if let Some(credential) = claims.credential
+        && !store
+            .credential_live(credential)
+            .await
+            .map_err(unavailable)?
+    {
+        return Err(LinkError::Revoked);
+    }
+    let current = store
         .role(claims.schedule, claims.user)
         .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "embed link check: the database does not answer");
-            LinkError::Unavailable
-        })?;
+        .map_err(unavailable)?;
     let role = claims.effective_role(current)?;
     Ok((claims, role))
 }
@@ -676,6 +685,7 @@ async fn embed_call(
         // The view itself is calling: show_schedule gives it no new link (a link never
         // renews).
         apps: true,
+        credential: None,
     };
     let mut reply = match view_call(&state, &caller, claims.schedule, &tool, arguments).await {
         Ok(reply) => reply,

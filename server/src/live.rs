@@ -1,18 +1,22 @@
-//! Instant updates: `GET /embed/<schedule>/events?t=<link>`, a server-sent event stream
-//! that pushes the schedule's rank each time a write on it is committed, so the view
-//! served full page (the web screen, an `/embed` link) reads the change at once with
+//! Instant updates: `GET /embed/<schedule>/events?t=<link>` and
+//! `GET /app/schedules/<schedule>/events` (the web screen, under its session's cookie),
+//! server-sent event streams that push the schedule's rank each time a write on it is
+//! committed, so the view served full page reads the change at once with
 //! `get_changes_since` instead of polling.
 //!
 //! The ranks come from `Store::committed`, a broadcast sent by the store right after
 //! each write's transaction commits (whatever the route: MCP, the view's calls, undo):
 //! no stream reads the database in a loop. The stream opens with the current rank (so a
 //! reconnecting browser misses nothing), then sends only ranks above the last sent; a
-//! stream that fell behind the broadcast reads the rank once. It is the link's: checked
-//! as `/embed/<id>/call` checks it (signature, expiry, the user's role now), it ends when
-//! the link expires, and a push is preceded by a fresh role check, so removing the
-//! person's access ends it too. At most [`MAX_STREAMS_PER_USER`] streams per person at
-//! once (a browser keeps one per open tab); a comment every [`KEEP_ALIVE`] (by default) keeps proxies
-//! from closing an idle stream. Stopping the server ends every stream.
+//! stream that fell behind the broadcast reads the rank once. It is its door's: a link
+//! checked as `/embed/<id>/call` checks it (signature, expiry, the credential it was
+//! asked with not revoked, the user's role now), or a live session with a role on the
+//! schedule. It ends when the link or the session expires; and the door and the role
+//! are checked again before each push and every [`RECHECK`], so a removed access, a
+//! revoked token or a sign-out ends it within that time. At most
+//! [`MAX_STREAMS_PER_USER`] streams per person at once (a browser keeps one per open
+//! tab); a comment every [`KEEP_ALIVE`] (by default) keeps proxies from closing an idle
+//! stream. Stopping the server ends every stream.
 //!
 //! Writes made by another process on the same database (a `palmaplan stdio` server) are
 //! not broadcast here: the view's own calls still see them, at its next read.
@@ -90,15 +94,33 @@ impl Drop for Slot {
     }
 }
 
+/// How often a quiet stream checks that the person still has access (a role, a live
+/// session or credential): their access removed, the stream ends within this time,
+/// not only at the next write.
+pub const RECHECK: Duration = Duration::from_secs(30);
+
+/// What a stream was opened with.
+#[derive(Debug)]
+pub(crate) enum Door {
+    /// An `/embed` link, with the credential it was asked with (if it says).
+    Link(Option<i64>),
+    /// A web-screen session: its hash.
+    Session(String),
+}
+
 /// What a stream holds between two events.
 struct Follow {
     store: Store,
     committed: tokio::sync::broadcast::Receiver<(i64, i64)>,
     schedule: i64,
     user: i64,
-    /// The session's hash and the clock it is checked by, for a stream of the web
-    /// screen (None: a link's).
-    session: Option<(String, Planning)>,
+    /// What the stream was opened with, checked again before each push and every
+    /// [`RECHECK`].
+    door: Door,
+    /// The clock sessions are checked by.
+    clock: Planning,
+    /// When to check the door and the access again though nothing was written.
+    recheck: tokio::time::Interval,
     /// The last rank sent; None before the first event.
     sent: Option<i64>,
     /// When the link stops working, as a deadline of this process's clock.
@@ -120,6 +142,12 @@ impl Follow {
                 r = self.committed.recv() => r,
                 () = tokio::time::sleep_until(self.ends) => return None,
                 () = self.shutdown.cancelled() => return None,
+                _ = self.recheck.tick() => {
+                    if self.allowed().await {
+                        continue;
+                    }
+                    return None;
+                }
             };
             let rank = match pushed {
                 Ok((id, rank)) if id == self.schedule => rank,
@@ -131,19 +159,30 @@ impl Follow {
             if self.sent.is_some_and(|s| rank <= s) {
                 continue;
             }
-            // Their access may have been removed since the stream opened, or their
-            // session closed.
-            if let Some((hash, clock)) = &self.session {
-                match self.store.web_session_expiry(hash, clock.now_ms()).await {
-                    Ok(Some(_)) => {}
-                    _ => return None,
-                }
+            // Their access may have been removed since the stream opened, their
+            // session closed or their token revoked.
+            if self.allowed().await {
+                return Some(rank);
             }
-            match self.store.role(self.schedule, self.user).await {
-                Ok(Some(_)) => return Some(rank),
-                _ => return None,
-            }
+            return None;
         }
+    }
+
+    /// Whether the person may still follow the schedule: the door still open (a live
+    /// session, a credential not revoked) and a role on it. A database that does not
+    /// answer ends the stream (the browser reconnects, and is checked then).
+    async fn allowed(&self) -> bool {
+        let door = match &self.door {
+            Door::Link(None) => Ok(true),
+            Door::Link(Some(c)) => self.store.credential_live(*c).await,
+            Door::Session(hash) => self
+                .store
+                .web_session_expiry(hash, self.clock.now_ms())
+                .await
+                .map(|e| e.is_some()),
+        };
+        matches!(door, Ok(true))
+            && matches!(self.store.role(self.schedule, self.user).await, Ok(Some(_)))
     }
 }
 
@@ -167,7 +206,7 @@ pub(crate) async fn events(
         claims.schedule,
         claims.user,
         claims.expires_at,
-        None,
+        Door::Link(claims.credential),
     )
 }
 
@@ -224,19 +263,19 @@ pub(crate) async fn app_events(
         Ok(Some(at)) => at,
         _ => state.planning.now_ms(),
     };
-    stream(&state, id, session.user.id, ends, Some(session.hash))
+    stream(
+        &state,
+        id,
+        session.user.id,
+        ends,
+        Door::Session(session.hash),
+    )
 }
 
 /// The stream of `schedule`'s ranks for `user`, until `ends_ms` (this process's clock,
-/// as `Planning::now_ms`), checked before each push: their role, and their session when
-/// the stream is a session's.
-fn stream(
-    state: &AppState,
-    schedule: i64,
-    user: i64,
-    ends_ms: i64,
-    session: Option<String>,
-) -> Response {
+/// as `Planning::now_ms`), checked before each push and every [`RECHECK`]: their role,
+/// and the door it was opened by.
+fn stream(state: &AppState, schedule: i64, user: i64, ends_ms: i64, door: Door) -> Response {
     let lang = state.lang;
     let Some(slot) = state.streams.take(user) else {
         return call_refused(
@@ -260,7 +299,9 @@ fn stream(
         store,
         schedule,
         user,
-        session: session.map(|hash| (hash, state.planning.clone())),
+        door,
+        clock: state.planning.clone(),
+        recheck: recheck_every(RECHECK),
         sent: None,
         ends: tokio::time::Instant::now() + Duration::from_millis(left_ms),
         shutdown: state.shutdown.clone(),
@@ -284,6 +325,13 @@ fn stream(
     // nginx buffers responses unless told not to; a buffered stream is no stream.
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     r
+}
+
+/// A timer whose first tick is one period from now (tokio's first is at once).
+fn recheck_every(period: Duration) -> tokio::time::Interval {
+    let mut i = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    i
 }
 
 #[cfg(test)]
@@ -326,7 +374,9 @@ mod tests {
             store: store.clone(),
             schedule: id,
             user,
-            session: None,
+            door: Door::Link(None),
+            clock: Planning::new(store.clone(), Arc::new(crate::planning::SystemClock)),
+            recheck: recheck_every(Duration::from_millis(100)),
             sent: None,
             ends: Instant::now() + ends,
             shutdown: tokio_util::sync::CancellationToken::new(),
@@ -390,6 +440,25 @@ mod tests {
         store.remove_role(id, user).await.unwrap();
         write(id).await;
         assert_eq!(timeout(hour, f.next()).await.unwrap(), None);
+
+        // Removed while nothing is written: the stream ends at the next check.
+        drop(f);
+        store
+            .set_role(id, user, crate::storage::Role::Owner)
+            .await
+            .unwrap();
+        let mut f = follow(hour);
+        f.sent = Some(2);
+        let t = Instant::now();
+        store.remove_role(id, user).await.unwrap();
+        assert_eq!(
+            timeout(Duration::from_secs(5), f.next()).await.unwrap(),
+            None
+        );
+        assert!(
+            t.elapsed() >= Duration::from_millis(90),
+            "at a check, not before"
+        );
         drop(f);
         assert_eq!(streams.count(user), 0, "every slot given back");
     }

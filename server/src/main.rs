@@ -743,6 +743,7 @@ async fn stdio(store: Store, lang: Lang, token: &str, links: Embed) -> Result<()
         max_role: None,
         lang,
         apps: false,
+        credential: Some(info.id),
     };
     let server = McpServer::for_caller(Planning::with_embed(store, clock, links), caller);
     tracing::info!(

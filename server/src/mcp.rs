@@ -604,6 +604,7 @@ mod tests {
             max_role: None,
             lang: Lang::Fr,
             apps: false,
+            credential: None,
         };
         (McpServer::new(planning, Lang::Fr), caller)
     }

@@ -2086,6 +2086,7 @@ pub(crate) async fn access_caller(
             max_role: None,
             lang: state.lang,
             apps: false,
+            credential: Some(-t.grant.id),
         },
     )))
 }

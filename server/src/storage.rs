@@ -1364,6 +1364,21 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Whether a credential (`Caller::credential`: a named token's id, or minus an
+    /// OAuth grant's id) is still live: not revoked. An unknown one is not.
+    pub async fn credential_live(&self, credential: i64) -> Result<bool, StoreError> {
+        let sql = if credential > 0 {
+            "SELECT 1 FROM tokens WHERE id = $1 AND revoked_at IS NULL"
+        } else {
+            "SELECT 1 FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL"
+        };
+        let row = sqlx::query(sql)
+            .bind(credential.saturating_abs())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
     /// Gives (or changes) a user's role on a schedule.
     pub async fn set_role(
         &self,

@@ -131,6 +131,7 @@ fn caller(session: &Session, lang: Lang) -> Caller {
         max_role: None,
         lang,
         apps: false,
+        credential: None,
     }
 }
 

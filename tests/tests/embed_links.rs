@@ -667,6 +667,7 @@ async fn tampered_expired_and_misdirected_links_are_refused_with_a_message() {
                 role: Role::Owner,
                 token_can_write: true,
                 editable: true,
+                credential: None,
             },
             now_ms() - 2 * 3_600_000,
         )
@@ -701,6 +702,7 @@ async fn tampered_expired_and_misdirected_links_are_refused_with_a_message() {
                 role: Role::Owner,
                 token_can_write: true,
                 editable: false,
+                credential: None,
             },
             now_ms() - 59 * 60_000,
         )

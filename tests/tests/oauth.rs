@@ -996,6 +996,16 @@ async fn a_revoked_grant_fails_at_once() {
     let s = Setup::start("oauth-revoked").await;
     let (access, refresh) = s.tokens().await;
     assert_eq!(s.mcp_status(&access).await.0, 200);
+    // A link asked for under the grant.
+    let client = s.server.client_with(&access).await.unwrap();
+    let shown = common::call(
+        &client,
+        "show_schedule",
+        serde_json::json!({"schedule": s.server.demo_id}),
+    )
+    .await;
+    let link = shown.structured["url"].as_str().unwrap().to_owned();
+    assert_eq!(s.http.get(&link).send().await.unwrap().status(), 200);
     // As `palmaplan grant revoke` does.
     let grant = s.server.store.grants(s.server.owner_id).await.unwrap()[0].id;
     assert!(
@@ -1006,6 +1016,11 @@ async fn a_revoked_grant_fails_at_once() {
             .unwrap()
     );
     assert_eq!(s.mcp_status(&access).await.0, 401);
+    assert_eq!(
+        s.http.get(&link).send().await.unwrap().status(),
+        401,
+        "its links end with it"
+    );
     let (status, body) = s.refresh(&refresh).await;
     assert_oauth_error(status, &body, "invalid_grant", "revoked");
     // Revoking an access token through the endpoint revokes its grant too.

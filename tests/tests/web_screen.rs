@@ -893,6 +893,17 @@ async fn revoking_a_named_token_from_the_page_makes_its_next_mcp_request_401() {
     .await;
     assert!(w.is_error, "a read-only token writes nothing: {}", w.text);
     assert_eq!(s.mcp_status(&secret).await, 200);
+    // An /embed link it asked for works, until the token is revoked (below).
+    let shown = call(
+        &client,
+        "show_schedule",
+        json!({"schedule": s.server.demo_id}),
+    )
+    .await;
+    let url = reqwest::Url::parse(shown.structured["url"].as_str().unwrap()).unwrap();
+    let link = format!("{}?{}", url.path(), url.query().unwrap());
+    let r = s.link_call(&link, "show_schedule", json!({})).await;
+    assert_eq!(r["isError"], json!(false), "{r}");
 
     // Revoked from the page: its next request, even in its open session, is refused.
     let action = revoke_action(&later, "Portable &lt;3");
@@ -908,6 +919,17 @@ async fn revoking_a_named_token_from_the_page_makes_its_next_mcp_request_401() {
         client.call_tool(params).await.is_err(),
         "the open session is refused too"
     );
+    // And the links it asked for, page and calls.
+    let r = s.link_call(&link, "show_schedule", json!({})).await;
+    assert_eq!(r["structuredContent"]["error"], "revoked_link", "{r}");
+    let page = s
+        .http
+        .get(format!("{}{link}", s.server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 401);
+    assert!(page.text().await.unwrap().contains("révoqué"));
     let page = s
         .get("/app/settings/connections")
         .await

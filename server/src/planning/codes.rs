@@ -78,6 +78,7 @@ codes! {
     ExpiredLink => "expired_link",
     WrongSchedule => "wrong_schedule",
     ReadOnlyLink => "read_only_link",
+    RevokedLink => "revoked_link",
     LinkKeyUnavailable => "link_key_unavailable",
     Unavailable => "unavailable",
 }

@@ -115,6 +115,10 @@ pub struct Caller {
     /// Whether the client renders MCP Apps views (the MCP adapter sets it from the
     /// negotiation; the `/embed` view is one too). `show_schedule` then gives no link.
     pub apps: bool,
+    /// What the call comes with: a named token (its id) or an OAuth grant (minus its
+    /// id); None for the view's doors. An `/embed` link issued for the call carries it,
+    /// so that revoking the token or the grant ends the link too.
+    pub credential: Option<i64>,
 }
 
 /// What a tool answers: a text that stands on its own, and a compact structured value

@@ -374,6 +374,7 @@ mod tests {
             max_role: None,
             lang: Lang::En,
             apps: false,
+            credential: None,
         };
         let r = planning
             .call(&caller, "get_schedule", json!({ "schedule": id }))

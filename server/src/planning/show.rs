@@ -386,6 +386,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
             role,
             token_can_write: ctx.caller.can_write,
             editable: p.editable == Some(true),
+            credential: ctx.caller.credential,
         };
         let issued = embed.issue(&grant, now).map_err(|e| {
             tracing::error!(error = %e.message(Lang::En), "cannot sign an /embed link");
@@ -556,6 +557,7 @@ mod tests {
             max_role: None,
             lang: palmaplan_model::Lang::Fr,
             apps: false,
+            credential: None,
         };
         World {
             planning,

@@ -51,6 +51,7 @@ fn caller(user_id: i64) -> Caller {
         max_role: None,
         lang: Lang::Fr,
         apps: false,
+        credential: None,
     }
 }
 
