@@ -161,7 +161,7 @@ struct Tracked {
 
 impl Attempts {
     /// Counts an attempt; false when the key is over `max` in its window.
-    fn allow(&self, key: &str, now: i64, max: u32) -> bool {
+    pub(crate) fn allow(&self, key: &str, now: i64, max: u32) -> bool {
         let mut hash = [0u8; 16];
         hash.copy_from_slice(&Sha256::digest(key.as_bytes())[..16]);
         let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());

@@ -48,7 +48,8 @@ use crate::bootstrap::utc;
 use crate::http::{AppState, MAX_REQUEST_BODY_BYTES, call_refused, read_call_body, view_call};
 use crate::mcp::to_result;
 use crate::oauth::{
-    Session, constant_eq, hidden_field, lang_tag, no_store, page_lang, see_other, signed_in,
+    Session, cleaned_name, constant_eq, hidden_field, lang_tag, no_store, page_lang, see_other,
+    signed_in,
 };
 use crate::planning::{Caller, Code, role_name, tr};
 use crate::storage::{Role, StoreError};
@@ -58,6 +59,11 @@ pub const CONNECTIONS: &str = "/app/settings/connections";
 
 /// The longest label of a named token.
 const MAX_LABEL: usize = 100;
+
+/// Named tokens one person may create from the page within
+/// `oauth::ATTEMPT_WINDOW_MS` (15 minutes): each is a row and a secret; a stolen
+/// session may not mint them without end.
+pub const MAX_TOKEN_CREATIONS: u32 = 20;
 
 /// The CSP of every page: inline styles only; forms post to this server.
 const SCREEN_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -166,11 +172,13 @@ async fn session_or_sign_in(
 // ---------------------------------------------------------------------------------
 // Pages
 
-/// A page of the screen: the navigation, then `body`.
+/// A page of the screen: the navigation, then `body`. `here` is the page's GET
+/// address, where its language link leads.
 fn screen(
     status: StatusCode,
     lang: Lang,
     asked: Option<Lang>,
+    here: &str,
     title: &str,
     who: Option<&Session>,
     body: &str,
@@ -197,10 +205,15 @@ fn screen(
                 "Réglages › Connexions et agents",
                 "Settings › Connections and agents",
             )),
-            other = match lang {
-                Lang::Fr => "?lang=en",
-                Lang::En => "?lang=fr",
-            },
+            // A page of the screen to read in the other language: `here` is where
+            // a GET shows it (a form's answer is at an address only POST answers).
+            other = escape_html(&href(
+                here,
+                Some(match lang {
+                    Lang::Fr => Lang::En,
+                    Lang::En => Lang::Fr,
+                })
+            )),
             other_tag = match lang {
                 Lang::Fr => "en",
                 Lang::En => "fr",
@@ -266,6 +279,7 @@ fn refusal(
     status: StatusCode,
     lang: Lang,
     asked: Option<Lang>,
+    here: &str,
     who: Option<&Session>,
     title: &str,
     why: &str,
@@ -276,7 +290,7 @@ fn refusal(
         escape_html(&href("/app", asked)),
         escape_html(&tr(lang, "Retour à mes plannings", "Back to my schedules")),
     );
-    screen(status, lang, asked, title, who, &body)
+    screen(status, lang, asked, here, title, who, &body)
 }
 
 fn unavailable(lang: Lang, e: StoreError) -> Response {
@@ -285,6 +299,7 @@ fn unavailable(lang: Lang, e: StoreError) -> Response {
         StatusCode::SERVICE_UNAVAILABLE,
         lang,
         None,
+        "/app",
         None,
         &tr(lang, "Service indisponible", "Service unavailable"),
         &tr(
@@ -338,6 +353,7 @@ async fn list_page(
             StatusCode::SERVICE_UNAVAILABLE,
             lang,
             asked,
+            "/app",
             Some(&session),
             &tr(lang, "Mes plannings", "My schedules"),
             &reply.text,
@@ -422,6 +438,7 @@ async fn list_page(
         StatusCode::OK,
         lang,
         asked,
+        "/app",
         &tr(lang, "Mes plannings", "My schedules"),
         Some(&session),
         &body,
@@ -450,6 +467,7 @@ async fn schedule_page(
             StatusCode::NOT_FOUND,
             lang,
             asked,
+            "/app",
             Some(&session),
             &title,
             &tr(
@@ -473,7 +491,15 @@ async fn schedule_page(
             Some("storage" | "unavailable") => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         };
-        return refusal(status, lang, asked, Some(&session), &title, &reply.text);
+        return refusal(
+            status,
+            lang,
+            asked,
+            "/app",
+            Some(&session),
+            &title,
+            &reply.text,
+        );
     }
     let mut r = (
         StatusCode::OK,
@@ -790,6 +816,7 @@ async fn connections(
         status,
         lang,
         asked,
+        CONNECTIONS,
         &tr(
             lang,
             "Réglages › Connexions et agents › Applications connectées",
@@ -841,6 +868,7 @@ async fn checked_form(
             StatusCode::FORBIDDEN,
             lang,
             asked,
+            back,
             Some(&session),
             &tr(lang, "Formulaire refusé", "Form refused"),
             &tr(
@@ -869,8 +897,11 @@ async fn create_token(
             escape_html(&why)
         )
     };
-    let label = p.get("label").map_or("", |l| l.trim()).to_owned();
-    if label.is_empty() || label.chars().count() > MAX_LABEL || label.chars().any(char::is_control)
+    let given = p.get("label").map_or("", |l| l.trim());
+    // Format characters (bidi overrides, zero widths) would make the label read as
+    // something else on this page; they are dropped, as from client names.
+    let label = cleaned_name(given);
+    if label.is_empty() || given.chars().count() > MAX_LABEL || given.chars().any(char::is_control)
     {
         let why = error(tr(
             lang,
@@ -878,6 +909,31 @@ async fn create_token(
             format!("Give the token a label of 1 to {MAX_LABEL} characters, on one line."),
         ));
         return connections(&state, &session, lang, asked, StatusCode::BAD_REQUEST, &why).await;
+    }
+    let now = state.planning.now_ms();
+    if !state.attempts.allow(
+        &format!("token:{}", session.user.id),
+        now,
+        MAX_TOKEN_CREATIONS,
+    ) {
+        let why = error(tr(
+            lang,
+            format!(
+                "Vous avez créé {MAX_TOKEN_CREATIONS}\u{a0}jetons en moins d'un quart d'heure\u{a0}: attendez quelques minutes avant d'en créer un autre."
+            ),
+            format!(
+                "You created {MAX_TOKEN_CREATIONS} tokens in less than a quarter of an hour: wait a few minutes before creating another."
+            ),
+        ));
+        return connections(
+            &state,
+            &session,
+            lang,
+            asked,
+            StatusCode::TOO_MANY_REQUESTS,
+            &why,
+        )
+        .await;
     }
     let can_write = p.get("access").map(String::as_str) != Some("read");
     let store = state.planning.store();
@@ -916,7 +972,6 @@ async fn create_token(
     let Ok(secret) = auth::new_token() else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
-    let now = state.planning.now_ms();
     if let Err(e) = store
         .add_token(
             session.user.id,
@@ -1002,6 +1057,7 @@ async fn revoke(
             StatusCode::NOT_FOUND,
             lang,
             asked,
+            CONNECTIONS,
             Some(&session),
             &tr(lang, "Rien à révoquer", "Nothing to revoke"),
             &tr(
@@ -1078,6 +1134,7 @@ async fn access(
     status: StatusCode,
     banner: &str,
 ) -> Response {
+    let here = format!("/app/schedules/{id}/access");
     let caller = caller(session, lang);
     let listed = state
         .planning
@@ -1089,6 +1146,7 @@ async fn access(
             refused_status(&listed),
             lang,
             asked,
+            &here,
             Some(session),
             &title,
             &listed.text,
@@ -1098,15 +1156,18 @@ async fn access(
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let mine = users
-        .iter()
-        .find(|u| u["user_id"].as_i64() == Some(session.user.id))
-        .and_then(|u| u["role"].as_str());
-    if mine != Some("owner") {
+    // Their own role from the store, not from the list (which `list_access` pages):
+    // an owner past the list's first page is still an owner.
+    let mine = match state.planning.store().role(id, session.user.id).await {
+        Ok(r) => r,
+        Err(e) => return unavailable(lang, e),
+    };
+    if mine != Some(Role::Owner) {
         return refusal(
             StatusCode::FORBIDDEN,
             lang,
             asked,
+            &here,
             Some(session),
             &title,
             &tr(
@@ -1179,7 +1240,7 @@ async fn access(
             "A viewer reads, an editor changes, an owner also shares and sees private data. The last owner stays.",
         )),
     );
-    screen(status, lang, asked, &title, Some(session), &body)
+    screen(status, lang, asked, &here, &title, Some(session), &body)
 }
 
 /// `GET /app/schedules/<id>/access`
@@ -1203,6 +1264,7 @@ async fn access_page(
             StatusCode::NOT_FOUND,
             lang,
             asked,
+            "/app",
             Some(&session),
             &tr(lang, "Planning introuvable", "Schedule not found"),
             &tr(
@@ -1232,6 +1294,7 @@ async fn access_change(
             StatusCode::NOT_FOUND,
             lang,
             asked,
+            "/app",
             Some(&session),
             &tr(lang, "Planning introuvable", "Schedule not found"),
             &tr(

@@ -868,6 +868,12 @@ async fn revoking_a_named_token_from_the_page_makes_its_next_mcp_request_401() {
     );
     assert!(page.contains("lecture seule, tous les plannings"));
     assert!(page.contains("2 applications connectées"));
+    // The answer of a form is at an address only POST answers: its language link
+    // leads to the page a GET shows.
+    assert!(
+        page.contains("href=\"/app/settings/connections?lang=en\" lang=\"en\""),
+        "{page}"
+    );
     // Shown once: the next page does not have it.
     let later = s
         .get("/app/settings/connections")
@@ -940,6 +946,40 @@ async fn revoking_a_named_token_from_the_page_makes_its_next_mcp_request_401() {
         !page.contains("Portable"),
         "a revoked token is no longer listed"
     );
+    // A label's format characters are dropped (a bidi override would make it read as
+    // another); past the cap, the page refuses more tokens for a while.
+    let r = s
+        .post(
+            "/app/settings/connections/tokens",
+            &[
+                ("csrf", &csrf),
+                ("label", "Lap\u{202e}top\u{200b}"),
+                ("access", "read"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let tokens = s.server.store.tokens(s.server.owner_id).await.unwrap();
+    assert!(tokens.iter().any(|t| t.label == "Laptop"), "{tokens:?}");
+    let mut last = 0;
+    for n in 0..palmaplan_server::web::MAX_TOKEN_CREATIONS {
+        last = s
+            .post(
+                "/app/settings/connections/tokens",
+                &[
+                    ("csrf", &csrf),
+                    ("label", &format!("t{n}")),
+                    ("access", "read"),
+                ],
+            )
+            .await
+            .status()
+            .as_u16();
+        if last == 429 {
+            break;
+        }
+    }
+    assert_eq!(last, 429, "token creation is capped");
     // Revoked twice: nothing to revoke.
     assert_eq!(s.post(&action, &[("csrf", &csrf)]).await.status(), 404);
     // The owner's first token still works.
