@@ -46,11 +46,14 @@ const CSP_HOOK = `(() => {
 
 /** A host page (one MCP client, one user) on its own browser context. */
 export class Host {
-  static async open(browser, server, { token = server.token, apps = true, width = 1280, height = 900, colorScheme = 'light' } = {}) {
+  static async open(browser, server, { token = server.token, apps = true, width = 1280, height = 900, colorScheme = 'light', now } = {}) {
     const h = new Host();
     h.server = server;
     h.servers = await startHostServers({ mcpUrl: server.url });
     h.context = await browser.newContext({ viewport: { width, height }, colorScheme, deviceScaleFactor: 1 });
+    // `now`: the time every frame's Date gives (the view's "today" comes from it), so a
+    // screenshot is the same whatever the day; timers keep running.
+    if (now !== undefined) await h.context.clock.setFixedTime(now);
     h.violations = [];
     h.requests = [];
     h.console = [];

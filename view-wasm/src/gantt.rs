@@ -2598,6 +2598,9 @@ pub fn update_model_context(st: St) {
 }
 
 #[cfg(test)]
+mod snapshots;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use palmaplan_model::demo::s4hana_migration;

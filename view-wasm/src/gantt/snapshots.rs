@@ -1,0 +1,291 @@
+//! Snapshots of the chart's HTML (`chart_html`) for two fixtures, at three zooms (day,
+//! week, month) and two frame widths (390 and 1280 px): the demo schedule shown as
+//! `show_schedule` shows it by default, and a small made-up schedule with overlapping
+//! bars in one row (lanes), a milestone over a bar, a one-day bar whose label goes
+//! beside it, links of three kinds (one of them broken), a text that must be escaped
+//! and the critical path on. "Today" is fixed, so the snapshots do not move with the
+//! calendar.
+//!
+//! Each snapshot is the chart's HTML for the inline viewport, one tag a line and indented
+//! by depth (so that a change reads as a diff of the lines it touched), under a header
+//! naming the inputs and the axis the layout chose. The files are under
+//! `view-wasm/tests-data/chart/`. A change of the chart's HTML fails these tests; when the
+//! change is meant, write the new snapshots with
+//!
+//! ```text
+//! UPDATE_EXPECT=1 cargo test -p palmaplan-view gantt::snapshots
+//! ```
+//!
+//! and read their diff before committing it.
+
+use std::sync::Arc;
+
+use palmaplan_model::idset::IdSet;
+use palmaplan_model::layout::{LINE_HEIGHT, Zoom};
+use palmaplan_model::wire::ViewOptions;
+use palmaplan_model::{
+    Bar, BarId, Date, Group, GroupId, ItemId, Lang, Link, LinkId, LinkKind, Member, MemberId,
+    Milestone, MilestoneId, Row, RowId, Schedule,
+};
+
+use super::{HEAD, INLINE_LINES, chart_html, px};
+use crate::app::{Doc, Notice, Shown, St};
+use crate::host::Backend;
+use crate::phase::Card;
+use crate::sig::Sig;
+
+fn day(s: &str) -> Date {
+    s.parse().expect("a fixture date")
+}
+
+/// The view's state as it stands once `show_schedule`'s result for `s` is in, inline,
+/// in a frame `width` px wide, at `zoom` chosen by the person. Built field by field as
+/// `app::start` does, so a new cell fails to build here until it is given a value.
+fn state(s: Schedule, lang: Lang, today: &str, width: f64, zoom: Zoom, options: ViewOptions) -> St {
+    let st = St {
+        lang: Sig::new(lang),
+        dark: Sig::new(false),
+        host: Sig::new(None),
+        embed: false,
+        // The card's clock is the browser's; its phase is not drawn by `chart_html`.
+        card: Sig::new(Card::new(0.0)),
+        shown: Sig::new(Some(Shown::Gantt)),
+        options: Sig::new(options),
+        help: Sig::new(None),
+        read_only: Sig::new(false),
+        doc: Sig::new(Some(Arc::new(Doc::new(1, 1, s, true, (1, 1), 0)))),
+        before: Sig::new(None),
+        reference: Sig::new(None),
+        sides: Sig::new((None, None)),
+        lay: Sig::new(None),
+        load_error: Sig::new(None),
+        notice: Sig::new(Notice::None),
+        selected: Sig::new(None),
+        fullscreen: Sig::new(false),
+        collapsed: Sig::new(IdSet::default()),
+        zoom: Sig::new(Some(zoom)),
+        today: Sig::new(day(today)),
+        withdrawn: Sig::new(false),
+        proposal_done: Sig::new(None),
+        width: Sig::new(width),
+        idle_polls: Sig::new(0),
+        hidden: Sig::new(false),
+        shown_at: Sig::new(None),
+        changes: Sig::new(None),
+        reply_text: Sig::new(String::new()),
+        expanded: Sig::new(false),
+        confirm: Sig::new(None),
+        declined: Sig::new(false),
+        agenda: Sig::new(None),
+        backend: Sig::new(Backend::Host),
+    };
+    st.relayout();
+    st
+}
+
+/// The chart's HTML for `st` unscrolled, in the inline viewport `render` gives it: the
+/// frame's width, and the inline height (the lines, at most `INLINE_LINES`) less the
+/// borders.
+fn inline_chart(st: St) -> String {
+    let lines_h = st.lay.with_untracked(|l| {
+        l.as_ref()
+            .map_or(0.0, |l| palmaplan_model::fit::total_height(&l.lines))
+    });
+    let inline_h = HEAD + lines_h.clamp(2.0 * LINE_HEIGHT, INLINE_LINES * LINE_HEIGHT) + 16.0;
+    let width = st.width.get_untracked();
+    chart_html(st, (0.0, 0.0), (width, inline_h - 2.0), None, None)
+}
+
+/// One tag a line, indented by nesting depth; text on a line of its own. Panics when an
+/// end tag does not close the element open at that point: the chart's HTML must nest
+/// (the browser would otherwise repair it into another tree than the one meant).
+fn pretty(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() * 2);
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = html;
+    let line = |out: &mut String, depth: usize, text: &str| {
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        out.push_str(text);
+        out.push('\n');
+    };
+    while !rest.is_empty() {
+        let Some(lt) = rest.find('<') else {
+            line(&mut out, open.len(), rest);
+            break;
+        };
+        if lt > 0 {
+            line(&mut out, open.len(), &rest[..lt]);
+        }
+        rest = &rest[lt..];
+        // A comment (the chart's block and cut markers) may hold no '>' of its own.
+        let end = if rest.starts_with("<!--") {
+            rest.find("-->").map(|i| i + 3)
+        } else {
+            rest.find('>').map(|i| i + 1)
+        }
+        .expect("a tag left open at the end of the chart's HTML");
+        let tag = &rest[..end];
+        rest = &rest[end..];
+        if let Some(name) = tag.strip_prefix("</") {
+            let name = name.trim_end_matches('>');
+            let was = open.pop();
+            assert_eq!(was, Some(name), "</{name}> closes {was:?}");
+            line(&mut out, open.len(), tag);
+        } else if tag.starts_with("<!--") {
+            line(&mut out, open.len(), tag);
+        } else {
+            line(&mut out, open.len(), tag);
+            let name = tag[1..]
+                .split(|c: char| c.is_whitespace() || c == '>' || c == '/')
+                .next()
+                .unwrap_or_default();
+            open.push(name);
+        }
+    }
+    assert!(open.is_empty(), "elements left open: {open:?}");
+    out
+}
+
+/// Checks one fixture at the three zooms and the two widths against its snapshot files.
+fn check(name: &str, make: impl Fn() -> Schedule, lang: Lang, today: &str, options: ViewOptions) {
+    for zoom in [Zoom::Day, Zoom::Week, Zoom::Month] {
+        for width in [390.0, 1280.0] {
+            let st = state(make(), lang, today, width, zoom, options.clone());
+            let (from, to, ppd, lines) = st.lay.with_untracked(|l| {
+                let l = l.as_ref().expect("a layout for a shown schedule");
+                (l.from, l.to, l.ppd, l.lines.len())
+            });
+            let html = inline_chart(st);
+            let zoom_name = format!("{zoom:?}").to_lowercase();
+            let snapshot = format!(
+                "<!-- {name}, {zoom_name} zoom, {width} px wide, today {today}: axis {from} → {to} at {ppd} px a day, {lines} lines -->\n{}",
+                pretty(&html)
+            );
+            expect_test::expect_file![format!(
+                "../../tests-data/chart/{name}-{zoom_name}-{}.html",
+                px(width)
+            )]
+            .assert_eq(&snapshot);
+        }
+    }
+}
+
+#[test]
+fn the_demo_s_chart_at_three_zooms_and_two_widths() {
+    // Today in the middle of the demo (2026-11-02 → 12-18): the today line is drawn and
+    // the ABAP adaptation, behind its planned progress, is late.
+    check(
+        "demo",
+        palmaplan_model::demo::s4hana_migration,
+        Lang::Fr,
+        "2026-11-20",
+        ViewOptions::default(),
+    );
+}
+
+/// Two rows: in "Design", a long bar with a short review overlapping it (two lanes) and
+/// a one-day bar whose label cannot fit it; in "Launch", a kickoff milestone on the day
+/// a bar starts and a go-live milestone. FS, SS and FF links join them.
+fn small() -> Schedule {
+    let mut s = Schedule::new("Small");
+    s.members.push(Member {
+        id: MemberId(1),
+        name: "Ada Lovelace".into(),
+        email: None,
+    });
+    s.groups.push(Group {
+        id: GroupId(2),
+        name: "Team".into(),
+    });
+    for (id, name, member) in [(3, "Design", Some(MemberId(1))), (4, "Launch", None)] {
+        s.rows.push(Row {
+            id: RowId(id),
+            group: GroupId(2),
+            name: name.into(),
+            member,
+        });
+    }
+    let mut long = Bar::new(
+        BarId(10),
+        RowId(3),
+        "R&D <draft> \"v1\"",
+        day("2026-03-02"),
+        day("2026-03-13"),
+    );
+    long.progress = 40;
+    long.color = Some("#2f6fdf".into());
+    s.bars.push(long);
+    s.bars.push(Bar::new(
+        BarId(11),
+        RowId(3),
+        "Review",
+        day("2026-03-09"),
+        day("2026-03-11"),
+    ));
+    s.bars.push(Bar::new(
+        BarId(12),
+        RowId(3),
+        "Sign-off by the board",
+        day("2026-03-16"),
+        day("2026-03-16"),
+    ));
+    s.bars.push(Bar::new(
+        BarId(13),
+        RowId(4),
+        "Rollout",
+        day("2026-03-02"),
+        day("2026-03-06"),
+    ));
+    s.milestones.push(Milestone::new(
+        MilestoneId(20),
+        RowId(4),
+        "Kickoff",
+        day("2026-03-02"),
+    ));
+    s.milestones.push(Milestone::new(
+        MilestoneId(21),
+        RowId(4),
+        "Go-live",
+        day("2026-03-17"),
+    ));
+    for (id, from, to, kind) in [
+        (30, 10, 12, LinkKind::FS),
+        (31, 10, 11, LinkKind::SS),
+        (32, 11, 13, LinkKind::FF),
+        (33, 12, 21, LinkKind::FS),
+    ] {
+        s.links.push(Link {
+            id: LinkId(id),
+            from: ItemId(from),
+            to: ItemId(to),
+            kind,
+            lag: 0,
+        });
+    }
+    s.next_id = 40;
+    palmaplan_model::command::validate_schedule(&s).expect("the small fixture is a valid schedule");
+    s
+}
+
+#[test]
+fn a_small_chart_with_lanes_milestones_and_links_at_three_zooms_and_two_widths() {
+    let options = ViewOptions {
+        critical_path: Some(true),
+        ..ViewOptions::default()
+    };
+    check("small", small, Lang::En, "2026-03-10", options);
+}
+
+#[test]
+fn the_pretty_form_refuses_html_that_does_not_nest() {
+    assert_eq!(
+        pretty("<div a=\"1\"><span>x</span></div>"),
+        "<div a=\"1\">\n  <span>\n    x\n  </span>\n</div>\n"
+    );
+    let crossed = std::panic::catch_unwind(|| pretty("<div><span></div></span>"));
+    assert!(crossed.is_err());
+    let unclosed = std::panic::catch_unwind(|| pretty("<div><span></span>"));
+    assert!(unclosed.is_err());
+}
