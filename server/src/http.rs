@@ -215,6 +215,13 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
             tracing::debug!(error = %e, "TCP_NODELAY not set on a connection");
         }
     });
+    // Writes by other processes on the same database, for the event streams.
+    tokio::spawn(crate::live::watch(
+        state.planning.store().clone(),
+        Arc::clone(&state.streams),
+        shutdown.clone(),
+        crate::live::WATCH_EVERY,
+    ));
     // The peer's address: the sign-in page counts attempts per address.
     let app = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)

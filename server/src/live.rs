@@ -18,8 +18,10 @@
 //! tab); a comment every [`KEEP_ALIVE`] (by default) keeps proxies from closing an idle
 //! stream. Stopping the server ends every stream.
 //!
-//! Writes made by another process on the same database (a `palmaplan stdio` server) are
-//! not broadcast here: the view's own calls still see them, at its next read.
+//! Writes made by another process on the same database (a `palmaplan stdio` server a
+//! desktop client started) are not broadcast by this process's store: [`watch`] reads
+//! the followed schedules' ranks every [`WATCH_EVERY`] and announces what changed, so
+//! they are pushed within about a second.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -47,31 +49,58 @@ pub const MAX_STREAMS_PER_USER: usize = 4;
 /// How often an idle stream sends a comment, by default (`AppState::keep_alive`).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// The open streams, per user.
+/// The open streams, per user and per schedule followed.
 #[derive(Debug, Default)]
 pub struct Streams {
-    open: Mutex<HashMap<i64, usize>>,
+    open: Mutex<Open>,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    per_user: HashMap<i64, usize>,
+    per_schedule: HashMap<i64, usize>,
+}
+
+/// Adds `by` to `key`'s count, dropping it at zero.
+fn count_in(map: &mut HashMap<i64, usize>, key: i64, up: bool) {
+    let n = map.entry(key).or_insert(0);
+    if up {
+        *n += 1;
+    } else {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            map.remove(&key);
+        }
+    }
 }
 
 impl Streams {
-    /// A slot for one more stream of `user`, or None when they hold the most already.
-    fn take(self: &Arc<Self>, user: i64) -> Option<Slot> {
+    /// A slot for one more stream of `user` on `schedule`, or None when they hold the
+    /// most already.
+    fn take(self: &Arc<Self>, user: i64, schedule: i64) -> Option<Slot> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        let n = open.entry(user).or_insert(0);
-        if *n >= MAX_STREAMS_PER_USER {
+        if open.per_user.get(&user).copied().unwrap_or(0) >= MAX_STREAMS_PER_USER {
             return None;
         }
-        *n += 1;
+        count_in(&mut open.per_user, user, true);
+        count_in(&mut open.per_schedule, schedule, true);
         Some(Slot {
             streams: Arc::clone(self),
             user,
+            schedule,
         })
+    }
+
+    /// The schedules someone follows now.
+    pub fn followed(&self) -> Vec<i64> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.per_schedule.keys().copied().collect()
     }
 
     /// How many streams `user` holds now.
     pub fn count(&self, user: i64) -> usize {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.get(&user).copied().unwrap_or(0)
+        open.per_user.get(&user).copied().unwrap_or(0)
     }
 }
 
@@ -80,15 +109,51 @@ impl Streams {
 struct Slot {
     streams: Arc<Streams>,
     user: i64,
+    schedule: i64,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut open = self.streams.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = open.get_mut(&self.user) {
-            *n -= 1;
-            if *n == 0 {
-                open.remove(&self.user);
+        count_in(&mut open.per_user, self.user, false);
+        count_in(&mut open.per_schedule, self.schedule, false);
+    }
+}
+
+/// How often [`watch`] reads the ranks of the schedules someone follows.
+pub const WATCH_EVERY: Duration = Duration::from_secs(1);
+
+/// Hears the writes this process did not make: another process on the same database
+/// (a `palmaplan stdio` server a desktop client started, a second `serve`) commits
+/// without this store's broadcast knowing. Every `every`, while anyone follows a
+/// schedule, its rank is read (one indexed read per followed schedule, none when no
+/// stream is open) and any change is announced on the same broadcast the store's own
+/// commits use; streams skip a rank they already sent, so a write this process made and
+/// announced twice is pushed once. Ends when the server stops.
+pub async fn watch(
+    store: Store,
+    streams: Arc<Streams>,
+    shutdown: tokio_util::sync::CancellationToken,
+    every: Duration,
+) {
+    let mut known: HashMap<i64, i64> = HashMap::new();
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            () = shutdown.cancelled() => return,
+        }
+        let followed = streams.followed();
+        known.retain(|id, _| followed.contains(id));
+        for id in followed {
+            let Ok(rank) = store.rank(id).await else {
+                continue;
+            };
+            // A schedule seen for the first time is announced too: a write between a
+            // stream's opening and this read would otherwise wait for the next one.
+            if known.insert(id, rank) != Some(rank) {
+                store.announce(id, rank);
             }
         }
     }
@@ -277,7 +342,7 @@ pub(crate) async fn app_events(
 /// and the door it was opened by.
 fn stream(state: &AppState, schedule: i64, user: i64, ends_ms: i64, door: Door) -> Response {
     let lang = state.lang;
-    let Some(slot) = state.streams.take(user) else {
+    let Some(slot) = state.streams.take(user, schedule) else {
         return call_refused(
             StatusCode::TOO_MANY_REQUESTS,
             Code::Busy,
@@ -380,7 +445,7 @@ mod tests {
             sent: None,
             ends: Instant::now() + ends,
             shutdown: tokio_util::sync::CancellationToken::new(),
-            _slot: streams.take(user).unwrap(),
+            _slot: streams.take(user, id).unwrap(),
         };
         let write = |schedule: i64| {
             let store = store.clone();
@@ -403,7 +468,8 @@ mod tests {
         assert_eq!(timeout(hour, f.next()).await.unwrap(), Some(1));
         f.sent = Some(1);
 
-        // Another process's write on the same database is not heard here.
+        // Another process's write on the same database is not broadcast by this store,
+        // but `watch` hears it at its next read of the followed schedules' ranks.
         let url = format!("sqlite://{}", dir.join("db.sqlite").display());
         let elsewhere = Store::open(&url).await.unwrap();
         elsewhere
@@ -412,7 +478,24 @@ mod tests {
             .unwrap()
             .unwrap();
         let quiet = timeout(Duration::from_millis(200), f.next()).await;
-        assert!(quiet.is_err(), "nothing pushed: {quiet:?}");
+        assert!(
+            quiet.is_err(),
+            "nothing pushed by the broadcast alone: {quiet:?}"
+        );
+        let stop = tokio_util::sync::CancellationToken::new();
+        let watcher = tokio::spawn(watch(
+            store.clone(),
+            Arc::clone(&streams),
+            stop.clone(),
+            Duration::from_millis(50),
+        ));
+        assert_eq!(
+            timeout(Duration::from_secs(5), f.next()).await.unwrap(),
+            Some(2)
+        );
+        f.sent = Some(2);
+        stop.cancel();
+        watcher.await.unwrap();
 
         // The link's hour over: the stream ends.
         drop(f);
@@ -467,16 +550,28 @@ mod tests {
     fn streams_are_capped_per_person_and_given_back() {
         let streams = Arc::new(Streams::default());
         let mut held: Vec<Slot> = (0..MAX_STREAMS_PER_USER)
-            .map(|_| streams.take(1).expect("under the cap"))
+            .map(|i| streams.take(1, 10 + i as i64 % 2).expect("under the cap"))
             .collect();
-        assert!(streams.take(1).is_none(), "one more than the cap");
-        let other = streams.take(2).expect("another person has their own count");
+        assert!(streams.take(1, 10).is_none(), "one more than the cap");
+        let other = streams
+            .take(2, 30)
+            .expect("another person has their own count");
         assert_eq!(streams.count(1), MAX_STREAMS_PER_USER);
+        let mut followed = streams.followed();
+        followed.sort_unstable();
+        assert_eq!(followed, [10, 11, 30]);
         held.pop();
         assert_eq!(streams.count(1), MAX_STREAMS_PER_USER - 1);
-        assert!(streams.take(1).is_some(), "a closed stream frees its slot");
+        assert!(
+            streams.take(1, 10).is_some(),
+            "a closed stream frees its slot"
+        );
         drop(held);
         drop(other);
         assert_eq!((streams.count(1), streams.count(2)), (0, 0));
+        assert!(
+            streams.followed().is_empty(),
+            "no schedule followed once all are closed"
+        );
     }
 }

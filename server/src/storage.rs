@@ -607,6 +607,12 @@ impl Store {
         self.committed.subscribe()
     }
 
+    /// Tells [`Store::committed`]'s listeners of a rank this store did not write
+    /// (another process's commit, seen by `live::watch`).
+    pub fn announce(&self, schedule: i64, rank: i64) {
+        let _ = self.committed.send((schedule, rank));
+    }
+
     async fn migrate(&self) -> Result<(), StoreError> {
         use sqlx::SqlSafeStr;
         use sqlx::migrate::{Migration, MigrationType, Migrator};

@@ -1253,3 +1253,54 @@ async fn members_and_access_are_managed_by_owners_through_share_schedule() {
     assert!(!r.text().await.unwrap().contains("bob@example.org"));
     s.server.stop().await;
 }
+
+#[tokio::test]
+async fn a_write_by_another_process_on_the_database_is_pushed_too() {
+    let s = Screen::start("web-elsewhere").await;
+    let demo = s.server.demo_id;
+    let mut stream = s.screen_events(demo).await;
+    let rank = s.server.store.rank(demo).await.unwrap();
+    let mut buffer = String::new();
+    wait_event(
+        &mut stream,
+        &mut buffer,
+        &rank.to_string(),
+        Duration::from_secs(2),
+    )
+    .await;
+    // As a `palmaplan stdio` server started by a desktop client would: its own store
+    // on the same file, whose commits this server's broadcast never hears.
+    let elsewhere = palmaplan_server::storage::Store::open(&s.server.db_url)
+        .await
+        .unwrap();
+    let planning = palmaplan_server::planning::Planning::new(
+        elsewhere,
+        std::sync::Arc::new(palmaplan_server::planning::SystemClock),
+    );
+    let caller = palmaplan_server::planning::Caller {
+        user_id: s.server.owner_id,
+        can_write: true,
+        only_schedule: None,
+        max_role: None,
+        lang: palmaplan_model::Lang::En,
+        apps: false,
+        credential: None,
+    };
+    let w = planning
+        .call(
+            &caller,
+            "update_settings",
+            json!({"schedule": demo, "name": "From stdio"}),
+        )
+        .await;
+    assert!(!w.is_error, "{}", w.text);
+    // Within the watcher's second (and a margin for a loaded machine).
+    wait_event(
+        &mut stream,
+        &mut buffer,
+        &(rank + 1).to_string(),
+        Duration::from_secs(5),
+    )
+    .await;
+    s.server.stop().await;
+}
