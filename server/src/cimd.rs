@@ -39,7 +39,12 @@ const MAX_REDIRECT_URIS: usize = 10;
 pub struct CimdConfig {
     pub timeout: Duration,
     pub max_bytes: usize,
+    /// How long a document without caching headers is kept.
     pub ttl_ms: i64,
+    /// The bounds of what a document's Cache-Control may ask ([`MIN_KEEP_MS`],
+    /// [`MAX_KEEP_MS`]; fields so that the tests can see a document fetched again).
+    pub min_keep_ms: i64,
+    pub max_keep_ms: i64,
     /// **For tests only**: also accept `http://` client ids on a loopback IP address
     /// (`http://127.0.0.1:PORT/…`), so that a test can serve a document without the
     /// internet. Off by default, and no command-line option or setting of the binary
@@ -66,6 +71,8 @@ impl Default for CimdConfig {
             timeout: FETCH_TIMEOUT,
             max_bytes: MAX_DOCUMENT_BYTES,
             ttl_ms: DOCUMENT_TTL_MS,
+            min_keep_ms: MIN_KEEP_MS,
+            max_keep_ms: MAX_KEEP_MS,
             test_allow_loopback_http: false,
             tls: Arc::new(tls),
         }
@@ -163,11 +170,7 @@ enum Fetch {
 /// `GET` of the document over a connection to one of `addrs` (tried in order), https
 /// (or the tests' loopback http); its status and body, at most `max_bytes` of it. A
 /// redirect is answered as it is: nothing here follows one.
-async fn get(
-    config: &CimdConfig,
-    t: &Target,
-    addrs: &[SocketAddr],
-) -> Result<(hyper::StatusCode, Vec<u8>), Fetch> {
+async fn get(config: &CimdConfig, t: &Target, addrs: &[SocketAddr]) -> Result<Answer, Fetch> {
     let tcp = tokio::net::TcpStream::connect(addrs)
         .await
         .map_err(|_| Fetch::Failed)?;
@@ -189,11 +192,7 @@ async fn get(
     }
 }
 
-async fn get_over<S>(
-    stream: S,
-    t: &Target,
-    max_bytes: usize,
-) -> Result<(hyper::StatusCode, Vec<u8>), Fetch>
+async fn get_over<S>(stream: S, t: &Target, max_bytes: usize) -> Result<Answer, Fetch>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -227,6 +226,7 @@ where
             .await
             .map_err(|_| Fetch::Failed)?;
         let status = answer.status();
+        let cache = headers::HeaderMapExt::typed_get::<headers::CacheControl>(answer.headers());
         let declared = answer
             .headers()
             .get(hyper::header::CONTENT_LENGTH)
@@ -246,7 +246,11 @@ where
                 bytes.extend_from_slice(chunk);
             }
         }
-        Ok((status, bytes))
+        Ok(Answer {
+            status,
+            body: bytes,
+            cache,
+        })
     };
     tokio::pin!(work);
     tokio::select! {
@@ -399,7 +403,11 @@ pub async fn fetch(
     let answer = tokio::time::timeout(config.timeout, get(config, &target, &addrs))
         .await
         .map_err(|_| slow())?;
-    let (status, body) = match answer {
+    let Answer {
+        status,
+        body,
+        cache,
+    } = match answer {
         Ok(a) => a,
         Err(Fetch::TooBig) => {
             return Err(failed(
@@ -426,7 +434,39 @@ pub async fn fetch(
             format!("the server answered {status}."),
         ));
     }
-    client_from_document(client_id, &body, now_ms, lang)
+    let mut client = client_from_document(client_id, &body, now_ms, lang)?;
+    client.kept_until = Some(now_ms.saturating_add(keep_ms(cache.as_ref(), config)));
+    Ok(client)
+}
+
+/// What one GET answered.
+struct Answer {
+    status: hyper::StatusCode,
+    body: Vec<u8>,
+    cache: Option<headers::CacheControl>,
+}
+
+/// The least time a document is kept: one authorization (its page, its answer, the
+/// token exchange) must not fetch it three times, whatever its headers say.
+pub const MIN_KEEP_MS: i64 = 60_000;
+/// The most: a client's name and redirect addresses are read again at least daily.
+pub const MAX_KEEP_MS: i64 = 24 * 3_600_000;
+
+/// How long a document is kept: its `Cache-Control` (`max-age`; `no-store` and
+/// `no-cache` the least), else `config.ttl_ms`; always within the config's bounds
+/// ([`MIN_KEEP_MS`] and [`MAX_KEEP_MS`] by default).
+pub fn keep_ms(cache: Option<&headers::CacheControl>, config: &CimdConfig) -> i64 {
+    let asked = match cache {
+        Some(c) if c.no_store() || c.no_cache() => config.min_keep_ms,
+        Some(c) => c.max_age().map_or(config.ttl_ms, |a| {
+            i64::try_from(a.as_millis()).unwrap_or(i64::MAX)
+        }),
+        None => config.ttl_ms,
+    };
+    asked.clamp(
+        config.min_keep_ms,
+        config.max_keep_ms.max(config.min_keep_ms),
+    )
 }
 
 /// Checks a document against the URL it came from.
@@ -508,6 +548,7 @@ pub fn client_from_document(
         name,
         redirect_uris: uris,
         created_at: now_ms,
+        kept_until: None,
     })
 }
 
@@ -520,6 +561,36 @@ pub fn document_host(client_id: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_document_is_kept_as_its_cache_control_says_within_bounds() {
+        let config = CimdConfig::default();
+        let keep = |value: Option<&str>| {
+            let mut h = hyper::HeaderMap::new();
+            if let Some(v) = value {
+                h.insert(hyper::header::CACHE_CONTROL, v.parse().unwrap());
+            }
+            keep_ms(
+                headers::HeaderMapExt::typed_get::<headers::CacheControl>(&h).as_ref(),
+                &config,
+            )
+        };
+        assert_eq!(keep(None), DOCUMENT_TTL_MS, "no header: an hour");
+        assert_eq!(keep(Some("public, max-age=7200")), 7_200_000);
+        assert_eq!(keep(Some("max-age=5")), MIN_KEEP_MS, "never under a minute");
+        assert_eq!(
+            keep(Some("max-age=604800")),
+            MAX_KEEP_MS,
+            "never over a day"
+        );
+        assert_eq!(keep(Some("no-store")), MIN_KEEP_MS);
+        assert_eq!(keep(Some("no-cache, max-age=600")), MIN_KEEP_MS);
+        assert_eq!(
+            keep(Some("private")),
+            DOCUMENT_TTL_MS,
+            "no age given: the default"
+        );
+    }
     use super::*;
 
     fn public(s: &str) -> bool {

@@ -573,6 +573,7 @@ async fn register_client(state: &AppState, body: &[u8]) -> Result<Value, OAuthEr
         name,
         redirect_uris: uris.clone(),
         created_at: now,
+        kept_until: None,
     };
     state
         .planning
@@ -748,8 +749,9 @@ async fn check_request(
     Ok(Ok(req))
 }
 
-/// The client a metadata document describes: the one kept if it was fetched less than
-/// [`crate::cimd::CimdConfig::ttl_ms`] ago, else fetched again (and kept).
+/// The client a metadata document describes: the one kept while its document's
+/// Cache-Control allows (bounded, `cimd::keep_ms`; kept before that was read:
+/// [`crate::cimd::CimdConfig::ttl_ms`] after its fetch), else fetched again (and kept).
 async fn document_client(
     state: &AppState,
     client_id: &str,
@@ -759,7 +761,11 @@ async fn document_client(
     let store = state.planning.store();
     let now = state.planning.now_ms();
     if let Some(kept) = store.client(client_id).await?
-        && now - kept.created_at < state.cimd.ttl_ms
+        && kept
+            .kept_until
+            .map_or(now - kept.created_at < state.cimd.ttl_ms, |until| {
+                now < until
+            })
     {
         return Ok(Ok(kept));
     }

@@ -640,6 +640,11 @@ impl Store {
                     "signin_links",
                     include_str!("../migrations/sqlite/0004_signin_links.sql"),
                 ),
+                (
+                    5,
+                    "client_documents_kept",
+                    include_str!("../migrations/sqlite/0005_client_documents_kept.sql"),
+                ),
             ],
             Backend::Postgres => &[
                 (
@@ -661,6 +666,11 @@ impl Store {
                     4,
                     "signin_links",
                     include_str!("../migrations/postgres/0004_signin_links.sql"),
+                ),
+                (
+                    5,
+                    "client_documents_kept",
+                    include_str!("../migrations/postgres/0005_client_documents_kept.sql"),
                 ),
             ],
         };
@@ -2184,6 +2194,7 @@ mod tests {
                 "http://127.0.0.1:9/cb".into(),
             ],
             created_at: 2,
+            kept_until: None,
         };
         store.add_client(&client).await.unwrap();
         assert_eq!(store.client("pcl_1").await.unwrap(), Some(client.clone()));
@@ -2198,6 +2209,7 @@ mod tests {
             name: "App".into(),
             redirect_uris: vec!["https://app.example/cb".into()],
             created_at: 3,
+            kept_until: Some(9),
         };
         store.put_client(&doc).await.unwrap();
         assert_eq!(
@@ -2207,6 +2219,7 @@ mod tests {
         doc.name = "App 2".into();
         doc.redirect_uris.push("https://app.example/cb2".into());
         doc.created_at = 4;
+        doc.kept_until = Some(10);
         store.put_client(&doc).await.unwrap();
         assert_eq!(
             store.client(&doc.client_id).await.unwrap(),
@@ -2403,6 +2416,7 @@ mod tests {
                 name: id.into(),
                 redirect_uris: vec!["https://claude.ai/cb".into()],
                 created_at: at,
+                kept_until: None,
             };
             store.add_client(&client).await.unwrap();
         }

@@ -109,6 +109,7 @@ async fn set_password_then_list_and_revoke_grants() {
             name: "Claude".into(),
             redirect_uris: vec!["https://claude.ai/cb".into()],
             created_at: 1,
+            kept_until: None,
         })
         .await
         .unwrap();

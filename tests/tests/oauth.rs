@@ -13,7 +13,7 @@ use base64::Engine as _;
 use common::browser::{FORM, OWNER, PASSWORD, form, hidden, http, location_of as location};
 use common::{TestServer, call};
 use palmaplan_server::http::AppState;
-use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use reqwest::header::{CACHE_CONTROL, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -1773,6 +1773,7 @@ async fn a_refused_request_leaves_its_connection_usable_for_discovery() {
 // Client ID Metadata Documents
 
 /// A client's site on loopback serving metadata documents: `/client.json` (good),
+/// `/cached.json` (good, `Cache-Control: max-age=7200`),
 /// `/liar.json` (names another client id), `/big.json` (over 16 KiB), `/slow.json`
 /// (answers after 3 s), `/moved.json` (a redirect to `/client.json`). It counts the
 /// requests of `/client.json`, to see that a document is kept.
@@ -1815,6 +1816,12 @@ impl DocumentSite {
             "redirect_uris": [REDIRECT],
         })
         .to_string();
+        let cached = json!({
+            "client_id": format!("{base}/cached.json"),
+            "client_name": "Cached",
+            "redirect_uris": [REDIRECT],
+        })
+        .to_string();
         let counter = fetches.clone();
         let app = axum::Router::new()
             .route(
@@ -1832,6 +1839,18 @@ impl DocumentSite {
                 get(move || async move {
                     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
                     slow
+                }),
+            )
+            .route(
+                "/cached.json",
+                get(move || async move {
+                    (
+                        [
+                            (CONTENT_TYPE, "application/json"),
+                            (CACHE_CONTROL, "public, max-age=7200"),
+                        ],
+                        cached,
+                    )
                 }),
             )
             .route(
@@ -1938,11 +1957,39 @@ async fn a_metadata_document_client_goes_through_the_whole_flow() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_is_kept_as_long_as_its_cache_control_says() {
+    let (mut s, site) = document_setup("oauth-cimd-cache").await;
+    s.client_id = format!("{}/cached.json", site.base);
+    let (_, challenge) = pkce();
+    assert_eq!(
+        s.authorize_get(&s.request(&challenge, &[])).await.status(),
+        200
+    );
+    let kept = s.server.store.client(&s.client_id).await.unwrap().unwrap();
+    assert_eq!(
+        kept.kept_until.map(|u| u - kept.created_at),
+        Some(7_200_000),
+        "two hours, as the document's max-age says"
+    );
+    // Without caching headers: the default hour.
+    s.client_id = format!("{}/client.json", site.base);
+    s.authorize_get(&s.request(&challenge, &[])).await;
+    let kept = s.server.store.client(&s.client_id).await.unwrap().unwrap();
+    assert_eq!(
+        kept.kept_until.map(|u| u - kept.created_at),
+        Some(3_600_000)
+    );
+    s.server.stop().await;
+    site.task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kept_document_is_fetched_again_past_its_lifetime() {
     let site = DocumentSite::start().await;
     let mut s = Setup::start_with("oauth-cimd-ttl", |state| {
         state.cimd.test_allow_loopback_http = true;
         state.cimd.ttl_ms = 0;
+        state.cimd.min_keep_ms = 0;
     })
     .await;
     s.client_id = format!("{}/client.json", site.base);

@@ -997,6 +997,7 @@ async fn an_oauth_grant_is_listed_and_revoked_from_the_page() {
             name: "Claude".into(),
             redirect_uris: vec!["https://claude.ai/api/mcp/auth_callback".into()],
             created_at: 0,
+            kept_until: None,
         })
         .await
         .unwrap();

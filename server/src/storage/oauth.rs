@@ -19,6 +19,9 @@ pub struct OAuthClient {
     pub name: String,
     pub redirect_uris: Vec<String>,
     pub created_at: i64,
+    /// A client read from its metadata document: until when it is used without being
+    /// fetched again (its Cache-Control, bounded). None for a registered client.
+    pub kept_until: Option<i64>,
 }
 
 /// What a person allowed a client.
@@ -179,15 +182,16 @@ impl Store {
         let uris = serde_json::to_string(&client.redirect_uris)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         sqlx::query(
-            "INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (client_id) DO UPDATE SET \
+            "INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at, kept_until) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (client_id) DO UPDATE SET \
              name = excluded.name, redirect_uris = excluded.redirect_uris, \
-             created_at = excluded.created_at",
+             created_at = excluded.created_at, kept_until = excluded.kept_until",
         )
         .bind(&client.client_id)
         .bind(&client.name)
         .bind(uris)
         .bind(client.created_at)
+        .bind(client.kept_until)
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -195,7 +199,7 @@ impl Store {
 
     pub async fn client(&self, client_id: &str) -> Result<Option<OAuthClient>, StoreError> {
         let row = sqlx::query(
-            "SELECT client_id, name, redirect_uris, created_at FROM oauth_clients \
+            "SELECT client_id, name, redirect_uris, created_at, kept_until FROM oauth_clients \
              WHERE client_id = $1",
         )
         .bind(client_id)
@@ -209,6 +213,7 @@ impl Store {
             redirect_uris: serde_json::from_str(&uris)
                 .map_err(|e| StoreError::Corrupt(format!("a client's redirect URIs: {e}")))?,
             created_at: r.try_get(3)?,
+            kept_until: r.try_get(4)?,
         }))
     }
 
