@@ -617,7 +617,8 @@ enum AuthRefusal {
     Page(String),
     /// Sent back to the client's redirect URI.
     Redirect {
-        to: AuthRequest,
+        /// Boxed: the request is large, the other answer a string.
+        to: Box<AuthRequest>,
         error: &'static str,
         description: String,
     },
@@ -694,7 +695,7 @@ async fn check_request(
     };
     let refuse = |req: AuthRequest, error, description: &str| {
         Ok(Err(AuthRefusal::Redirect {
-            to: req,
+            to: Box::new(req),
             error,
             description: description.to_owned(),
         }))
