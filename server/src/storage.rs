@@ -1162,6 +1162,15 @@ impl Store {
     }
 }
 
+/// What [`Store::change_role_keeping_an_owner`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoleChange {
+    /// Changed; the role they had before, if any.
+    Done { before: Option<Role> },
+    /// Refused: they are the schedule's only owner, and would no longer be one.
+    LastOwner,
+}
+
 /// A schedule in a listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleInfo {
@@ -1416,6 +1425,62 @@ impl Store {
             .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Gives, changes (`Some`) or removes (`None`) a user's role on a schedule, unless
+    /// that would leave it without an owner. One transaction that first takes the
+    /// schedule's row (a row lock on PostgreSQL, the write lock on SQLite), so two
+    /// owners demoting each other at once cannot both pass the check: the second reads
+    /// the first's change.
+    pub async fn change_role_keeping_an_owner(
+        &self,
+        schedule_id: i64,
+        user_id: i64,
+        role: Option<Role>,
+    ) -> Result<RoleChange, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let found = sqlx::query("UPDATE schedules SET rank = rank WHERE id = $1")
+            .bind(schedule_id)
+            .execute(&mut *tx)
+            .await?;
+        if found.rows_affected() != 1 {
+            return Err(StoreError::NotFound);
+        }
+        let rows = sqlx::query("SELECT user_id, role FROM roles WHERE schedule_id = $1")
+            .bind(schedule_id)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut before = None;
+        let mut owners = 0;
+        for r in &rows {
+            let who: i64 = r.try_get(0)?;
+            let s: String = r.try_get(1)?;
+            let had = Role::parse(&s).ok_or_else(|| StoreError::Corrupt(format!("role {s:?}")))?;
+            if had == Role::Owner {
+                owners += 1;
+            }
+            if who == user_id {
+                before = Some(had);
+            }
+        }
+        if before == Some(Role::Owner) && role != Some(Role::Owner) && owners <= 1 {
+            return Ok(RoleChange::LastOwner);
+        }
+        sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
+            .bind(schedule_id)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(role) = role {
+            sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
+                .bind(schedule_id)
+                .bind(user_id)
+                .bind(role.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(RoleChange::Done { before })
     }
 
     /// Removes a user's role on a schedule; false when they had none.
@@ -1711,6 +1776,7 @@ mod tests {
     on_both_backends!(people, users_tokens_roles_versions);
     on_both_backends!(oauth, oauth_clients_grants_codes_tokens);
     on_both_backends!(unused_clients, unused_clients_go_after_a_day);
+    on_both_backends!(last_owner, two_owners_demoting_each_other_leave_one);
 
     /// Runs a two-process storage test on both backends.
     macro_rules! on_both_backends_twice {
@@ -2434,6 +2500,57 @@ mod tests {
         assert!(store.client("pcl_unused").await.unwrap().is_none());
         assert!(store.client("pcl_used").await.unwrap().is_some());
         assert!(store.client("pcl_recent").await.unwrap().is_some());
+    }
+
+    async fn two_owners_demoting_each_other_leave_one(store: Store) {
+        let a = store.add_user("A", "a@example.org", 0).await.unwrap();
+        let b = store.add_user("B", "b@example.org", 0).await.unwrap();
+        let demo = palmaplan_model::demo::s4hana_migration();
+        // Many rounds, so that the two transactions do overlap in some.
+        for _ in 0..20 {
+            let id = store.create_schedule(&demo, a, 0).await.unwrap();
+            store.set_role(id, b, Role::Owner).await.unwrap();
+            let (x, y) = tokio::join!(
+                store.change_role_keeping_an_owner(id, a, Some(Role::Editor)),
+                store.change_role_keeping_an_owner(id, b, None),
+            );
+            let outcomes = [x.unwrap(), y.unwrap()];
+            assert_eq!(
+                outcomes
+                    .iter()
+                    .filter(|o| **o == RoleChange::LastOwner)
+                    .count(),
+                1,
+                "{outcomes:?}"
+            );
+            let owners = store
+                .members_with_roles(id)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter(|(_, r)| *r == Role::Owner)
+                .count();
+            assert_eq!(owners, 1);
+        }
+        let id = store.create_schedule(&demo, a, 0).await.unwrap();
+        assert_eq!(
+            store
+                .change_role_keeping_an_owner(id, b, Some(Role::Viewer))
+                .await
+                .unwrap(),
+            RoleChange::Done { before: None }
+        );
+        assert_eq!(
+            store
+                .change_role_keeping_an_owner(id, a, None)
+                .await
+                .unwrap(),
+            RoleChange::LastOwner
+        );
+        assert!(matches!(
+            store.change_role_keeping_an_owner(9_999, a, None).await,
+            Err(StoreError::NotFound)
+        ));
     }
 
     async fn users_tokens_roles_versions(store: Store) {

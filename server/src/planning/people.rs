@@ -32,7 +32,7 @@ use serde_json::json;
 
 use super::args::nullable;
 use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, Wrote, role_name, tool};
-use crate::storage::{Role, User};
+use crate::storage::{Role, RoleChange, User};
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -925,24 +925,18 @@ async fn share_schedule(ctx: Ctx, p: Share) -> Result<Reply, Refusal> {
     let user = user_by_email(&ctx, &p.email)
         .await?
         .ok_or_else(|| no_such_user(&ctx, &p.email))?;
-    let access = ctx
-        .store()
-        .members_with_roles(id)
-        .await
-        .map_err(|e| ctx.db_error(e))?;
-    let before = access
-        .iter()
-        .find(|(u, _)| u.id == user.id)
-        .map(|(_, r)| *r);
-    let owners = access.iter().filter(|(_, r)| *r == Role::Owner).count();
     let name = schedule_name(&ctx, id).await?;
-    if before == Some(Role::Owner) && role < Role::Owner && owners <= 1 {
-        return Err(last_owner(&ctx, &name));
-    }
-    ctx.store()
-        .set_role(id, user.id, role)
+    // The check and the change in one transaction: two owners demoting each other at
+    // once cannot leave the schedule without one.
+    let before = match ctx
+        .store()
+        .change_role_keeping_an_owner(id, user.id, Some(role))
         .await
-        .map_err(|e| ctx.db_error(e))?;
+        .map_err(|e| ctx.db_error(e))?
+    {
+        RoleChange::Done { before } => before,
+        RoleChange::LastOwner => return Err(last_owner(&ctx, &name)),
+    };
     let who = format!("{} <{}>", user.name, user.email);
     let new = |l| role_name(role, l);
     let text = match before {
@@ -1006,16 +1000,16 @@ async fn unshare_schedule(ctx: Ctx, schedule: &ScheduleRef, email: &str) -> Resu
     let user = user_by_email(&ctx, email)
         .await?
         .ok_or_else(|| no_such_user(&ctx, email))?;
-    let access = ctx
+    let before = match ctx
         .store()
-        .members_with_roles(id)
+        .change_role_keeping_an_owner(id, user.id, None)
         .await
-        .map_err(|e| ctx.db_error(e))?;
-    let Some(role) = access
-        .iter()
-        .find(|(u, _)| u.id == user.id)
-        .map(|(_, r)| *r)
-    else {
+        .map_err(|e| ctx.db_error(e))?
+    {
+        RoleChange::Done { before } => before,
+        RoleChange::LastOwner => return Err(last_owner(&ctx, &name)),
+    };
+    let Some(role) = before else {
         return Err(Refusal::new(
             Code::NoAccess,
             ctx.tr(
@@ -1024,14 +1018,6 @@ async fn unshare_schedule(ctx: Ctx, schedule: &ScheduleRef, email: &str) -> Resu
             ),
         ));
     };
-    let owners = access.iter().filter(|(_, r)| *r == Role::Owner).count();
-    if role == Role::Owner && owners <= 1 {
-        return Err(last_owner(&ctx, &name));
-    }
-    ctx.store()
-        .remove_role(id, user.id)
-        .await
-        .map_err(|e| ctx.db_error(e))?;
     let mut text = ctx.tr(
         format!(
             "{} <{}> n'a plus accès à «\u{a0}{name}\u{a0}» (était {}).",
