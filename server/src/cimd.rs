@@ -45,9 +45,9 @@ pub struct CimdConfig {
     /// [`MAX_KEEP_MS`]; fields so that the tests can see a document fetched again).
     pub min_keep_ms: i64,
     pub max_keep_ms: i64,
-    /// **For tests only**: also accept `http://` client ids on a loopback IP address
-    /// (`http://127.0.0.1:PORT/…`), so that a test can serve a document without the
-    /// internet. Off by default, and no command-line option or setting of the binary
+    /// **For tests only**: also accept `http://` and `https://` client ids on a
+    /// loopback IP address, on any port (`http://127.0.0.1:PORT/…`), so that a test can
+    /// serve a document without the internet. Off by default, and no command-line option or setting of the binary
     /// turns it on: only code that builds an [`crate::http::AppState`] can (the tests'
     /// harness). Private, link-local… addresses stay refused even then.
     pub test_allow_loopback_http: bool,
@@ -55,18 +55,36 @@ pub struct CimdConfig {
     tls: Arc<rustls::ClientConfig>,
 }
 
-impl Default for CimdConfig {
-    fn default() -> CimdConfig {
-        let roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+/// The TLS settings of the fetches, trusting `roots`.
+fn tls_trusting(roots: rustls::RootCertStore) -> Arc<rustls::ClientConfig> {
+    Arc::new(
+        rustls::ClientConfig::builder_with_provider(Arc::new(
             rustls::crypto::ring::default_provider(),
         ))
         .with_safe_default_protocol_versions()
         .expect("ring supports TLS 1.2 and 1.3")
         .with_root_certificates(roots)
-        .with_no_client_auth();
+        .with_no_client_auth(),
+    )
+}
+
+impl CimdConfig {
+    /// **For tests only**: trust this certificate authority (DER) instead of the
+    /// Mozilla roots, so that a test's loopback site is fetched over real TLS. No
+    /// option of the binary calls it.
+    pub fn test_trust_only(&mut self, ca_der: &[u8]) -> Result<(), rustls::Error> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(rustls::pki_types::CertificateDer::from(ca_der.to_vec()))?;
+        self.tls = tls_trusting(roots);
+        Ok(())
+    }
+}
+
+impl Default for CimdConfig {
+    fn default() -> CimdConfig {
+        let tls = tls_trusting(rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        });
         CimdConfig {
             timeout: FETCH_TIMEOUT,
             max_bytes: MAX_DOCUMENT_BYTES,
@@ -74,7 +92,7 @@ impl Default for CimdConfig {
             min_keep_ms: MIN_KEEP_MS,
             max_keep_ms: MAX_KEEP_MS,
             test_allow_loopback_http: false,
-            tls: Arc::new(tls),
+            tls,
         }
     }
 }
@@ -300,6 +318,7 @@ fn check_url(client_id: &str, test_loopback: bool, lang: Lang) -> Result<Target,
         || matches!(&host, Some(url::Host::Ipv6(ip)) if ip.is_loopback());
     match url.scheme() {
         "https" if url.port().is_none() => {}
+        "https" if test_loopback && loopback_ip => {}
         "https" => {
             return Err(bad(
                 "seul le port par défaut de https (443) est accepté.",

@@ -2190,3 +2190,106 @@ async fn without_the_tests_setting_loopback_private_and_http_documents_are_refus
     s.server.stop().await;
     site.task.abort();
 }
+
+/// A client's site on loopback over real TLS: a certificate authority made for the
+/// test, a certificate for 127.0.0.1 that it signed, and `/client.json` served over it
+/// (answered by hand, one request per connection). Its base, the authority (DER), and
+/// the task serving it.
+async fn tls_document_site() -> (String, Vec<u8>, tokio::task::JoinHandle<()>) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &ca, &ca_key)
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("https://{}", listener.local_addr().unwrap());
+    let doc = json!({
+        "client_id": format!("{base}/client.json"),
+        "client_name": "Over TLS",
+        "redirect_uris": [REDIRECT],
+    })
+    .to_string();
+    let config = rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into()),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+    let task = tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            let doc = doc.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tls.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let (status, body) = if head.starts_with(b"GET /client.json ") {
+                    ("200 OK", doc.as_str())
+                } else {
+                    ("404 Not Found", "")
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = tls.write_all(answer.as_bytes()).await;
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    (base, ca.der().to_vec(), task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metadata_document_is_fetched_over_tls_with_its_certificate_checked() {
+    let (base, ca, task) = tls_document_site().await;
+    let mut s = Setup::start_with("oauth-cimd-tls", |state| {
+        state.cimd.test_allow_loopback_http = true;
+        state.cimd.test_trust_only(&ca).unwrap();
+    })
+    .await;
+    s.client_id = format!("{base}/client.json");
+    let (_, challenge) = pkce();
+    let page = s.authorize_get(&s.request(&challenge, &[])).await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("<bdi>Over TLS</bdi>"), "{html}");
+    s.server.stop().await;
+
+    // Under another authority, the same site proves nothing: refused on our page.
+    let (_, stranger, other) = tls_document_site().await;
+    other.abort();
+    let mut s = Setup::start_with("oauth-cimd-tls-untrusted", |state| {
+        state.cimd.test_allow_loopback_http = true;
+        state.cimd.test_trust_only(&stranger).unwrap();
+    })
+    .await;
+    s.client_id = format!("{base}/client.json");
+    assert_refused_here(
+        s.authorize_get(&s.request(&challenge, &[])).await,
+        &["la connexion ou la réponse a échoué"],
+    )
+    .await;
+    s.server.stop().await;
+    task.abort();
+}
