@@ -38,7 +38,7 @@ use crate::http::{AppState, call_refused, check_link, link_token};
 use crate::oauth::page_lang;
 use crate::planning::{Code, Planning, tr};
 use crate::storage::Store;
-use crate::web::view_session;
+use crate::web::{no_schedule, view_session};
 
 /// Event streams one person may hold open at once: under the six connections a browser
 /// keeps per host over HTTP/1.1, so that past it the view falls back to polling (a
@@ -295,19 +295,7 @@ pub(crate) async fn app_events(
     };
     let id = match role {
         Ok(Some(id)) => id,
-        Ok(None) => {
-            return call_refused(
-                StatusCode::NOT_FOUND,
-                Code::ScheduleNotFound,
-                tr(
-                    lang,
-                    format!(
-                        "Vous n'avez accès à aucun planning «\u{a0}{schedule}\u{a0}»\u{a0}: ouvrez-en un depuis la liste."
-                    ),
-                    format!("You have access to no schedule “{schedule}”: open one from the list."),
-                ),
-            );
-        }
+        Ok(None) => return no_schedule(lang, &schedule),
         Err(e) => {
             tracing::error!(error = %e, "event stream: the database does not answer");
             return call_refused(

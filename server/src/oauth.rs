@@ -1289,6 +1289,15 @@ fn cookie_header(state: &AppState, name: &str, value: &str, max_age_s: i64) -> H
     .unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
+/// Double-submit: the form's `csrf` equals the cookie the page set; a page of another
+/// site can post the form but neither read nor set our cookie.
+fn double_submitted(p: &HashMap<String, String>, headers: &HeaderMap) -> bool {
+    match (p.get("csrf"), cookie(headers, SIGNIN_COOKIE)) {
+        (Some(f), Some(c)) => !f.is_empty() && constant_eq(f, c),
+        _ => false,
+    }
+}
+
 /// `GET /oauth/signin?next=…`
 async fn signin_page(
     State(state): State<Arc<AppState>>,
@@ -1378,12 +1387,7 @@ async fn signin_answer(State(state): State<Arc<AppState>>, request: Request) -> 
     if !local_path(&next) {
         return refusal_page_status(StatusCode::BAD_REQUEST, lang, &bad_next(lang));
     }
-    // Double-submit: the form's token must equal the cookie the page set; a page of
-    // another site can post the form but neither read nor set our cookie.
-    let csrf_ok = match (p.get("csrf"), cookie(&headers, SIGNIN_COOKIE)) {
-        (Some(f), Some(c)) => !f.is_empty() && constant_eq(f, c),
-        _ => false,
-    };
+    let csrf_ok = double_submitted(&p, &headers);
     if !csrf_ok {
         return signin_form(
             &state,
@@ -1591,10 +1595,7 @@ async fn link_answer(State(state): State<Arc<AppState>>, request: Request) -> Re
     };
     let p = params(&body).unwrap_or_default();
     let lang = page_lang(&state, &headers, p.get("lang").map(String::as_str));
-    let csrf_ok = match (p.get("csrf"), cookie(&headers, SIGNIN_COOKIE)) {
-        (Some(f), Some(c)) => !f.is_empty() && constant_eq(f, c),
-        _ => false,
-    };
+    let csrf_ok = double_submitted(&p, &headers);
     if !csrf_ok {
         return refusal_page_status(
             StatusCode::FORBIDDEN,

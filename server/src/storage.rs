@@ -1162,6 +1162,29 @@ impl Store {
     }
 }
 
+/// Sets (`Some`) or removes (`None`) a user's role on a schedule, in a transaction.
+async fn put_role(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    schedule_id: i64,
+    user_id: i64,
+    role: Option<Role>,
+) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
+        .bind(schedule_id)
+        .bind(user_id)
+        .execute(&mut **tx)
+        .await?;
+    if let Some(role) = role {
+        sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
+            .bind(schedule_id)
+            .bind(user_id)
+            .bind(role.as_str())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 /// What [`Store::change_role_keeping_an_owner`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RoleChange {
@@ -1412,17 +1435,7 @@ impl Store {
         role: Role,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
-            .bind(schedule_id)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
-            .bind(schedule_id)
-            .bind(user_id)
-            .bind(role.as_str())
-            .execute(&mut *tx)
-            .await?;
+        put_role(&mut tx, schedule_id, user_id, Some(role)).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -1466,19 +1479,7 @@ impl Store {
         if before == Some(Role::Owner) && role != Some(Role::Owner) && owners <= 1 {
             return Ok(RoleChange::LastOwner);
         }
-        sqlx::query("DELETE FROM roles WHERE schedule_id = $1 AND user_id = $2")
-            .bind(schedule_id)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        if let Some(role) = role {
-            sqlx::query("INSERT INTO roles (schedule_id, user_id, role) VALUES ($1, $2, $3)")
-                .bind(schedule_id)
-                .bind(user_id)
-                .bind(role.as_str())
-                .execute(&mut *tx)
-                .await?;
-        }
+        put_role(&mut tx, schedule_id, user_id, role).await?;
         tx.commit().await?;
         Ok(RoleChange::Done { before })
     }

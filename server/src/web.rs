@@ -576,6 +576,21 @@ pub(crate) async fn view_session(
     Ok(session)
 }
 
+/// The refusal of a view's call or stream for a schedule the person cannot open.
+pub(crate) fn no_schedule(lang: Lang, schedule: &str) -> Response {
+    call_refused(
+        StatusCode::NOT_FOUND,
+        Code::ScheduleNotFound,
+        tr(
+            lang,
+            format!(
+                "Vous n'avez accès à aucun planning «\u{a0}{schedule}\u{a0}»\u{a0}: ouvrez-en un depuis la liste."
+            ),
+            format!("You have access to no schedule “{schedule}”: open one from the list."),
+        ),
+    )
+}
+
 /// `POST /app/schedules/<id>/call` with `{tool, arguments, lang?}`: one of the view's
 /// calls, as the signed-in person with their own role (an owner is an owner here),
 /// through the gate, on that one schedule.
@@ -599,17 +614,7 @@ async fn app_call(
         }
     };
     let Ok(id) = schedule.parse::<i64>() else {
-        return call_refused(
-            StatusCode::NOT_FOUND,
-            Code::ScheduleNotFound,
-            tr(
-                lang,
-                format!(
-                    "«\u{a0}{schedule}\u{a0}» ne désigne aucun planning\u{a0}: ouvrez-en un depuis la liste."
-                ),
-                format!("“{schedule}” names no schedule: open one from the list."),
-            ),
-        );
+        return no_schedule(lang, &schedule);
     };
     // The view's tools only (the gate reads that from `max_role`), with the person's
     // whole role: an owner is an owner here.

@@ -30,6 +30,32 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// `palmaplan serve` on a port of its own, with `extra` arguments: the child and its
+/// address, read from the banner.
+async fn serve(dir: &std::path::Path, extra: &[&str]) -> (tokio::process::Child, String) {
+    let mut server = palmaplan(dir)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let port = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                return rest.split('/').next().unwrap().to_owned();
+            }
+        }
+        panic!("no address in the banner");
+    })
+    .await
+    .expect("the banner within 30 s");
+    // Its standard output read to the end: a closed pipe would fail its next line.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (server, format!("http://127.0.0.1:{port}"))
+}
+
 /// Runs a command with `stdin`; (success, stdout + stderr).
 async fn run(mut cmd: Command, stdin: &str) -> (bool, String) {
     let mut child = cmd
@@ -159,31 +185,8 @@ async fn set_password_then_list_and_revoke_grants() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_public_url_is_the_issuer_and_names_the_resource() {
     let dir = temp("oauth-issuer");
-    let mut server = palmaplan(&dir)
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--public-url",
-            "https://plan.example.com",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
-    let port = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("no address in the banner");
-    })
-    .await
-    .expect("the banner within 30 s");
+    let (mut server, base) = serve(&dir, &["--public-url", "https://plan.example.com"]).await;
     let http = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}");
     let asm: serde_json::Value = http
         .get(format!("{base}/.well-known/oauth-authorization-server"))
         .send()
@@ -238,24 +241,7 @@ fn hidden(page: &str, name: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sign_in_link_from_the_cli_opens_one_session_once() {
     let dir = temp("signin-link");
-    let mut server = palmaplan(&dir)
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
-    let port = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                return rest.split('/').next().unwrap().to_owned();
-            }
-        }
-        panic!("no address in the banner");
-    })
-    .await
-    .expect("the banner within 30 s");
-    let base = format!("http://127.0.0.1:{port}");
+    let (mut server, base) = serve(&dir, &[]).await;
 
     // The link alone on standard output (a script can take it), the advice on stderr.
     let out = palmaplan(&dir)

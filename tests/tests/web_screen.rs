@@ -581,6 +581,25 @@ async fn wait_event(
     }
 }
 
+/// Whether a stream ends within two seconds without pushing an event (`Ok(true)`);
+/// `Ok(false)` when it pushes one, `Err` when it neither ends nor pushes.
+async fn ends_unpushed(
+    stream: &mut reqwest::Response,
+) -> Result<bool, tokio::time::error::Elapsed> {
+    tokio::time::timeout(Duration::from_secs(2), async {
+        loop {
+            match stream.chunk().await {
+                Ok(Some(c)) if std::str::from_utf8(&c).unwrap().contains("data:") => {
+                    return false;
+                }
+                Ok(Some(_)) => continue,
+                _ => return true,
+            }
+        }
+    })
+    .await
+}
+
 #[tokio::test]
 async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     let s = Screen::start("web-events").await;
@@ -684,18 +703,7 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     )
     .await;
     assert!(!w.is_error, "{}", w.text);
-    let ended = tokio::time::timeout(Duration::from_secs(2), async {
-        loop {
-            match stream.chunk().await {
-                Ok(Some(c)) if std::str::from_utf8(&c).unwrap().contains("data:") => {
-                    return false;
-                }
-                Ok(Some(_)) => continue,
-                _ => return true,
-            }
-        }
-    })
-    .await;
+    let ended = ends_unpushed(&mut stream).await;
     assert_eq!(ended, Ok(true), "no push after the access is gone");
 
     // Signed out: the session's stream ends at the next write, which it does not push.
@@ -720,18 +728,7 @@ async fn the_event_stream_pushes_the_rank_of_an_mcp_write_within_a_second() {
     )
     .await;
     assert!(!w.is_error, "{}", w.text);
-    let ended = tokio::time::timeout(Duration::from_secs(2), async {
-        loop {
-            match stream.chunk().await {
-                Ok(Some(c)) if std::str::from_utf8(&c).unwrap().contains("data:") => {
-                    return false;
-                }
-                Ok(Some(_)) => continue,
-                _ => return true,
-            }
-        }
-    })
-    .await;
+    let ended = ends_unpushed(&mut stream).await;
     assert_eq!(ended, Ok(true), "no push after signing out");
     assert_eq!(s.screen_events(demo).await.status(), 401);
     s.server.stop().await;

@@ -498,17 +498,43 @@ impl Store {
         now_ms: i64,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(
+        self.add_signed_in(
             "INSERT INTO web_sessions (hash, user_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
+            (hash, user_id, now_ms, expires_at),
         )
-        .bind(hash)
-        .bind(user_id)
-        .bind(now_ms)
-        .bind(expires_at)
-        .execute(&self.pool)
-        .await?;
+        .await
+    }
+
+    /// A row of a secret that signs a person in (a session, a sign-in link).
+    async fn add_signed_in(
+        &self,
+        sql: &'static str,
+        (hash, user_id, now_ms, expires_at): (&str, i64, i64, i64),
+    ) -> Result<(), StoreError> {
+        sqlx::query(sql)
+            .bind(hash)
+            .bind(user_id)
+            .bind(now_ms)
+            .bind(expires_at)
+            .execute(&self.pool)
+            .await?;
         Ok(())
+    }
+
+    /// The user a query by a secret's hash (`$1`) and the time (`$2`) finds, if any.
+    async fn user_by_secret(
+        &self,
+        sql: &'static str,
+        hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(sql)
+            .bind(hash)
+            .bind(now_ms)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(user_from_row).transpose()
     }
 
     /// Ends a sign-in session (sign-out); false when there was none with this hash.
@@ -526,15 +552,13 @@ impl Store {
         hash: &str,
         now_ms: i64,
     ) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query(
+        self.user_by_secret(
             "SELECT u.id, u.name, u.email FROM web_sessions s JOIN users u ON u.id = s.user_id \
              WHERE s.hash = $1 AND s.expires_at > $2",
+            hash,
+            now_ms,
         )
-        .bind(hash)
-        .bind(now_ms)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(user_from_row).transpose()
+        .await
     }
 
     /// Stores a one-time sign-in link (by its hash).
@@ -545,17 +569,12 @@ impl Store {
         now_ms: i64,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(
+        self.add_signed_in(
             "INSERT INTO signin_links (hash, user_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
+            (hash, user_id, now_ms, expires_at),
         )
-        .bind(hash)
-        .bind(user_id)
-        .bind(now_ms)
-        .bind(expires_at)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        .await
     }
 
     /// The user of a sign-in link that is neither spent nor expired, without spending
@@ -565,15 +584,13 @@ impl Store {
         hash: &str,
         now_ms: i64,
     ) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query(
+        self.user_by_secret(
             "SELECT u.id, u.name, u.email FROM signin_links l JOIN users u ON u.id = l.user_id \
              WHERE l.hash = $1 AND l.used_at IS NULL AND l.expires_at > $2",
+            hash,
+            now_ms,
         )
-        .bind(hash)
-        .bind(now_ms)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(user_from_row).transpose()
+        .await
     }
 
     /// Spends a sign-in link: its user for the first call within its life, None for
@@ -594,14 +611,14 @@ impl Store {
         if done.rows_affected() != 1 {
             return Ok(None);
         }
-        let row = sqlx::query(
+        // Spent just now, by this call (`used_at` is the time it set).
+        self.user_by_secret(
             "SELECT u.id, u.name, u.email FROM signin_links l JOIN users u ON u.id = l.user_id \
-             WHERE l.hash = $1",
+             WHERE l.hash = $1 AND l.used_at = $2",
+            hash,
+            now_ms,
         )
-        .bind(hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(user_from_row).transpose()
+        .await
     }
 
     /// When a live sign-in session ends (the event streams of the web screen end then).
