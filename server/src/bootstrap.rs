@@ -418,7 +418,8 @@ pub async fn sign_in_link(
     lang: Lang,
 ) -> Result<String, SetupError> {
     let user = user_by_email(store, email, lang).await?;
-    let base = url::Url::parse(public_url.trim()).map_err(|e| {
+    let base = public_url.trim().trim_end_matches('/');
+    url::Url::parse(base).map_err(|e| {
         SetupError::Invalid(tr(
             lang,
             format!("--public-url {public_url} n'est pas une adresse ({e})\u{a0}: donnez par exemple https://plan.example.org."),
@@ -435,8 +436,9 @@ pub async fn sign_in_link(
             now_ms + crate::oauth::SIGNIN_LINK_MINUTES * 60_000,
         )
         .await?;
-    let mut link = base
-        .join("/oauth/link")
+    // Under the public URL's own path (a proxy may serve PalmaPlan below a prefix), as
+    // the OAuth issuer and the /embed links are.
+    let mut link = url::Url::parse(&format!("{base}/oauth/link"))
         .map_err(|e| SetupError::Invalid(e.to_string()))?;
     link.query_pairs_mut().append_pair("t", &secret);
     Ok(link.to_string())

@@ -268,6 +268,7 @@ pub(crate) async fn events(
     };
     stream(
         &state,
+        lang,
         claims.schedule,
         claims.user,
         claims.expires_at,
@@ -318,6 +319,7 @@ pub(crate) async fn app_events(
     };
     stream(
         &state,
+        lang,
         id,
         session.user.id,
         ends,
@@ -328,8 +330,14 @@ pub(crate) async fn app_events(
 /// The stream of `schedule`'s ranks for `user`, until `ends_ms` (this process's clock,
 /// as `Planning::now_ms`), checked before each push and every [`RECHECK`]: their role,
 /// and the door it was opened by.
-fn stream(state: &AppState, schedule: i64, user: i64, ends_ms: i64, door: Door) -> Response {
-    let lang = state.lang;
+fn stream(
+    state: &AppState,
+    lang: palmaplan_model::Lang,
+    schedule: i64,
+    user: i64,
+    ends_ms: i64,
+    door: Door,
+) -> Response {
     let Some(slot) = state.streams.take(user, schedule) else {
         return call_refused(
             StatusCode::TOO_MANY_REQUESTS,

@@ -1561,7 +1561,11 @@ impl Store {
     /// Deletes a schedule with its journal, roles and versions.
     pub async fn delete_schedule(&self, id: i64) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await?;
+        // The schedule's row first, as every transaction that changes its roles takes
+        // it first (`change_role_keeping_an_owner`): in the same order, two of them wait
+        // for each other instead of deadlocking on PostgreSQL.
         for sql in [
+            "UPDATE schedules SET rank = rank WHERE id = $1",
             "DELETE FROM journal WHERE schedule_id = $1",
             "DELETE FROM snapshots WHERE schedule_id = $1",
             "DELETE FROM roles WHERE schedule_id = $1",

@@ -141,6 +141,18 @@ fn caller(session: &Session, lang: Lang) -> Caller {
     }
 }
 
+/// The view on the schedule page, calling: the view's tools only (the gate reads that
+/// from `max_role`), on that one schedule, with the person's whole role (an owner is
+/// an owner here), as a view (`apps`: `show_schedule` signs it no link).
+fn view_caller(session: &Session, lang: Lang, schedule: i64) -> Caller {
+    Caller {
+        only_schedule: Some(schedule),
+        max_role: Some(Role::Owner),
+        apps: true,
+        ..caller(session, lang)
+    }
+}
+
 /// The sign-in page, then back to `uri` (a path of this server).
 fn to_sign_in(uri: &Uri, lang: Lang) -> Response {
     let next = uri
@@ -477,12 +489,13 @@ async fn schedule_page(
             ),
         );
     };
+    // As the page's view will call it: no link signed for nothing.
     let reply = state
         .planning
         .call(
-            &caller(&session, lang),
+            &view_caller(&session, lang, id),
             "show_schedule",
-            json!({ "schedule": id, "editable": true }),
+            json!({ "schedule": id }),
         )
         .await;
     if reply.is_error {
@@ -616,15 +629,15 @@ async fn app_call(
     let Ok(id) = schedule.parse::<i64>() else {
         return no_schedule(lang, &schedule);
     };
-    // The view's tools only (the gate reads that from `max_role`), with the person's
-    // whole role: an owner is an owner here.
-    let caller = Caller {
-        only_schedule: Some(id),
-        max_role: Some(Role::Owner),
-        apps: true,
-        ..caller(&session, lang)
-    };
-    match view_call(&state, &caller, id, &tool, arguments).await {
+    match view_call(
+        &state,
+        &view_caller(&session, lang, id),
+        id,
+        &tool,
+        arguments,
+    )
+    .await
+    {
         Ok(reply) => {
             tracing::info!(tool = %tool, schedule = id, user = session.user.id, is_error = reply.is_error, "web screen call");
             (StatusCode::OK, axum::Json(to_result(reply))).into_response()
@@ -915,31 +928,6 @@ async fn create_token(
         ));
         return connections(&state, &session, lang, asked, StatusCode::BAD_REQUEST, &why).await;
     }
-    let now = state.planning.now_ms();
-    if !state.attempts.allow(
-        &format!("token:{}", session.user.id),
-        now,
-        MAX_TOKEN_CREATIONS,
-    ) {
-        let why = error(tr(
-            lang,
-            format!(
-                "Vous avez créé {MAX_TOKEN_CREATIONS}\u{a0}jetons en moins d'un quart d'heure\u{a0}: attendez quelques minutes avant d'en créer un autre."
-            ),
-            format!(
-                "You created {MAX_TOKEN_CREATIONS} tokens in less than a quarter of an hour: wait a few minutes before creating another."
-            ),
-        ));
-        return connections(
-            &state,
-            &session,
-            lang,
-            asked,
-            StatusCode::TOO_MANY_REQUESTS,
-            &why,
-        )
-        .await;
-    }
     let can_write = p.get("access").map(String::as_str) != Some("read");
     let store = state.planning.store();
     let schedule = match p.get("schedule").map(String::as_str) {
@@ -974,6 +962,31 @@ async fn create_token(
             }
         }
     };
+    let now = state.planning.now_ms();
+    if !state.attempts.allow(
+        &format!("token:{}", session.user.id),
+        now,
+        MAX_TOKEN_CREATIONS,
+    ) {
+        let why = error(tr(
+            lang,
+            format!(
+                "Vous avez créé {MAX_TOKEN_CREATIONS}\u{a0}jetons en moins d'un quart d'heure\u{a0}: attendez quelques minutes avant d'en créer un autre."
+            ),
+            format!(
+                "You created {MAX_TOKEN_CREATIONS} tokens in less than a quarter of an hour: wait a few minutes before creating another."
+            ),
+        ));
+        return connections(
+            &state,
+            &session,
+            lang,
+            asked,
+            StatusCode::TOO_MANY_REQUESTS,
+            &why,
+        )
+        .await;
+    }
     let Ok(secret) = auth::new_token() else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };

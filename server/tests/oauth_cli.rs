@@ -329,6 +329,33 @@ async fn a_sign_in_link_from_the_cli_opens_one_session_once() {
     assert_eq!(r.status(), 410);
     assert!(r.text().await.unwrap().contains("sign-in-link"));
 
+    // A new password shuts out an unspent link too (it may have gone to the wrong
+    // person); a public URL with a path keeps it (a proxy serving PalmaPlan below one).
+    let out = palmaplan(&dir)
+        .args([
+            "user",
+            "sign-in-link",
+            "--email",
+            "owner@localhost",
+            "--public-url",
+            &format!("{base}/plan/"),
+        ])
+        .output()
+        .await
+        .unwrap();
+    let prefixed = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert!(
+        prefixed.starts_with(&format!("{base}/plan/oauth/link?t=ppl_")),
+        "{prefixed}"
+    );
+    let unspent = prefixed.replacen("/plan/", "/", 1);
+    assert_eq!(http.get(&unspent).send().await.unwrap().status(), 200);
+    let mut set = palmaplan(&dir);
+    set.args(["user", "set-password", "--email", "owner@localhost"]);
+    let (ok, text) = run(set, "a long passphrase\n").await;
+    assert!(ok, "{text}");
+    assert_eq!(http.get(&unspent).send().await.unwrap().status(), 410);
+
     // An expired link is gone too; an unknown e-mail gets no link and is told why.
     let stale = format!("ppl_{}", "0".repeat(64));
     store

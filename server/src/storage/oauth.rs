@@ -138,10 +138,14 @@ impl Store {
             .bind(user_id)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("DELETE FROM web_sessions WHERE user_id = $1")
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
+        // Whoever used the old password, or holds a sign-in link not yet spent, is shut
+        // out with it.
+        for sql in [
+            "DELETE FROM web_sessions WHERE user_id = $1",
+            "DELETE FROM signin_links WHERE user_id = $1",
+        ] {
+            sqlx::query(sql).bind(user_id).execute(&mut *tx).await?;
+        }
         tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
