@@ -1,5 +1,5 @@
-// Acceptance (h): screenshots, light and dark, inline and full screen, at 390 px and
-// 1280 px, of the Gantt, the kanban, the agenda and the before/after, saved under a
+// Acceptance (h): screenshots, light and dark, inline and full screen, at 390, 712 and
+// 1,200 px, of the Gantt, the kanban, the agenda and the before/after, saved under a
 // folder this test prints ($E2E_SHOTS, or e2e/screenshots/<time>/), each compared with
 // its committed baseline in e2e/baselines/ (host/baselines.mjs: a visual change fails
 // the test; E2E_UPDATE_BASELINES=1 writes new baselines). Each shot is taken once the
@@ -27,14 +27,17 @@ const KINDS = [
   ['before-after', 'what_if', { schedule: 1, commands: [{ op: 'move_periods', bars: [14], by: 5 }] }, '.pp-changes li'],
 ];
 
+/** The widths of the issue's acceptance: a phone, the MCP Inspector's frame, a laptop. */
+const WIDTHS = [390, 712, 1200];
+
 /** The browser's fixed time: within the demo's plan (2026-11-02 → 12-18), a Friday. */
 const NOW = new Date('2026-11-20T09:00:00Z');
 
-test('(h) screenshots like their baselines: light/dark × inline/full screen × 390/1280 px × gantt/kanban/agenda/before-after', async () => {
+test('(h) screenshots like their baselines: light/dark × inline/full screen × 390/712/1200 px × gantt/kanban/agenda/before-after', async () => {
   const dir = shotsDir(E2E);
   console.log(`screenshots in ${dir}`);
   const taken = [];
-  for (const width of [390, 1280]) {
+  for (const width of WIDTHS) {
     for (const theme of ['light', 'dark']) {
       const host = await ctx.host({ width, height: 800, colorScheme: theme, now: NOW });
       await host.page.evaluate((t) => document.body.classList.toggle('dark', t === 'dark'), theme);
@@ -60,7 +63,7 @@ test('(h) screenshots like their baselines: light/dark × inline/full screen × 
       assertClean(host, `${width} ${theme}`);
     }
   }
-  assert.equal(taken.length, 32);
+  assert.equal(taken.length, WIDTHS.length * 2 * KINDS.length * 2);
   for (const p of taken) assert.ok(statSync(p).size > 2000, `${p} is a picture`);
   // Every shot compared, then one failure naming all that differ.
   const failures = taken.map((p) => compareWithBaseline(p)).filter(Boolean);
