@@ -33,6 +33,11 @@ thread_local! {
     static RENDER: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
 }
 
+/// Whether an effect is running (a read then subscribes it).
+fn in_effect() -> bool {
+    leptos::reactive::graph::Observer::get().is_some()
+}
+
 /// A copyable handle to a state cell.
 pub struct Sig<T> {
     idx: usize,
@@ -79,7 +84,7 @@ impl<T: 'static> Sig<T> {
 
     /// Reads the value, subscribing the running effect (if any) to its changes.
     pub fn with<R>(&self, f: impl FnOnce(&T) -> R) -> R {
-        self.trigger.track();
+        self.track();
         self.with_untracked(f)
     }
 
@@ -104,9 +109,14 @@ impl<T: 'static> Sig<T> {
         self.with_untracked(T::clone)
     }
 
-    /// Subscribes the running effect without reading.
+    /// Subscribes the running effect without reading. Outside an effect (an event
+    /// handler, a timer) there is nothing to subscribe, and the trigger is not asked:
+    /// a debug build of Leptos warns on each such call, hundreds of times a session,
+    /// about reads that are meant to be plain reads.
     pub fn track(&self) {
-        self.trigger.track();
+        if in_effect() {
+            self.trigger.track();
+        }
     }
 
     /// The cell's Leptos trigger.
@@ -261,6 +271,19 @@ mod tests {
         assert_eq!(tracked.get_untracked(), before);
         b.set(5);
         assert_eq!(tracked.get_untracked(), 100);
+    }
+
+    /// Reads outside an effect ask Leptos nothing (its debug build would warn on each);
+    /// inside one they subscribe it, as above.
+    #[test]
+    fn only_a_read_in_an_effect_tracks() {
+        assert!(!in_effect());
+        let a = Sig::new(1);
+        assert_eq!(a.get(), 1, "a plain read outside any effect");
+        let seen = Memo::new(move |_| (in_effect(), a.get()));
+        assert_eq!(seen.get_untracked(), (true, 1));
+        a.set(2);
+        assert_eq!(seen.get_untracked(), (true, 2));
     }
 
     /// After `draw_now`, the chart's effect asks for no second drawing, unless a cell
