@@ -781,6 +781,11 @@ pub fn fold(text: &str) -> String {
 /// Appends one char of a lower-cased, canonically decomposed text as the filter
 /// compares it.
 fn push_folded(c: char, out: &mut String) {
+    // The base letter of most decompositions: no mark, nothing to map.
+    if c.is_ascii() {
+        out.push(c);
+        return;
+    }
     // The combining marks a decomposition splits off (accents, cedillas, Greek tonos,
     // Hebrew and Arabic vowel points) have a non-zero combining class; the kana voicing
     // marks too, but "が" and "か" are two syllables, not one with an accent.
