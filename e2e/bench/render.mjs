@@ -213,6 +213,12 @@ try {
         const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
         const at = tl.findLastIndex(([l]) => l === 'settled');
         if (at >= 0) process.stderr.write(`  ${n} ${profile} completion: ${tl.slice(at, at + 5).map(([l, t]) => `${l} +${Math.round(t - tl[at][1])}`).join(', ')}\n`);
+        // The pages' reading: each part of 160 records read from its text into the
+        // model's types and added to the schedule (part → part read), over the whole
+        // load since the scrolling began (page 0's parts are in the first steps above).
+        const reads = [];
+        for (let i = 1; i < tl.length; i++) if (tl[i][0] === 'part read' && tl[i - 1][0] === 'part') reads.push(tl[i][1] - tl[i - 1][1]);
+        if (reads.length) process.stderr.write(`  ${n} ${profile} parts read while loading: ${reads.length}, ${reads.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50/p95/max ${pct(reads, 50).toFixed(2)}/${pct(reads, 95).toFixed(2)}/${Math.max(...reads).toFixed(1)} ms\n`);
       }
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       // BENCH_TRACE=1: Chromium's own trace of this scrolling, summed by event on the

@@ -1,6 +1,6 @@
 //! Fuzz harnesses, on stable Rust through proptest's structure-aware generators, for
 //! what a hostile viewer or a broken client can send the model: filter queries
-//! (`filter::parse`, then evaluation), page texts (`readback`), id sets on the wire
+//! (`filter::parse`, then evaluation), page texts (`paging::read_records`, serde), id sets on the wire
 //! (`idset::from_wire`) and patch command lists (decoded from JSON, then applied). Each
 //! property is "never panics, and what comes out is sound"; the generators mix valid
 //! structure, junk and deep nesting, since nesting thousands of levels deep is what
@@ -33,8 +33,7 @@ use crate::command::proptests::{Pools, build, schedule, template};
 use crate::command::{Command, apply_in_place, validate_schedule};
 use crate::filter::{self, Filter, FilterContext, FilterError, FilterErrorKind, Key};
 use crate::idset::{self, IdSet};
-use crate::paging::{Record, paginate};
-use crate::readback::{read_records, read_settings};
+use crate::paging::{paginate, read_records, read_settings};
 use crate::schedule::*;
 use crate::{Lang, demo, synth};
 
@@ -733,7 +732,7 @@ fn the_filter_harness_finds_the_crash_without_the_limits() {
 }
 
 // ---------------------------------------------------------------------------------
-// readback
+// Page texts, read by serde
 
 /// Real texts to mutate: the record lists of the pages of the demo and of a generated
 /// schedule, and settings as the server writes them.
@@ -765,7 +764,7 @@ fn corpus() -> &'static Corpus {
 const JSON_UNITS: &[&str] = &["[", "{\"a\":", "[{\"bar\":", "{\"x\":[", "{\"bar\":{\"x\":"];
 const JSON_BYTES: &[u8] = b"[]{}\",:-0123456789.eE+tfnul\\ \xc3\xa9";
 
-fn readback_text() -> impl Strategy<Value = String> {
+fn page_text() -> impl Strategy<Value = String> {
     let c = corpus();
     let edits = vec(edit(JSON_UNITS, JSON_BYTES), 0..8);
     prop_oneof![
@@ -776,23 +775,23 @@ fn readback_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Never a panic; and what serde reads, the reader reads the same (its contract: it
-/// accepts what serde accepts of the stream's form, and a little more).
-fn check_readback(text: &str) -> TestCaseResult {
-    let records = read_records(text);
-    if let Ok(by_serde) = serde_json::from_str::<Vec<Record<'static>>>(text) {
-        prop_assert_eq!(records, Ok(by_serde));
+/// Never a panic (serde_json's reading of mutated pages, records and settings, what the
+/// view does with a page's text); and what reads, written again, reads back the same.
+fn check_page_text(text: &str) -> TestCaseResult {
+    if let Ok(records) = read_records(text) {
+        let again = serde_json::to_string(&records).expect("records are written");
+        prop_assert_eq!(read_records(&again), Ok(records));
     }
-    let settings = read_settings(text);
-    if let Ok(by_serde) = serde_json::from_str::<Settings>(text) {
-        prop_assert_eq!(settings, Ok(by_serde));
+    if let Ok(settings) = read_settings(text) {
+        let again = serde_json::to_string(&settings).expect("settings are written");
+        prop_assert_eq!(read_settings(&again), Ok(settings));
     }
     Ok(())
 }
 
 #[test]
-fn fuzz_readback() {
-    fuzz("readback", readback_text(), |text| check_readback(&text));
+fn fuzz_page_texts() {
+    fuzz("page texts", page_text(), |text| check_page_text(&text));
 }
 
 // ---------------------------------------------------------------------------------

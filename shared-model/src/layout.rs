@@ -51,6 +51,15 @@ impl Zoom {
     /// From the most detailed to the widest.
     pub const ALL: [Zoom; 4] = [Zoom::Day, Zoom::Week, Zoom::Month, Zoom::Quarter];
 
+    /// A zoom by its wire name ("day", "week", "month", "quarter"), read by serde so
+    /// that the names cannot drift from the ones the server writes.
+    pub fn named(name: &str) -> Option<Zoom> {
+        use serde::de::IntoDeserializer;
+        let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+            name.into_deserializer();
+        Zoom::deserialize(d).ok()
+    }
+
     pub fn px_per_day(self) -> f64 {
         match self {
             Zoom::Day => 32.0,
@@ -1045,6 +1054,11 @@ mod tests {
         assert_eq!(Zoom::fitting(70, 700.0), Zoom::Week);
         assert_eq!(Zoom::fitting(71, 700.0), Zoom::Month);
         assert_eq!(Zoom::fitting(5000, 700.0), Zoom::Quarter);
+        for z in Zoom::ALL {
+            let name = serde_json::to_value(z).unwrap();
+            assert_eq!(Zoom::named(name.as_str().unwrap()), Some(z));
+        }
+        assert_eq!(Zoom::named("year"), None);
     }
 
     #[test]

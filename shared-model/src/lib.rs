@@ -29,7 +29,6 @@ pub mod layout;
 pub mod order;
 pub mod paging;
 pub mod push;
-pub mod readback;
 pub mod risk;
 pub mod schedule;
 pub mod synth;

@@ -57,7 +57,7 @@ fn every_rust_file_starts_with_a_header_saying_what_it_owns() {
 }
 
 #[test]
-fn the_model_manifest_depends_on_serde_and_schemars_only() {
+fn the_model_manifest_depends_on_serde_schemars_and_unicode_tables_only() {
     let manifest = fs::read_to_string(repo_root().join("shared-model/Cargo.toml")).unwrap();
     let deps = manifest
         .split("[dependencies]")
@@ -74,9 +74,10 @@ fn the_model_manifest_depends_on_serde_and_schemars_only() {
         .collect();
     for n in &names {
         // schemars derives the JSON Schema of the patch language and of the tools'
-        // results (the server's `schema` feature): a description of types, pure too.
+        // results (the server's `schema` feature): a description of types, pure too;
+        // unicode-normalization gives the filter's fold Unicode's decompositions, tables.
         assert!(
-            ["serde", "serde_json", "schemars"].contains(n),
+            ["serde", "serde_json", "schemars", "unicode-normalization"].contains(n),
             "palmaplan-model must stay pure (no IO, clock, randomness, async): it depends on `{n}`"
         );
     }

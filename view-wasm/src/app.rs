@@ -12,7 +12,6 @@ use std::time::Duration;
 use palmaplan_model::diff::Change;
 use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
-use palmaplan_model::readback;
 use palmaplan_model::wire::{self, ViewOptions};
 use palmaplan_model::{Bar, BarId, Date, GroupId, Lang, Milestone, RowId, Schedule, filter, risk};
 use serde_json::{Value, json};
@@ -494,7 +493,7 @@ impl St {
         let chosen = self
             .zoom
             .get_untracked()
-            .or_else(|| opts.zoom.as_deref().and_then(readback::zoom_named));
+            .or_else(|| opts.zoom.as_deref().and_then(Zoom::named));
         let fit = palmaplan_model::fit::fit(from, to, width, chosen);
         let lanes = palmaplan_model::fit::stack(s, &doc.index, &mut lines, &fit);
         self.lay.set(Some(Arc::new(Lay {
@@ -890,7 +889,7 @@ fn on_result(st: St, result: Value) {
     if let Some(zoom) = view
         .as_ref()
         .and_then(|v| v.options.zoom.as_deref())
-        .and_then(readback::zoom_named)
+        .and_then(Zoom::named)
     {
         st.zoom.set(Some(zoom));
     }

@@ -90,10 +90,8 @@ pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
     }
 }
 
-/// One part of the records, read from its text.
-pub fn read_records(text: &str) -> Result<Vec<Record<'static>>, String> {
-    palmaplan_model::readback::read_records(text)
-}
+/// One part of the records, read from its text (by serde, the model's own readers).
+pub use palmaplan_model::paging::read_records;
 
 /// What `host` does to a message's records, for tests: `records` becomes
 /// `records_json`, its JSON text.
@@ -248,7 +246,7 @@ impl Assembly {
             }
         }
         if !settings.is_empty() {
-            s.settings = palmaplan_model::readback::read_settings(&settings)
+            s.settings = palmaplan_model::paging::read_settings(&settings)
                 .map_err(|e| format!("settings: {e}"))?;
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! milestones, rows, groups, members) of one schedule or of all the caller's, and
 //! `list_periods` with a filter runs the Filter panel's language over a schedule's bars.
 //!
-//! Both compare text the filter's way (`filter::fold`: no case, no common accents), so
+//! Both compare text the filter's way (`filter::fold`: no case, no accents, in any script), so
 //! "equipe" finds "Équipe" in the search box, in the Filter panel and here alike.
 //! Neither looks at private fields: a search for an e-mail finds nothing.
 
