@@ -869,12 +869,8 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
                 })
             });
             if let Some(row) = row {
-                let span = edit::keyed_span(
-                    &doc.cal,
-                    doc.s.settings.time_unit,
-                    after.map(|b| b.end),
-                    st.today.get_untracked(),
-                );
+                let span =
+                    edit::keyed_span(&doc.cal, after.map(|b| b.end), st.today.get_untracked());
                 create_bar(st, row, span);
             }
             return;

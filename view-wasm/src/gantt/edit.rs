@@ -12,7 +12,7 @@
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::Edge;
 use palmaplan_model::{
-    BarId, Date, ItemId, Lang, LinkId, LinkKind, Lock, MilestoneId, RowId, Schedule, TimeUnit,
+    BarId, Date, ItemId, Lang, LinkId, LinkKind, Lock, MilestoneId, RowId, Schedule,
 };
 use serde_json::{Value, json};
 
@@ -157,21 +157,13 @@ pub fn drawn_span(cal: &Calendar, a: Date, b: Date) -> (Date, Date) {
 
 /// The dates of a bar made from the keyboard: from the first working day after
 /// `after` (the selected bar's end), else from `today`'s working day, one working week
-/// long (five days at five days a week, one unit in weeks).
-pub fn keyed_span(
-    cal: &Calendar,
-    unit: TimeUnit,
-    after: Option<Date>,
-    today: Date,
-) -> (Date, Date) {
+/// long (a unit of a schedule counted in weeks, five days of one counted in days).
+pub fn keyed_span(cal: &Calendar, after: Option<Date>, today: Date) -> (Date, Date) {
     let start = match after {
         Some(d) => cal.add(d, 1),
         None => cal.snap_forward(today),
     };
-    let days = match unit {
-        TimeUnit::Day | TimeUnit::Week => cal.days_per_week().max(1),
-    };
-    (start, cal.add(start, days - 1))
+    (start, cal.add(start, cal.days_per_week().max(1) - 1))
 }
 
 /// The name a new bar gets before the person types theirs.
@@ -394,11 +386,11 @@ mod tests {
         );
         // From the keyboard: a working week after the selected bar's end (a Wednesday).
         assert_eq!(
-            keyed_span(&cal, TimeUnit::Day, Some(d("2026-11-18")), d("2026-01-01")),
+            keyed_span(&cal, Some(d("2026-11-18")), d("2026-01-01")),
             (d("2026-11-19"), d("2026-11-25"))
         );
         assert_eq!(
-            keyed_span(&cal, TimeUnit::Day, None, d("2026-11-14")),
+            keyed_span(&cal, None, d("2026-11-14")),
             (d("2026-11-16"), d("2026-11-20"))
         );
     }
