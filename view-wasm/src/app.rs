@@ -251,6 +251,8 @@ pub struct St {
     pub expanded: Sig<bool>,
     /// A bar awaiting the confirmation of its deletion.
     pub confirm: Sig<Option<BarId>>,
+    /// The chart's edit in progress: a link selected, a rename, a link or a bar drawn.
+    pub edit: Sig<crate::gantt::edit::Edit>,
     pub declined: Sig<bool>,
     /// The agenda's data (`get_schedule_absences`), or why it is missing.
     pub agenda: Sig<Option<Result<wire::AgendaAbsences, String>>>,
@@ -306,6 +308,7 @@ impl St {
             reply_text,
             expanded,
             confirm,
+            edit,
             declined,
             agenda,
             backend,
@@ -342,6 +345,7 @@ impl St {
             reply_text.trigger(),
             expanded.trigger(),
             confirm.trigger(),
+            edit.trigger(),
             declined.trigger(),
             agenda.trigger(),
             backend.trigger(),
@@ -664,6 +668,7 @@ pub fn start(embed: Option<Embed>) {
         reply_text: Sig::new(String::new()),
         expanded: Sig::new(false),
         confirm: Sig::new(None),
+        edit: Sig::new(crate::gantt::edit::Edit::None),
         declined: Sig::new(false),
         agenda: Sig::new(None),
         backend: Sig::new(match &embed {
@@ -1336,9 +1341,22 @@ pub fn write_expecting(st: St, tool: &'static str, args: Value, cascade: Option<
 pub fn write_then(
     st: St,
     tool: &'static str,
+    args: Value,
+    cascade: Option<Vec<u64>>,
+    failed: impl FnOnce() + 'static,
+) {
+    write_and(st, tool, args, cascade, failed, || {});
+}
+
+/// [`write_then`], and `done` once the write succeeded (a bar just drawn is then
+/// renamed, when the written state brings it).
+pub fn write_and(
+    st: St,
+    tool: &'static str,
     mut args: Value,
     cascade: Option<Vec<u64>>,
     failed: impl FnOnce() + 'static,
+    done: impl FnOnce() + 'static,
 ) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
@@ -1366,6 +1384,7 @@ pub fn write_then(
                 }
             }
             st.notice.set(Notice::Ok(line));
+            done();
             poll_now(st);
         }
         Ok(reply) => {

@@ -7,7 +7,9 @@
 //! Gestures (when the role allows): select (click, ↑/↓), move (←/→ one unit,
 //! Shift+←/→ a working week, drag), resize (pull an edge), progress (+ and -, by
 //! tenths), delete (after a confirmation drawn here), Undo/Redo (Ctrl/Cmd+Z,
-//! Shift+Ctrl/Cmd+Z). Each calls the tool the model
+//! Shift+Ctrl/Cmd+Z), and direct editing (`edit`): rename (F2, double click), make a
+//! bar (drag in an empty row, N), link two bars (pull a dot at an end of the selected
+//! bar, or C), select a link (click its arrow, L) and delete it. Each calls the tool the model
 //! would call. While dragging, the model previews the new dates and, with automatic
 //! scheduling, the successors its cascade moves and the project end it makes (the
 //! model's `push::preview`, the function the server's write runs, in the size of what
@@ -456,7 +458,57 @@ pub fn mount(st: St) -> Option<()> {
     // Select and start a drag (move, or resize from within 6 px of an edge).
     let capture = inner.clone();
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
+        if e.button() != 0 || closest(&e, ".pp-rename").is_some() {
+            return;
+        }
+        // A link's arrow: select it (Delete then removes it).
+        if let Some(id) = closest(&e, "[data-lh]")
+            .and_then(|el| el.get_attribute("data-lh"))
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            st.edit.set(edit::Edit::Link(palmaplan_model::LinkId(id)));
+            return;
+        }
+        // A link handle of the selected bar: draw a link from that end.
+        if let Some(h) = closest(&e, "[data-lkh]")
+            && let Some(from) = st.selected.get_untracked()
+        {
+            e.prevent_default();
+            if !st.can_write() || held_by_lock(st, from) {
+                return;
+            }
+            let _ = capture.set_pointer_capture(e.pointer_id());
+            let from_edge = if h.get_attribute("data-lkh").as_deref() == Some("start") {
+                Edge::Start
+            } else {
+                Edge::End
+            };
+            st.edit.set(edit::Edit::Linking(edit::Linking {
+                from,
+                from_edge,
+                to: None,
+                to_edge: Edge::Start,
+                pointer: items_point(&e),
+            }));
+            return;
+        }
         let Some(el) = closest(&e, "[data-bar]") else {
+            // An empty part of a row: draw a bar there.
+            if st.can_write()
+                && closest(&e, ".pp-body").is_some()
+                && closest(&e, "[data-milestone],.pp-con,.pp-dl,.pp-tip").is_none()
+                && let Some((x, y)) = items_point(&e)
+                && let Some((row, day)) = row_day_at(st, x, y)
+            {
+                e.prevent_default();
+                let _ = capture.set_pointer_capture(e.pointer_id());
+                st.edit.set(edit::Edit::Creating {
+                    row,
+                    from: day,
+                    to: day,
+                });
+                CREATE_MOVED.with(|m| m.set(false));
+            }
             return;
         };
         let Some(id) = el
@@ -465,8 +517,22 @@ pub fn mount(st: St) -> Option<()> {
         else {
             return;
         };
+        // A press on the bar clicked (pressed and released without a drag) less than
+        // 500 ms before is a double click: rename it in place. Counted here, as the
+        // drag's pointer capture sends the clicks to the chart rather than to the bar
+        // (no `dblclick` on it).
+        let double = LAST_PRESS.with(|p| {
+            let (bar, at) = p.get();
+            bar == id && host::now() - at < 500.0
+        });
+        if double {
+            LAST_PRESS.with(|p| p.set((0, 0.0)));
+            e.prevent_default();
+            start_rename(st, BarId(id));
+            return;
+        }
         select(st, Some(BarId(id)));
-        if !st.can_write() || e.button() != 0 {
+        if !st.can_write() {
             return;
         }
         let rect = el.get_bounding_client_rect();
@@ -494,6 +560,33 @@ pub fn mount(st: St) -> Option<()> {
 
     // The drag follows the pointer anywhere in the frame; the model previews it.
     listen::<web_sys::PointerEvent>(window.as_ref(), "pointermove", move |e| {
+        match st.edit.get_untracked() {
+            edit::Edit::Linking(mut k) if k.pointer.is_some() => {
+                k.pointer = items_point(&e);
+                let (to, to_edge) = item_under(&e).unwrap_or((None, Edge::Start));
+                k.to = to.filter(|t| t.0 != k.from.0);
+                k.to_edge = to_edge;
+                st.edit.set(edit::Edit::Linking(k));
+                return;
+            }
+            edit::Edit::Creating { row, from, to } => {
+                if let Some((x, _)) = items_point(&e)
+                    && let Some(lay) = st.lay.get_untracked()
+                {
+                    let day = Timeline {
+                        origin: lay.from,
+                        px_per_day: lay.ppd,
+                    }
+                    .date_at(x);
+                    if day != to {
+                        CREATE_MOVED.with(|m| m.set(true));
+                        st.edit.set(edit::Edit::Creating { row, from, to: day });
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
         let Some(d) = ui.drag.get_untracked() else {
             return;
         };
@@ -547,12 +640,41 @@ pub fn mount(st: St) -> Option<()> {
         ui.pv.set(p);
     });
     listen::<web_sys::PointerEvent>(window.as_ref(), "pointerup", move |_| {
+        match st.edit.get_untracked() {
+            edit::Edit::Linking(k) if k.pointer.is_some() => {
+                st.edit.set(edit::Edit::None);
+                finish_link(st, &k);
+                return;
+            }
+            edit::Edit::Creating { row, from, to } => {
+                st.edit.set(edit::Edit::None);
+                // A click in a row, without a drag, draws nothing.
+                if CREATE_MOVED.with(std::cell::Cell::get) {
+                    let span = st
+                        .doc
+                        .with_untracked(|d| d.as_ref().map(|d| edit::drawn_span(&d.cal, from, to)));
+                    if let Some(span) = span {
+                        create_bar(st, row, span);
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
         let Some(d) = ui.drag.get_untracked() else {
             return;
         };
         ui.drag.set(None);
         let p = ui.pv.get_untracked();
         ui.pv.set(None);
+        // A click (no drag) may be the first half of a double click.
+        LAST_PRESS.with(|l| {
+            l.set(if d.moved {
+                (0, 0.0)
+            } else {
+                (d.bar.0, host::now())
+            })
+        });
         if !d.moved {
             return;
         }
@@ -627,6 +749,134 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
     };
     let ctrl = e.ctrl_key() || e.meta_key();
     let key = e.key();
+    // Typing a new name: Enter writes it, Escape gives up; every other key is the
+    // field's own (an arrow moves the caret, not the bar).
+    if closest(e, ".pp-rename").is_some() {
+        match key.as_str() {
+            "Enter" => {
+                e.prevent_default();
+                finish_rename(st, true);
+            }
+            "Escape" => {
+                e.prevent_default();
+                finish_rename(st, false);
+            }
+            _ => {}
+        }
+        return;
+    }
+    // Drawing a link from the keyboard: ↑/↓ pick the other bar, T the type, Enter
+    // creates it, Escape gives up.
+    if let edit::Edit::Linking(mut k) = st.edit.get_untracked()
+        && k.pointer.is_none()
+    {
+        match key.as_str() {
+            "ArrowDown" | "ArrowUp" => {
+                e.prevent_default();
+                let order = bar_order(st);
+                let at = k.to.map_or(k.from.0, |t| t.0);
+                let step: i64 = if key == "ArrowDown" { 1 } else { -1 };
+                let mut i = order.iter().position(|b| b.0 == at).map_or(0, |i| i as i64);
+                loop {
+                    i += step;
+                    match usize::try_from(i).ok().and_then(|i| order.get(i)) {
+                        Some(b) if *b == k.from => continue,
+                        Some(b) => {
+                            k.to = Some(ItemId(b.0));
+                            break;
+                        }
+                        None => break,
+                    }
+                }
+                st.edit.set(edit::Edit::Linking(k));
+            }
+            "t" | "T" => {
+                e.prevent_default();
+                let kind = edit::next_kind(edit::link_kind(k.from_edge, k.to_edge));
+                (k.from_edge, k.to_edge) = edit::kind_ends(kind);
+                st.edit.set(edit::Edit::Linking(k));
+            }
+            "Enter" => {
+                e.prevent_default();
+                st.edit.set(edit::Edit::None);
+                finish_link(st, &k);
+            }
+            "Escape" => {
+                e.prevent_default();
+                st.edit.set(edit::Edit::None);
+            }
+            _ => {}
+        }
+        return;
+    }
+    let sel = st.selected.get_untracked();
+    let plain = !ctrl && !e.alt_key();
+    match (key.as_str(), sel, st.edit.get_untracked()) {
+        ("Delete" | "Backspace", _, edit::Edit::Link(link)) if st.can_write() => {
+            e.prevent_default();
+            delete_link(st, link);
+            return;
+        }
+        ("Escape", _, edit) if edit != edit::Edit::None => {
+            st.edit.set(edit::Edit::None);
+            return;
+        }
+        ("F2", Some(bar), _) => {
+            e.prevent_default();
+            start_rename(st, bar);
+            return;
+        }
+        ("l" | "L", Some(bar), edit) if plain => {
+            e.prevent_default();
+            let links = edit::links_of_bar(&doc.s, bar);
+            let now = match edit {
+                edit::Edit::Link(l) => Some(l),
+                _ => None,
+            };
+            match edit::next_link(&links, now) {
+                Some(l) => st.edit.set(edit::Edit::Link(l)),
+                None => st.notice.set(Notice::Ok(
+                    st.tr("Ce bloc n'a aucun lien.", "This bar has no link.")
+                        .into(),
+                )),
+            }
+            return;
+        }
+        ("c" | "C", Some(bar), _) if plain && st.can_write() => {
+            e.prevent_default();
+            if held_by_lock(st, bar) {
+                return;
+            }
+            st.edit.set(edit::Edit::Linking(edit::Linking {
+                from: bar,
+                from_edge: Edge::End,
+                to: None,
+                to_edge: Edge::Start,
+                pointer: None,
+            }));
+            return;
+        }
+        ("n" | "N" | "Insert", _, _) if plain && st.can_write() => {
+            e.prevent_default();
+            // On the selected bar's row, after it; else on the first row shown.
+            let after = sel.and_then(|b| doc.s.bar(b));
+            let row = after.map(|b| b.row).or_else(|| {
+                st.lay.with_untracked(|l| {
+                    l.as_ref()?.lines.iter().find_map(|l| match l.kind {
+                        LineKind::Row { id, .. } => Some(id),
+                        LineKind::Group { .. } => None,
+                    })
+                })
+            });
+            if let Some(row) = row {
+                let span =
+                    edit::keyed_span(&doc.cal, after.map(|b| b.end), st.today.get_untracked());
+                create_bar(st, row, span);
+            }
+            return;
+        }
+        _ => {}
+    }
     if ctrl && key.eq_ignore_ascii_case("z") {
         if st.can_write() {
             e.prevent_default();
@@ -887,11 +1137,15 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 tr(st.lang.get(), "Diagramme de Gantt", "Gantt chart"),
             );
             let _ = p.scroller.set_attribute("aria-rowcount", &n.to_string());
-            match st.selected.get() {
-                Some(b) => {
-                    let _ = p
-                        .scroller
-                        .set_attribute("aria-activedescendant", &format!("pp-b{}", b.0));
+            // The link selected, else the bar selected, is the grid's active cell.
+            let active = match (st.edit.get(), st.selected.get()) {
+                (edit::Edit::Link(l), _) => Some(format!("pp-l{}", l.0)),
+                (_, Some(b)) => Some(format!("pp-b{}", b.0)),
+                _ => None,
+            };
+            match active {
+                Some(id) => {
+                    let _ = p.scroller.set_attribute("aria-activedescendant", &id);
                 }
                 None => {
                     let _ = p.scroller.remove_attribute("aria-activedescendant");
@@ -911,6 +1165,10 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             // the grid and the items, never the header or the days.
             host::trace("chart html");
             let parts: Vec<&str> = html.split(CUT).collect();
+            // A name being typed survives its field being drawn again (the bar moved
+            // as the state was read in steps, or the frame changed): its text and the
+            // focus go to the new field.
+            let typing = rename_field(&p.inner).filter(is_active).map(|f| f.value());
             let frame: String = parts.iter().step_by(2).copied().collect();
             if set_part(1, &p.inner, frame) {
                 host::trace("frame");
@@ -933,6 +1191,20 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                         }
                     }
                 }
+            }
+            // A rename field just drawn takes the focus, its text selected.
+            if FOCUS_RENAME.with(std::cell::Cell::get)
+                && let Some(field) = rename_field(&p.inner)
+            {
+                FOCUS_RENAME.with(|f| f.set(false));
+                let _ = field.focus();
+                field.select();
+            } else if let Some(text) = typing
+                && let Some(field) = rename_field(&p.inner)
+                && !is_active(&field)
+            {
+                field.set_value(&text);
+                let _ = field.focus();
             }
         } else {
             p.scroller.set_hidden(true);
@@ -1411,6 +1683,17 @@ fn legend_html(st: St, h: &mut String, doc: &Doc) {
 
 fn details_html(st: St, h: &mut String, doc: &Doc) {
     use std::fmt::Write as _;
+    // A link selected: what it joins, and how to delete it.
+    if let edit::Edit::Link(l) = st.edit.get()
+        && let Some(text) = edit::link_details(&doc.s, l, st.lang.get(), st.can_write())
+    {
+        let _ = write!(
+            h,
+            "<p class=\"pp-details\" role=\"status\">{}</p>",
+            esc(&text)
+        );
+        return;
+    }
     let Some(text) = st.selected.get().and_then(|b| {
         let reference = st.reference.get();
         details_text(
@@ -1767,13 +2050,29 @@ fn closest(e: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {
 }
 
 fn select_next(st: St, step: i64) {
-    let Some(doc) = st.doc.get_untracked() else {
+    let order = bar_order(st);
+    if order.is_empty() {
         return;
+    }
+    let next = match st
+        .selected
+        .get_untracked()
+        .and_then(|s| order.iter().position(|b| *b == s))
+    {
+        Some(i) => (i as i64 + step).clamp(0, order.len() as i64 - 1) as usize,
+        None => 0,
+    };
+    select(st, Some(order[next]));
+}
+
+/// The bars in display order: line by line, then by start.
+fn bar_order(st: St) -> Vec<BarId> {
+    let Some(doc) = st.doc.get_untracked() else {
+        return Vec::new();
     };
     let Some(lay) = st.lay.get_untracked() else {
-        return;
+        return Vec::new();
     };
-    // Bars in display order: line by line, then by start.
     let all = 0..lay.lines.len();
     let order: Vec<BarId> = layout::visible_items(
         &doc.index,
@@ -1789,29 +2088,33 @@ fn select_next(st: St, step: i64) {
         VisibleItem::Milestone { .. } => None,
     })
     .collect();
-    if order.is_empty() {
-        return;
-    }
-    let next = match st
-        .selected
-        .get_untracked()
-        .and_then(|s| order.iter().position(|b| *b == s))
-    {
-        Some(i) => (i as i64 + step).clamp(0, order.len() as i64 - 1) as usize,
-        None => 0,
-    };
-    select(st, Some(order[next]));
+    order
 }
 
 /// Whether a lock holds `bar`; if so the notice says which, who set it and when, and
 /// the gesture is not sent (the server would refuse it the same way).
 fn held_by_lock(st: St, bar: BarId) -> bool {
+    held_item(st, ItemId(bar.0))
+}
+
+/// [`held_by_lock`] for a bar or a milestone (a link's end).
+fn held_item(st: St, item: ItemId) -> bool {
     let Some(doc) = st.doc.get_untracked() else {
         return false;
     };
-    let Some(lock) = doc.s.bar_lock(bar) else {
+    edit::item_lock(&doc.s, item).is_some_and(|l| say_held(st, l))
+}
+
+/// [`held_by_lock`] for a row (a bar drawn in it).
+fn held_row(st: St, row: palmaplan_model::RowId) -> bool {
+    let Some(doc) = st.doc.get_untracked() else {
         return false;
     };
+    doc.s.row_lock(row).is_some_and(|l| say_held(st, l))
+}
+
+/// Says which lock holds what a gesture touches; true, so the gesture stops.
+fn say_held(st: St, lock: &palmaplan_model::Lock) -> bool {
     let lang = st.lang.get_untracked();
     let held = command::lock_summary(lock, lang);
     st.notice.set(Notice::Error(match lang {
@@ -1824,8 +2127,198 @@ fn held_by_lock(st: St, bar: BarId) -> bool {
 }
 
 pub fn select(st: St, bar: Option<BarId>) {
+    // Choosing a bar leaves a selected link and a rename (unwritten) behind.
+    if matches!(
+        st.edit.get_untracked(),
+        edit::Edit::Link(_) | edit::Edit::Rename(_)
+    ) {
+        st.edit.set(edit::Edit::None);
+    }
     st.selected.set(bar);
     update_model_context(st);
+}
+
+thread_local! {
+    /// Whether the bar being drawn in a row changed day since the press (a click alone
+    /// draws nothing).
+    static CREATE_MOVED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Whether the rename field still has to take the focus once it is drawn (a bar
+    /// just made is renamed once the written state brings it).
+    static FOCUS_RENAME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The last bar clicked (pressed and released without moving) and when, in ms: a
+    /// press on it soon after renames it.
+    static LAST_PRESS: std::cell::Cell<(u64, f64)> = const { std::cell::Cell::new((0, 0.0)) };
+}
+
+/// The rename field, when one is drawn.
+fn rename_field(inner: &web_sys::Element) -> Option<web_sys::HtmlInputElement> {
+    let el = inner.query_selector(".pp-rename").ok()??;
+    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(el).ok()
+}
+
+/// Whether an element has the focus.
+fn is_active(el: &web_sys::HtmlInputElement) -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .is_some_and(|a| a == ***el)
+}
+
+/// Where a pointer is in the items' coordinates (those of the layout's lines and the
+/// timeline).
+fn items_point(e: &web_sys::MouseEvent) -> Option<(f64, f64)> {
+    let items = web_sys::window()?
+        .document()?
+        .query_selector(".pp-items")
+        .ok()??;
+    let r = items.get_bounding_client_rect();
+    Some((
+        f64::from(e.client_x()) - r.left(),
+        f64::from(e.client_y()) - r.top(),
+    ))
+}
+
+/// The bar or milestone under the pointer, and which end of it is nearer: the left
+/// half is its start, the right half its end.
+fn item_under(e: &web_sys::MouseEvent) -> Option<(Option<ItemId>, Edge)> {
+    let doc = web_sys::window()?.document()?;
+    let el = doc
+        .element_from_point(e.client_x() as f32, e.client_y() as f32)?
+        .closest("[data-bar],[data-milestone]")
+        .ok()??;
+    let id = el
+        .get_attribute("data-bar")
+        .or_else(|| el.get_attribute("data-milestone"))?
+        .parse::<u64>()
+        .ok()?;
+    let r = el.get_bounding_client_rect();
+    let edge = if f64::from(e.client_x()) < r.left() + r.width() / 2.0 {
+        Edge::Start
+    } else {
+        Edge::End
+    };
+    Some((Some(ItemId(id)), edge))
+}
+
+/// The row line at `y` and the day at `x` (the items' coordinates), if a row is there.
+fn row_day_at(st: St, x: f64, y: f64) -> Option<(palmaplan_model::RowId, Date)> {
+    let lay = st.lay.get_untracked()?;
+    let i = lay.lines.partition_point(|l| l.y + l.height <= y);
+    let line = lay.lines.get(i).filter(|l| l.y <= y)?;
+    let LineKind::Row { id, .. } = line.kind else {
+        return None;
+    };
+    let tl = Timeline {
+        origin: lay.from,
+        px_per_day: lay.ppd,
+    };
+    Some((id, tl.date_at(x)))
+}
+
+fn focus_chart() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".pp-scroll").ok().flatten())
+        .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// Opens the rename field over a bar (when the role and its locks allow).
+fn start_rename(st: St, bar: BarId) {
+    if !st.can_write() || held_by_lock(st, bar) {
+        return;
+    }
+    st.edit.set(edit::Edit::Rename(bar));
+    FOCUS_RENAME.with(|f| f.set(true));
+}
+
+/// Ends a rename: writes the name typed (`commit`), or gives up. An empty name is
+/// refused here, the field staying open; an unchanged one writes nothing.
+fn finish_rename(st: St, commit: bool) {
+    use wasm_bindgen::JsCast;
+    let edit::Edit::Rename(bar) = st.edit.get_untracked() else {
+        return;
+    };
+    let field = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".pp-rename").ok().flatten())
+        .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
+    let typed = field.as_ref().map(web_sys::HtmlInputElement::value);
+    if commit && let (Some(typed), Some(doc)) = (typed, st.doc.get_untracked()) {
+        let Some(args) = edit::rename_args(bar, &typed, doc.rank) else {
+            st.notice.set(Notice::Error(
+                edit::empty_name(st.lang.get_untracked()).into(),
+            ));
+            if let Some(f) = field {
+                let _ = f.focus();
+            }
+            return;
+        };
+        if doc.s.bar(bar).is_some_and(|b| b.label != typed.trim()) {
+            app::write(st, "apply_patch", args);
+        }
+    }
+    st.edit.set(edit::Edit::None);
+    focus_chart();
+}
+
+/// Deletes a link (unless a lock holds one of its ends).
+fn delete_link(st: St, link: palmaplan_model::LinkId) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let Some(l) = doc.s.links.iter().find(|l| l.id == link) else {
+        return;
+    };
+    if held_item(st, l.from) || held_item(st, l.to) {
+        return;
+    }
+    st.edit.set(edit::Edit::None);
+    app::write(st, "apply_patch", edit::delete_link_args(link, doc.rank));
+}
+
+/// Writes the link drawn, with the type its ends chose.
+fn finish_link(st: St, k: &edit::Linking) {
+    let (Some(to), Some(doc)) = (k.to, st.doc.get_untracked()) else {
+        return;
+    };
+    let kind = edit::link_kind(k.from_edge, k.to_edge);
+    let Some(args) = edit::add_link_args(k.from, to, kind, doc.rank) else {
+        return;
+    };
+    if held_by_lock(st, k.from) || held_item(st, to) {
+        return;
+    }
+    app::write(st, "apply_patch", args);
+}
+
+/// Writes a new bar in `row` over `span`, then renames it in place once it is drawn.
+fn create_bar(st: St, row: palmaplan_model::RowId, span: (Date, Date)) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    if held_row(st, row) {
+        return;
+    }
+    // The schedule's next id, which the server takes as given (or refuses, if someone
+    // took it: then the rank is out of date too).
+    let id = BarId(doc.s.next_id);
+    let label = edit::new_bar_label(st.lang.get_untracked());
+    let args = edit::add_bar_args(id, row, label, span, doc.rank);
+    app::write_and(
+        st,
+        "apply_patch",
+        args,
+        None,
+        || {},
+        move || {
+            select(st, Some(id));
+            st.edit.set(edit::Edit::Rename(id));
+            FOCUS_RENAME.with(|f| f.set(true));
+        },
+    );
 }
 
 /// Builds the chart's HTML once for `doc`, put in the state for that moment only and
@@ -1964,6 +2457,14 @@ fn chart_html(
         .map_or((&no_ids, &no_ids), |m| (&m.milestones, &m.links));
     let reasons = reasons_of(&doc, today, lang);
     let crit_word = tr(lang, ", critique", ", critical");
+    // The edit in progress, and whether this view may write (the link handles of the
+    // selected bar are offered only then).
+    let edit = st.edit.get();
+    let writes = st.can_write();
+    let target = match &edit {
+        edit::Edit::Linking(k) => k.to.map(|t| t.0),
+        _ => None,
+    };
 
     let mut h = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -2233,6 +2734,7 @@ fn chart_html(
                         (selected == Some(id), " sel"),
                         (dragged == Some(id), " drag"),
                         (pushed.is_some(), " pushed"),
+                        (target == Some(id.0), " tgt"),
                     ] {
                         if on {
                             class.push_str(name);
@@ -2332,6 +2834,41 @@ fn chart_html(
                         px(w),
                         px(y + 5.0)
                     );
+                    // The selected bar's two link handles, just outside its ends (its
+                    // edges themselves resize it): drag one to another bar to link them.
+                    if selected == Some(id)
+                        && writes
+                        && dragged.is_none()
+                        && !matches!(edit, edit::Edit::Rename(_))
+                    {
+                        for (end, at, fr, en) in [
+                            (
+                                "start",
+                                x - 13.0,
+                                "Lier depuis le début de",
+                                "Link from the start of",
+                            ),
+                            (
+                                "end",
+                                x + w + 4.0,
+                                "Lier depuis la fin de",
+                                "Link from the end of",
+                            ),
+                        ] {
+                            let name = match lang {
+                                Lang::Fr => format!(
+                                    "{fr} «\u{a0}{label}\u{a0}» (glisser vers un autre bloc)"
+                                ),
+                                Lang::En => format!("{en} “{label}” (drag to another bar)"),
+                            };
+                            let _ = write!(
+                                bars,
+                                "<span class=\"pp-lkh\" role=\"button\" aria-label=\"{name}\" title=\"{name}\" data-lkh=\"{end}\" style=\"left:{}px;top:{}px\"></span>",
+                                px(at),
+                                px(y + 9.0)
+                            );
+                        }
+                    }
                     let (b0, b1) = fit::bar_body(&tl, bar, x, w);
                     beside_label(
                         bars,
@@ -2393,6 +2930,13 @@ fn chart_html(
         };
         // A link is drawn in the block of its first end.
         let mut paths: Vec<String> = vec![String::new(); blocks.len()];
+        // Each link's wider, invisible twin, which takes the clicks and carries its
+        // accessible name (the drawn arrows are decoration, `aria-hidden`).
+        let mut hits: Vec<String> = vec![String::new(); blocks.len()];
+        let picked = match &edit {
+            edit::Edit::Link(l) => Some(l.0),
+            _ => None,
+        };
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
             let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
@@ -2413,22 +2957,40 @@ fn chart_html(
                 let mid = if x2 > x1 + 12 { (x1 + x2) / 2 } else { x1 + 8 };
                 // A driving link is marked while both its ends are drawn critical.
                 let crit_end = |i: u64| critical.contains(&BarId(i)) || crit_ms.contains(&i);
-                let (bad, arrow) = if doc.violated.contains(&l.id.0) {
-                    (" class=\"bad\"", "pp-arrow")
+                let (mark, arrow) = if doc.violated.contains(&l.id.0) {
+                    ("bad", "pp-arrow")
                 } else if crit_links.contains(&l.id.0) && crit_end(l.from.0) && crit_end(l.to.0) {
-                    (" class=\"crit\"", "pp-arrow-c")
+                    ("crit", "pp-arrow-c")
                 } else {
                     ("", "pp-arrow")
                 };
+                let sel = picked == Some(l.id.0);
+                let class = match (mark, sel) {
+                    ("", false) => String::new(),
+                    ("", true) => " class=\"sel\"".to_owned(),
+                    (m, false) => format!(" class=\"{m}\""),
+                    (m, true) => format!(" class=\"{m} sel\""),
+                };
+                let d = format!("M{x1} {y1}H{mid}V{y2}H{}", x2 - 2);
                 let _ = write!(
                     paths[a.4],
-                    "<path{bad} data-link=\"{}\" d=\"M{x1} {y1}H{mid}V{y2}H{}\" marker-end=\"url(#{arrow})\"></path>",
+                    "<path{class} data-link=\"{}\" d=\"{d}\" marker-end=\"url(#{arrow})\"></path>",
                     l.id.0,
-                    x2 - 2
+                );
+                let name = esc(&edit::link_name(
+                    lang,
+                    l.kind,
+                    edit::item_label(&doc.s, l.from),
+                    edit::item_label(&doc.s, l.to),
+                ));
+                let _ = write!(
+                    hits[a.4],
+                    "<path id=\"pp-l{}\" class=\"pp-lh\" role=\"gridcell\" aria-selected=\"{sel}\" aria-label=\"{name}\" data-lh=\"{}\" d=\"{d}\"><title>{name}</title></path>",
+                    l.id.0, l.id.0,
                 );
             }
         }
-        for (k, (items, links)) in blocks.iter().zip(&paths).enumerate() {
+        for (k, ((items, links), hits)) in blocks.iter().zip(&paths).zip(&hits).enumerate() {
             open_block(&mut h, first_block + k);
             h.push_str(items);
             if !links.is_empty() {
@@ -2437,11 +2999,12 @@ fn chart_html(
                 // bars (a chart 280,000 px tall) slower than that of 10,000.
                 let _ = write!(
                     h,
-                    "<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">{links}</svg>"
+                    "<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">{links}</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">{hits}</svg>"
                 );
             }
             h.push_str("</div>");
         }
+        edit_html(&mut h, (&doc, &lay, &tl), &edit, lang, &find, (sl, stp));
         if let Some(p) = &preview {
             open_block(&mut h, usize::MAX);
             let mut broken = match (lang, p.broken) {
@@ -2516,6 +3079,109 @@ fn beside_label(
         "<span class=\"pp-ol{class}\" aria-hidden=\"true\" style=\"{at};top:{}px\">{label}</span>",
         px(top + 5.0)
     );
+}
+
+/// The edit in progress, drawn over the chart in a block of its own (after the lines'
+/// blocks, so scrolling never replaces it and the text typed in it stays): the rename
+/// field over its bar, the link being drawn with its tip, the bar being drawn in its row.
+/// `find` gives a drawn item's (id, left, right, middle y, block).
+fn edit_html(
+    h: &mut String,
+    (doc, lay, tl): (&Doc, &app::Lay, &Timeline),
+    edit: &edit::Edit,
+    lang: Lang,
+    find: &dyn Fn(u64) -> Option<(u64, f64, f64, f64, usize)>,
+    (sl, stp): (f64, f64),
+) {
+    use std::fmt::Write as _;
+    let tip = |h: &mut String, text: &str| {
+        let _ = write!(
+            h,
+            "<div class=\"pp-tip\" role=\"status\" style=\"left:{}px;top:{}px\">{}</div>",
+            px(sl + 8.0),
+            px(stp + 4.0),
+            esc(text)
+        );
+    };
+    let mut e = String::new();
+    match edit {
+        edit::Edit::None | edit::Edit::Link(_) => return,
+        edit::Edit::Rename(bar) => {
+            let (Some(b), Some(at)) = (doc.s.bar(*bar), find(bar.0)) else {
+                return;
+            };
+            let label = esc(&b.label);
+            let name = match lang {
+                Lang::Fr => format!(
+                    "Nouveau nom de «\u{a0}{label}\u{a0}» (Entrée\u{a0}: renommer, Échap\u{a0}: annuler)"
+                ),
+                Lang::En => format!("New name of “{label}” (Enter: rename, Esc: cancel)"),
+            };
+            let _ = write!(
+                e,
+                "<input class=\"pp-rename\" type=\"text\" value=\"{label}\" aria-label=\"{name}\" title=\"{name}\" style=\"left:{}px;top:{}px;width:{}px\">",
+                px(at.1),
+                px(at.3 - 11.0),
+                px((at.2 - at.1).max(160.0))
+            );
+        }
+        edit::Edit::Linking(k) => {
+            let Some(a) = find(k.from.0) else { return };
+            let x1 = if k.from_edge == Edge::Start { a.1 } else { a.2 };
+            let to = k.to.and_then(|t| find(t.0).map(|b| (t, b)));
+            let end = match (k.pointer, to) {
+                (Some(p), _) => Some(p),
+                (None, Some((_, b))) => {
+                    Some((if k.to_edge == Edge::Start { b.1 } else { b.2 }, b.3))
+                }
+                (None, None) => None,
+            };
+            if let Some((x2, y2)) = end {
+                let _ = write!(
+                    e,
+                    "<svg class=\"pp-links pp-draft\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\"><path d=\"M{} {}L{} {}\" marker-end=\"url(#pp-arrow)\"></path></svg>",
+                    px(x1),
+                    px(a.3),
+                    px(x2),
+                    px(y2)
+                );
+            }
+            let from = edit::item_label(&doc.s, ItemId(k.from.0));
+            let kind = edit::link_kind(k.from_edge, k.to_edge);
+            let words = match to {
+                Some((t, _)) if t.0 != k.from.0 => {
+                    edit::linking_words(lang, Some(kind), from, Some(edit::item_label(&doc.s, t)))
+                }
+                _ => edit::linking_words(lang, None, from, None),
+            };
+            tip(&mut e, &words);
+        }
+        edit::Edit::Creating { row, from, to } => {
+            let Some(line) = lay
+                .lines
+                .iter()
+                .find(|l| matches!(l.kind, LineKind::Row { id, .. } if id == *row))
+            else {
+                return;
+            };
+            let (start, end) = edit::drawn_span(&doc.cal, *from, *to);
+            let label = edit::new_bar_label(lang);
+            let _ = write!(
+                e,
+                "<div class=\"pp-b pp-new\" aria-hidden=\"true\" style=\"left:{}px;width:{}px;top:{}px\">{label}</div>",
+                px(tl.x_of(start)),
+                px(tl.width_of(start, end).max(fit::MIN_BAR_WIDTH)),
+                px(line.y + 5.0)
+            );
+            tip(
+                &mut e,
+                &format!("{label}{} {start} → {end}", tr(lang, "\u{a0}:", ":")),
+            );
+        }
+    }
+    open_block(h, usize::MAX - 1);
+    h.push_str(&e);
+    h.push_str("</div>");
 }
 
 /// Tells the model what the person is looking at: the selected bar, the visible
@@ -2599,6 +3265,8 @@ pub fn update_model_context(st: St) {
 
 #[cfg(test)]
 mod snapshots;
+
+pub mod edit;
 
 #[cfg(test)]
 mod tests {
