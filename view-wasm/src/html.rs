@@ -19,10 +19,6 @@ impl Html {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// An HTML builder. Every method returns the builder, to chain.
@@ -134,10 +130,6 @@ impl H {
 
     pub fn is_empty(&self) -> bool {
         self.out.is_empty()
-    }
-
-    pub fn clear(&mut self) {
-        self.out.clear();
     }
 
     pub fn finish(self) -> Html {
