@@ -82,7 +82,9 @@ impl H {
         }
     }
 
-    /// Markup, or words written in the code: a literal, never run-time text.
+    /// Markup, or words written in the code. `'static` is what keeps run-time text
+    /// out: only literals live that long (and a leaked `String`, which the view never
+    /// makes).
     pub fn lit(&mut self, markup: &'static str) -> &mut H {
         self.out.push_str(markup);
         self
