@@ -4,14 +4,12 @@
 //! with Accept and Decline, and the delete confirmation. Buttons carry `data-act`; the
 //! root's one click handler runs them (`gantt::act`).
 
-use std::fmt::Write as _;
-
 use palmaplan_model::layout;
 use palmaplan_model::{ActionStatus, Date, Lang, wire};
 use serde_json::json;
 
 use crate::app::{self, Shown, St};
-use crate::gantt::esc;
+use crate::html::{H, Html};
 use crate::texts::tr;
 
 fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
@@ -23,16 +21,16 @@ fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
 }
 
 /// Everything under the chart, for the current state.
-pub fn bottom_html(st: St) -> String {
-    let mut h = String::new();
+pub fn bottom_html(st: St) -> Html {
+    let mut h = H::new();
     if st.withdrawn.get() || st.compact_now() || st.doc.with(Option::is_none) {
-        return h;
+        return h.finish();
     }
     if !matches!(
         st.card.with(|c| c.phase().clone()),
         crate::phase::Phase::Result(_)
     ) {
-        return h;
+        return h.finish();
     }
     match st.shown.get() {
         Some(Shown::Kanban) => kanban(st, &mut h),
@@ -41,10 +39,10 @@ pub fn bottom_html(st: St) -> String {
         _ => {}
     }
     confirm(st, &mut h);
-    h
+    h.finish()
 }
 
-fn confirm(st: St, h: &mut String) {
+fn confirm(st: St, h: &mut H) {
     let Some(bar) = st.confirm.get() else { return };
     let lang = st.lang.get();
     let label = st.doc.with(|d| {
@@ -53,72 +51,85 @@ fn confirm(st: St, h: &mut String) {
             .map(|b| b.label.clone())
             .unwrap_or_default()
     });
-    let q = match lang {
-        Lang::Fr => format!("Supprimer le bloc «\u{a0}{}\u{a0}»\u{202f}?", esc(&label)),
-        Lang::En => format!("Delete the bar “{}”?", esc(&label)),
+    h.lit("<div class=\"pp-confirm\" role=\"alertdialog\" aria-label=\"")
+        .lit(tr(lang, "Confirmer la suppression", "Confirm deletion"))
+        .lit("\"><p>");
+    match lang {
+        Lang::Fr => h
+            .lit("Supprimer le bloc «\u{a0}")
+            .text(&label)
+            .lit("\u{a0}»\u{202f}?"),
+        Lang::En => h.lit("Delete the bar “").text(&label).lit("”?"),
     };
-    let _ = write!(
-        h,
-        "<div class=\"pp-confirm\" role=\"alertdialog\" aria-label=\"{}\"><p>{q}</p><button type=\"button\" class=\"pp-danger\" data-act=\"delete-yes\">{}</button><button type=\"button\" data-act=\"delete-no\">{}</button></div>",
-        tr(lang, "Confirmer la suppression", "Confirm deletion"),
-        tr(lang, "Supprimer", "Delete"),
-        tr(lang, "Garder", "Keep")
-    );
+    h.lit("</p><button type=\"button\" class=\"pp-danger\" data-act=\"delete-yes\">")
+        .lit(tr(lang, "Supprimer", "Delete"))
+        .lit("</button><button type=\"button\" data-act=\"delete-no\">")
+        .lit(tr(lang, "Garder", "Keep"))
+        .lit("</button></div>");
 }
 
-fn kanban(st: St, h: &mut String) {
+fn kanban(st: St, h: &mut H) {
     let Some(doc) = st.doc.get() else { return };
     let lang = st.lang.get();
     let editable = st.can_write();
-    h.push_str("<div class=\"pp-kanban\">");
+    h.lit("<div class=\"pp-kanban\">");
     for (ci, col) in layout::kanban(&doc.s).into_iter().enumerate() {
         let title = status_name(lang, col.status);
-        let _ = write!(
-            h,
-            "<section class=\"pp-col\" aria-label=\"{title}\"><h2>{title} <span class=\"pp-count\">{}</span></h2><ul>",
-            col.cards.len()
-        );
+        h.lit("<section class=\"pp-col\" aria-label=\"")
+            .lit(title)
+            .lit("\"><h2>")
+            .lit(title)
+            .lit(" <span class=\"pp-count\">")
+            .num(col.cards.len())
+            .lit("</span></h2><ul>");
         for card in &col.cards {
-            let label = esc(&card.label);
+            let label = &card.label;
+            h.lit("<li class=\"pp-card\" data-action=\"")
+                .num(card.action.0)
+                .lit("\"><p class=\"pp-card-t\">")
+                .text(label)
+                .lit("</p><p class=\"pp-card-b\">")
+                .text(&card.bar_label);
             // The bar's progress beside its name, when it has some.
-            let progress = doc.s.bar(card.bar).filter(|b| b.progress > 0).map_or(
-                String::new(),
-                |b| match lang {
-                    Lang::Fr => format!(" · {}\u{202f}%", b.progress),
-                    Lang::En => format!(" · {}%", b.progress),
-                },
-            );
-            let _ = write!(
-                h,
-                "<li class=\"pp-card\" data-action=\"{}\"><p class=\"pp-card-t\">{label}</p><p class=\"pp-card-b\">{}{progress}</p>",
-                card.action.0,
-                esc(&card.bar_label)
-            );
+            if let Some(b) = doc.s.bar(card.bar).filter(|b| b.progress > 0) {
+                match lang {
+                    Lang::Fr => h.lit(" · ").num(b.progress).lit("\u{202f}%"),
+                    Lang::En => h.lit(" · ").num(b.progress).lit("%"),
+                };
+            }
+            h.lit("</p>");
             if let Some(n) = &card.assignee_name {
-                let _ = write!(h, "<p class=\"pp-member\">{}</p>", esc(n));
+                h.lit("<p class=\"pp-member\">").text(n).lit("</p>");
             }
             if editable {
-                h.push_str("<div class=\"pp-card-a\">");
+                h.lit("<div class=\"pp-card-a\">");
                 let moves = [(ci.checked_sub(1), "← ", ""), (Some(ci + 1), "", " →")];
                 for (to, pre, post) in moves {
                     if let Some(to) = to.and_then(|i| ActionStatus::ALL.get(i)) {
                         let name = status_name(lang, *to);
                         let sep = tr(lang, "\u{a0}: ", ": ");
-                        let _ = write!(
-                            h,
-                            "<button type=\"button\" data-act=\"status\" data-action=\"{}\" data-to=\"{}\" aria-label=\"{label}{sep}{name}\">{pre}{name}{post}</button>",
-                            card.action.0,
-                            to.as_str()
-                        );
+                        h.lit("<button type=\"button\" data-act=\"status\" data-action=\"")
+                            .num(card.action.0)
+                            .lit("\" data-to=\"")
+                            .lit(to.as_str())
+                            .lit("\" aria-label=\"")
+                            .text(label)
+                            .lit(sep)
+                            .lit(name)
+                            .lit("\">")
+                            .lit(pre)
+                            .lit(name)
+                            .lit(post)
+                            .lit("</button>");
                     }
                 }
-                h.push_str("</div>");
+                h.lit("</div>");
             }
-            h.push_str("</li>");
+            h.lit("</li>");
         }
-        h.push_str("</ul></section>");
+        h.lit("</ul></section>");
     }
-    h.push_str("</div>");
+    h.lit("</div>");
 }
 
 /// The agenda's range: the options' dates, else a window that holds the schedule's
@@ -169,19 +180,17 @@ pub fn fetch_agenda(st: St, id: i64) {
     );
 }
 
-fn agenda(st: St, h: &mut String) {
+fn agenda(st: St, h: &mut H) {
     let lang = st.lang.get();
     let d = match st.agenda.get() {
         None => {
-            h.push_str("<div class=\"pp-skeleton\" aria-busy=\"true\"><div></div></div>");
+            h.lit("<div class=\"pp-skeleton\" aria-busy=\"true\"><div></div></div>");
             return;
         }
         Some(Err(e)) => {
-            let _ = write!(
-                h,
-                "<p class=\"pp-msg pp-error\" role=\"alert\">{}</p>",
-                esc(&e)
-            );
+            h.lit("<p class=\"pp-msg pp-error\" role=\"alert\">")
+                .text(&e)
+                .lit("</p>");
             return;
         }
         Some(Ok(d)) => d,
@@ -205,14 +214,12 @@ fn agenda(st: St, h: &mut String) {
         d.as_ref()
             .map(|d| palmaplan_model::calendar::Calendar::for_schedule(&d.s))
     });
-    let _ = write!(
-        h,
-        "<div class=\"pp-agenda\"><h2>{}</h2><ul>",
-        match lang {
-            Lang::Fr => format!("Absences du {from} au {to}"),
-            Lang::En => format!("Absences from {from} to {to}"),
-        }
-    );
+    h.lit("<div class=\"pp-agenda\"><h2>");
+    match lang {
+        Lang::Fr => h.textf(format_args!("Absences du {from} au {to}")),
+        Lang::En => h.textf(format_args!("Absences from {from} to {to}")),
+    };
+    h.lit("</h2><ul>");
     let mut day = from;
     let mut n = 0;
     while day <= to && n < layout::AGENDA_MAX_DAYS {
@@ -226,34 +233,27 @@ fn agenda(st: St, h: &mut String) {
         let working = cal.as_ref().is_none_or(|c| c.is_working(day));
         if working || !away.is_empty() {
             let (y, m, dd) = day.ymd();
-            let label = match lang {
-                Lang::Fr => format!(
-                    "{} {dd} {} {y}",
-                    weekday(lang, day),
-                    layout::month_name(m, lang)
-                ),
-                Lang::En => format!(
-                    "{} {} {dd}, {y}",
-                    weekday(lang, day),
-                    layout::month_name(m, lang)
-                ),
+            let (wd, month) = (weekday(lang, day), layout::month_name(m, lang));
+            h.lit("<li class=\"pp-day")
+                .lit(if working { "" } else { " off" })
+                .lit(if away.is_empty() { "" } else { " away" })
+                .lit("\"><span class=\"pp-date\">");
+            match lang {
+                Lang::Fr => h.textf(format_args!("{wd} {dd} {month} {y}")),
+                Lang::En => h.textf(format_args!("{wd} {month} {dd}, {y}")),
             };
-            let who = if away.is_empty() {
-                tr(lang, "tout le monde est là", "everyone is in").to_owned()
+            h.lit("</span><span>");
+            if away.is_empty() {
+                h.lit(tr(lang, "tout le monde est là", "everyone is in"));
             } else {
-                esc(&away.join(", "))
-            };
-            let _ = write!(
-                h,
-                "<li class=\"pp-day{}{}\"><span class=\"pp-date\">{label}</span><span>{who}</span></li>",
-                if working { "" } else { " off" },
-                if away.is_empty() { "" } else { " away" }
-            );
+                h.text(&away.join(", "));
+            }
+            h.lit("</span></li>");
         }
         day = day.add_days(1);
         n += 1;
     }
-    h.push_str("</ul></div>");
+    h.lit("</ul></div>");
 }
 
 fn weekday(lang: Lang, d: Date) -> &'static str {
@@ -268,23 +268,21 @@ fn weekday(lang: Lang, d: Date) -> &'static str {
 
 /// Under the before/after chart: the tool's change list, then Accept and Decline for a
 /// proposal that the chart shows whole and that is still current.
-fn before_after(st: St, h: &mut String) {
+fn before_after(st: St, h: &mut H) {
     let lang = st.lang.get();
-    h.push_str("<div class=\"pp-changes\"><ul>");
+    h.lit("<div class=\"pp-changes\"><ul>");
     for l in st.reply_text.get().lines().filter(|l| !l.trim().is_empty()) {
-        let _ = write!(h, "<li>{}</li>", esc(l));
+        h.lit("<li>").text(l).lit("</li>");
     }
-    h.push_str("</ul>");
+    h.lit("</ul>");
     let (proposal, acceptable) = match st.shown.get() {
         Some(Shown::Proposal { acceptable, .. }) => (true, acceptable),
         _ => (false, false),
     };
-    let line = |h: &mut String, text: &str| {
-        let _ = write!(
-            h,
-            "<p class=\"pp-notice\" role=\"status\">{}</p>",
-            esc(text)
-        );
+    let line = |h: &mut H, text: &str| {
+        h.lit("<p class=\"pp-notice\" role=\"status\">")
+            .text(text)
+            .lit("</p>");
     };
     if !proposal {
         line(
@@ -334,12 +332,11 @@ fn before_after(st: St, h: &mut String) {
             ),
         );
     } else {
-        let _ = write!(
-            h,
-            "<div class=\"pp-actions\"><button type=\"button\" class=\"pp-primary\" data-act=\"accept\">{}</button><button type=\"button\" data-act=\"decline\">{}</button></div>",
-            tr(lang, "Accepter", "Accept"),
-            tr(lang, "Refuser", "Decline")
-        );
+        h.lit("<div class=\"pp-actions\"><button type=\"button\" class=\"pp-primary\" data-act=\"accept\">")
+            .lit(tr(lang, "Accepter", "Accept"))
+            .lit("</button><button type=\"button\" data-act=\"decline\">")
+            .lit(tr(lang, "Refuser", "Decline"))
+            .lit("</button></div>");
     }
-    h.push_str("</div>");
+    h.lit("</div>");
 }

@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 use crate::app::{self, Doc, Notice, Shown, St};
 use crate::bridge::Kind;
 use crate::host;
+use crate::html::{H, Html};
 use crate::phase::Phase;
 use crate::sig::{Sig, listen, on_render, set_timeout};
 use crate::texts::{self, tr};
@@ -291,8 +292,6 @@ pub fn preview(
         by,
     })
 }
-
-pub use palmaplan_model::text::escape_html as esc;
 
 /// A coordinate as CSS pixels (whole pixels: no float formatting in the hot path).
 fn px(v: f64) -> i64 {
@@ -706,10 +705,10 @@ pub fn mount(st: St) -> Option<()> {
     PARTS.with(|p| *p.borrow_mut() = Some(Parts { scroller, inner }));
     Effect::new(move || {
         document_attributes(st);
-        set_part(0, &top, top_html(st));
+        set_part(0, &top, top_html(st).as_str());
     });
     Effect::new(move || {
-        set_part(2, &bottom, crate::boards::bottom_html(st));
+        set_part(2, &bottom, crate::boards::bottom_html(st).as_str());
     });
     Effect::new(move || {
         st.track_all();
@@ -1019,13 +1018,13 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
 /// Replaces a part's HTML when it changed, keeping the focus on the same control.
 /// Returns whether it changed. Parts: 0 top, 1 chart frame, 2 bottom, 3-6 the chart's
 /// containers.
-fn set_part(i: usize, part: &web_sys::Element, html: String) -> bool {
+fn set_part(i: usize, part: &web_sys::Element, html: &str) -> bool {
     let changed = LAST.with(|l| {
         let mut l = l.borrow_mut();
         if l[i] == html {
             false
         } else {
-            l[i] = html;
+            html.clone_into(&mut l[i]);
             true
         }
     });
@@ -1164,13 +1163,13 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             // container only when its own content changes: a vertical scroll redraws
             // the grid and the items, never the header or the days.
             host::trace("chart html");
-            let parts: Vec<&str> = html.split(CUT).collect();
+            let parts: Vec<&str> = html.as_str().split(CUT).collect();
             // A name being typed survives its field being drawn again (the bar moved
             // as the state was read in steps, or the frame changed): its text and the
             // focus go to the new field.
             let typing = rename_field(&p.inner).filter(is_active).map(|f| f.value());
             let frame: String = parts.iter().step_by(2).copied().collect();
-            if set_part(1, &p.inner, frame) {
+            if set_part(1, &p.inner, &frame) {
                 host::trace("frame");
                 LAST.with(|l| l.borrow_mut()[3..7].iter_mut().for_each(String::clear));
                 BLOCKS.with(|b| b.borrow_mut().iter_mut().for_each(Vec::clear));
@@ -1187,7 +1186,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                         1 => set_blocks(0, &el, content),
                         3 => set_blocks(1, &el, content),
                         _ => {
-                            set_part(3 + k, &el, (*content).to_owned());
+                            set_part(3 + k, &el, content);
                         }
                     }
                 }
@@ -1220,21 +1219,18 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
 }
 
 /// The card's phase, the toolbar and the status lines, as HTML.
-fn top_html(st: St) -> String {
-    use std::fmt::Write as _;
+fn top_html(st: St) -> Html {
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
-    let mut h = String::new();
+    let mut h = H::new();
     if st.withdrawn.get() {
-        let _ = write!(
-            h,
-            "<p class=\"pp-msg\" role=\"status\">{}</p>",
-            t(
+        h.lit("<p class=\"pp-msg\" role=\"status\">")
+            .lit(t(
                 "Une vue plus récente de ce planning est ouverte plus bas.",
-                "A newer view of this schedule is open further down."
-            )
-        );
-        return h;
+                "A newer view of this schedule is open further down.",
+            ))
+            .lit("</p>");
+        return h.finish();
     }
     let phase = st.card.with(|c| c.phase().clone());
     let compact = st.compact_now();
@@ -1242,32 +1238,27 @@ fn top_html(st: St) -> String {
         Phase::Waiting if compact => compact_html(&mut h, lang, None),
         Phase::Waiting => skeleton_html(&mut h, lang),
         Phase::Stalled => {
-            let _ = write!(
-                h,
-                "<div class=\"pp-msg\" role=\"alert\"><p>{}</p><button type=\"button\" data-act=\"reload\">{}</button></div>",
-                t(
+            h.lit("<div class=\"pp-msg\" role=\"alert\"><p>")
+                .lit(t(
                     "Le planning n'est pas arrivé à temps.",
-                    "The schedule did not arrive in time."
-                ),
-                t("Recharger", "Reload")
-            );
+                    "The schedule did not arrive in time.",
+                ))
+                .lit("</p><button type=\"button\" data-act=\"reload\">")
+                .lit(t("Recharger", "Reload"))
+                .lit("</button></div>");
         }
         Phase::Cancelled { .. } => {
-            let _ = write!(
-                h,
-                "<p class=\"pp-msg\" role=\"status\">{}</p>",
-                texts::cancelled(lang, false)
-            );
+            h.lit("<p class=\"pp-msg\" role=\"status\">")
+                .lit(texts::cancelled(lang, false))
+                .lit("</p>");
         }
         Phase::Result(r) => {
             let reply = host::Reply::from_result(&r);
             if reply.is_error {
                 // An error is always the full card.
-                let _ = write!(
-                    h,
-                    "<div class=\"pp-msg pp-error\" role=\"alert\"><p>{}</p></div>",
-                    esc(&reply.text)
-                );
+                h.lit("<div class=\"pp-msg pp-error\" role=\"alert\"><p>")
+                    .text(&reply.text)
+                    .lit("</p></div>");
             } else if compact {
                 compact_html(
                     &mut h,
@@ -1276,12 +1267,11 @@ fn top_html(st: St) -> String {
                 );
             } else {
                 if let Some(e) = st.load_error.get() {
-                    let _ = write!(
-                        h,
-                        "<div class=\"pp-msg pp-error\" role=\"alert\"><p>{}</p><button type=\"button\" data-act=\"reload\">{}</button></div>",
-                        esc(&e),
-                        t("Recharger", "Reload")
-                    );
+                    h.lit("<div class=\"pp-msg pp-error\" role=\"alert\"><p>")
+                        .text(&e)
+                        .lit("</p><button type=\"button\" data-act=\"reload\">")
+                        .lit(t("Recharger", "Reload"))
+                        .lit("</button></div>");
                 }
                 match st.doc.get() {
                     None if st.load_error.get().is_none() => skeleton_html(&mut h, lang),
@@ -1297,48 +1287,47 @@ fn top_html(st: St) -> String {
             }
         }
     }
-    h
+    h.finish()
 }
 
 /// The markers of an item's date constraints (a tick at the day each names: its start
 /// for start constraints, its end for finish ones) and of its deadline (a flag at the
 /// end of its day, red once the item finishes after it), on the item's line.
 fn constraint_marks(
-    h: &mut String,
+    h: &mut H,
     doc: &Doc,
     (tl, lang): (&Timeline, Lang),
     id: ItemId,
     finish: Date,
     y: f64,
 ) {
-    use std::fmt::Write as _;
     // Where `fit` counts them for the labels beside the item.
     for c in doc.s.item_constraints(id).unwrap_or_default() {
         let x = fit::constraint_x(tl, &c);
-        let _ = write!(
-            h,
-            "<div class=\"pp-con\" title=\"{}\" style=\"left:{}px;top:{}px\"></div>",
-            esc(&palmaplan_model::text::constraint_phrase(c, lang)),
-            px(x - 1.0),
-            px(y + 2.0)
-        );
+        h.lit("<div class=\"pp-con\"")
+            .attr("title", &palmaplan_model::text::constraint_phrase(c, lang))
+            .lit(" style=\"left:")
+            .num(px(x - 1.0))
+            .lit("px;top:")
+            .num(px(y + 2.0))
+            .lit("px\"></div>");
     }
     if let Some(deadline) = doc.s.item_deadline(id) {
         let missed = finish > deadline;
-        let title = match (lang, missed) {
-            (Lang::Fr, false) => format!("échéance le {deadline}"),
-            (Lang::Fr, true) => format!("échéance le {deadline}, dépassée"),
-            (Lang::En, false) => format!("deadline {deadline}"),
-            (Lang::En, true) => format!("deadline {deadline}, missed"),
+        h.lit("<div class=\"pp-dl")
+            .lit(if missed { " missed" } else { "" })
+            .lit("\" title=\"");
+        match (lang, missed) {
+            (Lang::Fr, false) => h.textf(format_args!("échéance le {deadline}")),
+            (Lang::Fr, true) => h.textf(format_args!("échéance le {deadline}, dépassée")),
+            (Lang::En, false) => h.textf(format_args!("deadline {deadline}")),
+            (Lang::En, true) => h.textf(format_args!("deadline {deadline}, missed")),
         };
-        let _ = write!(
-            h,
-            "<div class=\"pp-dl{}\" title=\"{}\" style=\"left:{}px;top:{}px\" aria-hidden=\"true\">⚑</div>",
-            if missed { " missed" } else { "" },
-            esc(&title),
-            px(fit::deadline_x(tl, deadline)),
-            px(y - 1.0)
-        );
+        h.lit("\" style=\"left:")
+            .num(px(fit::deadline_x(tl, deadline)))
+            .lit("px;top:")
+            .num(px(y - 1.0))
+            .lit("px\" aria-hidden=\"true\">⚑</div>");
     }
 }
 
@@ -1631,15 +1620,14 @@ fn marks_of(doc: &Doc, today: Date) -> Marks {
 /// The legend of the marks this chart draws: only those present (critical bars,
 /// milestones and links when the critical path is shown, at risk, late, overdue,
 /// constraints, deadlines).
-fn legend_html(st: St, h: &mut String, doc: &Doc) {
-    use std::fmt::Write as _;
+fn legend_html(st: St, h: &mut H, doc: &Doc) {
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
     let m = marks_of(doc, st.today.get());
     let show_crit = st.options.with(|o| o.critical_path == Some(true));
     let marks = show_crit.then(|| path_of(doc)).flatten();
     let has = |f: fn(&PathMarks) -> bool| marks.as_deref().is_some_and(f);
-    let entries: [(bool, &str, &str); 8] = [
+    let entries: [(bool, &'static str, &'static str); 8] = [
         (
             show_crit && !doc.critical.is_empty(),
             "crit",
@@ -1668,30 +1656,29 @@ fn legend_html(st: St, h: &mut String, doc: &Doc) {
     if !entries.iter().any(|e| e.0) {
         return;
     }
-    let _ = write!(
-        h,
-        "<p class=\"pp-legend\" aria-label=\"{}\">",
-        t("Légende", "Legend")
-    );
+    h.lit("<p class=\"pp-legend\" aria-label=\"")
+        .lit(t("Légende", "Legend"))
+        .lit("\">");
     for (on, key, name) in entries {
         if on {
-            let _ = write!(h, "<span class=\"pp-lg pp-lg-{key}\">{name}</span>");
+            h.lit("<span class=\"pp-lg pp-lg-")
+                .lit(key)
+                .lit("\">")
+                .lit(name)
+                .lit("</span>");
         }
     }
-    h.push_str("</p>");
+    h.lit("</p>");
 }
 
-fn details_html(st: St, h: &mut String, doc: &Doc) {
-    use std::fmt::Write as _;
+fn details_html(st: St, h: &mut H, doc: &Doc) {
     // A link selected: what it joins, and how to delete it.
     if let edit::Edit::Link(l) = st.edit.get()
         && let Some(text) = edit::link_details(&doc.s, l, st.lang.get(), st.can_write())
     {
-        let _ = write!(
-            h,
-            "<p class=\"pp-details\" role=\"status\">{}</p>",
-            esc(&text)
-        );
+        h.lit("<p class=\"pp-details\" role=\"status\">")
+            .text(&text)
+            .lit("</p>");
         return;
     }
     let Some(text) = st.selected.get().and_then(|b| {
@@ -1706,31 +1693,24 @@ fn details_html(st: St, h: &mut String, doc: &Doc) {
     }) else {
         return;
     };
-    let _ = write!(
-        h,
-        "<p class=\"pp-details\" role=\"status\">{}</p>",
-        esc(&text)
-    );
+    h.lit("<p class=\"pp-details\" role=\"status\">")
+        .text(&text)
+        .lit("</p>");
 }
 
-fn skeleton_html(h: &mut String, lang: Lang) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        h,
-        "<div class=\"pp-skeleton\" aria-busy=\"true\" role=\"status\" aria-label=\"{}\"><div></div><div></div><div></div></div>",
-        tr(lang, "Chargement du planning", "Loading the schedule")
-    );
+fn skeleton_html(h: &mut H, lang: Lang) {
+    h.lit("<div class=\"pp-skeleton\" aria-busy=\"true\" role=\"status\" aria-label=\"")
+        .lit(tr(lang, "Chargement du planning", "Loading the schedule"))
+        .lit("\"><div></div><div></div><div></div></div>");
 }
 
 /// The one line of `display: "compact"`: icon, title, the server's summary, Show.
-fn compact_html(h: &mut String, lang: Lang, summary: Option<&str>) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        h,
-        "<div class=\"pp-compact\"><span class=\"pp-icon\" aria-hidden=\"true\">▦</span><strong>PalmaPlan</strong><span class=\"pp-sum\">{}</span><button type=\"button\" data-act=\"expand\">{}</button></div>",
-        esc(summary.unwrap_or(tr(lang, "Chargement…", "Loading…"))),
-        tr(lang, "Afficher", "Show")
-    );
+fn compact_html(h: &mut H, lang: Lang, summary: Option<&str>) {
+    h.lit("<div class=\"pp-compact\"><span class=\"pp-icon\" aria-hidden=\"true\">▦</span><strong>PalmaPlan</strong><span class=\"pp-sum\">")
+        .text(summary.unwrap_or(tr(lang, "Chargement…", "Loading…")))
+        .lit("</span><button type=\"button\" data-act=\"expand\">")
+        .lit(tr(lang, "Afficher", "Show"))
+        .lit("</button></div>");
 }
 
 /// Toolbar icons drawn inline (a font may lack the symbols).
@@ -1738,15 +1718,12 @@ const ICON_ASK: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><p
 const ICON_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
 const ICON_EXIT_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M6 2v4H2M14 6h-4V2M10 14v-4h4M2 10h4v4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
 
-fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
-    use std::fmt::Write as _;
+fn toolbar_html(st: St, h: &mut H, doc: &Doc) {
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
-    let _ = write!(
-        h,
-        "<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"{}\">",
-        t("Outils du planning", "Schedule tools"),
-    );
+    h.lit("<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"")
+        .lit(t("Outils du planning", "Schedule tools"))
+        .lit("\">");
     // On the web screen, the way back to the list and the help: plain links, as the
     // page is a page of the site (inside a host, the host gives both).
     let on_screen = st.backend.with_untracked(|b| {
@@ -1760,13 +1737,15 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
     });
     if on_screen {
         let en = if lang == Lang::En { "?lang=en" } else { "" };
-        let _ = write!(
-            h,
-            "<a class=\"pp-back\" href=\"/app{en}\">← {}</a>",
-            t("Mes plannings", "My schedules")
-        );
+        h.lit("<a class=\"pp-back\" href=\"/app")
+            .lit(en)
+            .lit("\">← ")
+            .lit(t("Mes plannings", "My schedules"))
+            .lit("</a>");
     }
-    let _ = write!(h, "<h1 class=\"pp-title\">{}</h1>", esc(&doc.s.name));
+    h.lit("<h1 class=\"pp-title\">")
+        .text(&doc.s.name)
+        .lit("</h1>");
     let mut sub = Vec::new();
     let (got, total) = doc.progress;
     if !doc.complete && total > 1 {
@@ -1792,24 +1771,26 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
         sub.push(t("lecture seule", "read-only").to_owned());
     }
     if !sub.is_empty() {
-        let _ = write!(
-            h,
-            "<span class=\"pp-sub\" role=\"status\">{}</span>",
-            esc(&sub.join(" · "))
-        );
+        h.lit("<span class=\"pp-sub\" role=\"status\">")
+            .text(&sub.join(" · "))
+            .lit("</span>");
     }
-    h.push_str("<span class=\"pp-grow\"></span>");
-    let button = |h: &mut String, act: &str, icon: &str, label: &str, fold: bool| {
-        let _ = write!(
-            h,
-            "<button type=\"button\" class=\"{}\" data-act=\"{act}\" aria-label=\"{label}\" title=\"{label}\"><span aria-hidden=\"true\">{icon}</span>{}</button>",
-            if fold { "pp-fold" } else { "pp-ic" },
-            if fold {
-                format!("<span class=\"pp-lbl\">{label}</span>")
-            } else {
-                String::new()
-            }
-        );
+    h.lit("<span class=\"pp-grow\"></span>");
+    let button = |h: &mut H, act: &'static str, icon: &'static str, label: &str, fold: bool| {
+        h.lit("<button type=\"button\" class=\"")
+            .lit(if fold { "pp-fold" } else { "pp-ic" })
+            .lit("\" data-act=\"")
+            .lit(act)
+            .lit("\"")
+            .attr("aria-label", label)
+            .attr("title", label)
+            .lit("><span aria-hidden=\"true\">")
+            .lit(icon)
+            .lit("</span>");
+        if fold {
+            h.lit("<span class=\"pp-lbl\">").text(label).lit("</span>");
+        }
+        h.lit("</button>");
     };
     if matches!(
         shown,
@@ -1845,12 +1826,11 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
         )
     });
     if on_screen && let Some(url) = st.help.get() {
-        let _ = write!(
-            h,
-            "<a class=\"pp-back\" href=\"{}\" target=\"_blank\" rel=\"noopener\">{}</a>",
-            esc(&url),
-            t("Aide", "Help")
-        );
+        h.lit("<a class=\"pp-back\"")
+            .attr("href", &url)
+            .lit(" target=\"_blank\" rel=\"noopener\">")
+            .lit(t("Aide", "Help"))
+            .lit("</a>");
     }
     if !st.embed {
         if ask_ok {
@@ -1879,18 +1859,18 @@ fn toolbar_html(st: St, h: &mut String, doc: &Doc) {
             button(h, "full", ICON_FULL, t("Plein écran", "Full screen"), true);
         }
     }
-    h.push_str("</div>");
+    h.lit("</div>");
     match st.notice.get() {
         Notice::None => {}
         Notice::Busy(m) | Notice::Ok(m) => {
-            let _ = write!(h, "<p class=\"pp-notice\" role=\"status\">{}</p>", esc(&m));
+            h.lit("<p class=\"pp-notice\" role=\"status\">")
+                .text(&m)
+                .lit("</p>");
         }
         Notice::Error(m) => {
-            let _ = write!(
-                h,
-                "<p class=\"pp-notice pp-error\" role=\"alert\">{}</p>",
-                esc(&m)
-            );
+            h.lit("<p class=\"pp-notice pp-error\" role=\"alert\">")
+                .text(&m)
+                .lit("</p>");
         }
     }
 }
@@ -2333,7 +2313,7 @@ pub fn warm_up_chart(st: St, doc: app::Doc) {
     st.doc.update_untracked(|d| *d = saved_doc);
     st.lay.update_untracked(|l| *l = saved_lay);
     #[cfg(target_arch = "wasm32")]
-    lay_out_out_of_sight(&html);
+    lay_out_out_of_sight(html.as_str());
     #[cfg(not(target_arch = "wasm32"))]
     let _ = html;
 }
@@ -2375,9 +2355,11 @@ const BLOCK: &str = "<!--b-->";
 
 /// Starts block `k`: an element without a box of its own (`display:contents`), so its
 /// cells and bars are placed as if it were not there.
-fn open_block(h: &mut String, k: usize) {
-    use std::fmt::Write as _;
-    let _ = write!(h, "{BLOCK}<div class=\"pp-blk\" data-blk=\"{k}\">");
+fn open_block(h: &mut H, k: usize) {
+    h.lit(BLOCK)
+        .lit("<div class=\"pp-blk\" data-blk=\"")
+        .num(k)
+        .lit("\">");
 }
 
 /// Where `chart_html` cuts its text: the frame (the segments at even positions, which
@@ -2393,10 +2375,9 @@ fn chart_html(
     (vw, vh): (f64, f64),
     preview: Option<Preview>,
     dragged: Option<BarId>,
-) -> String {
-    use std::fmt::Write as _;
+) -> Html {
     let (Some(doc), Some(lay)) = (st.doc.get(), st.lay.get()) else {
-        return String::new();
+        return Html::default();
     };
     // The shadow: the other side of a before/after, else the baseline version.
     let before = st.before.get().or_else(|| st.reference.get());
@@ -2466,20 +2447,20 @@ fn chart_html(
         _ => None,
     };
 
-    let mut h = String::with_capacity(16 * 1024);
-    let _ = write!(
-        h,
-        "<div class=\"pp-grid2\" style=\"grid-template-columns:{}px {}px;grid-template-rows:{}px {}px\">",
-        px(gw),
-        px(tw),
-        px(HEAD),
-        px(total_h)
-    );
-    let _ = write!(
-        h,
-        "<div class=\"pp-corner\">{}</div><div class=\"pp-head\">{CUT}",
-        tr(lang, "Lignes", "Rows")
-    );
+    let mut h = H::with_capacity(16 * 1024);
+    h.lit("<div class=\"pp-grid2\" style=\"grid-template-columns:")
+        .num(px(gw))
+        .lit("px ")
+        .num(px(tw))
+        .lit("px;grid-template-rows:")
+        .num(px(HEAD))
+        .lit("px ")
+        .num(px(total_h))
+        .lit("px\">");
+    h.lit("<div class=\"pp-corner\">")
+        .lit(tr(lang, "Lignes", "Rows"))
+        .lit("</div><div class=\"pp-head\">")
+        .lit(CUT);
     if show_tl && day_from <= day_to {
         let scale = layout::scale_at(lay.zoom, ppd, day_from, day_to, lang);
         let x0 = tl.x_of(day_from);
@@ -2488,32 +2469,34 @@ fn chart_html(
             ("pp-tick", &scale.minor),
         ] {
             for t in ticks {
-                let _ = write!(
-                    h,
-                    "<div class=\"{class}\" style=\"left:{}px;width:{}px\">{}</div>",
-                    px(x0 + t.x),
-                    px(t.width),
-                    esc(&t.label)
-                );
+                h.lit("<div class=\"")
+                    .lit(class)
+                    .lit("\" style=\"left:")
+                    .num(px(x0 + t.x))
+                    .lit("px;width:")
+                    .num(px(t.width))
+                    .lit("px\">")
+                    .text(&t.label)
+                    .lit("</div>");
             }
         }
     }
-    h.push_str(CUT);
-    h.push_str("</div><div class=\"pp-gridcol\">");
-    h.push_str(CUT);
+    h.lit(CUT).lit("</div><div class=\"pp-gridcol\">").lit(CUT);
     for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
         let at = vis.start + i;
         if at % BLOCK_LINES == 0 || i == 0 {
             if i > 0 {
-                h.push_str("</div>");
+                h.lit("</div>");
             }
             open_block(&mut h, at / BLOCK_LINES);
         }
         // A row with lanes is taller than a line.
-        let top = if line.height == LINE_HEIGHT {
-            format!("{}", px(line.y))
-        } else {
-            format!("{}px;height:{}", px(line.y), px(line.height))
+        let top = |h: &mut H| {
+            h.lit(" style=\"top:").num(px(line.y));
+            if line.height != LINE_HEIGHT {
+                h.lit("px;height:").num(px(line.height));
+            }
+            h.lit("px\">");
         };
         match &line.kind {
             LineKind::Group {
@@ -2522,107 +2505,107 @@ fn chart_html(
                 rows,
                 ..
             } => {
-                let name = doc.s.group(*id).map(|g| esc(&g.name)).unwrap_or_default();
-                let _ = write!(
-                    h,
-                    "<div class=\"pp-cell pp-group\" role=\"rowheader\" aria-expanded=\"{}\" style=\"top:{top}px\">",
-                    !collapsed
-                );
+                let name = doc.s.group(*id).map_or("", |g| &g.name);
+                h.lit("<div class=\"pp-cell pp-group\" role=\"rowheader\" aria-expanded=\"")
+                    .lit(if *collapsed { "false" } else { "true" })
+                    .lit("\"");
+                top(&mut h);
                 if full {
                     let (arrow, what) = if *collapsed {
                         ("▸", tr(lang, "Déplier", "Expand"))
                     } else {
                         ("▾", tr(lang, "Replier", "Collapse"))
                     };
-                    let _ = write!(
-                        h,
-                        "<button type=\"button\" class=\"pp-fold-g\" data-group=\"{}\" aria-label=\"{what} {name}\">{arrow}</button>",
-                        id.0
-                    );
+                    h.lit("<button type=\"button\" class=\"pp-fold-g\" data-group=\"")
+                        .num(id.0)
+                        .lit("\" aria-label=\"")
+                        .lit(what)
+                        .lit(" ")
+                        .text(name)
+                        .lit("\">")
+                        .lit(arrow)
+                        .lit("</button>");
                 }
-                let _ = write!(
-                    h,
-                    "<span>{name}</span><span class=\"pp-count\"> ({rows})</span></div>"
-                );
+                h.lit("<span>")
+                    .text(name)
+                    .lit("</span><span class=\"pp-count\"> (")
+                    .num(*rows)
+                    .lit(")</span></div>");
             }
             LineKind::Row { id, .. } => {
                 let row = doc.s.row(*id);
-                let name = row.map(|r| esc(&r.name)).unwrap_or_default();
+                let name = row.map_or("", |r| &r.name);
                 let member = row
                     .and_then(|r| r.member)
                     .and_then(|m| doc.s.member(m))
-                    .map(|m| esc(&m.name));
+                    .map(|m| &m.name);
+                h.lit("<div class=\"pp-cell\" role=\"rowheader\"");
                 // The member's name folds first on a narrow grid: the tooltip keeps it.
-                let title = member
-                    .as_deref()
-                    .map(|m| format!(" title=\"{name} — {m}\""))
-                    .unwrap_or_default();
-                let _ = write!(
-                    h,
-                    "<div class=\"pp-cell\" role=\"rowheader\"{title} style=\"top:{top}px\"><span class=\"pp-rname\">{name}</span>"
-                );
                 if let Some(m) = member {
-                    let _ = write!(h, "<span class=\"pp-member\">{m}</span>");
+                    h.lit(" title=\"").text(name).lit(" — ").text(m).lit("\"");
                 }
-                h.push_str("</div>");
+                top(&mut h);
+                h.lit("<span class=\"pp-rname\">").text(name).lit("</span>");
+                if let Some(m) = member {
+                    h.lit("<span class=\"pp-member\">").text(m).lit("</span>");
+                }
+                h.lit("</div>");
             }
         }
     }
     if !vis.is_empty() {
-        h.push_str("</div>");
+        h.lit("</div>");
     }
-    h.push_str(CUT);
+    h.lit(CUT);
     // The days' shading is as tall as the viewport and stays in it (sticky), rather
     // than as tall as the chart: columns 280,000 px tall (100,000 bars) slowed the
     // browser's painting.
-    let _ = write!(
-        h,
-        "</div><div class=\"pp-body\"><div class=\"pp-days\" style=\"height:{}px\">",
-        px((vh - HEAD).clamp(0.0, total_h))
-    );
-    h.push_str(CUT);
+    h.lit("</div><div class=\"pp-body\"><div class=\"pp-days\" style=\"height:")
+        .num(px((vh - HEAD).clamp(0.0, total_h)))
+        .lit("px\">")
+        .lit(CUT);
     if show_tl {
         // Days off in view, at the zooms where a day is wide enough to see.
         if ppd >= 5.0 {
             let mut d = day_from;
             while d <= day_to {
                 if !cal.is_working(d) {
-                    let _ = write!(
-                        h,
-                        "<div class=\"pp-off\" style=\"left:{}px;width:{}px\"></div>",
-                        px(tl.x_of(d)),
-                        px(ppd)
-                    );
+                    h.lit("<div class=\"pp-off\" style=\"left:")
+                        .num(px(tl.x_of(d)))
+                        .lit("px;width:")
+                        .num(px(ppd))
+                        .lit("px\"></div>");
                 }
                 d = d.add_days(1);
             }
         }
         if today >= lay.from && today <= lay.to {
-            let _ = write!(
-                h,
-                "<div class=\"pp-today\" style=\"left:{}px\" title=\"{}\"></div>",
-                px(tl.x_of(today)),
+            h.lit("<div class=\"pp-today\" style=\"left:")
+                .num(px(tl.x_of(today)))
+                .lit("px\" title=\"")
                 // Today in the schedule's zone: the status date progress is read at.
-                tr(
+                .lit(tr(
                     lang,
                     "Aujourd'hui\u{a0}: la date d'état de l'avancement",
-                    "Today: the status date progress is read at"
-                )
-            );
+                    "Today: the status date progress is read at",
+                ))
+                .lit("\"></div>");
         }
     }
     // Days change only when the view moves sideways; what follows, at every scroll.
-    h.push_str(CUT);
+    h.lit(CUT);
     // The arrows' markers, once, in the frame: the blocks' links refer to them. The
     // critical one is red in its own style, as a marker does not take its path's
     // colour and `.pp-links path` would outline it in grey.
-    h.push_str("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker><marker id=\"pp-arrow-c\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" style=\"fill:var(--pp-crit);stroke:var(--pp-crit)\"></path></marker></defs></svg>");
-    h.push_str(CUT);
+    h.lit("</div><div class=\"pp-items\"><svg class=\"pp-links\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><marker id=\"pp-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"currentColor\"></path></marker><marker id=\"pp-arrow-c\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" style=\"fill:var(--pp-crit);stroke:var(--pp-crit)\"></path></marker></defs></svg>");
+    h.lit(CUT);
     if show_tl {
         // Each block's text: its lines' roll-ups, shadows, bars and milestones, then
         // (below) the links that leave them.
         let first_block = vis.start / BLOCK_LINES;
-        let mut blocks: Vec<String> = vec![String::new(); vis.len().div_ceil(BLOCK_LINES).max(1)];
+        let mut blocks: Vec<H> = std::iter::repeat_with(H::new)
+            .take(vis.len().div_ceil(BLOCK_LINES).max(1))
+            .collect();
         let block_of = |line: usize| line / BLOCK_LINES - first_block;
         for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
             if let LineKind::Group {
@@ -2631,13 +2614,14 @@ fn chart_html(
                 && *b >= day_from
                 && *a <= day_to
             {
-                let _ = write!(
-                    blocks[block_of(vis.start + i)],
-                    "<div class=\"pp-rollup\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
-                    px(tl.x_of(*a)),
-                    px(tl.width_of(*a, *b)),
-                    px(line.y + 11.0)
-                );
+                blocks[block_of(vis.start + i)]
+                    .lit("<div class=\"pp-rollup\" style=\"left:")
+                    .num(px(tl.x_of(*a)))
+                    .lit("px;width:")
+                    .num(px(tl.width_of(*a, *b)))
+                    .lit("px;top:")
+                    .num(px(line.y + 11.0))
+                    .lit("px\"></div>");
             }
         }
         let mut ends: Vec<(u64, f64, f64, f64, usize)> = Vec::with_capacity(items.len());
@@ -2674,13 +2658,13 @@ fn chart_html(
                             .map(|b| (b.start, b.end))
                     };
                     if let Some((a, z)) = other.filter(|o| *o != (start, end)) {
-                        let _ = write!(
-                            bars,
-                            "<div class=\"pp-shadow\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
-                            px(tl.x_of(a)),
-                            px(tl.width_of(a, z).max(3.0)),
-                            px(y + 5.0)
-                        );
+                        bars.lit("<div class=\"pp-shadow\" style=\"left:")
+                            .num(px(tl.x_of(a)))
+                            .lit("px;width:")
+                            .num(px(tl.width_of(a, z).max(3.0)))
+                            .lit("px;top:")
+                            .num(px(y + 5.0))
+                            .lit("px\"></div>");
                     }
                     // With the critical path shown, each bar's total float as a pale
                     // strip from its end to its late finish (not while it is dragged:
@@ -2691,43 +2675,58 @@ fn chart_html(
                         && t.late_finish > end
                     {
                         let from = end.add_days(1);
-                        let _ = write!(
-                            bars,
-                            "<div class=\"pp-float\" title=\"{}\" style=\"left:{}px;width:{}px;top:{}px\"></div>",
-                            esc(&match (lang, t.total_float) {
-                                (Lang::Fr, 1) => format!(
-                                    "marge totale\u{a0}: 1 jour ouvré, jusqu'au {}",
-                                    t.late_finish
-                                ),
-                                (Lang::Fr, n) => format!(
-                                    "marge totale\u{a0}: {n} jours ouvrés, jusqu'au {}",
-                                    t.late_finish
-                                ),
-                                (Lang::En, 1) =>
-                                    format!("total float: 1 working day, until {}", t.late_finish),
-                                (Lang::En, n) => format!(
-                                    "total float: {n} working days, until {}",
-                                    t.late_finish
-                                ),
-                            }),
-                            px(tl.x_of(from)),
-                            px(tl.width_of(from, t.late_finish)),
-                            px(y + 9.0)
-                        );
+                        let late = t.late_finish;
+                        bars.lit("<div class=\"pp-float\" title=\"");
+                        match (lang, t.total_float) {
+                            (Lang::Fr, 1) => bars.textf(format_args!(
+                                "marge totale\u{a0}: 1 jour ouvré, jusqu'au {late}"
+                            )),
+                            (Lang::Fr, n) => bars.textf(format_args!(
+                                "marge totale\u{a0}: {n} jours ouvrés, jusqu'au {late}"
+                            )),
+                            (Lang::En, 1) => {
+                                bars.textf(format_args!("total float: 1 working day, until {late}"))
+                            }
+                            (Lang::En, n) => bars
+                                .textf(format_args!("total float: {n} working days, until {late}")),
+                        };
+                        bars.lit("\" style=\"left:")
+                            .num(px(tl.x_of(from)))
+                            .lit("px;width:")
+                            .num(px(tl.width_of(from, late)))
+                            .lit("px;top:")
+                            .num(px(y + 9.0))
+                            .lit("px\"></div>");
                     }
                     // Late (behind its planned progress at the status date) or overdue
                     // (its end passed, not complete): one lookup on the calendar per
                     // bar drawn.
                     let lateness = palmaplan_model::tracking::lateness_of(cal, bar, today);
-                    let mut class = String::from("pp-b");
+                    let is_crit = show_crit && critical.contains(&id);
+                    let at_risk = doc.at_risk.contains(&id);
+                    let why = reasons.as_deref().and_then(|r| {
+                        r.binary_search_by(|(b, _)| b.cmp(&id))
+                            .ok()
+                            .map(|k| r[k].1.as_str())
+                    });
+                    // Late and overdue bars are at risk at the status date too (the
+                    // model's `risks_at`): they get the badge and the words as well.
+                    let flagged = at_risk || lateness.is_some() || why.is_some();
+                    let said = |h: &mut H| {
+                        h.lit(tr(lang, "à risque", "at risk"));
+                        if let Some(w) = why {
+                            h.lit(tr(lang, "\u{a0}:", ":")).lit(" ").text(w);
+                        }
+                    };
+                    let held = doc.s.bar_lock(id).map(|l| command::lock_summary(l, lang));
+                    let glyph = if held.is_some() { "🔒 " } else { "" };
+                    bars.lit("<div id=\"pp-b").num(id.0).lit("\" class=\"pp-b");
                     if let Some(l) = &lateness {
-                        class.push_str(match l.kind {
+                        bars.lit(match l.kind {
                             palmaplan_model::tracking::LateKind::Late => " late",
                             palmaplan_model::tracking::LateKind::Overdue => " overdue",
                         });
                     }
-                    let is_crit = show_crit && critical.contains(&id);
-                    let at_risk = doc.at_risk.contains(&id);
                     for (on, name) in [
                         (is_crit, " crit"),
                         (at_risk, " risk"),
@@ -2735,105 +2734,100 @@ fn chart_html(
                         (dragged == Some(id), " drag"),
                         (pushed.is_some(), " pushed"),
                         (target == Some(id.0), " tgt"),
+                        (held.is_some(), " locked"),
                     ] {
                         if on {
-                            class.push_str(name);
+                            bars.lit(name);
                         }
                     }
-                    let color = safe_color(bar.color.as_deref())
-                        .map(|c| format!(";background:{c}"))
-                        .unwrap_or_default();
-                    let label = esc(&bar.label);
-                    // Progress as a fill from the bar's start, and in words for a
-                    // screen reader.
-                    let (fill, progress_words) = if bar.progress > 0 {
-                        (
-                            format!(
-                                "<span class=\"pp-pf\" style=\"width:{}%\"></span>",
-                                bar.progress
-                            ),
-                            match lang {
-                                Lang::Fr => format!(", {}\u{202f}%", bar.progress),
-                                Lang::En => format!(", {}%", bar.progress),
-                            },
-                        )
-                    } else {
-                        (String::new(), String::new())
-                    };
                     // A held bar says so: a class, a lock glyph before its label, and the
                     // lock in words for a pointer's tooltip and a screen reader.
                     // Critical and at risk (with why) in words too; the tooltip
-                    // gives the lock and the reasons.
-                    let mut words = String::new();
-                    let mut tips: Vec<String> = Vec::new();
-                    if is_crit {
-                        words.push_str(crit_word);
-                    }
-                    let why = reasons.as_deref().and_then(|r| {
-                        r.binary_search_by(|(b, _)| b.cmp(&id))
-                            .ok()
-                            .map(|k| esc(&r[k].1))
-                    });
-                    // Late and overdue bars are at risk at the status date too (the
-                    // model's `risks_at`): they get the badge and the words as well.
-                    let flagged = at_risk || lateness.is_some() || why.is_some();
-                    if flagged {
-                        let word = tr(lang, "à risque", "at risk");
-                        let said = match &why {
-                            Some(w) => format!("{word}{} {w}", tr(lang, "\u{a0}:", ":")),
-                            None => word.to_owned(),
+                    // gives the lock and the reasons. Progress in words for a screen
+                    // reader, and as a fill from the bar's start.
+                    bars.lit("\" role=\"gridcell\" aria-selected=\"")
+                        .lit(if selected == Some(id) {
+                            "true"
+                        } else {
+                            "false"
+                        })
+                        .lit("\" aria-label=\"")
+                        .text(&bar.label)
+                        .textf(format_args!(", {start} → {end}"));
+                    if bar.progress > 0 {
+                        match lang {
+                            Lang::Fr => bars.lit(", ").num(bar.progress).lit("\u{202f}%"),
+                            Lang::En => bars.lit(", ").num(bar.progress).lit("%"),
                         };
-                        let _ = write!(words, ", {said}");
-                        tips.push(said);
                     }
-                    let glyph = match doc.s.bar_lock(id) {
-                        Some(l) => {
-                            class.push_str(" locked");
-                            let held = esc(&command::lock_summary(l, lang));
-                            let word = tr(lang, "verrouillé\u{a0}:", "locked:");
-                            let _ = write!(words, ", {word} {held}");
-                            tips.insert(0, held);
-                            "🔒 "
+                    if is_crit {
+                        bars.lit(crit_word);
+                    }
+                    if flagged {
+                        bars.lit(", ");
+                        said(bars);
+                    }
+                    if let Some(held) = &held {
+                        bars.lit(", ")
+                            .lit(tr(lang, "verrouillé\u{a0}:", "locked:"))
+                            .lit(" ")
+                            .text(held);
+                    }
+                    bars.lit("\"");
+                    if held.is_some() || flagged {
+                        bars.lit(" title=\"");
+                        if let Some(held) = &held {
+                            bars.text(held);
+                            if flagged {
+                                bars.lit(" · ");
+                            }
                         }
-                        None => "",
-                    };
-                    let title = if tips.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" title=\"{}\"", tips.join(" · "))
-                    };
-                    // A badge that reads on any bar colour: the hatching alone fades
-                    // on orange bars.
-                    let badge = if flagged {
-                        "<span class=\"pp-rk\" aria-hidden=\"true\">⚠</span>"
-                    } else {
-                        ""
-                    };
+                        if flagged {
+                            said(bars);
+                        }
+                        bars.lit("\"");
+                    }
+                    bars.lit(" data-bar=\"")
+                        .num(id.0)
+                        .lit("\" data-progress=\"")
+                        .num(bar.progress)
+                        .lit("\" style=\"left:")
+                        .num(px(x))
+                        .lit("px;width:")
+                        .num(px(w))
+                        .lit("px;top:")
+                        .num(px(y + 5.0))
+                        .lit("px");
+                    if let Some(c) = safe_color(bar.color.as_deref()) {
+                        bars.lit(";background:").text(&c);
+                    }
+                    bars.lit("\">");
+                    if bar.progress > 0 {
+                        bars.lit("<span class=\"pp-pf\" style=\"width:")
+                            .num(bar.progress)
+                            .lit("%\"></span>");
+                    }
                     // The label inside when it fits, else beside the bar (`fit::stack`
                     // placed it where its lane has room).
                     // A held bar keeps its lock glyph on itself when its label goes
                     // beside it, if it has room for it.
                     let glyph_in =
                         !glyph.is_empty() && w >= fit::LOCK_WIDTH + 2.0 * fit::BAR_PADDING;
-                    let inside = if slot.side == fit::Side::Inside {
-                        format!("<span class=\"pp-bl\">{glyph}{label}</span>")
+                    if slot.side == fit::Side::Inside {
+                        bars.lit("<span class=\"pp-bl\">")
+                            .lit(glyph)
+                            .text(&bar.label)
+                            .lit("</span>");
                     } else if glyph_in {
-                        format!("<span class=\"pp-lk\">{glyph}</span>")
-                    } else {
-                        String::new()
-                    };
+                        bars.lit("<span class=\"pp-lk\">").lit(glyph).lit("</span>");
+                    }
+                    // A badge that reads on any bar colour: the hatching alone fades
+                    // on orange bars.
+                    if flagged {
+                        bars.lit("<span class=\"pp-rk\" aria-hidden=\"true\">⚠</span>");
+                    }
+                    bars.lit("</div>");
                     let beside = if glyph_in { "" } else { glyph };
-                    let _ = write!(
-                        bars,
-                        "<div id=\"pp-b{}\" class=\"{class}\" role=\"gridcell\" aria-selected=\"{}\" aria-label=\"{label}, {start} → {end}{progress_words}{words}\"{title} data-bar=\"{}\" data-progress=\"{}\" style=\"left:{}px;width:{}px;top:{}px{color}\">{fill}{inside}{badge}</div>",
-                        id.0,
-                        selected == Some(id),
-                        id.0,
-                        bar.progress,
-                        px(x),
-                        px(w),
-                        px(y + 5.0)
-                    );
                     // The selected bar's two link handles, just outside its ends (its
                     // edges themselves resize it): drag one to another bar to link them.
                     if selected == Some(id)
@@ -2855,18 +2849,31 @@ fn chart_html(
                                 "Link from the end of",
                             ),
                         ] {
-                            let name = match lang {
-                                Lang::Fr => format!(
-                                    "{fr} «\u{a0}{label}\u{a0}» (glisser vers un autre bloc)"
-                                ),
-                                Lang::En => format!("{en} “{label}” (drag to another bar)"),
+                            let name = |h: &mut H| {
+                                match lang {
+                                    Lang::Fr => h
+                                        .lit(fr)
+                                        .lit(" «\u{a0}")
+                                        .text(&bar.label)
+                                        .lit("\u{a0}» (glisser vers un autre bloc)"),
+                                    Lang::En => h
+                                        .lit(en)
+                                        .lit(" “")
+                                        .text(&bar.label)
+                                        .lit("” (drag to another bar)"),
+                                };
                             };
-                            let _ = write!(
-                                bars,
-                                "<span class=\"pp-lkh\" role=\"button\" aria-label=\"{name}\" title=\"{name}\" data-lkh=\"{end}\" style=\"left:{}px;top:{}px\"></span>",
-                                px(at),
-                                px(y + 9.0)
-                            );
+                            bars.lit("<span class=\"pp-lkh\" role=\"button\" aria-label=\"");
+                            name(bars);
+                            bars.lit("\" title=\"");
+                            name(bars);
+                            bars.lit("\" data-lkh=\"")
+                                .lit(end)
+                                .lit("\" style=\"left:")
+                                .num(px(at))
+                                .lit("px;top:")
+                                .num(px(y + 9.0))
+                                .lit("px\"></span>");
                         }
                     }
                     let (b0, b1) = fit::bar_body(&tl, bar, x, w);
@@ -2875,7 +2882,7 @@ fn chart_html(
                         (slot.side, fit::bar_label_width(&doc.s, bar)),
                         (b0, b1, tw),
                         y,
-                        &format!("{beside}{label}"),
+                        (beside, &bar.label),
                         "",
                     );
                     constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), end, y);
@@ -2896,18 +2903,21 @@ fn chart_html(
                     let x = fit::milestone_x(&tl, date, preceded);
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
-                    let label = esc(&m.label);
                     let crit = crit_ms.contains(&id.0);
-                    let _ = write!(
-                        bars,
-                        "<div class=\"pp-ms{}{}\" role=\"gridcell\" aria-label=\"{label}, {date}{}\" data-milestone=\"{}\" style=\"left:{}px;top:{}px\"></div>",
-                        if pushed.is_some() { " pushed" } else { "" },
-                        if crit { " crit" } else { "" },
-                        if crit { crit_word } else { "" },
-                        id.0,
-                        px(x - fit::MILESTONE_HALF),
-                        px(y + 7.0)
-                    );
+                    bars.lit("<div class=\"pp-ms")
+                        .lit(if pushed.is_some() { " pushed" } else { "" })
+                        .lit(if crit { " crit" } else { "" })
+                        .lit("\" role=\"gridcell\" aria-label=\"")
+                        .text(&m.label)
+                        .textf(format_args!(", {date}"))
+                        .lit(if crit { crit_word } else { "" })
+                        .lit("\" data-milestone=\"")
+                        .num(id.0)
+                        .lit("\" style=\"left:")
+                        .num(px(x - fit::MILESTONE_HALF))
+                        .lit("px;top:")
+                        .num(px(y + 7.0))
+                        .lit("px\"></div>");
                     // A milestone's label is never inside its diamond.
                     let side = match slot.side {
                         fit::Side::Inside => fit::Side::Right,
@@ -2916,7 +2926,7 @@ fn chart_html(
                     let (b0, b1) = fit::milestone_body(&tl, m, x);
                     let diamond = (b0, b1, tw);
                     let width = fit::text_width(&m.label, fit::LABEL_FONT);
-                    beside_label(bars, (side, width), diamond, y, &label, " pp-oml");
+                    beside_label(bars, (side, width), diamond, y, ("", &m.label), " pp-oml");
                     constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), date, y);
                 }
             }
@@ -2929,10 +2939,10 @@ fn chart_html(
                 .map(|i| ends[i])
         };
         // A link is drawn in the block of its first end.
-        let mut paths: Vec<String> = vec![String::new(); blocks.len()];
+        let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(blocks.len()).collect();
         // Each link's wider, invisible twin, which takes the clicks and carries its
         // accessible name (the drawn arrows are decoration, `aria-hidden`).
-        let mut hits: Vec<String> = vec![String::new(); blocks.len()];
+        let mut hits: Vec<H> = std::iter::repeat_with(H::new).take(blocks.len()).collect();
         let picked = match &edit {
             edit::Edit::Link(l) => Some(l.0),
             _ => None,
@@ -2965,120 +2975,168 @@ fn chart_html(
                     ("", "pp-arrow")
                 };
                 let sel = picked == Some(l.id.0);
-                let class = match (mark, sel) {
-                    ("", false) => String::new(),
-                    ("", true) => " class=\"sel\"".to_owned(),
-                    (m, false) => format!(" class=\"{m}\""),
-                    (m, true) => format!(" class=\"{m} sel\""),
+                let d = |h: &mut H| {
+                    h.lit("M")
+                        .num(x1)
+                        .lit(" ")
+                        .num(y1)
+                        .lit("H")
+                        .num(mid)
+                        .lit("V")
+                        .num(y2)
+                        .lit("H")
+                        .num(x2 - 2);
                 };
-                let d = format!("M{x1} {y1}H{mid}V{y2}H{}", x2 - 2);
-                let _ = write!(
-                    paths[a.4],
-                    "<path{class} data-link=\"{}\" d=\"{d}\" marker-end=\"url(#{arrow})\"></path>",
-                    l.id.0,
-                );
-                let name = esc(&edit::link_name(
+                let path = &mut paths[a.4];
+                path.lit("<path");
+                match (mark, sel) {
+                    ("", false) => {}
+                    ("", true) => {
+                        path.lit(" class=\"sel\"");
+                    }
+                    (m, false) => {
+                        path.lit(" class=\"").lit(m).lit("\"");
+                    }
+                    (m, true) => {
+                        path.lit(" class=\"").lit(m).lit(" sel\"");
+                    }
+                }
+                path.lit(" data-link=\"").num(l.id.0).lit("\" d=\"");
+                d(path);
+                path.lit("\" marker-end=\"url(#")
+                    .lit(arrow)
+                    .lit(")\"></path>");
+                let name = edit::link_name(
                     lang,
                     l.kind,
                     edit::item_label(&doc.s, l.from),
                     edit::item_label(&doc.s, l.to),
-                ));
-                let _ = write!(
-                    hits[a.4],
-                    "<path id=\"pp-l{}\" class=\"pp-lh\" role=\"gridcell\" aria-selected=\"{sel}\" aria-label=\"{name}\" data-lh=\"{}\" d=\"{d}\"><title>{name}</title></path>",
-                    l.id.0, l.id.0,
                 );
+                let hit = &mut hits[a.4];
+                hit.lit("<path id=\"pp-l")
+                    .num(l.id.0)
+                    .lit("\" class=\"pp-lh\" role=\"gridcell\" aria-selected=\"")
+                    .lit(if sel { "true" } else { "false" })
+                    .lit("\"")
+                    .attr("aria-label", &name)
+                    .lit(" data-lh=\"")
+                    .num(l.id.0)
+                    .lit("\" d=\"");
+                d(hit);
+                hit.lit("\"><title>").text(&name).lit("</title></path>");
             }
         }
         for (k, ((items, links), hits)) in blocks.iter().zip(&paths).zip(&hits).enumerate() {
             open_block(&mut h, first_block + k);
-            h.push_str(items);
+            h.append(items);
             if !links.is_empty() {
                 // A box of one pixel whose paths overflow it: an SVG as large as the
                 // chart, once per block, made the browser's first paint of 100,000
                 // bars (a chart 280,000 px tall) slower than that of 10,000.
-                let _ = write!(
-                    h,
-                    "<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">{links}</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">{hits}</svg>"
-                );
+                h.lit("<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">")
+                    .append(links)
+                    .lit("</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">")
+                    .append(hits)
+                    .lit("</svg>");
             }
-            h.push_str("</div>");
+            h.lit("</div>");
         }
         edit_html(&mut h, (&doc, &lay, &tl), &edit, lang, &find, (sl, stp));
         if let Some(p) = &preview {
             open_block(&mut h, usize::MAX);
-            let mut broken = match (lang, p.broken) {
-                (_, 0) => String::new(),
-                (Lang::Fr, 1) => " · 1 lien non respecté".to_owned(),
-                (Lang::Fr, n) => format!(" · {n} liens non respectés"),
-                (Lang::En, 1) => " · 1 link broken".to_owned(),
-                (Lang::En, n) => format!(" · {n} links broken"),
+            h.lit("<div class=\"pp-tip\" role=\"status\" style=\"left:")
+                .num(px(sl + 8.0))
+                .lit("px;top:")
+                .num(px(stp + 4.0))
+                .lit("px\">")
+                .textf(format_args!("{} → {}", p.start, p.end));
+            match (lang, p.broken) {
+                (_, 0) => &mut h,
+                (Lang::Fr, 1) => h.lit(" · 1 lien non respecté"),
+                (Lang::Fr, n) => h.lit(" · ").num(n).lit(" liens non respectés"),
+                (Lang::En, 1) => h.lit(" · 1 link broken"),
+                (Lang::En, n) => h.lit(" · ").num(n).lit(" links broken"),
             };
             // What the cascade moves with it, and the project end it makes.
-            broken.push_str(&match (lang, p.cascade.len()) {
-                (_, 0) => String::new(),
-                (Lang::Fr, 1) => " · 1 successeur décalé".to_owned(),
-                (Lang::Fr, n) => format!(" · {n} successeurs décalés"),
-                (Lang::En, 1) => " · 1 successor moved".to_owned(),
-                (Lang::En, n) => format!(" · {n} successors moved"),
-            });
+            match (lang, p.cascade.len()) {
+                (_, 0) => &mut h,
+                (Lang::Fr, 1) => h.lit(" · 1 successeur décalé"),
+                (Lang::Fr, n) => h.lit(" · ").num(n).lit(" successeurs décalés"),
+                (Lang::En, 1) => h.lit(" · 1 successor moved"),
+                (Lang::En, n) => h.lit(" · ").num(n).lit(" successors moved"),
+            };
             if let Some((item, by)) = p.blocked {
-                broken.push_str(&match (lang, by) {
-                    (Lang::Fr, 1) => format!(" · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément {item}\u{a0}: refusée"),
-                    (Lang::Fr, n) => format!(" · la cascade dépasserait de {n} jours ouvrés une contrainte de l'élément {item}\u{a0}: refusée"),
-                    (Lang::En, 1) => format!(" · the cascade would break a constraint of item {item} by 1 working day: refused"),
-                    (Lang::En, n) => format!(" · the cascade would break a constraint of item {item} by {n} working days: refused"),
-                });
+                match (lang, by) {
+                    (Lang::Fr, 1) => h
+                        .lit(
+                            " · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément ",
+                        )
+                        .num(item)
+                        .lit("\u{a0}: refusée"),
+                    (Lang::Fr, n) => h
+                        .lit(" · la cascade dépasserait de ")
+                        .num(n)
+                        .lit(" jours ouvrés une contrainte de l'élément ")
+                        .num(item)
+                        .lit("\u{a0}: refusée"),
+                    (Lang::En, 1) => h
+                        .lit(" · the cascade would break a constraint of item ")
+                        .num(item)
+                        .lit(" by 1 working day: refused"),
+                    (Lang::En, n) => h
+                        .lit(" · the cascade would break a constraint of item ")
+                        .num(item)
+                        .lit(" by ")
+                        .num(n)
+                        .lit(" working days: refused"),
+                };
             }
             if let Some((was, now)) = p.ends.filter(|(a, b)| a != b) {
-                broken.push_str(&match lang {
-                    Lang::Fr => format!(" · fin du projet {was} → {now}"),
-                    Lang::En => format!(" · project end {was} → {now}"),
-                });
+                match lang {
+                    Lang::Fr => h.textf(format_args!(" · fin du projet {was} → {now}")),
+                    Lang::En => h.textf(format_args!(" · project end {was} → {now}")),
+                };
             }
-            let _ = write!(
-                h,
-                "<div class=\"pp-tip\" role=\"status\" style=\"left:{}px;top:{}px\">{} → {}{broken}</div>",
-                px(sl + 8.0),
-                px(stp + 4.0),
-                p.start,
-                p.end
-            );
-            h.push_str("</div>");
+            h.lit("</div></div>");
         }
     }
-    h.push_str(CUT);
-    h.push_str("</div></div></div>");
-    h
+    h.lit(CUT).lit("</div></div></div>");
+    h.finish()
 }
 
 /// A label written beside its item (nothing for `Side::Inside`), on the lane whose top
 /// is `y`: after `end`; or ending before `start` (anchored to the axis' right edge
 /// `axis`, so its own width needs no measuring); or on the lane under it, where
-/// `fit::below_x` puts a label of the estimated `width`. `label` is escaped.
+/// `fit::below_x` puts a label of the estimated `width`. The label follows its
+/// glyph (the lock's, or none).
 fn beside_label(
-    h: &mut String,
+    h: &mut H,
     (side, width): (fit::Side, f64),
     (start, end, axis): (f64, f64, f64),
     y: f64,
-    label: &str,
-    class: &str,
+    (glyph, label): (&'static str, &str),
+    class: &'static str,
 ) {
-    use std::fmt::Write as _;
-    let (at, top) = match side {
+    let ((edge, at), top) = match side {
         fit::Side::Inside => return,
-        fit::Side::Right => (format!("left:{}px", px(end + fit::LABEL_GAP)), y),
-        fit::Side::Left => (format!("right:{}px", px(axis - start + fit::LABEL_GAP)), y),
+        fit::Side::Right => (("left:", px(end + fit::LABEL_GAP)), y),
+        fit::Side::Left => (("right:", px(axis - start + fit::LABEL_GAP)), y),
         fit::Side::Below => (
-            format!("left:{}px", px(fit::below_x(start, end, width, axis))),
+            ("left:", px(fit::below_x(start, end, width, axis))),
             y + LINE_HEIGHT,
         ),
     };
-    let _ = write!(
-        h,
-        "<span class=\"pp-ol{class}\" aria-hidden=\"true\" style=\"{at};top:{}px\">{label}</span>",
-        px(top + 5.0)
-    );
+    h.lit("<span class=\"pp-ol")
+        .lit(class)
+        .lit("\" aria-hidden=\"true\" style=\"")
+        .lit(edge)
+        .num(at)
+        .lit("px;top:")
+        .num(px(top + 5.0))
+        .lit("px\">")
+        .lit(glyph)
+        .text(label)
+        .lit("</span>");
 }
 
 /// The edit in progress, drawn over the chart in a block of its own (after the lines'
@@ -3086,44 +3144,55 @@ fn beside_label(
 /// field over its bar, the link being drawn with its tip, the bar being drawn in its row.
 /// `find` gives a drawn item's (id, left, right, middle y, block).
 fn edit_html(
-    h: &mut String,
+    h: &mut H,
     (doc, lay, tl): (&Doc, &app::Lay, &Timeline),
     edit: &edit::Edit,
     lang: Lang,
     find: &dyn Fn(u64) -> Option<(u64, f64, f64, f64, usize)>,
     (sl, stp): (f64, f64),
 ) {
-    use std::fmt::Write as _;
-    let tip = |h: &mut String, text: &str| {
-        let _ = write!(
-            h,
-            "<div class=\"pp-tip\" role=\"status\" style=\"left:{}px;top:{}px\">{}</div>",
-            px(sl + 8.0),
-            px(stp + 4.0),
-            esc(text)
-        );
+    let tip = |h: &mut H, text: &str| {
+        h.lit("<div class=\"pp-tip\" role=\"status\" style=\"left:")
+            .num(px(sl + 8.0))
+            .lit("px;top:")
+            .num(px(stp + 4.0))
+            .lit("px\">")
+            .text(text)
+            .lit("</div>");
     };
-    let mut e = String::new();
+    let mut e = H::new();
     match edit {
         edit::Edit::None | edit::Edit::Link(_) => return,
         edit::Edit::Rename(bar) => {
             let (Some(b), Some(at)) = (doc.s.bar(*bar), find(bar.0)) else {
                 return;
             };
-            let label = esc(&b.label);
-            let name = match lang {
-                Lang::Fr => format!(
-                    "Nouveau nom de «\u{a0}{label}\u{a0}» (Entrée\u{a0}: renommer, Échap\u{a0}: annuler)"
-                ),
-                Lang::En => format!("New name of “{label}” (Enter: rename, Esc: cancel)"),
+            let label = &b.label;
+            let name = |h: &mut H| {
+                match lang {
+                    Lang::Fr => h
+                        .lit("Nouveau nom de «\u{a0}")
+                        .text(label)
+                        .lit("\u{a0}» (Entrée\u{a0}: renommer, Échap\u{a0}: annuler)"),
+                    Lang::En => h
+                        .lit("New name of “")
+                        .text(label)
+                        .lit("” (Enter: rename, Esc: cancel)"),
+                };
             };
-            let _ = write!(
-                e,
-                "<input class=\"pp-rename\" type=\"text\" value=\"{label}\" aria-label=\"{name}\" title=\"{name}\" style=\"left:{}px;top:{}px;width:{}px\">",
-                px(at.1),
-                px(at.3 - 11.0),
-                px((at.2 - at.1).max(160.0))
-            );
+            e.lit("<input class=\"pp-rename\" type=\"text\"")
+                .attr("value", label)
+                .lit(" aria-label=\"");
+            name(&mut e);
+            e.lit("\" title=\"");
+            name(&mut e);
+            e.lit("\" style=\"left:")
+                .num(px(at.1))
+                .lit("px;top:")
+                .num(px(at.3 - 11.0))
+                .lit("px;width:")
+                .num(px((at.2 - at.1).max(160.0)))
+                .lit("px\">");
         }
         edit::Edit::Linking(k) => {
             let Some(a) = find(k.from.0) else { return };
@@ -3137,14 +3206,15 @@ fn edit_html(
                 (None, None) => None,
             };
             if let Some((x2, y2)) = end {
-                let _ = write!(
-                    e,
-                    "<svg class=\"pp-links pp-draft\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\"><path d=\"M{} {}L{} {}\" marker-end=\"url(#pp-arrow)\"></path></svg>",
-                    px(x1),
-                    px(a.3),
-                    px(x2),
-                    px(y2)
-                );
+                e.lit("<svg class=\"pp-links pp-draft\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\"><path d=\"M")
+                    .num(px(x1))
+                    .lit(" ")
+                    .num(px(a.3))
+                    .lit("L")
+                    .num(px(x2))
+                    .lit(" ")
+                    .num(px(y2))
+                    .lit("\" marker-end=\"url(#pp-arrow)\"></path></svg>");
             }
             let from = edit::item_label(&doc.s, ItemId(k.from.0));
             let kind = edit::link_kind(k.from_edge, k.to_edge);
@@ -3166,13 +3236,15 @@ fn edit_html(
             };
             let (start, end) = edit::drawn_span(&doc.cal, *from, *to);
             let label = edit::new_bar_label(lang);
-            let _ = write!(
-                e,
-                "<div class=\"pp-b pp-new\" aria-hidden=\"true\" style=\"left:{}px;width:{}px;top:{}px\">{label}</div>",
-                px(tl.x_of(start)),
-                px(tl.width_of(start, end).max(fit::MIN_BAR_WIDTH)),
-                px(line.y + 5.0)
-            );
+            e.lit("<div class=\"pp-b pp-new\" aria-hidden=\"true\" style=\"left:")
+                .num(px(tl.x_of(start)))
+                .lit("px;width:")
+                .num(px(tl.width_of(start, end).max(fit::MIN_BAR_WIDTH)))
+                .lit("px;top:")
+                .num(px(line.y + 5.0))
+                .lit("px\">")
+                .lit(label)
+                .lit("</div>");
             tip(
                 &mut e,
                 &format!("{label}{} {start} → {end}", tr(lang, "\u{a0}:", ":")),
@@ -3180,8 +3252,7 @@ fn edit_html(
         }
     }
     open_block(h, usize::MAX - 1);
-    h.push_str(&e);
-    h.push_str("</div>");
+    h.append(&e).lit("</div>");
 }
 
 /// Tells the model what the person is looking at: the selected bar, the visible

@@ -17,6 +17,7 @@ pub mod bridge;
 pub mod data;
 pub mod gantt;
 pub mod host;
+pub mod html;
 pub mod live;
 pub mod phase;
 pub mod sig;

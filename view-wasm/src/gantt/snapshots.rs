@@ -95,6 +95,8 @@ fn inline_chart(st: St) -> String {
     let inline_h = HEAD + lines_h.clamp(2.0 * LINE_HEIGHT, INLINE_LINES * LINE_HEIGHT) + 16.0;
     let width = st.width.get_untracked();
     chart_html(st, (0.0, 0.0), (width, inline_h - 2.0), None, None)
+        .as_str()
+        .to_owned()
 }
 
 /// One tag a line, indented by nesting depth; text on a line of its own. Panics when an
