@@ -40,6 +40,9 @@ test('(i) the /embed link of a text-only client opens read-only in the browser',
   assert.equal(response.status(), 200);
   assert.match(response.headers()['content-security-policy'], /connect-src 'self'/);
   await waitFor(async () => (await page.locator('[data-bar]').count()) > 0, { what: 'bars on /embed' });
+  // The server's CSP allows WebAssembly: the page runs the module it carries.
+  assert.equal(await page.evaluate(() => window.__pp.path), 'wasm');
+  assert.match(response.headers()['content-security-policy'], /'wasm-unsafe-eval'/);
   assert.equal(await page.locator('[data-act=undo]').count(), 0);
   assert.equal(await page.locator('[data-act=redo]').count(), 0);
   const grid = page.locator('.pp-scroll[role=grid]');

@@ -21,6 +21,12 @@
 //! The build must put that tag in the page exactly once. If it does not, that is a build
 //! bug: the unit tests below fail on it, rather than the server at run time.
 //!
+//! The page carries the view as WebAssembly. Its JavaScript translation (for hosts whose
+//! CSP refuses WebAssembly) would not fit in it: the build writes it beside the page
+//! (`view-wasm/dist/wasm2js.txt`, gzip in base64), and the view's loader asks for it
+//! through the view-only tool `get_view_code`, in [`PART_CHARS`] parts, naming the
+//! build it needs (the page's `<meta name="palmaplan-translation">`, tested below).
+//!
 //! This module knows no transport: the MCP `_meta` and the HTTP headers live with
 //! their adapters.
 
@@ -36,6 +42,44 @@ pub const HTML: &str = include_str!(concat!(
     "/../view-wasm/dist/planning.html"
 ));
 
+/// The view's JavaScript translation, gzip in base64, as the view build wrote it.
+pub const TRANSLATION: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../view-wasm/dist/wasm2js.txt"
+));
+
+/// Characters of the translation per `get_view_code` answer: with its envelope, under
+/// what a host carries in one tool result (the packer cuts the same way, and writes the
+/// count into the page).
+pub const PART_CHARS: usize = 100_000;
+
+/// The translation's build: the first 16 hex digits of its text's SHA-256, which the
+/// page names (a page only runs the code of its own build).
+pub fn translation_build() -> &'static str {
+    static BUILD: OnceLock<String> = OnceLock::new();
+    BUILD.get_or_init(|| short_hex(&Sha256::digest(TRANSLATION.as_bytes())))
+}
+
+/// How many parts the translation takes.
+pub fn translation_parts() -> usize {
+    TRANSLATION.len().div_ceil(PART_CHARS)
+}
+
+/// Part `i` of the translation (base64 is ASCII: any byte offset is a char boundary).
+pub fn translation_part(i: usize) -> Option<&'static str> {
+    let start = i.checked_mul(PART_CHARS)?;
+    (start < TRANSLATION.len())
+        .then(|| &TRANSLATION[start..(start + PART_CHARS).min(TRANSLATION.len())])
+}
+
+fn short_hex(digest: &[u8]) -> String {
+    let mut out = String::with_capacity(16);
+    for b in &digest[..8] {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// The tag that says "under an MCP Apps host"; the build writes it once.
 pub const MCP_MARKER: &str = r#"<meta name="palmaplan-mode" content="mcp">"#;
 
@@ -46,14 +90,7 @@ pub const BASE_URI: &str = "ui://palmaplan/planning";
 /// apart, short enough to read in a log).
 pub fn hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| {
-        let digest = Sha256::digest(HTML.as_bytes());
-        let mut out = String::with_capacity(16);
-        for b in &digest[..8] {
-            let _ = write!(out, "{b:02x}");
-        }
-        out
-    })
+    HASH.get_or_init(|| short_hex(&Sha256::digest(HTML.as_bytes())))
 }
 
 /// `ui://palmaplan/planning?v=<hash>`: the URI the tools point at and the list names.
@@ -128,6 +165,31 @@ mod tests {
         assert!(
             head.eq_ignore_ascii_case("<!doctype html>"),
             "view-wasm/dist/planning.html is not an HTML document: it starts with {head:?}"
+        );
+    }
+
+    #[test]
+    fn the_page_names_the_translation_this_server_hands_over() {
+        let tag = format!(
+            r#"<meta name="palmaplan-translation" content="{}" data-parts="{}">"#,
+            translation_build(),
+            translation_parts()
+        );
+        assert_eq!(
+            HTML.matches(&tag).count(),
+            1,
+            "view-wasm/dist/planning.html does not name the translation in view-wasm/dist/wasm2js.txt ({tag}): rebuild the view (bash view-wasm/build.sh)"
+        );
+        let whole: String = (0..translation_parts())
+            .map(|i| translation_part(i).unwrap())
+            .collect();
+        assert_eq!(whole, TRANSLATION);
+        assert!(translation_part(translation_parts()).is_none());
+        assert!(translation_part(usize::MAX).is_none());
+        assert!(
+            TRANSLATION
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
         );
     }
 

@@ -7,6 +7,8 @@
   var queue = [], sink = null;
   window.addEventListener("message", function (e) {
     if (e.source !== window.parent || window.parent === window) return;
+    /* The loader's own answers (its handshake, the code it asks for) are its. */
+    if (pp.claim && pp.claim(e.data)) return;
     if (sink) sink(e.data); else queue.push(e.data);
   });
   var pp = window.__pp = {
@@ -23,9 +25,13 @@
       p.textContent = fr ? "La vue n'a pas pu démarrer dans ce cadre." : "The view could not start in this frame.";
       var b = document.createElement("button");
       b.type = "button";
+      b.setAttribute("data-act", "reload");
       b.textContent = fr ? "Recharger" : "Reload";
       b.onclick = function () { box.textContent = ""; pp.boot(); };
-      box.appendChild(p); box.appendChild(b);
+      box.appendChild(p);
+      /* The reason, when there is one (the server's, in its words: another build, say). */
+      if (pp.error) { var why = document.createElement("p"); why.textContent = pp.error; box.appendChild(why); }
+      box.appendChild(b);
     }
   };
   /* Nothing mounted after 8 s (a frame that never gets to run the program): offer Reload. */

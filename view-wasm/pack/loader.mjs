@@ -1,55 +1,152 @@
-//! Starts the view: picks the path the host's CSP allows, unpacks only that one, hands
-//! the module's exports to the wasm-bindgen glue and calls the Rust entry point.
+//! Starts the view: picks the path the host allows, gets that path's code, hands the
+//! module's exports to the wasm-bindgen glue and calls the Rust entry point.
 //!
-//! When the page carries the wasm path, a probe compiles an empty module. Where the CSP
-//! has no 'wasm-unsafe-eval' the browser refuses it (and reports that one refusal,
-//! blockedURI "wasm-eval"); the view then runs the wasm2js translation of the same
-//! module instead. A page with the JavaScript path only runs it without probing.
+//! The page carries the WebAssembly module (gzip, base64). Its JavaScript translation
+//! (wasm2js, for a CSP without 'wasm-unsafe-eval') is too large to travel with it under
+//! the page's budget: the server hands it over through the view-only tool
+//! `get_view_code`, in parts, and it runs as an inline `<script>` (which
+//! 'unsafe-inline' allows; never `eval`).
+//!
+//! Which path, without ever compiling a module a CSP may refuse (each refusal is
+//! reported to the host as a violation):
+//! - on our own pages (`/embed`, the web screen) the server's CSP allows WebAssembly;
+//! - under an MCP Apps host, the loader shakes hands first (`ui/initialize`) and takes
+//!   WebAssembly only when the host says the CSP it applied allows it
+//!   (`hostCapabilities.sandbox.csp.wasmUnsafeEval`); otherwise the translation. The
+//!   handshake's answer is handed to the Rust bridge (`__pp.init`), which does not
+//!   shake hands again. A host that says so wrongly costs one refused compile, then the
+//!   translation.
+//! Answers to the loader's own requests (ids "pp-load-…") are taken off the bootstrap's
+//! queue (`__pp.claim`); everything else waits there for the bridge, in order.
 
 import { __wbg_get_imports, __wbg_finalize_init, start } from "./glue.mjs";
 
 const pp = window.__pp;
 
-async function unpack(id) {
-  const text = document.getElementById(id).textContent.trim();
-  const bin = atob(text);
+/** The handshake's deadline: under the bootstrap's 8 s, after which it offers Reload. */
+const HANDSHAKE_MS = 6000;
+/** Each part of the translation (100,000 characters through the host). */
+const PART_MS = 20000;
+
+async function unpackText(text) {
+  const bin = atob(text.trim());
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-function wasmAllowed() {
-  // A page built with the JavaScript path only: nothing to probe (and no refusal to report).
-  if (!document.getElementById("pp-wasm")) return false;
-  if (typeof WebAssembly !== "object") return false;
+// The loader's own requests to the host, answered before the bridge runs.
+let seq = 0;
+const waiting = new Map();
+pp.claim = (m) => {
+  const w = m && typeof m.id === "string" && !m.method ? waiting.get(m.id) : undefined;
+  if (!w) return false;
+  waiting.delete(m.id);
+  clearTimeout(w.timer);
+  if (m.error) w.reject(new Error(`${w.method}: ${m.error.message || "error " + m.error.code}`));
+  else w.resolve(m.result);
+  return true;
+};
+function ask(method, params, ms) {
+  const id = "pp-load-" + ++seq;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error(`${method}: no answer from the host`));
+    }, ms);
+    waiting.set(id, { resolve, reject, timer, method });
+    window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+  });
+}
+
+/** `ui/initialize`, once per page (a Reload after a failure keeps its answer). */
+async function handshake() {
+  if (pp.init) return pp.init;
   try {
-    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
-    return true;
-  } catch {
-    return false;
+    const result = await ask(
+      "ui/initialize",
+      {
+        appInfo: { name: "palmaplan-view", version: __PP_VERSION__ },
+        appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
+        protocolVersion: "2026-01-26",
+      },
+      HANDSHAKE_MS,
+    );
+    pp.init = { result };
+    window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+  } catch (e) {
+    // No answer: the view cannot get its code through this host. An error answer: some
+    // hosts still answer requests; the bridge runs degraded if the code comes.
+    if (/no answer/.test(e.message)) throw e;
+    pp.init = { error: { message: e.message } };
   }
+  return pp.init;
+}
+
+/** Whether the host says the CSP it applied lets the frame compile WebAssembly. */
+function hostAllowsWasm(init) {
+  return init?.result?.hostCapabilities?.sandbox?.csp?.wasmUnsafeEval === true;
+}
+
+async function wasmExports(imports) {
+  const { instance } = await WebAssembly.instantiate(await unpackText(document.getElementById("pp-wasm").textContent), imports);
+  return instance.exports;
+}
+
+async function translationExports(imports) {
+  const tag = document.querySelector('meta[name="palmaplan-translation"]');
+  const build = tag.content;
+  const parts = Number(tag.dataset.parts);
+  const answers = await Promise.all(
+    Array.from({ length: parts }, (_, part) => ask("tools/call", { name: "get_view_code", arguments: { build, part } }, PART_MS)),
+  );
+  const text = answers
+    .map((r) => {
+      const sc = r?.structuredContent;
+      if (r?.isError || sc?.build !== build) {
+        throw new Error(r?.content?.[0]?.text || "get_view_code: another build's code");
+      }
+      return sc.data;
+    })
+    .join("");
+  const script = document.createElement("script");
+  script.textContent = new TextDecoder().decode(await unpackText(text));
+  document.head.appendChild(script);
+  script.remove();
+  const asm = window.__ppAsm;
+  delete window.__ppAsm;
+  return asm(imports);
 }
 
 async function boot() {
   const imports = __wbg_get_imports();
+  const mode = document.querySelector('meta[name="palmaplan-mode"]')?.content || "mcp";
   let exports;
-  if (wasmAllowed()) {
-    const { instance } = await WebAssembly.instantiate(await unpack("pp-wasm"), imports);
-    exports = instance.exports;
+  const t0 = performance.now();
+  if (mode !== "mcp") {
+    exports = await wasmExports(imports);
     pp.path = "wasm";
   } else {
-    const code = new TextDecoder().decode(await unpack("pp-asm"));
-    const script = document.createElement("script");
-    script.textContent = code;
-    document.head.appendChild(script);
-    script.remove();
-    exports = window.__ppAsm(imports);
-    delete window.__ppAsm;
-    pp.path = "wasm2js";
+    const init = await handshake();
+    if (hostAllowsWasm(init)) {
+      try {
+        exports = await wasmExports(imports);
+        pp.path = "wasm";
+      } catch (e) {
+        pp.wasmRefused = String(e && e.message || e);
+      }
+    }
+    if (!exports) {
+      exports = await translationExports(imports);
+      pp.path = "wasm2js";
+    }
   }
+  pp.loadMs = performance.now() - t0;
   __wbg_finalize_init({ exports }, null);
   start();
+  // Since the frame's document began (for e2e/bench/paths.mjs).
+  pp.readyAt = performance.now();
 }
 
 pp.boot = () => boot().catch((e) => pp.fail(e));

@@ -1,19 +1,23 @@
-//! Packs the built view into ONE self-contained HTML file (view-wasm/dist/planning.html)
-//! and its manifest, from the wasm-bindgen output of the one wasm module cargo built.
+//! Packs the built view into ONE self-contained HTML file (view-wasm/dist/planning.html),
+//! the JavaScript translation the server hands over when WebAssembly is refused
+//! (view-wasm/dist/wasm2js.txt), and their manifest, from the wasm-bindgen output of the
+//! one wasm module cargo built.
 //!
-//! The same module runs two ways, chosen by the browser at load time:
-//! - as WebAssembly, where the host's CSP allows compiling it ('wasm-unsafe-eval');
-//! - as JavaScript made from it by binaryen's wasm2js, where the CSP refuses WebAssembly
-//!   (the MCP Apps default CSP: VS Code, Goose). Same module, same imports, same glue.
-//! Both travel gzip-compressed in base64 inside inert `<script type="text/plain">`
-//! blocks and are unpacked with the browser's DecompressionStream. Only the path taken
-//! is unpacked. When the page with both copies is over the size budget, only the
-//! JavaScript one ships (it runs everywhere); the manifest says which paths are in.
-//! The wasm2js path becomes an inline `<script>` element, which 'unsafe-inline' allows
-//! (never `eval` or `new Function`, which the strict CSP refuses).
+//! The same module runs two ways, chosen by the loader at load time (see loader.mjs):
+//! - as WebAssembly, carried in the page (gzip, base64, in an inert
+//!   `<script type="text/plain">` block, unpacked with the browser's DecompressionStream),
+//!   where the host says its CSP allows compiling it ('wasm-unsafe-eval');
+//! - as JavaScript made from it by binaryen's wasm2js, elsewhere (the MCP Apps default
+//!   CSP: VS Code, Goose, the Inspector). Same module, same imports, same glue. Both
+//!   copies do not fit the page's budget, so the translation (gzip, base64) is written
+//!   beside the page: the server serves it in parts through the view-only tool
+//!   `get_view_code`, and the page names its build (the first 16 hex digits of the text's
+//!   SHA-256) and its number of parts, so a page never runs another build's code. It
+//!   becomes an inline `<script>` element, which 'unsafe-inline' allows (never `eval` or
+//!   `new Function`, which the strict CSP refuses).
 //!
-//! Owns: the glue and wasm2js patches, the forbidden-pattern scan of everything inside
-//! the file (compressed parts included), the size budget, the manifest. Leaves the Rust
+//! Owns: the glue and wasm2js patches, the forbidden-pattern scan of everything that
+//! runs (compressed parts included), the size budget, the manifest. Leaves the Rust
 //! build and the installs to build.sh, and the styles and markup to shell.html.
 
 import { execFileSync } from "node:child_process";
@@ -142,6 +146,8 @@ fs.writeFileSync(path.join(work, "glue.mjs"), glue);
 fs.copyFileSync(path.join(here, "loader.mjs"), path.join(work, "loader.mjs"));
 fs.writeFileSync(path.join(work, "asm-entry.mjs"), 'import { asmFunc } from "./asm-patched.mjs";\nwindow.__ppAsm = asmFunc;\n');
 
+// The workspace's version (the crate inherits it), as the Rust bridge names the view.
+const crateVersion = fs.readFileSync(path.join(crate, "..", "Cargo.toml"), "utf8").match(/^version = "([^"]+)"/m)[1];
 const bundle = async (entry, format) =>
   (
     await esbuild.build({
@@ -155,6 +161,8 @@ const bundle = async (entry, format) =>
       charset: "utf8",
       // The glue's load-by-URL path names import.meta; it is dead code, dropped here.
       logOverride: { "empty-import-meta": "silent" },
+      // What the loader's handshake says the view is (as the Rust bridge would).
+      define: { __PP_VERSION__: JSON.stringify(crateVersion) },
     })
   ).outputFiles[0].text;
 
@@ -182,29 +190,19 @@ const fill = (html, name, value) => {
   if (html.split(marker).length !== 2) throw new Error(`shell.html must contain ${marker} exactly once`);
   return html.replace(marker, () => value);
 };
-// The page with the given paths: the wasm block is left out when the wasm path is.
-const page = (withWasm) => {
-  let html = shell;
-  html = fill(html, "STYLE", style.trim());
-  html = fill(html, "BOOTSTRAP", bootstrap.trim());
-  html = fill(html, "LOADER", loaderJs.trim());
-  html = fill(html, "WASM_BLOCK", withWasm ? `<script type="text/plain" id="pp-wasm">${wasmGz.toString("base64")}</script>` : "");
-  html = fill(html, "ASM_GZ", asmGz.toString("base64"));
-  return html;
-};
-const fits = (html) => {
-  const b = Buffer.from(html, "utf8");
-  return b.length <= MAX_RAW;
-};
-// Only the JavaScript path for now, which runs under every CSP (the same module,
-// translated), though both would fit the budget: choosing the wasm path means probing
-// the CSP, and under the strict CSP the probe's refusal is reported as a violation to
-// the host. Shipping both waits for a choice the host can make without that report.
-const both = page(true);
-const SHIP_WASM_WHEN_IT_FITS = false;
-const shipWasm = SHIP_WASM_WHEN_IT_FITS && fits(both);
-const html = shipWasm ? both : page(false);
-console.log(shipWasm ? "paths: wasm and wasm2js" : `paths: wasm2js only (with the wasm path the page would be ${Buffer.byteLength(both)} raw, ${gz(Buffer.from(both)).length} gzip)`);
+// The translation, as the server hands it over: base64 text in parts of PART_CHARS (the
+// server's get_view_code cuts it the same way: server/src/view.rs, tested there).
+const PART_CHARS = 100000;
+const translation = asmGz.toString("base64");
+const translationBuild = createHash("sha256").update(translation).digest("hex").slice(0, 16);
+const translationParts = Math.ceil(translation.length / PART_CHARS);
+let html = shell;
+html = fill(html, "STYLE", style.trim());
+html = fill(html, "BOOTSTRAP", bootstrap.trim());
+html = fill(html, "LOADER", loaderJs.trim());
+html = fill(html, "WASM_GZ", wasmGz.toString("base64"));
+html = fill(html, "TRANSLATION_BUILD", translationBuild);
+html = fill(html, "TRANSLATION_PARTS", String(translationParts));
 const found = scan(html);
 if (found.length) throw new Error(`forbidden in the packed page: ${found.join("; ")}`);
 
@@ -217,12 +215,12 @@ const manifest = {
   raw_bytes: raw.length,
   gzip_bytes: gzBytes,
   budget: { max_raw_bytes: MAX_RAW },
-  paths_shipped: shipWasm ? ["wasm", "wasm2js"] : ["wasm2js"],
-  both_paths_page: { raw_bytes: Buffer.byteLength(both), gzip_bytes: gz(Buffer.from(both)).length },
+  paths_shipped: ["wasm", "wasm2js"],
+  translation: { file: "wasm2js.txt", build: translationBuild, base64_bytes: translation.length, parts: translationParts, part_chars: PART_CHARS },
   parts: {
     loader_js: { raw_bytes: loaderJs.length, gzip_bytes: gz(Buffer.from(loaderJs)).length },
     wasm: { raw_bytes: wasmBytes.length, gzip_bytes: wasmGz.length, in_page_base64_bytes: Math.ceil(wasmGz.length / 3) * 4 },
-    wasm2js: { raw_bytes: Buffer.byteLength(asmJs), gzip_bytes: asmGz.length, in_page_base64_bytes: Math.ceil(asmGz.length / 3) * 4 },
+    wasm2js: { raw_bytes: Buffer.byteLength(asmJs), gzip_bytes: asmGz.length, served_base64_bytes: translation.length },
   },
   // What the browser decodes and runs on each path, beyond the page itself.
   paths: {
@@ -233,6 +231,7 @@ const manifest = {
 const dist = path.join(crate, "dist");
 fs.mkdirSync(dist, { recursive: true });
 fs.writeFileSync(path.join(dist, "planning.html"), raw);
+fs.writeFileSync(path.join(dist, "wasm2js.txt"), translation);
 fs.writeFileSync(path.join(dist, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
 console.log(`planning.html: ${raw.length} bytes raw (limit ${MAX_RAW}), ${gzBytes} gzip -9`);
 console.log(`  wasm ${wasmBytes.length} (gzip ${wasmGz.length}); wasm2js ${Buffer.byteLength(asmJs)} (gzip ${asmGz.length}); loader ${loaderJs.length}`);

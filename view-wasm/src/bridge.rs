@@ -296,33 +296,48 @@ impl Bridge {
         }
     }
 
+    /// Takes the answer to a `ui/initialize` the page's loader sent before the program
+    /// ran (it had to learn the host's sandbox to choose the view's path, and already
+    /// told the host `initialized`): the bridge does not shake hands again.
+    pub fn adopt(&mut self, answer: Result<Value, RpcError>) -> Vec<Out> {
+        self.phase = Phase::Connecting;
+        self.shake(answer, false)
+    }
+
     fn settle(&mut self, id: u64, result: Result<Value, RpcError>) -> Vec<Out> {
         if self.handshake == Some(id) {
             self.handshake = None;
-            return match result {
-                Ok(r) => {
-                    self.host_name = r
-                        .pointer("/hostInfo/name")
-                        .and_then(Value::as_str)
-                        .and_then(clean_host_name);
-                    self.host_capabilities =
-                        r.get("hostCapabilities").cloned().unwrap_or(Value::Null);
-                    if let Some(ctx) = r.get("hostContext") {
-                        merge(&mut self.context, ctx);
-                    }
-                    self.phase = Phase::Ready;
-                    vec![
-                        Self::notify("ui/notifications/initialized", json!({})),
-                        Out::Event(Event::Ready),
-                    ]
-                }
-                Err(e) => {
-                    self.phase = Phase::Degraded;
-                    vec![Out::Event(Event::HandshakeFailed(e))]
-                }
-            };
+            return self.shake(result, true);
         }
         vec![Out::Event(Event::Response { id, result })]
+    }
+
+    /// The handshake's answer: the host's name, capabilities and context; `notify` says
+    /// whether `initialized` is still to be sent.
+    fn shake(&mut self, result: Result<Value, RpcError>, notify: bool) -> Vec<Out> {
+        match result {
+            Ok(r) => {
+                self.host_name = r
+                    .pointer("/hostInfo/name")
+                    .and_then(Value::as_str)
+                    .and_then(clean_host_name);
+                self.host_capabilities = r.get("hostCapabilities").cloned().unwrap_or(Value::Null);
+                if let Some(ctx) = r.get("hostContext") {
+                    merge(&mut self.context, ctx);
+                }
+                self.phase = Phase::Ready;
+                let mut out = Vec::new();
+                if notify {
+                    out.push(Self::notify("ui/notifications/initialized", json!({})));
+                }
+                out.push(Out::Event(Event::Ready));
+                out
+            }
+            Err(e) => {
+                self.phase = Phase::Degraded;
+                vec![Out::Event(Event::HandshakeFailed(e))]
+            }
+        }
     }
 
     fn host_request(&mut self, method: &str, id: Value) -> Vec<Out> {
@@ -465,6 +480,37 @@ mod tests {
         assert_eq!(b.phase(), Phase::Ready);
         assert_eq!(b.host_name(), Some("Claude"));
         assert_eq!(b.context()["theme"], "dark");
+    }
+
+    #[test]
+    fn a_handshake_the_loader_made_is_adopted_without_a_second_one() {
+        let mut b = Bridge::new("palmaplan", "1");
+        let out = b.adopt(Ok(json!({"protocolVersion": PROTOCOL_VERSION,
+            "hostInfo": {"name": "Inspector"}, "hostCapabilities": {"openLinks": {}},
+            "hostContext": {"theme": "dark"}})));
+        // Nothing is posted: the loader sent initialize and initialized already.
+        assert!(posts(&out).is_empty(), "{out:?}");
+        assert_eq!(events(out), vec![Event::Ready]);
+        assert_eq!(b.phase(), Phase::Ready);
+        assert_eq!(b.host_name(), Some("Inspector"));
+        assert!(b.announces("openLinks"));
+        assert_eq!(b.context()["theme"], "dark");
+        // The loader's own answers (string ids) that reach the bridge are dropped.
+        assert!(
+            b.receive(json!({"jsonrpc": "2.0", "id": "pp-load-2", "result": {}}))
+                .is_empty()
+        );
+        // An error answer: degraded, requests still go out.
+        let mut b = Bridge::new("palmaplan", "1");
+        let err = RpcError::Host {
+            code: -32601,
+            message: "no".into(),
+        };
+        assert_eq!(
+            events(b.adopt(Err(err.clone()))),
+            vec![Event::HandshakeFailed(err)]
+        );
+        assert_eq!(b.phase(), Phase::Degraded);
     }
 
     #[test]

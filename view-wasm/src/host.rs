@@ -215,7 +215,12 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
         let outs = BRIDGE.with(|b| b.borrow_mut().receive(msg));
         run(outs);
     });
-    let outs = BRIDGE.with(|b| b.borrow_mut().start(now()));
+    // The packed page's loader shook hands already (to choose the view's path) and left
+    // the answer; a page without the loader (trunk's, in development) shakes hands here.
+    let outs = match bootstrap("init").and_then(|v| js_value_to_json(&v)) {
+        Some(init) => BRIDGE.with(|b| b.borrow_mut().adopt(loader_answer(init))),
+        None => BRIDGE.with(|b| b.borrow_mut().start(now())),
+    };
     run(outs);
     if let Some(listen) = bootstrap("listen").and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
         let _ = listen.call1(&JsValue::NULL, receive.as_ref());
@@ -229,6 +234,27 @@ pub fn connect(on_event: Rc<dyn Fn(Event)>) {
         },
         std::time::Duration::from_millis(250),
     );
+}
+
+/// A JavaScript value as JSON (through the browser's own JSON.stringify).
+fn js_value_to_json(v: &JsValue) -> Option<Value> {
+    let text = js_sys::JSON::stringify(v).ok()?.as_string()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// The loader's `{result}` or `{error: {message}}` as the handshake's answer.
+fn loader_answer(mut init: Value) -> Result<Value, RpcError> {
+    match init.get_mut("result").map(Value::take) {
+        Some(result) => Ok(result),
+        None => Err(RpcError::Host {
+            code: 0,
+            message: init
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        }),
+    }
 }
 
 /// Records per part of a page's text: a full page (~700 records) is read in four or

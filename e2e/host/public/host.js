@@ -89,7 +89,9 @@ async function mount(o) {
   const uri = getToolUiResourceUri(tool);
   const read = await state.client.readResource({ uri });
   const content = read.contents[0];
-  const html = content.text;
+  // o.editHtml [from, to]: a host that serves a page other than the server's (one it kept
+  // from another build, say).
+  const html = o.editHtml ? content.text.replace(o.editHtml[0], o.editHtml[1]) : content.text;
   const csp = content._meta?.ui?.csp ?? {};
   const box = document.createElement('div');
   box.className = 'box';
@@ -136,7 +138,13 @@ async function mount(o) {
     return id;
   }
   // o.caps: a host that announces other capabilities (MCP Inspector's, say).
-  const bridge = new AppBridge(state.client, { name: o.hostName || 'E2E Host', version: '1.0.0' }, o.caps || CAPS, { hostContext: f.ctx });
+  // The host says which CSP it applied (hostCapabilities.sandbox.csp): under the
+  // permissive profile it allows WebAssembly, and says so (ext-apps PR 667's
+  // wasmUnsafeEval). o.saysWasm: a host that says so whatever it applied.
+  const says = (o.profile === 'permissive' || o.saysWasm) ? { wasmUnsafeEval: true } : {};
+  const { wasmUnsafeEval: _asked, ...domains } = csp;
+  const caps = o.caps || { ...CAPS, sandbox: { csp: { ...domains, ...says } } };
+  const bridge = new AppBridge(state.client, { name: o.hostName || 'E2E Host', version: '1.0.0' }, caps, { hostContext: f.ctx });
   f.bridge = bridge;
   bridge.onmessage = async (p) => { state.messages.push({ view: id, ...clone(p) }); return {}; };
   bridge.onopenlink = async (p) => { state.links.push({ view: id, ...clone(p) }); return {}; };

@@ -44,7 +44,7 @@ use palmaplan_model::paging::{self, Priority};
 use palmaplan_model::text::{count, plural};
 use palmaplan_model::{Date, Lang, MemberId, RowId, Schedule, wire};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::args::date;
@@ -82,6 +82,15 @@ const CACHED_SETS: usize = 4;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
+        tool(
+            "get_view_code",
+            "View-only. One part of the view's JavaScript translation, for hosts whose CSP refuses WebAssembly: the page names its build and how many parts; the answer's structuredContent is {build, part, parts, data} (gzip in base64).",
+            Access::Read,
+            get_view_code,
+        )
+        .on_no_schedule()
+        .view_only()
+        .returns::<ViewCode>(),
         tool(
             "get_schedule_page",
             "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, records}, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). E-mails and absence reasons are never included.",
@@ -717,6 +726,77 @@ async fn delta_of(
         v["analysis"] = a;
     }
     Ok(v)
+}
+
+// ---- get_view_code
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ViewCodeArgs {
+    /// The build the page names (its `palmaplan-translation` tag).
+    build: String,
+    /// From 0.
+    part: u64,
+}
+
+/// `get_view_code`'s result: part `part` of `parts` of the translation of build `build`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ViewCode {
+    build: &'static str,
+    part: u64,
+    parts: u64,
+    /// Base64 text; the parts joined in order are the gzip of the script.
+    data: &'static str,
+}
+
+async fn get_view_code(ctx: Ctx, p: ViewCodeArgs) -> Result<Reply, Refusal> {
+    let build = crate::view::translation_build();
+    let parts = crate::view::translation_parts() as u64;
+    if p.build != build {
+        // A page kept by the host from another version of this server: its glue does not
+        // match this code. Reopening the view reads the current page.
+        return Err(Refusal::new(
+            Code::OutOfDate,
+            ctx.tr(
+                format!("Cette vue vient d'une autre version du serveur (code {} demandé, {build} servi)\u{a0}: rouvrez-la pour obtenir la version actuelle.", p.build),
+                format!("This view is from another version of the server (code {} asked for, {build} served): open it again to get the current one.", p.build),
+            ),
+        ));
+    }
+    let data = usize::try_from(p.part)
+        .ok()
+        .and_then(crate::view::translation_part)
+        .ok_or_else(|| {
+            Refusal::new(
+                Code::InvalidArguments,
+                ctx.tr(
+                    format!(
+                        "Il n'y a pas de partie {}\u{a0}: les parties vont de 0 à {}.",
+                        p.part,
+                        parts - 1
+                    ),
+                    format!(
+                        "There is no part {}: parts go from 0 to {}.",
+                        p.part,
+                        parts - 1
+                    ),
+                ),
+            )
+        })?;
+    let text = ctx.tr(
+        format!("Code de la vue, partie {} sur {parts}.", p.part + 1),
+        format!("The view's code, part {} of {parts}.", p.part + 1),
+    );
+    let code = ViewCode {
+        build,
+        part: p.part,
+        parts,
+        data,
+    };
+    Ok(Reply::ok(
+        text,
+        serde_json::to_value(&code).unwrap_or(Value::Null),
+    ))
 }
 
 // ---- get_schedule_absences
@@ -1394,6 +1474,57 @@ mod tests {
         assert!(
             r.text
                 .starts_with("No absence from 2020-01-01 to 2020-01-31"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[tokio::test]
+    async fn the_view_code_comes_in_parts_of_its_build_only() {
+        let k = Kit::new("view-code").await;
+        let build = crate::view::translation_build();
+        let parts = crate::view::translation_parts();
+        // Any role may read it (a viewer's view needs it as much), part after part.
+        let mut whole = String::new();
+        for part in 0..parts {
+            // Not `ok`: its answers are large on purpose (the kit checks for compact ones).
+            let r = k
+                .call(
+                    &k.carol,
+                    "get_view_code",
+                    json!({"build": build, "part": part}),
+                )
+                .await;
+            assert!(!r.is_error, "{}", r.text);
+            assert_eq!(r.structured["build"], build);
+            assert_eq!(r.structured["parts"], parts);
+            assert_eq!(r.structured["part"], part);
+            whole.push_str(r.structured["data"].as_str().unwrap());
+            assert!(r.text.contains(&format!("sur {parts}")), "{}", r.text);
+            // The answer stays under what a host carries in one tool result.
+            assert!(r.structured.to_string().len() + r.text.len() < RESPONSE_CHARS);
+        }
+        assert_eq!(whole, crate::view::TRANSLATION);
+        let r = k
+            .refused(
+                &k.carol,
+                "get_view_code",
+                json!({"build": "0123456789abcdef", "part": 0}),
+                "out_of_date",
+            )
+            .await;
+        assert!(r.text.contains("rouvrez-la"), "{}", r.text);
+        let r = k
+            .refused(
+                &en(&k.carol),
+                "get_view_code",
+                json!({"build": build, "part": parts}),
+                "invalid_arguments",
+            )
+            .await;
+        assert!(
+            r.text
+                .contains(&format!("parts go from 0 to {}", parts - 1)),
             "{}",
             r.text
         );
