@@ -641,7 +641,7 @@ mod tests {
             server.tools_for_views().len(),
             server.planning.tools().count()
         );
-        assert_eq!(server.tools().len() + 3, server.tools_for_views().len());
+        assert_eq!(server.tools().len() + 4, server.tools_for_views().len());
         for tool in server.tools() {
             assert!(
                 tool.meta.is_none(),
@@ -654,6 +654,7 @@ mod tests {
                 "get_schedule_page",
                 "get_changes_since",
                 "get_schedule_absences",
+                "get_view_code",
             ]
             .contains(&tool.name.as_ref());
             let shows_view =

@@ -24,10 +24,11 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 const UI: &str = "io.modelcontextprotocol/ui";
-const VIEW_ONLY: [&str; 3] = [
+const VIEW_ONLY: [&str; 4] = [
     "get_schedule_page",
     "get_changes_since",
     "get_schedule_absences",
+    "get_view_code",
 ];
 /// The tools whose answer the view shows.
 const SHOWS_VIEW: [&str; 3] = ["show_schedule", "what_if", "diff_versions"];
@@ -45,7 +46,7 @@ fn ui_meta(t: &Tool) -> Option<&Value> {
 fn check_list(tools: &[Tool], with_views: bool, model_count: usize, route: &str) {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     let expected = if with_views {
-        model_count + 3
+        model_count + VIEW_ONLY.len()
     } else {
         model_count
     };
@@ -180,7 +181,8 @@ async fn the_view_only_tools_are_listed_to_mcp_apps_clients_by_any_route() {
         .client_with_caps(&token, views_caps("extensions"))
         .await
         .unwrap();
-    for tool in VIEW_ONLY {
+    // The schedule's view-only tools refuse someone who cannot see it…
+    for tool in &VIEW_ONLY[..3] {
         let a = call(
             &outsider,
             tool,
@@ -196,6 +198,15 @@ async fn the_view_only_tools_are_listed_to_mcp_apps_clients_by_any_route() {
     )
     .await;
     assert_eq!(a.structured["error"], "schedule_not_found", "{}", a.text);
+    // …while the view's code is anyone's (it is in the server's binary, like the page).
+    let a = call(
+        &outsider,
+        "get_view_code",
+        json!({"build": view::translation_build(), "part": 0}),
+    )
+    .await;
+    assert!(!a.is_error, "{}", a.text);
+    assert_eq!(a.structured["data"], view::translation_part(0).unwrap());
     for c in [plain, stateless, outsider] {
         c.cancel().await.unwrap();
     }

@@ -28,9 +28,9 @@ use serde_json::{Value, json};
 /// "under ~4 KB for normal use": ids, rank, counts, short lists.
 const STRUCTURED_BOUND: usize = 4096;
 
-/// Tools whose structuredContent may be as large as the schedule: exporting it is
-/// their purpose.
-const UNBOUNDED: [&str; 2] = ["export_schedule", "get_schedule_page"];
+/// Tools whose structuredContent may be large: exporting the schedule, or the view's
+/// code, is their purpose.
+const UNBOUNDED: [&str; 3] = ["export_schedule", "get_schedule_page", "get_view_code"];
 
 /// Argument fields that hold the id of an item inside a schedule (an unknown one must
 /// be refused, naming it).
@@ -208,7 +208,7 @@ async fn every_tool_answers_its_documented_example_and_refuses_bad_calls_usefull
     }
     let model_tools = people.owner.list_all_tools().await.unwrap();
     assert_eq!(
-        model_tools.len() + 3,
+        model_tools.len() + 4,
         listed.len(),
         "the view-only tools are listed to MCP Apps clients only"
     );

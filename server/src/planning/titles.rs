@@ -88,6 +88,7 @@ const TABLE: &[(&str, &str, (bool, bool))] = &[
     ("get_schedule_page", "Schedule page (view)", S),
     ("get_changes_since", "Changes since (view)", S),
     ("get_schedule_absences", "Absences (view)", S),
+    ("get_view_code", "View code (view)", S),
     ("panic_for_test", "Panic (tests only)", S),
 ];
 

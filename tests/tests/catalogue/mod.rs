@@ -74,13 +74,23 @@ pub(crate) fn documented() -> Vec<Example> {
 /// name; the item ids inside a demo copy are the demo's).
 pub(crate) fn aimed_at(args: &Value, id: i64) -> Value {
     let mut args = args.clone();
-    if let Some(obj) = args.as_object_mut()
-        && obj.contains_key("schedule")
-    {
-        obj.insert("schedule".into(), json!(id));
+    if let Some(obj) = args.as_object_mut() {
+        if obj.contains_key("schedule") {
+            obj.insert("schedule".into(), json!(id));
+        }
+        // `get_view_code`'s example names the build a page would: this server's.
+        if obj.get("build") == Some(&json!(PAGE_BUILD)) {
+            obj.insert(
+                "build".into(),
+                json!(palmaplan_server::view::translation_build()),
+            );
+        }
     }
     args
 }
+
+/// What docs/tools.md writes for the build a page names (it changes with every build).
+pub(crate) const PAGE_BUILD: &str = "<the page's build>";
 
 /// Who runs a setup step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
