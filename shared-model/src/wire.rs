@@ -197,6 +197,40 @@ pub struct Ends {
     pub after: Option<Date>,
 }
 
+/// A tool result's `_meta` as the view reads it: what is for the view only, never for
+/// the model (hosts hand `_meta` to the view and not to the model).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultMeta {
+    /// The server's help page, which the view's Help button opens (`ui/open-link`),
+    /// when the server has a public address.
+    #[serde(
+        rename = "palmaplan/help_url",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub help_url: Option<String>,
+    /// The text the view shows the person under a before/after: the answer's text
+    /// without what is for the model (how to accept it with apply_patch).
+    #[serde(
+        rename = "palmaplan/person_text",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub person_text: Option<String>,
+}
+
+impl ResultMeta {
+    /// Read from a result's `_meta` (anything else, or nothing, reads as empty).
+    pub fn read(meta: &serde_json::Value) -> ResultMeta {
+        ResultMeta::deserialize(meta).unwrap_or_default()
+    }
+
+    /// As the result's `_meta` value.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 /// What a write's cascade moved beyond what was asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -348,6 +382,28 @@ pub struct DeltaHead {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_results_meta_reads_what_the_server_writes_and_nothing_else() {
+        let m = ResultMeta {
+            help_url: Some("https://p.example/help?lang=fr".into()),
+            person_text: None,
+        };
+        let v = m.to_value();
+        assert_eq!(
+            v,
+            serde_json::json!({"palmaplan/help_url": "https://p.example/help?lang=fr"})
+        );
+        assert_eq!(ResultMeta::read(&v), m);
+        // No `_meta`, another host's keys, or a wrong type: nothing for the view.
+        for other in [
+            serde_json::Value::Null,
+            serde_json::json!({"openai/x": 1}),
+            serde_json::json!({"palmaplan/person_text": 3}),
+        ] {
+            assert_eq!(ResultMeta::read(&other), ResultMeta::default(), "{other}");
+        }
+    }
 
     #[test]
     fn options_leave_out_what_was_not_asked() {

@@ -14,6 +14,7 @@ use palmaplan_model::idset::IdSet;
 use palmaplan_model::layout::{self, Line, RowFilter, RowIndex, Zoom};
 use palmaplan_model::wire::{self, ViewOptions};
 use palmaplan_model::{Bar, BarId, Date, GroupId, Lang, Milestone, RowId, Schedule, filter, risk};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::bridge::Event;
@@ -866,13 +867,8 @@ fn on_result(st: St, result: Value) {
         ),
     };
     // Help opens the server's page through the host, when the server has an address.
-    st.help.set(
-        reply
-            .meta
-            .get("palmaplan/help_url")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    );
+    let meta = wire::ResultMeta::read(&reply.meta);
+    st.help.set(meta.help_url);
     // Proposals and comparisons open with no options, read-only.
     st.options
         .set(view.as_ref().map(|v| v.options.clone()).unwrap_or_default());
@@ -882,14 +878,8 @@ fn on_result(st: St, result: Value) {
     st.sides.set(sides);
     // Under a before/after, the person reads the change list, not the model's way to
     // accept it (the server gives it apart, in `_meta`).
-    st.reply_text.set(
-        reply
-            .meta
-            .get("palmaplan/person_text")
-            .and_then(Value::as_str)
-            .unwrap_or(&reply.text)
-            .to_owned(),
-    );
+    st.reply_text
+        .set(meta.person_text.unwrap_or_else(|| reply.text.clone()));
     st.shown.set(Some(shown));
     if let Some(zoom) = view
         .as_ref()
@@ -1368,13 +1358,14 @@ pub fn write_and(
         Ok(reply) if !reply.is_error => {
             let mut line = reply.text.lines().next().unwrap_or_default().to_owned();
             if let Some(want) = cascade {
-                let c = &reply.structured["cascade"];
-                let mut got: Vec<u64> = ["bars", "milestones"]
-                    .iter()
-                    .filter_map(|k| c.get(*k).and_then(Value::as_array))
-                    .flatten()
-                    .filter_map(Value::as_u64)
-                    .collect();
+                // The write's answer names what its cascade moved (the model's type).
+                let c = reply
+                    .structured
+                    .get("cascade")
+                    .and_then(|c| wire::CascadeSummary::deserialize(c).ok());
+                let mut got: Vec<u64> = c
+                    .map(|c| c.bars.into_iter().chain(c.milestones).collect())
+                    .unwrap_or_default();
                 got.sort_unstable();
                 if got != want {
                     line.push_str(st.tr(

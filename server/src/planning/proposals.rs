@@ -56,9 +56,18 @@ pub(super) fn tools() -> Vec<ToolSpec> {
 }
 
 /// The result's `_meta` key of the text the view shows the person under the
-/// before/after: the answer's text without what is for the model (how to accept it
-/// with apply_patch and expected_rank).
+/// before/after (`wire::ResultMeta::person_text`; tests read it by this name).
+#[cfg(test)]
 pub(crate) const PERSON_TEXT: &str = "palmaplan/person_text";
+
+/// The `_meta` of a before/after: the text for the person.
+fn person_meta(person: String) -> Value {
+    wire::ResultMeta {
+        person_text: Some(person),
+        ..Default::default()
+    }
+    .to_value()
+}
 
 /// How many changed items the structured answer names (the text lists up to
 /// `text::LIST_CAP`; the view recomputes everything itself).
@@ -285,7 +294,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         cascade,
         refused,
     });
-    Ok(Reply::ok(text, structured).with_meta(json!({ PERSON_TEXT: person })))
+    Ok(Reply::ok(text, structured).with_meta(person_meta(person)))
 }
 
 // ---- diff_versions
@@ -426,7 +435,7 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         diff: diff_summary(&d),
     });
     let person = text[for_person..].trim().to_owned();
-    Ok(Reply::ok(text, structured).with_meta(json!({ PERSON_TEXT: person })))
+    Ok(Reply::ok(text, structured).with_meta(person_meta(person)))
 }
 
 #[cfg(test)]

@@ -439,14 +439,18 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     // What the view's Help button opens through the host (`ui/open-link`): in `_meta`,
     // which only the view reads, so the model's text and structuredContent keep no link.
     .with_meta(match ctx.embed() {
-        Some(e) => json!({ "palmaplan/help_url": format!(
-            "{}/help?lang={}",
-            e.public_url(),
-            match ctx.lang() {
-                Lang::Fr => "fr",
-                Lang::En => "en",
-            }
-        ) }),
+        Some(e) => wire::ResultMeta {
+            help_url: Some(format!(
+                "{}/help?lang={}",
+                e.public_url(),
+                match ctx.lang() {
+                    Lang::Fr => "fr",
+                    Lang::En => "en",
+                }
+            )),
+            ..Default::default()
+        }
+        .to_value(),
         None => Value::Null,
     }))
 }
