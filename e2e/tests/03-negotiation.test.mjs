@@ -1,5 +1,5 @@
 // Acceptance (c): negotiation through the MCP client (no browser): N model tools without
-// the MCP Apps capability, N+3 with it, by each of the three routes (extensions and
+// the MCP Apps capability, N+4 with it, by each of the three routes (extensions and
 // experimental at initialize, and the per-request _meta of protocol 2026-07-28);
 // show_schedule gives a link only without it. And the host page's own client, which
 // announces the capability, hides the view-only tools from the model side.
@@ -8,7 +8,7 @@ import { setup, assert, call } from './fixture.mjs';
 import { UI_EXT, UI_CAP } from '../host/palmaplan.mjs';
 
 const ctx = setup();
-const VIEW_ONLY = ['get_changes_since', 'get_schedule_absences', 'get_schedule_page'];
+const VIEW_ONLY = ['get_changes_since', 'get_schedule_absences', 'get_schedule_page', 'get_view_code'];
 const PER_REQUEST = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { [UI_EXT]: UI_CAP } } };
 
 async function tools(client, meta) {
@@ -30,11 +30,11 @@ test('(c) without the capability: the model tools only, and show_schedule has an
 });
 
 for (const route of ['extensions', 'experimental', 'per-request _meta']) {
-  test(`(c) with the capability by ${route}: N+3 tools, the view-only ones app-only, no link`, async () => {
+  test(`(c) with the capability by ${route}: N+4 tools, the view-only ones app-only, no link`, async () => {
     const client = route.includes('_meta') ? await ctx.server.client() : await ctx.server.client({ apps: route });
     const meta = route.includes('_meta') ? PER_REQUEST : undefined;
     const list = await tools(client, meta);
-    assert.equal(list.length, ctx.n + 3);
+    assert.equal(list.length, ctx.n + VIEW_ONLY.length);
     for (const name of VIEW_ONLY) {
       const t = list.find((x) => x.name === name);
       assert.deepEqual(t?._meta?.ui?.visibility, ['app'], name);
@@ -54,7 +54,7 @@ for (const route of ['extensions', 'experimental', 'per-request _meta']) {
 
 test('(c) the host hides view-only tools from the model side; the server still answers them under rights', async () => {
   const host = await ctx.host();
-  assert.equal(host.tools.length, ctx.n + 3);
+  assert.equal(host.tools.length, ctx.n + VIEW_ONLY.length);
   for (const name of VIEW_ONLY) {
     const r = await host.callAsModel(name, { schedule: 1, page: 0 });
     assert.deepEqual(r, { refusedByHost: true }, name);

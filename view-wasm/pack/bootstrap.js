@@ -20,6 +20,9 @@
       var box = document.getElementById("pp-boot");
       if (!box) return;
       box.setAttribute("role", "alert");
+      /* No longer loading: the skeleton gives way to the reason and Reload. */
+      box.setAttribute("aria-busy", "false");
+      box.className = "pp-boot-failed";
       box.textContent = "";
       var p = document.createElement("p");
       p.textContent = fr ? "La vue n'a pas pu démarrer dans ce cadre." : "The view could not start in this frame.";
