@@ -455,6 +455,24 @@ pub fn mount(st: St) -> Option<()> {
         listen::<web_sys::Event>(window.as_ref(), "resize", move |_| m());
     }
 
+    // The name cell of a row or a group, or a milestone: a press selects it, the second
+    // press of a double click renames it. On the press, not the click: the first
+    // press draws the item again, selected, and a click whose press and release land
+    // on two different nodes (the old one and the new) is never sent.
+    listen::<web_sys::MouseEvent>(inner.as_ref(), "mousedown", move |e| {
+        if e.button() != 0 {
+            return;
+        }
+        let Some(n) = named_at(&e) else { return };
+        if e.detail() >= 2 {
+            // Not the word under the pointer selected as text.
+            e.prevent_default();
+            start_rename(st, n);
+        } else {
+            pick(st, n);
+        }
+    });
+
     // Select and start a drag (move, or resize from within 6 px of an edge).
     let capture = inner.clone();
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
@@ -725,19 +743,10 @@ pub fn mount(st: St) -> Option<()> {
     Some(())
 }
 
-/// A click anywhere in the view: `data-act` buttons, group folds, and the names of
-/// rows, groups and milestones (a click selects one, a double click renames it).
+/// A click anywhere in the view: `data-act` buttons and group folds.
 fn on_click(st: St, e: &web_sys::MouseEvent) {
     if let Some(el) = closest(e, "[data-act]") {
         act(st, &el.get_attribute("data-act").unwrap_or_default(), &el);
-    } else if let Some(n) = named_at(e) {
-        // The second click of a double click (counted by the browser, which keeps
-        // counting though the first drew the item again, selected).
-        if e.detail() >= 2 {
-            start_rename(st, n);
-        } else {
-            pick(st, n);
-        }
     } else if let Some(el) = closest(e, "[data-group]")
         && let Some(id) = el
             .get_attribute("data-group")
