@@ -873,6 +873,12 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             delete_link(st, link);
             return;
         }
+        // A row, a group or a milestone selected is not deleted from the chart (nor
+        // the bar still selected beside it, which the person is not looking at).
+        ("Delete" | "Backspace", _, edit::Edit::Picked(_)) => {
+            e.prevent_default();
+            return;
+        }
         // The selected link's lag, a unit of the schedule's time unit at a time.
         ("+" | "=" | "-", _, edit::Edit::Link(link)) if plain => {
             e.prevent_default();

@@ -334,8 +334,7 @@ pub fn rename_args(n: Named, name: &str, rank: i64) -> Option<Value> {
 /// the bounds the server takes; `None` when it would not change.
 pub fn lag_args(s: &Schedule, link: LinkId, step: i32, rank: i64) -> Option<Value> {
     let l = s.links.iter().find(|l| l.id == link)?;
-    let max = i32::try_from(MAX_LAG).unwrap_or(i32::MAX);
-    let lag = l.lag.saturating_add(step).clamp(-max, max);
+    let lag = l.lag.saturating_add(step).clamp(-MAX_LAG, MAX_LAG);
     (lag != l.lag).then(|| {
         patch(
             json!({ "op": "update_link", "link": link.0, "lag": lag }),
@@ -722,7 +721,7 @@ mod tests {
             json!(l.lag - 1),
             "below zero, a lead"
         );
-        s.links[0].lag = i32::try_from(MAX_LAG).unwrap();
+        s.links[0].lag = MAX_LAG;
         assert_eq!(
             lag_args(&s, l.id, 1, 4),
             None,
