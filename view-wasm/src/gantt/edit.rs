@@ -440,8 +440,10 @@ pub fn linking_words(lang: Lang, kind: Option<LinkKind>, from: &str, to: Option<
             ),
         },
         _ => match lang {
-            Lang::Fr => format!("Lien depuis «\u{a0}{from}\u{a0}»\u{a0}: choisissez l'autre bloc"),
-            Lang::En => format!("Link from “{from}”: pick the other bar"),
+            Lang::Fr => {
+                format!("Lien depuis «\u{a0}{from}\u{a0}»\u{a0}: choisissez l'autre bloc ou jalon")
+            }
+            Lang::En => format!("Link from “{from}”: pick the other bar or milestone"),
         },
     }
 }
