@@ -16,6 +16,7 @@
 //! is downstream); with manual scheduling, the links the move would break. An arrow
 //! key's move is drawn the same way from the key press until the written state comes.
 
+use edit::Named;
 use palmaplan_model::calendar::Calendar;
 use palmaplan_model::command::{self, Edge};
 use palmaplan_model::fit;
@@ -454,6 +455,24 @@ pub fn mount(st: St) -> Option<()> {
         listen::<web_sys::Event>(window.as_ref(), "resize", move |_| m());
     }
 
+    // The name cell of a row or a group, or a milestone: a press selects it, the second
+    // press of a double click renames it. On the press, not the click: the first
+    // press draws the item again, selected, and a click whose press and release land
+    // on two different nodes (the old one and the new) is never sent.
+    listen::<web_sys::MouseEvent>(inner.as_ref(), "mousedown", move |e| {
+        if e.button() != 0 {
+            return;
+        }
+        let Some(n) = named_at(&e) else { return };
+        if e.detail() >= 2 {
+            // Not the word under the pointer selected as text.
+            e.prevent_default();
+            start_rename(st, n);
+        } else {
+            pick(st, n);
+        }
+    });
+
     // Select and start a drag (move, or resize from within 6 px of an edge).
     let capture = inner.clone();
     listen::<web_sys::PointerEvent>(inner.as_ref(), "pointerdown", move |e| {
@@ -468,12 +487,12 @@ pub fn mount(st: St) -> Option<()> {
             st.edit.set(edit::Edit::Link(palmaplan_model::LinkId(id)));
             return;
         }
-        // A link handle of the selected bar: draw a link from that end.
+        // A link handle of the selected bar or milestone: draw a link from that end.
         if let Some(h) = closest(&e, "[data-lkh]")
-            && let Some(from) = st.selected.get_untracked()
+            && let Some(from) = link_source(st)
         {
             e.prevent_default();
-            if !st.can_write() || held_by_lock(st, from) {
+            if !st.can_write() || held_item(st, from) {
                 return;
             }
             let _ = capture.set_pointer_capture(e.pointer_id());
@@ -527,7 +546,7 @@ pub fn mount(st: St) -> Option<()> {
         if double {
             LAST_PRESS.with(|p| p.set((0, 0.0)));
             e.prevent_default();
-            start_rename(st, BarId(id));
+            start_rename(st, Named::Bar(BarId(id)));
             return;
         }
         select(st, Some(BarId(id)));
@@ -649,9 +668,10 @@ pub fn mount(st: St) -> Option<()> {
                 st.edit.set(edit::Edit::None);
                 // A click in a row, without a drag, draws nothing.
                 if CREATE_MOVED.with(std::cell::Cell::get) {
-                    let span = st
-                        .doc
-                        .with_untracked(|d| d.as_ref().map(|d| edit::drawn_span(&d.cal, from, to)));
+                    let span = st.doc.with_untracked(|d| {
+                        d.as_ref()
+                            .map(|d| edit::drawn_span(&d.cal, d.s.settings.time_unit, from, to))
+                    });
                     if let Some(span) = span {
                         create_bar(st, row, span);
                     }
@@ -742,6 +762,43 @@ fn on_click(st: St, e: &web_sys::MouseEvent) {
     }
 }
 
+/// The row, group or milestone whose name cell (or diamond) an event is on.
+fn named_at(e: &web_sys::Event) -> Option<Named> {
+    let id = |el: web_sys::Element, attr: &str| el.get_attribute(attr)?.parse::<u64>().ok();
+    if let Some(m) = closest(e, "[data-milestone]").and_then(|el| id(el, "data-milestone")) {
+        return Some(Named::Milestone(palmaplan_model::MilestoneId(m)));
+    }
+    // Not the fold button, which folds.
+    if closest(e, "[data-group]").is_some() {
+        return None;
+    }
+    if let Some(r) = closest(e, "[data-row]").and_then(|el| id(el, "data-row")) {
+        return Some(Named::Row(palmaplan_model::RowId(r)));
+    }
+    closest(e, "[data-grp]")
+        .and_then(|el| id(el, "data-grp"))
+        .map(|g| Named::Group(palmaplan_model::GroupId(g)))
+}
+
+/// Selects a row, a group or a milestone. A milestone takes the place of the selected
+/// bar (its link handles are drawn instead); a row or a group leaves the bar selected,
+/// so that ↑/↓ go on from it.
+fn pick(st: St, n: Named) {
+    if let Named::Milestone(_) = n {
+        st.selected.set(None);
+        update_model_context(st);
+    }
+    st.edit.set(edit::Edit::Picked(n));
+}
+
+/// Where a link drawn now starts: the selected milestone, else the selected bar.
+fn link_source(st: St) -> Option<ItemId> {
+    match st.edit.get_untracked() {
+        edit::Edit::Picked(Named::Milestone(m)) => Some(ItemId(m.0)),
+        _ => st.selected.get_untracked().map(|b| ItemId(b.0)),
+    }
+}
+
 fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
     let Some(doc) = st.doc.get_untracked() else {
         return;
@@ -764,15 +821,15 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
         }
         return;
     }
-    // Drawing a link from the keyboard: ↑/↓ pick the other bar, T the type, Enter
-    // creates it, Escape gives up.
+    // Drawing a link from the keyboard: ↑/↓ pick the other bar or milestone, T the
+    // type, Enter creates it, Escape gives up.
     if let edit::Edit::Linking(mut k) = st.edit.get_untracked()
         && k.pointer.is_none()
     {
         match key.as_str() {
             "ArrowDown" | "ArrowUp" => {
                 e.prevent_default();
-                let order = bar_order(st);
+                let order = item_order(st, true);
                 let at = k.to.map_or(k.from.0, |t| t.0);
                 let step: i64 = if key == "ArrowDown" { 1 } else { -1 };
                 let mut i = order.iter().position(|b| b.0 == at).map_or(0, |i| i as i64);
@@ -781,7 +838,7 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
                     match usize::try_from(i).ok().and_then(|i| order.get(i)) {
                         Some(b) if *b == k.from => continue,
                         Some(b) => {
-                            k.to = Some(ItemId(b.0));
+                            k.to = Some(*b);
                             break;
                         }
                         None => break,
@@ -816,13 +873,85 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             delete_link(st, link);
             return;
         }
+        // A row, a group or a milestone selected is not deleted from the chart (nor
+        // the bar still selected beside it, which the person is not looking at).
+        ("Delete" | "Backspace", _, edit::Edit::Picked(_)) => {
+            e.prevent_default();
+            return;
+        }
+        // The selected link's lag, a unit of the schedule's time unit at a time.
+        ("+" | "=" | "-", _, edit::Edit::Link(link)) if plain => {
+            e.prevent_default();
+            if st.can_write() {
+                change_lag(st, link, if key == "-" { -1 } else { 1 });
+            }
+            return;
+        }
         ("Escape", _, edit) if edit != edit::Edit::None => {
             st.edit.set(edit::Edit::None);
             return;
         }
+        ("F2", _, edit::Edit::Picked(n)) => {
+            e.prevent_default();
+            start_rename(st, n);
+            return;
+        }
         ("F2", Some(bar), _) => {
             e.prevent_default();
-            start_rename(st, bar);
+            start_rename(st, Named::Bar(bar));
+            return;
+        }
+        // R: the selected bar's (or milestone's) row, then that row's group.
+        ("r" | "R", _, edit) if plain => {
+            let next = match edit {
+                edit::Edit::Picked(Named::Row(r)) => doc.s.row(r).map(|r| Named::Group(r.group)),
+                edit::Edit::Picked(Named::Milestone(m)) => {
+                    doc.s.milestone(m).map(|m| Named::Row(m.row))
+                }
+                _ => sel.and_then(|b| doc.s.bar(b)).map(|b| Named::Row(b.row)),
+            };
+            if let Some(n) = next {
+                e.prevent_default();
+                pick(st, n);
+            }
+            return;
+        }
+        // M: the next milestone in the chart's order.
+        ("m" | "M", _, edit) if plain => {
+            e.prevent_default();
+            let order = item_order(st, true);
+            let now = match edit {
+                edit::Edit::Picked(Named::Milestone(m)) => order.iter().position(|i| i.0 == m.0),
+                _ => None,
+            };
+            let is_ms = |i: &ItemId| doc.s.milestone(palmaplan_model::MilestoneId(i.0)).is_some();
+            let after = now.map_or(0, |i| i + 1);
+            let next = order[after.min(order.len())..]
+                .iter()
+                .chain(&order[..after.min(order.len())])
+                .find(|i| is_ms(i));
+            match next {
+                Some(i) => pick(st, Named::Milestone(palmaplan_model::MilestoneId(i.0))),
+                None => st.notice.set(Notice::Ok(
+                    st.tr("Aucun jalon dans la vue.", "No milestone in the view.")
+                        .into(),
+                )),
+            }
+            return;
+        }
+        ("c" | "C", _, edit::Edit::Picked(Named::Milestone(m))) if plain && st.can_write() => {
+            e.prevent_default();
+            let from = ItemId(m.0);
+            if held_item(st, from) {
+                return;
+            }
+            st.edit.set(edit::Edit::Linking(edit::Linking {
+                from,
+                from_edge: Edge::End,
+                to: None,
+                to_edge: Edge::Start,
+                pointer: None,
+            }));
             return;
         }
         ("l" | "L", Some(bar), edit) if plain => {
@@ -847,7 +976,7 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
                 return;
             }
             st.edit.set(edit::Edit::Linking(edit::Linking {
-                from: bar,
+                from: ItemId(bar.0),
                 from_edge: Edge::End,
                 to: None,
                 to_edge: Edge::Start,
@@ -1136,9 +1265,11 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 tr(st.lang.get(), "Diagramme de Gantt", "Gantt chart"),
             );
             let _ = p.scroller.set_attribute("aria-rowcount", &n.to_string());
-            // The link selected, else the bar selected, is the grid's active cell.
+            // The link, row, group or milestone selected, else the bar selected, is
+            // the grid's active cell.
             let active = match (st.edit.get(), st.selected.get()) {
                 (edit::Edit::Link(l), _) => Some(format!("pp-l{}", l.0)),
+                (edit::Edit::Picked(n), _) => Some(picked_id(n)),
                 (_, Some(b)) => Some(format!("pp-b{}", b.0)),
                 _ => None,
             };
@@ -1672,10 +1803,14 @@ fn legend_html(st: St, h: &mut H, doc: &Doc) {
 }
 
 fn details_html(st: St, h: &mut H, doc: &Doc) {
-    // A link selected: what it joins, and how to delete it.
-    if let edit::Edit::Link(l) = st.edit.get()
-        && let Some(text) = edit::link_details(&doc.s, l, st.lang.get(), st.can_write())
-    {
+    // A link selected: what it joins, and how to delete it; a row, a group or a
+    // milestone: what it is, and how to rename it.
+    let picked = match st.edit.get() {
+        edit::Edit::Link(l) => edit::link_details(&doc.s, l, st.lang.get(), st.can_write()),
+        edit::Edit::Picked(n) => edit::picked_details(&doc.s, n, st.lang.get(), st.can_write()),
+        _ => None,
+    };
+    if let Some(text) = picked {
         h.lit("<p class=\"pp-details\" role=\"status\">")
             .text(&text)
             .lit("</p>");
@@ -2019,6 +2154,17 @@ fn reload(st: St) {
     }
 }
 
+/// The element id of a selected row, group, milestone (or bar), for
+/// `aria-activedescendant`.
+fn picked_id(n: Named) -> String {
+    match n {
+        Named::Bar(b) => format!("pp-b{}", b.0),
+        Named::Milestone(m) => format!("pp-m{}", m.0),
+        Named::Row(r) => format!("pp-r{}", r.0),
+        Named::Group(g) => format!("pp-g{}", g.0),
+    }
+}
+
 /// The element matching `selector` at or above an event's target.
 fn closest(e: &web_sys::Event, selector: &str) -> Option<web_sys::Element> {
     use wasm_bindgen::JsCast;
@@ -2047,6 +2193,14 @@ fn select_next(st: St, step: i64) {
 
 /// The bars in display order: line by line, then by start.
 fn bar_order(st: St) -> Vec<BarId> {
+    item_order(st, false)
+        .into_iter()
+        .map(|i| BarId(i.0))
+        .collect()
+}
+
+/// The bars, and the milestones with `milestones`, in display order.
+fn item_order(st: St, milestones: bool) -> Vec<ItemId> {
     let Some(doc) = st.doc.get_untracked() else {
         return Vec::new();
     };
@@ -2054,7 +2208,7 @@ fn bar_order(st: St) -> Vec<BarId> {
         return Vec::new();
     };
     let all = 0..lay.lines.len();
-    let order: Vec<BarId> = layout::visible_items(
+    let order: Vec<ItemId> = layout::visible_items(
         &doc.index,
         &doc.s,
         &lay.lines,
@@ -2064,8 +2218,8 @@ fn bar_order(st: St) -> Vec<BarId> {
     )
     .into_iter()
     .filter_map(|it| match it {
-        VisibleItem::Bar { id, .. } => Some(id),
-        VisibleItem::Milestone { .. } => None,
+        VisibleItem::Bar { id, .. } => Some(ItemId(id.0)),
+        VisibleItem::Milestone { id, .. } => milestones.then_some(ItemId(id.0)),
     })
     .collect();
     order
@@ -2093,24 +2247,35 @@ fn held_row(st: St, row: palmaplan_model::RowId) -> bool {
     doc.s.row_lock(row).is_some_and(|l| say_held(st, l))
 }
 
+/// [`held_by_lock`] for what a rename names.
+fn held_named(st: St, n: Named) -> bool {
+    let Some(doc) = st.doc.get_untracked() else {
+        return false;
+    };
+    edit::named_lock(&doc.s, n).is_some_and(|l| say_held(st, l))
+}
+
 /// Says which lock holds what a gesture touches; true, so the gesture stops.
 fn say_held(st: St, lock: &palmaplan_model::Lock) -> bool {
     let lang = st.lang.get_untracked();
     let held = command::lock_summary(lock, lang);
     st.notice.set(Notice::Error(match lang {
         Lang::Fr => format!(
-            "Verrouillé\u{a0}: {held}. Ce bloc ne peut pas être modifié tant que le verrou tient."
+            "Verrouillé\u{a0}: {held}. Rien de ce qu'il tient ne peut être modifié tant que le verrou tient."
         ),
-        Lang::En => format!("Locked: {held}. This bar cannot be changed while the lock holds."),
+        Lang::En => {
+            format!("Locked: {held}. Nothing it holds can be changed while the lock holds.")
+        }
     }));
     true
 }
 
 pub fn select(st: St, bar: Option<BarId>) {
-    // Choosing a bar leaves a selected link and a rename (unwritten) behind.
+    // Choosing a bar leaves a selected link, row, group or milestone and a rename
+    // (unwritten) behind.
     if matches!(
         st.edit.get_untracked(),
-        edit::Edit::Link(_) | edit::Edit::Rename(_)
+        edit::Edit::Link(_) | edit::Edit::Picked(_) | edit::Edit::Rename(_)
     ) {
         st.edit.set(edit::Edit::None);
     }
@@ -2205,12 +2370,23 @@ fn focus_chart() {
     }
 }
 
-/// Opens the rename field over a bar (when the role and its locks allow).
-fn start_rename(st: St, bar: BarId) {
-    if !st.can_write() || held_by_lock(st, bar) {
+/// Opens the rename field over a bar or a milestone, or in a row's or a group's name
+/// cell (when the role and the locks allow). A view that may not write says why.
+fn start_rename(st: St, n: Named) {
+    if !st.can_write() {
+        st.notice.set(Notice::Error(
+            st.tr(
+                "Cette vue est en lecture seule\u{a0}: rien n'y est renommé.",
+                "This view is read-only: nothing is renamed in it.",
+            )
+            .into(),
+        ));
         return;
     }
-    st.edit.set(edit::Edit::Rename(bar));
+    if held_named(st, n) {
+        return;
+    }
+    st.edit.set(edit::Edit::Rename(n));
     FOCUS_RENAME.with(|f| f.set(true));
 }
 
@@ -2218,7 +2394,7 @@ fn start_rename(st: St, bar: BarId) {
 /// refused here, the field staying open; an unchanged one writes nothing.
 fn finish_rename(st: St, commit: bool) {
     use wasm_bindgen::JsCast;
-    let edit::Edit::Rename(bar) = st.edit.get_untracked() else {
+    let edit::Edit::Rename(n) = st.edit.get_untracked() else {
         return;
     };
     let field = web_sys::window()
@@ -2227,7 +2403,7 @@ fn finish_rename(st: St, commit: bool) {
         .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok());
     let typed = field.as_ref().map(web_sys::HtmlInputElement::value);
     if commit && let (Some(typed), Some(doc)) = (typed, st.doc.get_untracked()) {
-        let Some(args) = edit::rename_args(bar, &typed, doc.rank) else {
+        let Some(args) = edit::rename_args(n, &typed, doc.rank) else {
             st.notice.set(Notice::Error(
                 edit::empty_name(st.lang.get_untracked()).into(),
             ));
@@ -2236,12 +2412,32 @@ fn finish_rename(st: St, commit: bool) {
             }
             return;
         };
-        if doc.s.bar(bar).is_some_and(|b| b.label != typed.trim()) {
+        if edit::current_name(&doc.s, n).is_some_and(|was| was != typed.trim()) {
             app::write(st, "apply_patch", args);
         }
     }
-    st.edit.set(edit::Edit::None);
+    // A row, a group or a milestone stays selected, its new name read back.
+    st.edit.set(match n {
+        Named::Bar(_) => edit::Edit::None,
+        n => edit::Edit::Picked(n),
+    });
     focus_chart();
+}
+
+/// Moves a link's lag by `step` units (unless a lock holds one of its ends).
+fn change_lag(st: St, link: palmaplan_model::LinkId, step: i32) {
+    let Some(doc) = st.doc.get_untracked() else {
+        return;
+    };
+    let Some(l) = doc.s.links.iter().find(|l| l.id == link) else {
+        return;
+    };
+    if held_item(st, l.from) || held_item(st, l.to) {
+        return;
+    }
+    if let Some(args) = edit::lag_args(&doc.s, link, step, doc.rank) {
+        app::write(st, "apply_patch", args);
+    }
 }
 
 /// Deletes a link (unless a lock holds one of its ends).
@@ -2268,7 +2464,7 @@ fn finish_link(st: St, k: &edit::Linking) {
     let Some(args) = edit::add_link_args(k.from, to, kind, doc.rank) else {
         return;
     };
-    if held_by_lock(st, k.from) || held_item(st, to) {
+    if held_item(st, k.from) || held_item(st, to) {
         return;
     }
     app::write(st, "apply_patch", args);
@@ -2295,7 +2491,7 @@ fn create_bar(st: St, row: palmaplan_model::RowId, span: (Date, Date)) {
         || {},
         move || {
             select(st, Some(id));
-            st.edit.set(edit::Edit::Rename(id));
+            st.edit.set(edit::Edit::Rename(Named::Bar(id)));
             FOCUS_RENAME.with(|f| f.set(true));
         },
     );
@@ -2446,6 +2642,10 @@ fn chart_html(
         edit::Edit::Linking(k) => k.to.map(|t| t.0),
         _ => None,
     };
+    let picked = match &edit {
+        edit::Edit::Picked(n) => Some(*n),
+        _ => None,
+    };
 
     let mut h = H::with_capacity(16 * 1024);
     h.lit("<div class=\"pp-grid2\" style=\"grid-template-columns:")
@@ -2506,9 +2706,22 @@ fn chart_html(
                 ..
             } => {
                 let name = doc.s.group(*id).map_or("", |g| &g.name);
-                h.lit("<div class=\"pp-cell pp-group\" role=\"rowheader\" aria-expanded=\"")
+                let on = picked == Some(Named::Group(*id));
+                h.lit("<div class=\"pp-cell pp-group").lit(if on {
+                    " sel\" id=\"pp-g"
+                } else {
+                    ""
+                });
+                if on {
+                    h.num(id.0);
+                }
+                h.lit("\" role=\"rowheader\" aria-expanded=\"")
                     .lit(if *collapsed { "false" } else { "true" })
                     .lit("\"");
+                if on {
+                    h.lit(" aria-selected=\"true\"");
+                }
+                h.lit(" data-grp=\"").num(id.0).lit("\"");
                 top(&mut h);
                 if full {
                     let (arrow, what) = if *collapsed {
@@ -2539,7 +2752,16 @@ fn chart_html(
                     .and_then(|r| r.member)
                     .and_then(|m| doc.s.member(m))
                     .map(|m| &m.name);
-                h.lit("<div class=\"pp-cell\" role=\"rowheader\"");
+                let on = picked == Some(Named::Row(*id));
+                h.lit("<div class=\"pp-cell");
+                if on {
+                    h.lit(" sel\" id=\"pp-r").num(id.0);
+                }
+                h.lit("\" role=\"rowheader\"");
+                if on {
+                    h.lit(" aria-selected=\"true\"");
+                }
+                h.lit(" data-row=\"").num(id.0).lit("\"");
                 // The member's name folds first on a narrow grid: the tooltip keeps it.
                 if let Some(m) = member {
                     h.lit(" title=\"").text(name).lit(" — ").text(m).lit("\"");
@@ -2554,6 +2776,20 @@ fn chart_html(
         }
     }
     if !vis.is_empty() {
+        h.lit("</div>");
+    }
+    // A row's or a group's new name, typed in its cell: in a block of its own, as
+    // the items' edit is (see `edit_html`).
+    if let edit::Edit::Rename(n @ (Named::Row(_) | Named::Group(_))) = &edit
+        && let Some(line) = lay.lines.iter().find(|l| match (&l.kind, n) {
+            (LineKind::Row { id, .. }, Named::Row(r)) => id == r,
+            (LineKind::Group { id, .. }, Named::Group(g)) => id == g,
+            _ => false,
+        })
+        && let Some(name) = edit::current_name(&doc.s, *n)
+    {
+        open_block(&mut h, usize::MAX - 1);
+        rename_input(&mut h, lang, *n, name, (4.0, line.y + 3.0, gw - 8.0));
         h.lit("</div>");
     }
     h.lit(CUT);
@@ -2835,46 +3071,7 @@ fn chart_html(
                         && dragged.is_none()
                         && !matches!(edit, edit::Edit::Rename(_))
                     {
-                        for (end, at, fr, en) in [
-                            (
-                                "start",
-                                x - 13.0,
-                                "Lier depuis le début de",
-                                "Link from the start of",
-                            ),
-                            (
-                                "end",
-                                x + w + 4.0,
-                                "Lier depuis la fin de",
-                                "Link from the end of",
-                            ),
-                        ] {
-                            let name = |h: &mut H| {
-                                match lang {
-                                    Lang::Fr => h
-                                        .lit(fr)
-                                        .lit(" «\u{a0}")
-                                        .text(&bar.label)
-                                        .lit("\u{a0}» (glisser vers un autre bloc)"),
-                                    Lang::En => h
-                                        .lit(en)
-                                        .lit(" “")
-                                        .text(&bar.label)
-                                        .lit("” (drag to another bar)"),
-                                };
-                            };
-                            bars.lit("<span class=\"pp-lkh\" role=\"button\" aria-label=\"");
-                            name(bars);
-                            bars.lit("\" title=\"");
-                            name(bars);
-                            bars.lit("\" data-lkh=\"")
-                                .lit(end)
-                                .lit("\" style=\"left:")
-                                .num(px(at))
-                                .lit("px;top:")
-                                .num(px(y + 9.0))
-                                .lit("px\"></span>");
-                        }
+                        link_handles(bars, lang, &bar.label, (x - 13.0, x + w + 4.0), y);
                     }
                     let (b0, b1) = fit::bar_body(&tl, bar, x, w);
                     beside_label(
@@ -2904,10 +3101,17 @@ fn chart_html(
                     let bars = &mut blocks[block_of(line)];
                     ends.push((id.0, x, x, y + LINE_HEIGHT / 2.0, block_of(line)));
                     let crit = crit_ms.contains(&id.0);
+                    let on = picked == Some(Named::Milestone(id));
                     bars.lit("<div class=\"pp-ms")
                         .lit(if pushed.is_some() { " pushed" } else { "" })
                         .lit(if crit { " crit" } else { "" })
-                        .lit("\" role=\"gridcell\" aria-label=\"")
+                        .lit(if target == Some(id.0) { " tgt" } else { "" });
+                    if on {
+                        bars.lit(" sel\" id=\"pp-m")
+                            .num(id.0)
+                            .lit("\" aria-selected=\"true");
+                    }
+                    bars.lit("\" role=\"gridcell\" aria-label=\"")
                         .text(&m.label)
                         .textf(format_args!(", {date}"))
                         .lit(if crit { crit_word } else { "" })
@@ -2927,6 +3131,12 @@ fn chart_html(
                     let diamond = (b0, b1, tw);
                     let width = fit::text_width(&m.label, fit::LABEL_FONT);
                     beside_label(bars, (side, width), diamond, y, ("", &m.label), " pp-oml");
+                    // The selected milestone's link handles: a point, both ends are its
+                    // date (the type still follows the end the link leaves from).
+                    if on && writes && dragged.is_none() {
+                        let half = fit::MILESTONE_HALF;
+                        link_handles(bars, lang, &m.label, (x - half - 13.0, x + half + 4.0), y);
+                    }
                     constraint_marks(bars, &doc, (&tl, lang), ItemId(id.0), date, y);
                 }
             }
@@ -3139,6 +3349,52 @@ fn beside_label(
         .lit("</span>");
 }
 
+/// The two link handles of the selected bar or milestone labelled `label`, whose lane
+/// starts at `y`, at `xs` (just outside its ends: a bar's edges themselves resize it):
+/// drag one to another item to link them.
+fn link_handles(h: &mut H, lang: Lang, label: &str, xs: (f64, f64), y: f64) {
+    for (end, at, fr, en) in [
+        (
+            "start",
+            xs.0,
+            "Lier depuis le début de",
+            "Link from the start of",
+        ),
+        ("end", xs.1, "Lier depuis la fin de", "Link from the end of"),
+    ] {
+        let name = match lang {
+            Lang::Fr => format!("{fr} «\u{a0}{label}\u{a0}» (glisser vers un autre bloc ou jalon)"),
+            Lang::En => format!("{en} “{label}” (drag to another bar or milestone)"),
+        };
+        h.lit("<span class=\"pp-lkh\" role=\"button\"")
+            .attr("aria-label", &name)
+            .attr("title", &name)
+            .lit(" data-lkh=\"")
+            .lit(end)
+            .lit("\" style=\"left:")
+            .num(px(at))
+            .lit("px;top:")
+            .num(px(y + 9.0))
+            .lit("px\"></span>");
+    }
+}
+
+/// The rename field of `n`, named `name` now, at (left, top, width) in its container.
+fn rename_input(h: &mut H, lang: Lang, n: Named, name: &str, (left, top, width): (f64, f64, f64)) {
+    let said = edit::rename_field_name(lang, n, name);
+    h.lit("<input class=\"pp-rename\" type=\"text\"")
+        .attr("value", name)
+        .attr("aria-label", &said)
+        .attr("title", &said)
+        .lit(" style=\"left:")
+        .num(px(left))
+        .lit("px;top:")
+        .num(px(top))
+        .lit("px;width:")
+        .num(px(width))
+        .lit("px\">");
+}
+
 /// The edit in progress, drawn over the chart in a block of its own (after the lines'
 /// blocks, so scrolling never replaces it and the text typed in it stays): the rename
 /// field over its bar, the link being drawn with its tip, the bar being drawn in its row.
@@ -3162,37 +3418,29 @@ fn edit_html(
     };
     let mut e = H::new();
     match edit {
-        edit::Edit::None | edit::Edit::Link(_) => return,
-        edit::Edit::Rename(bar) => {
-            let (Some(b), Some(at)) = (doc.s.bar(*bar), find(bar.0)) else {
+        edit::Edit::None | edit::Edit::Link(_) | edit::Edit::Picked(_) => return,
+        edit::Edit::Rename(n) => {
+            let id = match n {
+                Named::Bar(b) => b.0,
+                Named::Milestone(m) => m.0,
+                // In their name cells (see `chart_html`).
+                Named::Row(_) | Named::Group(_) => return,
+            };
+            let (Some(name), Some(at)) = (edit::current_name(&doc.s, *n), find(id)) else {
                 return;
             };
-            let label = &b.label;
-            let name = |h: &mut H| {
-                match lang {
-                    Lang::Fr => h
-                        .lit("Nouveau nom de «\u{a0}")
-                        .text(label)
-                        .lit("\u{a0}» (Entrée\u{a0}: renommer, Échap\u{a0}: annuler)"),
-                    Lang::En => h
-                        .lit("New name of “")
-                        .text(label)
-                        .lit("” (Enter: rename, Esc: cancel)"),
-                };
+            let left = match n {
+                // A milestone's field starts at its diamond.
+                Named::Milestone(_) => at.1 - fit::MILESTONE_HALF,
+                _ => at.1,
             };
-            e.lit("<input class=\"pp-rename\" type=\"text\"")
-                .attr("value", label)
-                .lit(" aria-label=\"");
-            name(&mut e);
-            e.lit("\" title=\"");
-            name(&mut e);
-            e.lit("\" style=\"left:")
-                .num(px(at.1))
-                .lit("px;top:")
-                .num(px(at.3 - 11.0))
-                .lit("px;width:")
-                .num(px((at.2 - at.1).max(160.0)))
-                .lit("px\">");
+            rename_input(
+                &mut e,
+                lang,
+                *n,
+                name,
+                (left, at.3 - 11.0, (at.2 - at.1).max(160.0)),
+            );
         }
         edit::Edit::Linking(k) => {
             let Some(a) = find(k.from.0) else { return };
@@ -3216,7 +3464,7 @@ fn edit_html(
                     .num(px(y2))
                     .lit("\" marker-end=\"url(#pp-arrow)\"></path></svg>");
             }
-            let from = edit::item_label(&doc.s, ItemId(k.from.0));
+            let from = edit::item_label(&doc.s, k.from);
             let kind = edit::link_kind(k.from_edge, k.to_edge);
             let words = match to {
                 Some((t, _)) if t.0 != k.from.0 => {
@@ -3234,7 +3482,7 @@ fn edit_html(
             else {
                 return;
             };
-            let (start, end) = edit::drawn_span(&doc.cal, *from, *to);
+            let (start, end) = edit::drawn_span(&doc.cal, doc.s.settings.time_unit, *from, *to);
             let label = edit::new_bar_label(lang);
             e.lit("<div class=\"pp-b pp-new\" aria-hidden=\"true\" style=\"left:")
                 .num(px(tl.x_of(start)))

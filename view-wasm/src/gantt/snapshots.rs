@@ -317,7 +317,9 @@ fn the_chart_draws_each_edit_in_progress_where_the_person_works() {
         2,
         "two handles on the selected bar"
     );
-    assert!(html.contains("aria-label=\"Link from the end of “Review” (drag to another bar)\""));
+    assert!(html.contains(
+        "aria-label=\"Link from the end of “Review” (drag to another bar or milestone)\""
+    ));
     // A link selected: its arrow marked, its twin the selected cell with its name.
     st.edit.set(Edit::Link(LinkId(32)));
     let html = inline_chart(st);
@@ -332,7 +334,8 @@ fn the_chart_draws_each_edit_in_progress_where_the_person_works() {
         "the bar and the link"
     );
     // A rename: the field over the bar, with its name escaped, and no handles.
-    st.edit.set(Edit::Rename(BarId(10)));
+    st.edit
+        .set(Edit::Rename(super::edit::Named::Bar(BarId(10))));
     let html = inline_chart(st);
     pretty(&html);
     assert!(html.contains(
@@ -342,7 +345,7 @@ fn the_chart_draws_each_edit_in_progress_where_the_person_works() {
     // A link drawn from the keyboard to bar 13, end to end: the target marked, the
     // dashed line, and the tip naming the link it would make.
     st.edit.set(Edit::Linking(Linking {
-        from: BarId(11),
+        from: ItemId(11),
         from_edge: Edge::End,
         to: Some(ItemId(13)),
         to_edge: Edge::End,
@@ -363,4 +366,75 @@ fn the_chart_draws_each_edit_in_progress_where_the_person_works() {
     pretty(&html);
     assert!(html.contains("class=\"pp-b pp-new\""));
     assert!(html.contains("New bar: 2026-03-09 → 2026-03-11"));
+}
+
+#[test]
+fn rows_groups_and_milestones_are_selected_and_renamed_in_place() {
+    use super::edit::{Edit, Linking, Named};
+    use palmaplan_model::command::Edge;
+    let st = state(
+        small(),
+        Lang::En,
+        "2026-03-10",
+        1280.0,
+        Zoom::Week,
+        ViewOptions::default(),
+    );
+    // Every name cell says what it names, for a click or a double click.
+    let html = inline_chart(st);
+    assert!(html.contains(
+        "<div class=\"pp-cell pp-group\" role=\"rowheader\" aria-expanded=\"true\" data-grp=\"2\""
+    ));
+    assert!(html.contains("<div class=\"pp-cell\" role=\"rowheader\" data-row=\"4\""));
+    // A row selected: its cell marked and the grid's active cell.
+    st.edit.set(Edit::Picked(Named::Row(RowId(4))));
+    let html = inline_chart(st);
+    pretty(&html);
+    assert!(html.contains("<div class=\"pp-cell sel\" id=\"pp-r4\" role=\"rowheader\" aria-selected=\"true\" data-row=\"4\""));
+    // Renamed: the field in its name cell, in a block of its own after the lines'.
+    st.edit.set(Edit::Rename(Named::Row(RowId(4))));
+    let html = inline_chart(st);
+    pretty(&html);
+    let field = "<input class=\"pp-rename\" type=\"text\" value=\"Launch\" aria-label=\"New name of the row “Launch” (Enter: rename, Esc: cancel)\"";
+    let grid = html.split(super::CUT).nth(3).unwrap_or_default();
+    assert!(grid.contains(field), "in the grid column");
+    assert!(grid.contains(&format!("data-blk=\"{}\"", usize::MAX - 1)));
+    st.edit.set(Edit::Rename(Named::Group(GroupId(2))));
+    assert!(inline_chart(st).contains("value=\"Team\" aria-label=\"New name of the group “Team”"));
+    // A milestone selected: marked, with its two link handles; renamed over its diamond.
+    st.edit.set(Edit::Picked(Named::Milestone(MilestoneId(21))));
+    let html = inline_chart(st);
+    pretty(&html);
+    assert!(html.contains(
+        "<div class=\"pp-ms sel\" id=\"pp-m21\" aria-selected=\"true\" role=\"gridcell\""
+    ));
+    assert_eq!(html.matches("data-lkh=").count(), 2);
+    assert!(html.contains(
+        "aria-label=\"Link from the end of “Go-live” (drag to another bar or milestone)\""
+    ));
+    st.edit.set(Edit::Rename(Named::Milestone(MilestoneId(21))));
+    let html = inline_chart(st);
+    assert!(html.contains("value=\"Go-live\" aria-label=\"New name of the milestone “Go-live”"));
+    assert!(!html.contains("data-lkh="));
+    // A link drawn from a milestone to a bar: the target marked, the tip naming it.
+    st.edit.set(Edit::Linking(Linking {
+        from: ItemId(20),
+        from_edge: Edge::End,
+        to: Some(ItemId(13)),
+        to_edge: Edge::Start,
+        pointer: None,
+    }));
+    let html = inline_chart(st);
+    assert!(html.contains("pp-draft"));
+    assert!(html.contains("Finish-to-start link from “Kickoff” to “Rollout”"));
+    // And from a bar to a milestone: the diamond is the target.
+    st.edit.set(Edit::Linking(Linking {
+        from: ItemId(13),
+        from_edge: Edge::End,
+        to: Some(ItemId(21)),
+        to_edge: Edge::Start,
+        pointer: None,
+    }));
+    let html = inline_chart(st);
+    assert!(html.contains("<div class=\"pp-ms tgt\""));
 }
