@@ -72,6 +72,20 @@ async function selectNext(f, g) {
   return waitFor(async () => { const now = await sel(); return now && now !== was && now; }, { what: 'the next bar selected' });
 }
 
+/** Drags across an empty stretch of a row (a bar being drawn), gives the tip it showed. */
+async function drawBar(host, f) {
+  const spot = await emptySpot(f);
+  assert.ok(spot, 'an empty stretch of a row');
+  const o = await frameOrigin(f);
+  await host.page.mouse.move(o.x + spot.x, o.y + spot.y);
+  await host.page.mouse.down();
+  for (let i = 1; i <= 9; i++) await host.page.mouse.move(o.x + spot.x + i * 10, o.y + spot.y);
+  await waitFor(async () => (await f.locator('.pp-b.pp-new').count()) === 1, { what: 'the bar being drawn' });
+  const tip = await f.locator('.pp-tip[role=status]').innerText();
+  await host.page.mouse.up();
+  return tip;
+}
+
 for (const profile of PROFILES) {
   test(`(edit) ${profile}: links, names and bars edited in place, with the mouse and the keyboard, through apply_patch`, async () => {
     const made = await call(ctx.owner, 'create_schedule', { name: 'Direct editing', demo: true, lang: 'en' });
@@ -228,16 +242,8 @@ for (const profile of PROFILES) {
     await waitFor(async () => (await f.locator('.pp-tip').count()) === 0, { what: 'the tip gone' });
 
     // 7. Draw a bar with the mouse in an empty part of a row; it is then renamed in place.
-    const spot = await emptySpot(f);
-    assert.ok(spot, 'an empty stretch of a row');
-    const o = await frameOrigin(f);
-    await host.page.mouse.move(o.x + spot.x, o.y + spot.y);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 9; i++) await host.page.mouse.move(o.x + spot.x + i * 10, o.y + spot.y);
-    await waitFor(async () => (await f.locator('.pp-b.pp-new').count()) === 1, { what: 'the bar being drawn' });
-    const drawnTip = await f.locator('.pp-tip[role=status]').innerText();
+    const drawnTip = await drawBar(host, f);
     assert.match(drawnTip, /^New bar: \d{4}-\d\d-\d\d → \d{4}-\d\d-\d\d$/);
-    await host.page.mouse.up();
     await waitFor(async () => (await patches(host, 'add_period')).length === 1, { what: 'add_period sent' });
     const add = (await patches(host, 'add_period'))[0];
     assert.equal(add.label, 'New bar');
@@ -465,15 +471,7 @@ for (const profile of PROFILES) {
 
     // 7. A bar drawn with the mouse takes whole weeks: from the first working day of the
     // week it starts in to the last of the week it ends in.
-    const spot = await emptySpot(f);
-    assert.ok(spot, 'an empty stretch of a row');
-    const o = await frameOrigin(f);
-    await host.page.mouse.move(o.x + spot.x, o.y + spot.y);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 9; i++) await host.page.mouse.move(o.x + spot.x + i * 10, o.y + spot.y);
-    await waitFor(async () => (await f.locator('.pp-b.pp-new').count()) === 1, { what: 'the bar being drawn' });
-    const tip = await f.locator('.pp-tip[role=status]').innerText();
-    await host.page.mouse.up();
+    const tip = await drawBar(host, f);
     await waitFor(async () => (await patches(host, 'add_period')).length === 1, { what: 'add_period sent' });
     const add = (await patches(host, 'add_period'))[0];
     assert.equal(`New bar: ${add.start} → ${add.end}`, tip, 'the weeks previewed are the weeks sent');

@@ -2424,35 +2424,32 @@ fn finish_rename(st: St, commit: bool) {
     focus_chart();
 }
 
+/// The shown schedule when `link` is in it and no lock holds either of its ends (a
+/// lock's refusal is said by `held_item`).
+fn link_free(st: St, link: palmaplan_model::LinkId) -> Option<std::sync::Arc<app::Doc>> {
+    let doc = st.doc.get_untracked()?;
+    let l = doc.s.links.iter().find(|l| l.id == link)?;
+    if held_item(st, l.from) || held_item(st, l.to) {
+        return None;
+    }
+    Some(doc)
+}
+
 /// Moves a link's lag by `step` units (unless a lock holds one of its ends).
 fn change_lag(st: St, link: palmaplan_model::LinkId, step: i32) {
-    let Some(doc) = st.doc.get_untracked() else {
-        return;
-    };
-    let Some(l) = doc.s.links.iter().find(|l| l.id == link) else {
-        return;
-    };
-    if held_item(st, l.from) || held_item(st, l.to) {
-        return;
-    }
-    if let Some(args) = edit::lag_args(&doc.s, link, step, doc.rank) {
+    if let Some(doc) = link_free(st, link)
+        && let Some(args) = edit::lag_args(&doc.s, link, step, doc.rank)
+    {
         app::write(st, "apply_patch", args);
     }
 }
 
 /// Deletes a link (unless a lock holds one of its ends).
 fn delete_link(st: St, link: palmaplan_model::LinkId) {
-    let Some(doc) = st.doc.get_untracked() else {
-        return;
-    };
-    let Some(l) = doc.s.links.iter().find(|l| l.id == link) else {
-        return;
-    };
-    if held_item(st, l.from) || held_item(st, l.to) {
-        return;
+    if let Some(doc) = link_free(st, link) {
+        st.edit.set(edit::Edit::None);
+        app::write(st, "apply_patch", edit::delete_link_args(link, doc.rank));
     }
-    st.edit.set(edit::Edit::None);
-    app::write(st, "apply_patch", edit::delete_link_args(link, doc.rank));
 }
 
 /// Writes the link drawn, with the type its ends chose.
