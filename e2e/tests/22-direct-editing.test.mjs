@@ -254,7 +254,9 @@ for (const profile of PROFILES) {
     assert.equal(await field.inputValue(), 'New bar');
     await field.fill('Drawn bar');
     await field.press('Enter');
-    await waitFor(async () => (await bars(sid)).some((b) => b.id === add.id && b.label === 'Drawn bar' && b.start === add.start && b.end === add.end), { what: 'the drawn bar, renamed, on the server' });
+    await waitFor(async () => (await bars(sid)).some((b) => b.id === add.id && b.label === 'Drawn bar' && b.start === add.start && b.end === add.end), { ms: 20000, what: 'the drawn bar, renamed, on the server' }).catch(async (err) => {
+      throw new Error(`${err.message}: notice ${await f.locator('.pp-notice').allInnerTexts()}`);
+    });
 
     // 8. A bar from the keyboard: N on the selected bar's row, after it, then named.
     g = await grid(f);

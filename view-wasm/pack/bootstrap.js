@@ -15,6 +15,7 @@
     t0: performance.now(),
     listen: function (f) { sink = f; var q = queue; queue = []; for (var i = 0; i < q.length; i++) f(q[i]); },
     fail: function (err) {
+      pp.failed = true;
       pp.error = String(err && err.message || err);
       var fr = (document.documentElement.lang || "fr").indexOf("en") !== 0;
       var box = document.getElementById("pp-boot");
@@ -37,6 +38,7 @@
       box.appendChild(b);
     }
   };
-  /* Nothing mounted after 8 s (a frame that never gets to run the program): offer Reload. */
-  setTimeout(function () { if (!pp.mounted && !pp.error) pp.fail(""); }, 8000);
+  /* Nothing mounted after 8 s and no loader at work (it owns its deadlines; a frame that
+     never gets to run the program): offer Reload. */
+  setTimeout(function () { if (!pp.mounted && !pp.failed && !pp.loading) pp.fail(""); }, 8000);
 })();

@@ -27,6 +27,8 @@ const pp = window.__pp;
 const HANDSHAKE_MS = 6000;
 /** Each part of the translation (100,000 characters through the host). */
 const PART_MS = 20000;
+/** Parts asked for at once. */
+const PARALLEL_PARTS = 3;
 
 async function unpackText(text) {
   const bin = atob(text.trim());
@@ -43,44 +45,45 @@ pp.claim = (m) => {
   const w = m && typeof m.id === "string" && !m.method ? waiting.get(m.id) : undefined;
   if (!w) return false;
   waiting.delete(m.id);
-  clearTimeout(w.timer);
   if (m.error) w.reject(new Error(`${w.method}: ${m.error.message || "error " + m.error.code}`));
   else w.resolve(m.result);
   return true;
 };
-function ask(method, params, ms) {
+/** A request to the host; its answer is taken whenever it comes. */
+function send(method, params) {
   const id = "pp-load-" + ++seq;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new Error(`${method}: no answer from the host`));
-    }, ms);
-    waiting.set(id, { resolve, reject, timer, method });
+    waiting.set(id, { resolve, reject, method });
     window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
   });
 }
+/** `p`, or a rejection marked `timeout` after `ms`. */
+function within(p, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what}: no answer from the host`), { timeout: true })), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
-/** `ui/initialize`, once per page (a Reload after a failure keeps its answer). */
+/** The one `ui/initialize` of the page: a Reload waits for the same answer again (a late
+ *  one counts), and never sends a second. */
 async function handshake() {
   if (pp.init) return pp.init;
-  try {
-    const result = await ask(
-      "ui/initialize",
-      {
-        appInfo: { name: "palmaplan-view", version: __PP_VERSION__ },
-        appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
-        protocolVersion: "2026-01-26",
-      },
-      HANDSHAKE_MS,
-    );
-    pp.init = { result };
-    window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
-  } catch (e) {
-    // No answer: the view cannot get its code through this host. An error answer: some
-    // hosts still answer requests; the bridge runs degraded if the code comes.
-    if (/no answer/.test(e.message)) throw e;
-    pp.init = { error: { message: e.message } };
-  }
+  pp.handshaking ||= send("ui/initialize", {
+    appInfo: { name: "palmaplan-view", version: __PP_VERSION__ },
+    appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
+    protocolVersion: "2026-01-26",
+  }).then(
+    (result) => {
+      window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+      return { result };
+    },
+    // An error answer: some hosts still answer requests; the bridge runs degraded if the
+    // code comes.
+    (e) => ({ error: { message: e.message } }),
+  );
+  pp.init = await within(pp.handshaking, HANDSHAKE_MS, "ui/initialize");
   return pp.init;
 }
 
@@ -98,9 +101,17 @@ async function translationExports(imports) {
   const tag = document.querySelector('meta[name="palmaplan-translation"]');
   const build = tag.content;
   const parts = Number(tag.dataset.parts);
-  const answers = await Promise.all(
-    Array.from({ length: parts }, (_, part) => ask("tools/call", { name: "get_view_code", arguments: { build, part } }, PART_MS)),
-  );
+  // A few parts at a time, each with its own deadline from when it is asked: a host
+  // that relays one call at a time gives each its share of the time.
+  const answers = new Array(parts);
+  let next = 0;
+  const worker = async () => {
+    while (next < parts) {
+      const part = next++;
+      answers[part] = await within(send("tools/call", { name: "get_view_code", arguments: { build, part } }), PART_MS, "get_view_code");
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts) }, worker));
   const text = answers
     .map((r) => {
       const sc = r?.structuredContent;
@@ -129,7 +140,8 @@ async function boot() {
     pp.path = "wasm";
   } else {
     const init = await handshake();
-    if (hostAllowsWasm(init)) {
+    // Not again after a refusal (each one is reported to the host).
+    if (hostAllowsWasm(init) && !pp.wasmRefused) {
       try {
         exports = await wasmExports(imports);
         pp.path = "wasm";
@@ -143,11 +155,24 @@ async function boot() {
     }
   }
   pp.loadMs = performance.now() - t0;
+  // From here the program is this frame's: a Reload reloads the document.
+  pp.started = true;
   __wbg_finalize_init({ exports }, null);
   start();
   // Since the frame's document began (for e2e/bench/paths.mjs).
   pp.readyAt = performance.now();
 }
 
-pp.boot = () => boot().catch((e) => pp.fail(e));
+// One boot at a time; the loader owns the deadlines while it runs (the bootstrap's 8 s
+// offer of Reload waits for it: six parts through a distant host may take longer).
+pp.boot = () => {
+  if (pp.started) return location.reload();
+  if (pp.loading) return;
+  pp.loading = true;
+  boot()
+    .catch((e) => pp.fail(e))
+    .finally(() => {
+      pp.loading = false;
+    });
+};
 pp.boot();

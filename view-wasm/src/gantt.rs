@@ -879,6 +879,17 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
             e.prevent_default();
             return;
         }
+        // Nor is that bar moved, resized, progressed, linked or followed by a new bar
+        // while its row or group is what is selected (↑/↓ still go from it).
+        (
+            "ArrowLeft" | "ArrowRight" | "+" | "=" | "-" | "c" | "C" | "l" | "L" | "n" | "N"
+            | "Insert",
+            _,
+            edit::Edit::Picked(Named::Row(_) | Named::Group(_)),
+        ) => {
+            e.prevent_default();
+            return;
+        }
         // The selected link's lag, a unit of the schedule's time unit at a time.
         ("+" | "=" | "-", _, edit::Edit::Link(link)) if plain => {
             e.prevent_default();
