@@ -30,11 +30,9 @@
 //! This module knows no transport: the MCP `_meta` and the HTTP headers live with
 //! their adapters.
 
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use palmaplan_model::Lang;
-use sha2::{Digest, Sha256};
 
 /// The page, as the view build wrote it.
 pub const HTML: &str = include_str!(concat!(
@@ -57,7 +55,7 @@ pub const PART_CHARS: usize = 100_000;
 /// page names (a page only runs the code of its own build).
 pub fn translation_build() -> &'static str {
     static BUILD: OnceLock<String> = OnceLock::new();
-    BUILD.get_or_init(|| short_hex(&Sha256::digest(TRANSLATION.as_bytes())))
+    BUILD.get_or_init(|| short_sha256(TRANSLATION))
 }
 
 /// How many parts the translation takes.
@@ -72,12 +70,9 @@ pub fn translation_part(i: usize) -> Option<&'static str> {
         .then(|| &TRANSLATION[start..(start + PART_CHARS).min(TRANSLATION.len())])
 }
 
-fn short_hex(digest: &[u8]) -> String {
-    let mut out = String::with_capacity(16);
-    for b in &digest[..8] {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+/// The first 16 hex digits of a text's SHA-256 (the named tokens' digest).
+fn short_sha256(text: &str) -> String {
+    crate::auth::token_hash(text)[..16].to_owned()
 }
 
 /// The tag that says "under an MCP Apps host"; the build writes it once.
@@ -90,7 +85,7 @@ pub const BASE_URI: &str = "ui://palmaplan/planning";
 /// apart, short enough to read in a log).
 pub fn hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| short_hex(&Sha256::digest(HTML.as_bytes())))
+    HASH.get_or_init(|| short_sha256(HTML))
 }
 
 /// `ui://palmaplan/planning?v=<hash>`: the URI the tools point at and the list names.
@@ -201,8 +196,9 @@ mod tests {
             h.bytes()
                 .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
         );
-        // The same digest by another road: the named tokens' stored form.
-        assert_eq!(h, &crate::auth::token_hash(HTML)[..16]);
+        // The page's SHA-256, computed here directly.
+        use sha2::{Digest, Sha256};
+        assert_eq!(h, &hex::encode(Sha256::digest(HTML.as_bytes()))[..16]);
         assert_eq!(resource_uri(), format!("ui://palmaplan/planning?v={h}"));
     }
 

@@ -134,7 +134,6 @@ async function boot() {
   const imports = __wbg_get_imports();
   const mode = document.querySelector('meta[name="palmaplan-mode"]')?.content || "mcp";
   let exports;
-  const t0 = performance.now();
   if (mode !== "mcp") {
     exports = await wasmExports(imports);
     pp.path = "wasm";
@@ -154,7 +153,6 @@ async function boot() {
       pp.path = "wasm2js";
     }
   }
-  pp.loadMs = performance.now() - t0;
   // From here the program is this frame's: a Reload reloads the document.
   pp.started = true;
   __wbg_finalize_init({ exports }, null);

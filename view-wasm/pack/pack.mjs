@@ -179,9 +179,9 @@ for (const [what, text] of [["loader", loaderJs], ["wasm2js path", asmJs], ["she
   if (found.length) throw new Error(`forbidden in ${what}: ${found.join("; ")}`);
 }
 
-// The payloads are compressed with zopfli: a gzip stream the browser's
-// DecompressionStream reads like any other, about 7% smaller than zlib's level 9, which
-// is what keeps the page (which carries them base64-encoded) under its raw budget.
+// The module and the translation are compressed with zopfli: a gzip stream the
+// browser's DecompressionStream reads like any other, about 7% smaller than zlib's level
+// 9 (the page carries the module base64-encoded; the translation travels so too).
 const zop = (bytes) =>
   new Promise((resolve, reject) => zopfli.gzip(bytes, { numiterations: 15 }, (e, out) => (e ? reject(e) : resolve(Buffer.from(out)))));
 const [wasmGz, asmGz] = await Promise.all([zop(wasmBytes), zop(Buffer.from(asmJs, "utf8"))]);
