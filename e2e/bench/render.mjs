@@ -8,9 +8,35 @@
 // frames while dragging a bar, which the model previews at each move (with the cascade
 // of its successors: the schedules have links and automatic scheduling); and a live update
 // (a bar moved through the model side) from the poll's answer to the redrawn chart.
+// It also prints the pages' timeline at the host: from the first window to the last
+// page's answer, each page's round trip, and how many were in flight at once.
+// BENCH_QUIET_LOAD=1 skips the scrolling while the pages arrive (the reading alone);
+// BENCH_GAPS=1 adds the view's steps and the CPU time of each process over the reading;
+// BENCH_TRACE=load sums Chromium's trace of the reading by thread and event.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
+import { readdirSync, readFileSync } from 'node:fs';
+// CPU time so far of every process on the machine, in ms, by kind: the server, node
+// (this script, with the host's HTTP relay), and Chromium's processes (each renderer
+// apart: the host's page, the view's frame). Chromium rewrites its command lines, so
+// their arguments are split on spaces too.
+function cpu() {
+  const o = {};
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').split(/[\0 ]/);
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const type = (args.find((a) => a.startsWith('--type=')) ?? '--type=browser').slice(7);
+      const k = /palmaplan/.test(args[0]) ? 'server' : /node/.test(args[0]) ? 'node' : type === 'renderer' ? `renderer ${d}` : type;
+      // utime and stime, in clock ticks of 10 ms.
+      o[k] = (o[k] ?? 0) + (+f[11] + +f[12]) * 10;
+    } catch { /* a process that ended */ }
+  }
+  return o;
+}
 
 const SIZES = process.argv.slice(2).map(Number).filter(Boolean);
 const sizes = SIZES.length ? SIZES : [100, 10000, 100000];
@@ -103,6 +129,8 @@ try {
       });
       await waitFor(() => host.page.evaluate((id) => window.e2e.held(id), view.id), { ms: 60000, what: 'the tool result' });
       if (process.env.BENCH_TRACE === 'first') await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+      const cpu0 = cpu();
+      if (process.env.BENCH_TRACE === 'load') await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8'] });
       await host.page.evaluate((id) => window.e2e.release(id), view.id);
       const painted = await waitFor(() => view.frame().evaluate(() => window.__bench), { ms: 60000, what: 'the first painted window' });
       if (process.env.BENCH_TRACE === 'first') {
@@ -131,6 +159,7 @@ try {
       const firstPage = log.find((e) => e.dir === 'in' && e.msg.method === 'tools/call' && e.msg.params?.name === 'get_schedule_page');
       const firstAnswer = firstPage && log.find((e) => e.dir === 'out' && e.msg.id === firstPage.msg.id);
       const fromResult = painted - (origin + result.t);
+      process.stderr.write(`  ${n} ${profile} from the tool-result: page 0 asked ${(firstPage.t - result.t).toFixed(0)}, →answered ${(firstAnswer.t - result.t).toFixed(0)}, →painted ${fromResult.toFixed(0)}\n`);
       const fromData = firstAnswer ? painted - (origin + firstAnswer.t) : NaN;
       const drawnFromData = firstAnswer ? drawn - (origin + firstAnswer.t) : NaN;
       // Where the time went, from the first page's arrival to the paint (the view's
@@ -179,7 +208,7 @@ try {
       // Scroll the chart (120 frames, a step each frame, down then across) while the
       // other pages still arrive, then once every page is in.
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
-      const { times: frames, work: workLoading } = await scroll();
+      const { times: frames, work: workLoading } = process.env.BENCH_QUIET_LOAD ? { times: [0], work: [0] } : await scroll();
       if (process.env.BENCH_GAPS) {
         // The view's steps while the pages arrive, with the longest gaps between them.
         const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
@@ -206,6 +235,43 @@ try {
       }, { ms: 600000, every: 500, what: 'every page' });
       if (crashed) throw new Error(`the view's page crashed after ${got}/${pagesTotal} pages, ${Date.now() - tLoad} ms`);
       const allPagesMs = Date.now() - tLoad;
+      if (process.env.BENCH_TRACE === 'load') {
+        const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
+        const per = {};
+        for (const e of traceEvents) {
+          if (e.ph !== 'X' || !e.dur) continue;
+          const k = `${e.pid}:${e.tid}`;
+          ((per[k] ??= {})[e.name] ??= [0, 0])[0] += e.dur / 1000;
+          per[k][e.name][1]++;
+        }
+        for (const [k, ev] of Object.entries(per).sort((a, b) => (b[1].RunTask?.[0] ?? 0) - (a[1].RunTask?.[0] ?? 0)).slice(0, 4)) process.stderr.write(`  ${n} ${profile} loading, thread ${k} (ms, count): ${Object.entries(ev).sort((a, b) => b[1][0] - a[1][0]).slice(0, 22).map(([n, [ms, c]]) => `${n} ${ms.toFixed(0)} (${c})`).join(', ')}\n`);
+      }
+      if (process.env.BENCH_GAPS) { const c1 = cpu(); process.stderr.write(`  ${n} ${profile} CPU time from the tool-result to the last page, by process (ms): ${Object.entries(c1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)]).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ')}\n`); }
+      // The pages' timeline at the host: from the first window's paint to the last
+      // page's answer, each page's round trip (the view's request to the answer the
+      // host hands back: the host, the transport and the server), and the view's own
+      // time between an answer and its next request, and how many were in flight.
+      const pageTimes = await host.page.evaluate((id) => {
+        const reqs = new Map();
+        const out = [];
+        for (const e of window.e2e.log) {
+          if (e.view !== id) continue;
+          if (e.dir === 'in' && e.msg.params?.name === 'get_schedule_page') reqs.set(e.msg.id, e.t);
+          else if (e.dir === 'out' && reqs.has(e.msg.id)) out.push([reqs.get(e.msg.id), e.t]);
+        }
+        return out;
+      }, view.id);
+      const lastAnswer = Math.max(...pageTimes.map(([, b]) => b));
+      const sinceWindowMs = Math.round(lastAnswer + origin - painted);
+      if (pageTimes.length > 1) {
+        const trips = pageTimes.map(([a, b]) => b - a);
+        const starts = pageTimes.map(([a]) => a).sort((x, y) => x - y);
+        const ends = pageTimes.map(([, b]) => b).sort((x, y) => x - y);
+        // The view's gaps: from each answer to the first request made after it.
+        const gaps = ends.slice(0, -1).map((b) => { const next = starts.find((a) => a >= b); return next === undefined ? 0 : next - b; });
+        const most = Math.max(...starts.map((a) => pageTimes.filter(([x, y]) => x <= a && a < y).length));
+        process.stderr.write(`  ${n} ${profile} pages: ${pageTimes.length}, first window → last page ${sinceWindowMs} ms, round trip p50/p95 ${pct(trips, 50).toFixed(1)}/${pct(trips, 95).toFixed(1)} ms, answer → next request p50/p95 ${pct(gaps, 50).toFixed(1)}/${pct(gaps, 95).toFixed(1)} ms, at most ${most} in flight\n`);
+      }
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
       if (process.env.BENCH_GAPS) {
@@ -311,7 +377,7 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }

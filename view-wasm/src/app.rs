@@ -6,6 +6,8 @@
 //! agenda, lists); talking outside is in `host.rs`. Big data lives behind `Arc`s in
 //! signals, so a signal update never copies a schedule.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -742,7 +744,10 @@ fn on_event(st: St, e: Event) {
         Event::Ready | Event::Context => apply_context(st),
         // No host context: what the view offers follows (`St::whole`).
         Event::HandshakeFailed(_) => st.relayout(),
-        Event::ToolInput(args) => st.card.update(|c| c.on_input(args)),
+        Event::ToolInput(args) => {
+            ask_early(st, &args);
+            st.card.update(|c| c.on_input(args));
+        }
         Event::ToolResult(result) => on_result(st, result),
         Event::ToolCancelled(reason) => st.card.update(|c| c.on_cancel(reason)),
         Event::Teardown => st.withdrawn.set(true),
@@ -915,7 +920,63 @@ pub fn load(st: St, id: i64) {
         target: Target::Main,
         refresh,
     };
-    fetch_page(st, l, 0, window, None);
+    let asked = page_args(l, 0, window.as_ref());
+    match EARLY
+        .with(|e| e.borrow_mut().take())
+        .filter(|(args, _)| *args == asked)
+    {
+        Some((_, ahead)) => {
+            let waits = Rc::clone(&ahead);
+            let next: PageNext =
+                Box::new(move |r| read_page(st, l, 0, window, None, Some(waits), r));
+            when_answered(&ahead, 0, next);
+        }
+        None => fetch_page(st, l, 0, window, None),
+    }
+}
+
+thread_local! {
+    /// Page 0 asked for on the tool's input (its arguments, and its answer once in).
+    static EARLY: RefCell<Option<(Value, Rc<RefCell<Ahead>>)>> = const { RefCell::new(None) };
+}
+
+/// The tool's input comes before its result, while the tool runs: when the host says
+/// the tool is show_schedule and the input names the schedule by its id, page 0 is
+/// asked for now, and `load` reads it when the result asks for that very page (same
+/// schedule and window; otherwise the answer is dropped). At 100,000 bars that page
+/// then travels while the tool runs, not after its result.
+fn ask_early(st: St, args: &Value) {
+    let named = host::with_bridge(|b| {
+        b.context()
+            .pointer("/toolInfo/tool/name")
+            .and_then(Value::as_str)
+            == Some("show_schedule")
+    });
+    // After a result (a host that sent the input late), `load` has asked already.
+    let late = st.shown.with_untracked(Option::is_some);
+    let Some(id) = args
+        .get("schedule")
+        .and_then(Value::as_i64)
+        .filter(|_| named && !late)
+    else {
+        return;
+    };
+    let window = match (
+        args.get("from").and_then(Value::as_str),
+        args.get("to").and_then(Value::as_str),
+    ) {
+        (Some(from), Some(to)) => Some(json!({ "from": from, "to": to })),
+        _ => None,
+    };
+    let l = Load {
+        id,
+        version: None,
+        target: Target::Main,
+        refresh: false,
+    };
+    let ahead = Rc::new(RefCell::new(Ahead::default()));
+    ask_ahead(st, l, 0, window.as_ref(), &ahead);
+    EARLY.with(|e| *e.borrow_mut() = Some((page_args(l, 0, window.as_ref()), ahead)));
 }
 
 /// How often, at most, a schedule still arriving is drawn again (ms).
@@ -951,59 +1012,135 @@ struct Load {
     refresh: bool,
 }
 
-fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<Assembly>) {
-    let id = l.id;
-    let mut args = json!({ "schedule": id, "page": page });
-    if let Some(w) = &window {
+/// How many pages are asked for ahead of the one being read: the host's, the
+/// transport's and the server's time for one page then passes while the view reads
+/// another (one at a time, a 100,000-bar schedule's 160 pages took one round trip
+/// each on top of their reading).
+const PAGES_AHEAD: usize = 3;
+
+/// The answers of the pages asked for ahead, for one reading of a schedule.
+#[derive(Default)]
+struct Ahead {
+    /// Every page asked for in this reading.
+    asked: std::collections::BTreeSet<usize>,
+    /// Answers that came before the reading reached their page.
+    arrived: std::collections::BTreeMap<usize, Result<Reply, CallError>>,
+    /// The reading, waiting for this page's answer.
+    waiting: Option<(usize, PageNext)>,
+}
+
+type PageNext = Box<dyn FnOnce(Result<Reply, CallError>)>;
+
+fn page_args(l: Load, page: usize, window: Option<&Value>) -> Value {
+    let mut args = json!({ "schedule": l.id, "page": page });
+    if let Some(w) = window {
         args["window"] = w.clone();
     }
     if let Some(v) = l.version {
         args["version"] = json!(v);
     }
+    args
+}
+
+/// Asks for page 0 (a reading's start, or its restart at a new rank).
+fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<Assembly>) {
+    let args = page_args(l, page, window.as_ref());
     st.call("get_schedule_page", args, move |r| {
-        host::trace("page");
-        let reply = match r {
-            Ok(reply) if !reply.is_error => reply,
-            Ok(reply) => {
-                st.load_error.set(Some(reply.text));
-                return;
-            }
-            Err(e) => {
-                st.load_error.set(Some(st.failure("get_schedule_page", &e)));
-                return;
-            }
-        };
-        let rank = <wire::PageHead as serde::Deserialize>::deserialize(&reply.structured)
-            .map_or(0, |h| h.rank);
-        let mut asm = match asm {
-            Some(a) if a.rank == rank => a,
-            // The schedule changed while paging: start again at its new rank.
-            Some(_) => return fetch_page(st, l, 0, window, None),
-            None => Assembly::new(id, rank),
-        };
-        let mut structured = reply.structured;
-        // The analysis comes with the last page: kept until the end.
-        if let Some(a) = structured.get_mut("analysis").map(Value::take) {
-            asm.analysis = Some(a);
-        }
-        let parts = match (asm.check(&structured), take_record_parts(&mut structured)) {
-            (Ok(Some(_)), Ok(parts)) => parts,
-            // Already in (a duplicate answer): nothing to read.
-            (Ok(None), _) => Vec::new(),
-            (Err(e), _) | (_, Err(e)) => {
-                st.load_error.set(Some(e));
-                return;
-            }
-        };
-        let arrived = Arrived { parts, at: 0 };
-        absorb_parts(st, l, page, window, asm, arrived);
+        read_page(st, l, page, window, asm, None, r);
     });
 }
 
-/// A page's records' texts while they are read (up to `at`).
+/// Asks for `page` ahead, unless it was asked for already in this reading.
+fn ask_ahead(st: St, l: Load, page: usize, window: Option<&Value>, ahead: &Rc<RefCell<Ahead>>) {
+    if !ahead.borrow_mut().asked.insert(page) {
+        return;
+    }
+    let ahead = Rc::clone(ahead);
+    st.call("get_schedule_page", page_args(l, page, window), move |r| {
+        let mut a = ahead.borrow_mut();
+        match a.waiting.take() {
+            Some((p, next)) if p == page => {
+                drop(a);
+                next(r);
+            }
+            other => {
+                a.waiting = other;
+                a.arrived.insert(page, r);
+            }
+        }
+    });
+}
+
+/// Reads `page` once its answer is in: at once if it came already (in a task of its
+/// own, so that the browser can paint between pages), or when it comes.
+fn when_answered(ahead: &Rc<RefCell<Ahead>>, page: usize, next: PageNext) {
+    let mut a = ahead.borrow_mut();
+    match a.arrived.remove(&page) {
+        Some(r) => crate::sig::soon(move || next(r)),
+        None => a.waiting = Some((page, next)),
+    }
+}
+
+/// A page's answer: checked against the reading, then its records read.
+fn read_page(
+    st: St,
+    l: Load,
+    page: usize,
+    window: Option<Value>,
+    asm: Option<Assembly>,
+    ahead: Option<Rc<RefCell<Ahead>>>,
+    r: Result<Reply, CallError>,
+) {
+    host::trace("page");
+    let id = l.id;
+    let reply = match r {
+        Ok(reply) if !reply.is_error => reply,
+        Ok(reply) => {
+            st.load_error.set(Some(reply.text));
+            return;
+        }
+        Err(e) => {
+            st.load_error.set(Some(st.failure("get_schedule_page", &e)));
+            return;
+        }
+    };
+    let rank = <wire::PageHead as serde::Deserialize>::deserialize(&reply.structured)
+        .map_or(0, |h| h.rank);
+    let mut asm = match asm {
+        Some(a) if a.rank == rank => a,
+        // The schedule changed while paging: start again at its new rank (the pages
+        // asked for ahead at the old one are dropped as they come).
+        Some(_) => return fetch_page(st, l, 0, window, None),
+        None => Assembly::new(id, rank),
+    };
+    let mut structured = reply.structured;
+    // The analysis comes with the last page: kept until the end.
+    if let Some(a) = structured.get_mut("analysis").map(Value::take) {
+        asm.analysis = Some(a);
+    }
+    let parts = match (asm.check(&structured), take_record_parts(&mut structured)) {
+        (Ok(Some(_)), Ok(parts)) => parts,
+        // Already in (a duplicate answer): nothing to read.
+        (Ok(None), _) => Vec::new(),
+        (Err(e), _) | (_, Err(e)) => {
+            st.load_error.set(Some(e));
+            return;
+        }
+    };
+    let arrived = Arrived {
+        parts,
+        at: 0,
+        ahead: ahead.unwrap_or_default(),
+    };
+    absorb_parts(st, l, page, window, asm, arrived);
+}
+
+/// A page's records' texts while they are read (up to `at`), with the reading's pages
+/// asked for ahead.
 struct Arrived {
     parts: Vec<String>,
     at: usize,
+    ahead: Rc<RefCell<Ahead>>,
 }
 
 /// Reads a page's records part by part: page 0 (the first screen) at once, the others a
@@ -1028,10 +1165,7 @@ fn absorb_parts(
         arrived.at += 1;
         host::trace("part read");
         if page > 0 && arrived.at < arrived.parts.len() {
-            set_timeout(
-                move || absorb_parts(st, l, page, window, asm, arrived),
-                Duration::from_millis(0),
-            );
+            crate::sig::soon(move || absorb_parts(st, l, page, window, asm, arrived));
             return;
         }
     }
@@ -1041,12 +1175,19 @@ fn absorb_parts(
         st.load_error.set(Some(e));
         return;
     }
-    page_added(st, l, page, window, asm);
+    page_added(st, l, page, window, asm, arrived.ahead);
 }
 
 /// What follows a page once read: the schedule drawn (whole, or partial now and then)
 /// and the next page asked for.
-fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Assembly) {
+fn page_added(
+    st: St,
+    l: Load,
+    page: usize,
+    window: Option<Value>,
+    mut asm: Assembly,
+    ahead: Rc<RefCell<Ahead>>,
+) {
     let (id, rank) = (l.id, asm.rank);
     // Only the schedule drawn shows while it loads; the other sides appear whole.
     let refresh = l.refresh || l.target != Target::Main;
@@ -1064,20 +1205,14 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
         // misses fewer frames.
         let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
         host::trace("settled");
-        set_timeout(
-            move || {
-                let a = Analysis::sent_or_own(sent, &s);
-                host::trace("analysed");
-                set_timeout(
-                    move || {
-                        let doc = Doc::with(id, rank, s, Some(a), progress, cut);
-                        completed(st, l, doc);
-                    },
-                    Duration::from_millis(0),
-                );
-            },
-            Duration::from_millis(0),
-        );
+        crate::sig::soon(move || {
+            let a = Analysis::sent_or_own(sent, &s);
+            host::trace("analysed");
+            crate::sig::soon(move || {
+                let doc = Doc::with(id, rank, s, Some(a), progress, cut);
+                completed(st, l, doc);
+            });
+        });
         return;
     }
     if complete {
@@ -1103,14 +1238,18 @@ fn page_added(st: St, l: Load, page: usize, window: Option<Value>, mut asm: Asse
         crate::sig::draw_now();
     }
     if let Some(p) = next {
-        // Let the browser paint and scroll before the next page; after page 0, only
-        // once the first screen is painted (the drawing runs in the coming frame,
-        // this task after it), so reading page 1 never delays that paint.
+        // The next pages are asked for ahead, and the next one read when it is in, in
+        // a task of its own (the browser paints and scrolls between pages). After
+        // page 0, only once the first screen is painted (the drawing runs in the coming
+        // frame, this task after it), so reading page 1 never delays that paint.
         let fetch = move || {
-            set_timeout(
-                move || fetch_page(st, l, p, window, Some(asm)),
-                Duration::from_millis(0),
-            );
+            for q in asm.missing_pages().take(PAGES_AHEAD) {
+                ask_ahead(st, l, q, window.as_ref(), &ahead);
+            }
+            let waits = Rc::clone(&ahead);
+            let next: PageNext =
+                Box::new(move |r| read_page(st, l, p, window, Some(asm), Some(waits), r));
+            when_answered(&ahead, p, next);
         };
         if page == 0 {
             crate::sig::request_animation_frame(fetch);

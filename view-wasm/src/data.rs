@@ -366,11 +366,18 @@ impl Assembly {
 
     /// The next page to ask for, if any.
     pub fn next_page(&self) -> Option<usize> {
-        if self.complete {
-            return None;
-        }
-        let total = self.total?;
-        (0..total).find(|p| !self.received.contains(p))
+        self.missing_pages().next()
+    }
+
+    /// The pages not received yet, in order (none before the first page told how
+    /// many there are).
+    pub fn missing_pages(&self) -> impl Iterator<Item = usize> + '_ {
+        let total = if self.complete {
+            0
+        } else {
+            self.total.unwrap_or(0)
+        };
+        (0..total).filter(|p| !self.received.contains(p))
     }
 
     /// (pages received, pages in all), for a progress line.
@@ -427,13 +434,18 @@ mod tests {
             "page 0 already draws something"
         );
         assert_eq!(a.next_page(), Some(1));
-        for p in pages.iter().skip(1).rev() {
+        let n = pages.len();
+        assert!(a.missing_pages().eq(1..n));
+        for (i, p) in pages.iter().enumerate().skip(1).rev() {
             a.add(p.clone()).unwrap();
+            // What is left to ask for ahead: the pages not in yet, in order.
+            assert!(a.missing_pages().eq((1..n).filter(|&q| q < i)));
             // Partial states stay sorted, so lookups by id work while loading.
             assert!(a.schedule().bars.windows(2).all(|w| w[0].id < w[1].id));
         }
         assert!(a.complete());
         assert_eq!(a.next_page(), None);
+        assert_eq!(a.missing_pages().count(), 0);
         assert_eq!(a.schedule(), &s);
     }
 

@@ -365,6 +365,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
         if ctx.caller.max_role.is_none() {
             ctx.view_shown(o.id, now);
         }
+        super::view::prepare_pages(&ctx, o.id, from, to);
         let read_only = p.editable == Some(false) || !may_write;
         text.push('\n');
         text.push_str(&if read_only {

@@ -165,9 +165,21 @@ fn analysis_of(s: &Schedule, budget: usize) -> Option<(Value, usize)> {
 #[derive(Debug, Default)]
 pub(crate) struct PageCache {
     sets: Mutex<VecDeque<(PageKey, Arc<PageSet>)>>,
+    /// One lock per schedule ever paged, held while its pages are made: a view's first
+    /// request that comes while `prepare_pages` makes them (or three pages asked for
+    /// at once after a write) waits for those pages rather than making them again.
+    making: Mutex<std::collections::HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl PageCache {
+    fn making(&self, schedule: i64) -> Arc<tokio::sync::Mutex<()>> {
+        let mut m = self
+            .making
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(m.entry(schedule).or_default())
+    }
+
     fn get(&self, key: &PageKey) -> Option<Arc<PageSet>> {
         let sets = self.sets.lock().ok()?;
         sets.iter()
@@ -347,6 +359,14 @@ async fn page_set(
     {
         return Ok((rank, set));
     }
+    let making = ctx.inner.pages.making(id);
+    let _making = making.lock().await;
+    // Made while this waited (by `prepare_pages`, or a request beside this one).
+    if version.is_none()
+        && let Some(set) = ctx.inner.pages.get(&key)
+    {
+        return Ok((rank, set));
+    }
     let (mut state, read_rank) = match version {
         None => {
             let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
@@ -418,6 +438,26 @@ async fn page_set(
     };
     ctx.inner.pages.put(key, Arc::clone(&set));
     Ok((read_rank, set))
+}
+
+/// Makes, in the background, the pages a view just shown will ask for first: the
+/// schedule as it is now, around the window its options name (or the useful one). At
+/// 100,000 bars making them takes ~190 ms, which then passes while the answer travels
+/// and the view starts, not between its first request and the first window.
+pub(super) fn prepare_pages(ctx: &Ctx, id: i64, from: Option<Date>, to: Option<Date>) {
+    let window = match (from, to) {
+        (Some(from), Some(to)) => Some(Priority {
+            rows: Vec::new(),
+            from,
+            to,
+        }),
+        _ => None,
+    };
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        // A failure is the view's own request's to report.
+        let _ = page_set(&ctx, id, None, window, false).await;
+    });
 }
 
 /// The first window a page set is built around.
@@ -1108,6 +1148,55 @@ mod tests {
             )
             .await;
         assert!(r.text.contains("inversez-les"), "{}", r.text);
+    }
+
+    #[tokio::test]
+    async fn a_view_shown_has_its_first_pages_made_before_it_asks() {
+        let k = Kit::new("view-prepared").await;
+        let id = k.schedule;
+        let apps = Caller {
+            apps: true,
+            ..k.alice.clone()
+        };
+        let made = |window: &Option<Priority>| {
+            let sets = k.planning.inner.pages.sets.lock().unwrap();
+            sets.iter()
+                .find(|(key, _)| key.schedule == id && key.window == *window)
+                .map(|(_, set)| Arc::clone(set))
+        };
+        let window = Some(Priority {
+            rows: Vec::new(),
+            from: "2026-11-02".parse().unwrap(),
+            to: "2026-11-20".parse().unwrap(),
+        });
+        for (args, window, asked) in [
+            (
+                json!({"schedule": id}),
+                None,
+                json!({"schedule": id, "page": 0}),
+            ),
+            (
+                json!({"schedule": id, "from": "2026-11-02", "to": "2026-11-20"}),
+                window,
+                json!({"schedule": id, "page": 0, "window": {"from": "2026-11-02", "to": "2026-11-20"}}),
+            ),
+        ] {
+            assert!(made(&window).is_none());
+            k.ok(&apps, "show_schedule", args).await;
+            // Made in the background: waited for, a bounded time.
+            let mut set = None;
+            for _ in 0..500 {
+                set = made(&window);
+                if set.is_some() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            let set = set.expect("the pages of the view just shown are made");
+            // The view's first request is answered from them, not made again.
+            k.ok(&apps, "get_schedule_page", asked).await;
+            assert!(Arc::ptr_eq(&set, &made(&window).unwrap()));
+        }
     }
 
     #[tokio::test]

@@ -1,0 +1,104 @@
+// Loading a schedule of several pages: page 0 is asked for on the tool's input, while
+// the tool runs, and read once its result asks for that very page; the pages after it
+// are asked for a few at a time (never one round trip each), each once; a host that
+// does not name the tool, or an input that names another schedule, gets the plain
+// reading (page 0 after the result), and nothing is asked for twice.
+import { test } from 'node:test';
+import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
+
+const ctx = setup();
+
+/** A schedule of `rows` rows of ten bars: several pages of get_schedule_page. */
+function schedule(rows) {
+  const s = { name: 'Many pages', groups: [{ id: 1, name: 'Group' }], rows: [], bars: [] };
+  let id = 2;
+  const day0 = Date.UTC(2026, 10, 2);
+  const iso = (d) => new Date(day0 + d * 86400000).toISOString().slice(0, 10);
+  for (let r = 0; r < rows; r++) {
+    const row = id++;
+    s.rows.push({ id: row, group: 1, name: `Row ${r + 1}` });
+    for (let b = 0; b < 10; b++) s.bars.push({ id: id++, row, label: `Task ${r * 10 + b + 1}`, start: iso((r % 20) + b * 5), end: iso((r % 20) + b * 5 + 2) });
+  }
+  s.next_id = id;
+  return s;
+}
+
+let many;
+async function manyPages() {
+  if (!many) {
+    const r = await call(ctx.owner, 'import_schedule', { name: 'Many pages', json: schedule(500) });
+    assert.ok(!r.isError, r.text);
+    many = r.structured.schedule_id;
+  }
+  return many;
+}
+
+/** The view's get_schedule_page calls of schedule `id`: [page, asked at, answered at,
+ * the answer's number of pages] in the host's log. */
+async function pageCalls(view, id) {
+  const log = await view.log();
+  const answers = new Map(log.filter((e) => e.dir === 'out' && e.msg.id !== undefined).map((e) => [e.msg.id, e]));
+  return log
+    .filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page' && e.msg.params.arguments.schedule === id)
+    .map((e) => { const a = answers.get(e.msg.id); return [e.msg.params.arguments.page, e.t, a?.t, a?.msg.result?.structuredContent?.pages]; });
+}
+
+/** Waits until every page of schedule `id` was asked for and answered; returns the calls. */
+async function allPages(view, id) {
+  let calls = [];
+  await waitFor(async () => {
+    calls = await pageCalls(view, id);
+    const pages = calls.find(([, , , n]) => n)?.[3];
+    return pages > 1 && calls.length >= pages && calls.every(([, , done]) => done !== undefined);
+  }, { ms: 30000, what: 'every page read' });
+  return calls;
+}
+
+/** The most calls in flight at once. */
+const mostInFlight = (calls) => Math.max(...calls.map(([, at]) => calls.filter(([, a, d]) => a <= at && at < d).length));
+
+for (const profile of PROFILES) {
+  test(`${profile}: page 0 comes with the tool's input, the next pages a few at a time, each once`, async () => {
+    const id = await manyPages();
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile, hold: true });
+    await waitFor(() => host.page.evaluate((v) => window.e2e.held(v), view.id), { ms: 20000, what: 'the tool result' });
+    // Before the result: page 0 asked for, and answered.
+    await waitFor(async () => (await pageCalls(view, id)).some(([p, , done]) => p === 0 && done !== undefined), { ms: 20000, what: 'page 0 on the input' });
+    assert.deepEqual((await pageCalls(view, id)).map(([p]) => p), [0], 'nothing but page 0 before the result');
+    await host.page.evaluate((v) => window.e2e.release(v), view.id);
+    assert.ok((await waitBars(view, 20000)) > 0);
+    const calls = await allPages(view, id);
+    const pages = calls.map(([p]) => p).sort((a, b) => a - b);
+    assert.ok(pages.length >= 4, `several pages: ${pages}`);
+    assert.deepEqual(pages, [...pages.keys()], 'each page asked for once');
+    const most = mostInFlight(calls);
+    assert.ok(most >= 2 && most <= 3, `pages asked for ahead, three at most: ${most} at once`);
+    // The whole schedule is in: its last row, on the last pages, is drawn at the bottom.
+    const f = view.frame();
+    await waitFor(async () => {
+      await f.evaluate(() => { const el = document.querySelector('.pp-scroll'); el.scrollTop = el.scrollHeight; });
+      return (await f.locator('.pp-cell[role=rowheader]').allTextContents()).some((t) => t.includes('Row 500'));
+    }, { ms: 20000, what: 'the last row drawn' });
+    assertClean(host);
+  });
+}
+
+test('a host that does not name the tool, or an input of another schedule: page 0 after the result, once', async () => {
+  const id = await manyPages();
+  for (const o of [{ fake: 'no-tool-name' }, { inputArgs: { schedule: 1 } }]) {
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile: 'strict', ...o });
+    assert.ok((await waitBars(view, 20000)) > 0);
+    const calls = await allPages(view, id);
+    const result = (await view.log()).find((e) => e.dir === 'out' && e.msg.method === 'ui/notifications/tool-result');
+    const pages = calls.map(([p]) => p).sort((a, b) => a - b);
+    assert.deepEqual(pages, [...pages.keys()], `${JSON.stringify(o)}: each page asked for once`);
+    const zero = calls.find(([p]) => p === 0);
+    assert.ok(zero[1] > result.t, `${JSON.stringify(o)}: page 0 after the result`);
+    // The input that named schedule 1 had its page 0 asked for, and dropped.
+    const other = await pageCalls(view, 1);
+    assert.deepEqual(other.map(([p]) => p), o.inputArgs ? [0] : [], JSON.stringify(o));
+    assertClean(host);
+  }
+});
