@@ -439,7 +439,13 @@ for (const profile of PROFILES) {
 
     // 5. From the keyboard: M to the go-live, C, ↓/↑ to the bar after it, Enter.
     g = await grid(f);
-    for (let i = 0; i < 5 && (await active()) !== 'pp-m19'; i++) await g.press('m');
+    // Each press is waited for: a selection read before the view took the key made the
+    // loop press once more, past the go-live.
+    for (let i = 0; i < 5 && (await active()) !== 'pp-m19'; i++) {
+      const was = await active();
+      await g.press('m');
+      await waitFor(async () => (await active()) !== was, { what: 'M on to the next milestone' });
+    }
     assert.equal(await active(), 'pp-m19');
     await g.press('c');
     let picked = null;
