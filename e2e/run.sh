@@ -3,8 +3,9 @@
 # packages when node_modules is missing or older than package-lock.json (npm ci),
 # builds the server (cargo build -p palmaplan-server --locked, into $CARGO_TARGET_DIR or
 # target/), installs Debian's chromium when /usr/bin/chromium is missing (never a
-# downloaded browser), makes the Python venv of the OAuth test (e2e/oauth/venv.sh), then
-# runs the tests (all of e2e/tests/, or the files given).
+# downloaded browser), installs trunk for the debug build's console test, makes the
+# Python venv of the OAuth test (e2e/oauth/venv.sh), then runs the tests (all of
+# e2e/tests/, or the files given).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
@@ -31,6 +32,14 @@ if [ ! -x "$CHROMIUM" ]; then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update
   $SUDO apt-get install -y chromium
+fi
+
+# The console test of the view's debug build (tests/25-trunk-console) runs it under
+# `trunk serve`: trunk 0.21.14 from crates.io, built once (~7 minutes), in cargo's own
+# temporary target folder rather than the project's.
+if ! trunk --version 2>/dev/null | grep -q "0\.21\.14"; then
+  echo "e2e: cargo install trunk --version 0.21.14 --locked"
+  env -u CARGO_TARGET_DIR cargo install trunk --version 0.21.14 --locked
 fi
 
 # The OAuth test's real client: the MCP Python SDK in a venv under e2e/ (skipped when
