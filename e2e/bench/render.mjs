@@ -159,7 +159,8 @@ try {
       const firstPage = log.find((e) => e.dir === 'in' && e.msg.method === 'tools/call' && e.msg.params?.name === 'get_schedule_page');
       const firstAnswer = firstPage && log.find((e) => e.dir === 'out' && e.msg.id === firstPage.msg.id);
       const fromResult = painted - (origin + result.t);
-      process.stderr.write(`  ${n} ${profile} from the tool-result: page 0 asked ${(firstPage.t - result.t).toFixed(0)}, →answered ${(firstAnswer.t - result.t).toFixed(0)}, →painted ${fromResult.toFixed(0)}\n`);
+      // Negative when page 0 was asked for on the tool's input, before the result.
+      if (firstAnswer) process.stderr.write(`  ${n} ${profile} from the tool-result: page 0 asked ${(firstPage.t - result.t).toFixed(0)}, →answered ${(firstAnswer.t - result.t).toFixed(0)}, →painted ${fromResult.toFixed(0)}\n`);
       const fromData = firstAnswer ? painted - (origin + firstAnswer.t) : NaN;
       const drawnFromData = firstAnswer ? drawn - (origin + firstAnswer.t) : NaN;
       // Where the time went, from the first page's arrival to the paint (the view's

@@ -18,8 +18,10 @@ function sign(dataDir, payload) {
   return b64url(createHmac('sha256', key).update('palmaplan-embed-v1.').update(payload).digest());
 }
 
-async function openPage(url) {
+async function openPage(url, { noWasm = false } = {}) {
   const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // A browser that refuses WebAssembly (Safari's Lockdown Mode, a policy).
+  if (noWasm) await context.addInitScript(() => { WebAssembly.instantiate = () => Promise.reject(new Error('WebAssembly is disabled')); });
   const page = await context.newPage();
   const seen = { requests: [], violations: [] };
   page.on('request', (r) => seen.requests.push(r.url()));
@@ -55,6 +57,25 @@ test('(i) the /embed link of a text-only client opens read-only in the browser',
   const origin = new URL(r.structured.url).origin;
   assert.deepEqual(seen.requests.filter((u) => !u.startsWith(origin)), []);
   assert.deepEqual(seen.violations, []);
+  await context.close();
+});
+
+test('(i) a browser that refuses WebAssembly runs the translation, read from the same origin', async () => {
+  const plain = await ctx.server.client();
+  const r = await call(plain, 'show_schedule', { schedule: 1, lang: 'en' });
+  await plain.close();
+  const { context, page, seen } = await openPage(r.structured.url, { noWasm: true });
+  await waitFor(async () => (await page.locator('[data-bar]').count()) > 0, { what: 'bars on /embed without WebAssembly' });
+  assert.equal(await page.evaluate(() => window.__pp.path), 'wasm2js');
+  const origin = new URL(r.structured.url).origin;
+  const build = await page.evaluate(() => document.querySelector('meta[name="palmaplan-translation"]').content);
+  assert.ok(seen.requests.includes(`${origin}/view/translation/${build}`), seen.requests.join('\n'));
+  assert.deepEqual(seen.requests.filter((u) => !u.startsWith(origin)), []);
+  assert.deepEqual(seen.violations, []);
+  // Another build's translation is refused with the reason.
+  const other = await page.evaluate(async () => { const x = new XMLHttpRequest(); x.open('GET', '/view/translation/0000000000000000', false); x.send(); return [x.status, x.responseText]; });
+  assert.equal(other[0], 404);
+  assert.match(other[1], /not 0000000000000000: reload the page|pas 0000000000000000/);
   await context.close();
 });
 

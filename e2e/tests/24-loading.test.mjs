@@ -84,9 +84,11 @@ for (const profile of PROFILES) {
   });
 }
 
-test('a host that does not name the tool, or an input of another schedule: page 0 after the result, once', async () => {
+test('a host that does not name the tool, or an input naming another schedule: page 0 after the result, once', async () => {
   const id = await manyPages();
-  for (const o of [{ fake: 'no-tool-name' }, { inputArgs: { schedule: 1 } }]) {
+  // A host that sends the input but does not name the tool; one that sends no input
+  // nor the tool's name; an input that names schedule 1.
+  for (const o of [{ noToolInfo: true }, { fake: 'no-tool-name' }, { inputArgs: { schedule: 1 } }]) {
     const host = await ctx.host();
     const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile: 'strict', ...o });
     assert.ok((await waitBars(view, 20000)) > 0);

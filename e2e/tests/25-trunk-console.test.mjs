@@ -23,6 +23,8 @@ before(async () => {
   // The first build compiles the view for wasm32 in debug: minutes on a fresh machine.
   await waitFor(async () => {
     if (trunk.exitCode !== null) throw new Error(`trunk serve ended (${trunk.exitCode}):\n${output}`);
+    // A failed build leaves trunk serving nothing: said at once, not after the wait.
+    if (/error from build pipeline|error\[E\d+\]/i.test(output)) throw new Error(`trunk's build failed:\n${output}`);
     try { return (await fetch(`${base}/fixture-host.html`)).ok && (await fetch(`${base}/index.html`)).ok; } catch { return false; }
   }, { ms: 20 * 60_000, every: 1000, what: 'trunk serve up' });
   browser = await launch();

@@ -194,6 +194,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/help", get(help))
         .route("/embed/{schedule}", get(embed_page))
+        .route("/view/translation/{build}", get(view_translation))
         .route("/embed/{schedule}/events", get(crate::live::events))
         .route(
             "/embed/{schedule}/call",
@@ -255,6 +256,45 @@ async fn help(
 struct HelpQuery {
     #[serde(default)]
     lang: Option<String>,
+}
+
+/// `GET /view/translation/<build>`: the view's JavaScript translation (gzip in base64),
+/// for our own pages (`/embed`, the web screen) in a browser that refuses WebAssembly
+/// (Safari's Lockdown Mode, a policy): their CSP's `connect-src 'self'` lets the loader
+/// fetch it, where a host's frame gets it through `get_view_code`. It holds no data, so
+/// it needs no token; another build's is a 404 that says why, so a page kept from an
+/// older server never runs code that does not match its glue. Content-addressed: cached
+/// for good.
+async fn view_translation(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Path(build): Path<String>,
+) -> Response {
+    let ours = crate::view::translation_build();
+    if build != ours {
+        let text = match crate::oauth::page_lang(&state, &headers, None) {
+            Lang::Fr => format!(
+                "La vue de ce serveur est la version {ours}, pas {build}\u{a0}: rechargez la page."
+            ),
+            Lang::En => {
+                format!("This server's view is build {ours}, not {build}: reload the page.")
+            }
+        };
+        return (
+            StatusCode::NOT_FOUND,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response();
+    }
+    (
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+        ],
+        crate::view::TRANSLATION,
+    )
+        .into_response()
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Response {

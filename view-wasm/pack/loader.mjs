@@ -10,6 +10,9 @@
 //! Which path, without ever compiling a module a CSP may refuse (each refusal is
 //! reported to the host as a violation):
 //! - on our own pages (`/embed`, the web screen) the server's CSP allows WebAssembly;
+//!   a browser that refuses it anyway (Safari's Lockdown Mode, a policy) gets the
+//!   translation from the same origin (`GET /view/translation/<build>`, which
+//!   `connect-src 'self'` allows);
 //! - under an MCP Apps host, the loader shakes hands first (`ui/initialize`) and takes
 //!   WebAssembly only when the host says the CSP it applied allows it
 //!   (`hostCapabilities.sandbox.csp.wasmUnsafeEval`); otherwise the translation. The
@@ -97,10 +100,8 @@ async function wasmExports(imports) {
   return instance.exports;
 }
 
-async function translationExports(imports) {
-  const tag = document.querySelector('meta[name="palmaplan-translation"]');
-  const build = tag.content;
-  const parts = Number(tag.dataset.parts);
+/** The translation through the host: `get_view_code`, part by part. */
+async function translationFromHost(build, parts) {
   // A few parts at a time, each with its own deadline from when it is asked: a host
   // that relays one call at a time gives each its share of the time.
   const answers = new Array(parts);
@@ -112,7 +113,7 @@ async function translationExports(imports) {
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, parts) }, worker));
-  const text = answers
+  return answers
     .map((r) => {
       const sc = r?.structuredContent;
       if (r?.isError || sc?.build !== build) {
@@ -121,6 +122,24 @@ async function translationExports(imports) {
       return sc.data;
     })
     .join("");
+}
+
+/** The translation from our own server (the `/embed` page, the web screen), through
+ *  XMLHttpRequest as the view's own calls there (the scan refuses `fetch` in the page). */
+function translationFromServer(build) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("GET", `/view/translation/${encodeURIComponent(build)}`);
+    xhr.onload = () => (xhr.status === 200 ? resolve(xhr.responseText) : reject(new Error(xhr.responseText || `HTTP ${xhr.status}`)));
+    xhr.onerror = () => reject(new Error("GET /view/translation: no answer from the server"));
+    xhr.send();
+  });
+}
+
+async function translationExports(imports, fromHost) {
+  const tag = document.querySelector('meta[name="palmaplan-translation"]');
+  const build = tag.content;
+  const text = fromHost ? await translationFromHost(build, Number(tag.dataset.parts)) : await translationFromServer(build);
   const script = document.createElement("script");
   script.textContent = new TextDecoder().decode(await unpackText(text));
   document.head.appendChild(script);
@@ -135,8 +154,14 @@ async function boot() {
   const mode = document.querySelector('meta[name="palmaplan-mode"]')?.content || "mcp";
   let exports;
   if (mode !== "mcp") {
-    exports = await wasmExports(imports);
-    pp.path = "wasm";
+    try {
+      exports = await wasmExports(imports);
+      pp.path = "wasm";
+    } catch (e) {
+      pp.wasmRefused = String(e && e.message || e);
+      exports = await translationExports(imports, false);
+      pp.path = "wasm2js";
+    }
   } else {
     const init = await handshake();
     // Not again after a refusal (each one is reported to the host).
@@ -149,7 +174,7 @@ async function boot() {
       }
     }
     if (!exports) {
-      exports = await translationExports(imports);
+      exports = await translationExports(imports, true);
       pp.path = "wasm2js";
     }
   }

@@ -927,8 +927,14 @@ pub fn load(st: St, id: i64) {
     {
         Some((_, ahead)) => {
             let waits = Rc::clone(&ahead);
-            let next: PageNext =
-                Box::new(move |r| read_page(st, l, 0, window, None, Some(waits), r));
+            // A failed early answer (a host that held the call past its deadline, or
+            // refused calls before the result) is dropped: page 0 is asked for again.
+            let next: PageNext = Box::new(move |r| match r {
+                Ok(reply) if !reply.is_error => {
+                    read_page(st, l, 0, window, None, Some(waits), Ok(reply));
+                }
+                _ => fetch_page(st, l, 0, window, None),
+            });
             when_answered(&ahead, 0, next);
         }
         None => fetch_page(st, l, 0, window, None),

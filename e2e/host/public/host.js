@@ -58,7 +58,7 @@ function hostContextFor(o, tool) {
     containerDimensions: { maxHeight: 2000, width: o.width || 720 },
     userAgent: 'palmaplan-e2e-host',
   };
-  if (o.fake !== 'no-tool-name') ctx.toolInfo = { id: 'call-' + (o.id || 'x'), tool };
+  if (o.fake !== 'no-tool-name' && !o.noToolInfo) ctx.toolInfo = { id: 'call-' + (o.id || 'x'), tool };
   return ctx;
 }
 

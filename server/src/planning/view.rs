@@ -359,8 +359,13 @@ async fn page_set(
     {
         return Ok((rank, set));
     }
+    // The schedule as it is now is made once at a time (a saved version's pages, read
+    // from the store with their own cache check below, do not wait behind it).
     let making = ctx.inner.pages.making(id);
-    let _making = making.lock().await;
+    let _making = match version {
+        None => Some(making.lock().await),
+        Some(_) => None,
+    };
     // Made while this waited (by `prepare_pages`, or a request beside this one).
     if version.is_none()
         && let Some(set) = ctx.inner.pages.get(&key)
@@ -1197,6 +1202,27 @@ mod tests {
             k.ok(&apps, "get_schedule_page", asked).await;
             assert!(Arc::ptr_eq(&set, &made(&window).unwrap()));
         }
+    }
+
+    #[tokio::test]
+    async fn pages_asked_for_at_once_are_made_once() {
+        let k = Kit::new("view-made-once").await;
+        let ctx = Ctx {
+            inner: Arc::clone(&k.planning.inner),
+            caller: k.alice.clone(),
+            need: Role::Viewer,
+            tool: "get_schedule_page",
+        };
+        let (a, b, c) = tokio::join!(
+            page_set(&ctx, k.schedule, None, None, false),
+            page_set(&ctx, k.schedule, None, None, false),
+            page_set(&ctx, k.schedule, None, None, false),
+        );
+        let (a, b, c) = (a.unwrap().1, b.unwrap().1, c.unwrap().1);
+        assert!(
+            Arc::ptr_eq(&a, &b) && Arc::ptr_eq(&b, &c),
+            "one set, made once"
+        );
     }
 
     #[tokio::test]
