@@ -931,13 +931,13 @@ pub fn load(st: St, id: i64) {
             // refused calls before the result) is dropped: page 0 is asked for again.
             let next: PageNext = Box::new(move |r| match r {
                 Ok(reply) if !reply.is_error => {
-                    read_page(st, l, 0, window, None, Some(waits), Ok(reply));
+                    read_page(st, l, 0, window, None, waits, Ok(reply));
                 }
-                _ => fetch_page(st, l, 0, window, None),
+                _ => start_reading(st, l, window),
             });
             when_answered(&ahead, 0, next);
         }
-        None => fetch_page(st, l, 0, window, None),
+        None => start_reading(st, l, window),
     }
 }
 
@@ -1048,12 +1048,17 @@ fn page_args(l: Load, page: usize, window: Option<&Value>) -> Value {
     args
 }
 
-/// Asks for page 0 (a reading's start, or its restart at a new rank).
-fn fetch_page(st: St, l: Load, page: usize, window: Option<Value>, asm: Option<Assembly>) {
-    let args = page_args(l, page, window.as_ref());
-    st.call("get_schedule_page", args, move |r| {
-        read_page(st, l, page, window, asm, None, r);
-    });
+/// Starts a reading (or starts it again at a new rank): page 0 asked for, through the
+/// reading's own `Ahead` as every page after it.
+fn start_reading(st: St, l: Load, window: Option<Value>) {
+    let ahead = Rc::new(RefCell::new(Ahead::default()));
+    ask_ahead(st, l, 0, window.as_ref(), &ahead);
+    let waits = Rc::clone(&ahead);
+    when_answered(
+        &ahead,
+        0,
+        Box::new(move |r| read_page(st, l, 0, window, None, waits, r)),
+    );
 }
 
 /// Asks for `page` ahead, unless it was asked for already in this reading.
@@ -1094,7 +1099,7 @@ fn read_page(
     page: usize,
     window: Option<Value>,
     asm: Option<Assembly>,
-    ahead: Option<Rc<RefCell<Ahead>>>,
+    ahead: Rc<RefCell<Ahead>>,
     r: Result<Reply, CallError>,
 ) {
     host::trace("page");
@@ -1116,7 +1121,7 @@ fn read_page(
         Some(a) if a.rank == rank => a,
         // The schedule changed while paging: start again at its new rank (the pages
         // asked for ahead at the old one are dropped as they come).
-        Some(_) => return fetch_page(st, l, 0, window, None),
+        Some(_) => return start_reading(st, l, window),
         None => Assembly::new(id, rank),
     };
     let mut structured = reply.structured;
@@ -1136,7 +1141,7 @@ fn read_page(
     let arrived = Arrived {
         parts,
         at: 0,
-        ahead: ahead.unwrap_or_default(),
+        ahead,
     };
     absorb_parts(st, l, page, window, asm, arrived);
 }
@@ -1254,7 +1259,7 @@ fn page_added(
             }
             let waits = Rc::clone(&ahead);
             let next: PageNext =
-                Box::new(move |r| read_page(st, l, p, window, Some(asm), Some(waits), r));
+                Box::new(move |r| read_page(st, l, p, window, Some(asm), waits, r));
             when_answered(&ahead, p, next);
         };
         if page == 0 {
@@ -1317,7 +1322,7 @@ fn loaded(st: St) {
         .with_untracked(|o| o.reference.as_ref().map(|r| r.id))
         && st.reference.with_untracked(Option::is_none)
     {
-        fetch_page(
+        start_reading(
             st,
             Load {
                 id: doc.id,
@@ -1325,8 +1330,6 @@ fn loaded(st: St) {
                 target: Target::Reference,
                 refresh: true,
             },
-            0,
-            None,
             None,
         );
     }
@@ -1337,7 +1340,7 @@ fn loaded(st: St) {
         Some(Shown::Comparison) => {
             // The "from" side, drawn as the shadow of the "to" side shown.
             let from = st.sides.get_untracked().0;
-            fetch_page(
+            start_reading(
                 st,
                 Load {
                     id: doc.id,
@@ -1345,8 +1348,6 @@ fn loaded(st: St) {
                     target: Target::Before,
                     refresh: true,
                 },
-                0,
-                None,
                 None,
             );
         }
