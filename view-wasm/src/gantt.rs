@@ -31,7 +31,7 @@ use crate::host;
 use crate::html::{H, Html};
 use crate::phase::Phase;
 use crate::sig::{Sig, listen, on_render, set_timeout};
-use crate::texts::{self, tr};
+use crate::texts::tr;
 
 /// Height of the time header.
 const HEAD: f64 = 40.0;
@@ -365,7 +365,7 @@ pub fn mount(st: St) -> Option<()> {
     leptos::mount::mount_to(body, move || {
         leptos::view! {
             <div class="pp" on:click=move |e| on_click(st, &e)>
-                <div class="pp-top"></div>
+                <div class="pp-top">{crate::shell::top(st)}</div>
                 <div class="pp-scroll" tabindex="0" role="grid" on:keydown=move |e| on_key(st, ui, &e)>
                     <div class="pp-inner"></div>
                 </div>
@@ -377,12 +377,7 @@ pub fn mount(st: St) -> Option<()> {
     // Built at once by `mount_to`: found by class rather than through node references,
     // which are signals, each more code than a lookup.
     let part = |class: &str| doc.query_selector(class).ok().flatten();
-    let (root, top, inner, bottom) = (
-        part(".pp")?,
-        part(".pp-top")?,
-        part(".pp-inner")?,
-        part(".pp-bottom")?,
-    );
+    let (root, inner, bottom) = (part(".pp")?, part(".pp-inner")?, part(".pp-bottom")?);
     let scroller: web_sys::HtmlElement = part(".pp-scroll")?.dyn_into().ok()?;
     scroller.set_hidden(true);
     crate::app::watch_size(&root);
@@ -723,10 +718,7 @@ pub fn mount(st: St) -> Option<()> {
     });
 
     PARTS.with(|p| *p.borrow_mut() = Some(Parts { scroller, inner }));
-    Effect::new(move || {
-        document_attributes(st);
-        set_part(0, &top, top_html(st).as_str());
-    });
+    Effect::new(move || document_attributes(st));
     Effect::new(move || {
         set_part(2, &bottom, crate::boards::bottom_html(st).as_str());
     });
@@ -1361,77 +1353,6 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
 }
 
 /// The card's phase, the toolbar and the status lines, as HTML.
-fn top_html(st: St) -> Html {
-    let lang = st.lang.get();
-    let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
-    let mut h = H::new();
-    if st.withdrawn.get() {
-        h.lit("<p class=\"pp-msg\" role=\"status\">")
-            .lit(t(
-                "Une vue plus récente de ce planning est ouverte plus bas.",
-                "A newer view of this schedule is open further down.",
-            ))
-            .lit("</p>");
-        return h.finish();
-    }
-    let phase = st.card.with(|c| c.phase().clone());
-    let compact = st.compact_now();
-    match phase {
-        Phase::Waiting if compact => compact_html(&mut h, lang, None),
-        Phase::Waiting => skeleton_html(&mut h, lang),
-        Phase::Stalled => {
-            h.lit("<div class=\"pp-msg\" role=\"alert\"><p>")
-                .lit(t(
-                    "Le planning n'est pas arrivé à temps.",
-                    "The schedule did not arrive in time.",
-                ))
-                .lit("</p><button type=\"button\" data-act=\"reload\">")
-                .lit(t("Recharger", "Reload"))
-                .lit("</button></div>");
-        }
-        Phase::Cancelled { .. } => {
-            h.lit("<p class=\"pp-msg\" role=\"status\">")
-                .lit(texts::cancelled(lang, false))
-                .lit("</p>");
-        }
-        Phase::Result(r) => {
-            let reply = host::Reply::from_result(&r);
-            if reply.is_error {
-                // An error is always the full card.
-                h.lit("<div class=\"pp-msg pp-error\" role=\"alert\"><p>")
-                    .text(&reply.text)
-                    .lit("</p></div>");
-            } else if compact {
-                compact_html(
-                    &mut h,
-                    lang,
-                    Some(reply.text.lines().next().unwrap_or_default()),
-                );
-            } else {
-                if let Some(e) = st.load_error.get() {
-                    h.lit("<div class=\"pp-msg pp-error\" role=\"alert\"><p>")
-                        .text(&e)
-                        .lit("</p><button type=\"button\" data-act=\"reload\">")
-                        .lit(t("Recharger", "Reload"))
-                        .lit("</button></div>");
-                }
-                match st.doc.get() {
-                    None if st.load_error.get().is_none() => skeleton_html(&mut h, lang),
-                    None => {}
-                    Some(doc) => {
-                        toolbar_html(st, &mut h, &doc);
-                        if matches!(st.shown.get(), Some(Shown::Gantt) | None) {
-                            details_html(st, &mut h, &doc);
-                            legend_html(st, &mut h, &doc);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    h.finish()
-}
-
 /// The markers of an item's date constraints (a tick at the day each names: its start
 /// for start constraints, its end for finish ones) and of its deadline (a flag at the
 /// end of its day, red once the item finishes after it), on the item's line.
@@ -1762,7 +1683,7 @@ fn marks_of(doc: &Doc, today: Date) -> Marks {
 /// The legend of the marks this chart draws: only those present (critical bars,
 /// milestones and links when the critical path is shown, at risk, late, overdue,
 /// constraints, deadlines).
-fn legend_html(st: St, h: &mut H, doc: &Doc) {
+pub fn legend_entries(st: St, doc: &Doc) -> Vec<(&'static str, &'static str)> {
     let lang = st.lang.get();
     let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
     let m = marks_of(doc, st.today.get());
@@ -1795,230 +1716,11 @@ fn legend_html(st: St, h: &mut H, doc: &Doc) {
         (m.constraint, "con", t("contrainte", "constraint")),
         (m.deadline, "dl", t("échéance", "deadline")),
     ];
-    if !entries.iter().any(|e| e.0) {
-        return;
-    }
-    h.lit("<p class=\"pp-legend\" aria-label=\"")
-        .lit(t("Légende", "Legend"))
-        .lit("\">");
-    for (on, key, name) in entries {
-        if on {
-            h.lit("<span class=\"pp-lg pp-lg-")
-                .lit(key)
-                .lit("\">")
-                .lit(name)
-                .lit("</span>");
-        }
-    }
-    h.lit("</p>");
-}
-
-fn details_html(st: St, h: &mut H, doc: &Doc) {
-    // A link selected: what it joins, and how to delete it; a row, a group or a
-    // milestone: what it is, and how to rename it.
-    let picked = match st.edit.get() {
-        edit::Edit::Link(l) => edit::link_details(&doc.s, l, st.lang.get(), st.can_write()),
-        edit::Edit::Picked(n) => edit::picked_details(&doc.s, n, st.lang.get(), st.can_write()),
-        _ => None,
-    };
-    if let Some(text) = picked {
-        h.lit("<p class=\"pp-details\" role=\"status\">")
-            .text(&text)
-            .lit("</p>");
-        return;
-    }
-    let Some(text) = st.selected.get().and_then(|b| {
-        let reference = st.reference.get();
-        details_text(
-            doc,
-            b,
-            st.lang.get(),
-            st.today.get(),
-            reference.as_ref().map(|r| &r.s),
-        )
-    }) else {
-        return;
-    };
-    h.lit("<p class=\"pp-details\" role=\"status\">")
-        .text(&text)
-        .lit("</p>");
-}
-
-fn skeleton_html(h: &mut H, lang: Lang) {
-    h.lit("<div class=\"pp-skeleton\" aria-busy=\"true\" role=\"status\" aria-label=\"")
-        .lit(tr(lang, "Chargement du planning", "Loading the schedule"))
-        .lit("\"><div></div><div></div><div></div></div>");
-}
-
-/// The one line of `display: "compact"`: icon, title, the server's summary, Show.
-fn compact_html(h: &mut H, lang: Lang, summary: Option<&str>) {
-    h.lit("<div class=\"pp-compact\"><span class=\"pp-icon\" aria-hidden=\"true\">▦</span><strong>PalmaPlan</strong><span class=\"pp-sum\">")
-        .text(summary.unwrap_or(tr(lang, "Chargement…", "Loading…")))
-        .lit("</span><button type=\"button\" data-act=\"expand\">")
-        .lit(tr(lang, "Afficher", "Show"))
-        .lit("</button></div>");
-}
-
-/// Toolbar icons drawn inline (a font may lack the symbols).
-const ICON_ASK: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M2 3h12v8H6l-3 3v-3H2z\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
-const ICON_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
-const ICON_EXIT_FULL: &str = "<svg width=\"14\" height=\"14\" viewBox=\"0 0 16 16\"><path d=\"M6 2v4H2M14 6h-4V2M10 14v-4h4M2 10h4v4\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\"/></svg>";
-
-fn toolbar_html(st: St, h: &mut H, doc: &Doc) {
-    let lang = st.lang.get();
-    let t = |fr: &'static str, en: &'static str| tr(lang, fr, en);
-    h.lit("<div class=\"pp-bar\" role=\"toolbar\" aria-label=\"")
-        .lit(t("Outils du planning", "Schedule tools"))
-        .lit("\">");
-    // On the web screen, the way back to the list and the help: plain links, as the
-    // page is a page of the site (inside a host, the host gives both).
-    let on_screen = st.backend.with_untracked(|b| {
-        matches!(
-            b,
-            host::Backend::Http {
-                door: host::Door::Session(_),
-                ..
-            }
-        )
-    });
-    if on_screen {
-        let en = if lang == Lang::En { "?lang=en" } else { "" };
-        h.lit("<a class=\"pp-back\" href=\"/app")
-            .lit(en)
-            .lit("\">← ")
-            .lit(t("Mes plannings", "My schedules"))
-            .lit("</a>");
-    }
-    h.lit("<h1 class=\"pp-title\">")
-        .text(&doc.s.name)
-        .lit("</h1>");
-    let mut sub = Vec::new();
-    let (got, total) = doc.progress;
-    if !doc.complete && total > 1 {
-        sub.push(match lang {
-            Lang::Fr => format!("page {got} sur {total}…"),
-            Lang::En => format!("page {got} of {total}…"),
-        });
-    }
-    if doc.cut > 0 {
-        sub.push(match lang {
-            Lang::Fr => format!(
-                "{}\u{a0}: la suite arrive",
-                palmaplan_model::text::count(lang, doc.cut, "texte coupé", "textes coupés")
-            ),
-            Lang::En => format!(
-                "{} cut: the rest is coming",
-                palmaplan_model::text::count(lang, doc.cut, "text", "texts")
-            ),
-        });
-    }
-    let shown = st.shown.get();
-    if st.read_only.get() && matches!(shown, Some(Shown::Gantt | Shown::Kanban)) {
-        sub.push(t("lecture seule", "read-only").to_owned());
-    }
-    if !sub.is_empty() {
-        h.lit("<span class=\"pp-sub\" role=\"status\">")
-            .text(&sub.join(" · "))
-            .lit("</span>");
-    }
-    h.lit("<span class=\"pp-grow\"></span>");
-    let button = |h: &mut H, act: &'static str, icon: &'static str, label: &str, fold: bool| {
-        h.lit("<button type=\"button\" class=\"")
-            .lit(if fold { "pp-fold" } else { "pp-ic" })
-            .lit("\" data-act=\"")
-            .lit(act)
-            .lit("\"")
-            .attr("aria-label", label)
-            .attr("title", label)
-            .lit("><span aria-hidden=\"true\">")
-            .lit(icon)
-            .lit("</span>");
-        if fold {
-            h.lit("<span class=\"pp-lbl\">").text(label).lit("</span>");
-        }
-        h.lit("</button>");
-    };
-    if matches!(
-        shown,
-        Some(Shown::Gantt | Shown::Proposal { .. } | Shown::Comparison)
-    ) {
-        button(h, "zoom-out", "−", t("Dézoomer", "Zoom out"), false);
-        button(h, "zoom-in", "+", t("Zoomer", "Zoom in"), false);
-    }
-    if st.can_write() {
-        button(
-            h,
-            "undo",
-            "↶",
-            t("Annuler (Ctrl+Z)", "Undo (Ctrl+Z)"),
-            false,
-        );
-        button(
-            h,
-            "redo",
-            "↷",
-            t("Rétablir (Maj+Ctrl+Z)", "Redo (Shift+Ctrl+Z)"),
-            false,
-        );
-    }
-    // Each of these needs a request the host announced at `ui/initialize` (read after
-    // the handshake, which `st.host` is set after).
-    let _ = st.host.get();
-    let (ask_ok, links_ok, full_ok) = host::with_bridge(|b| {
-        (
-            b.announces("message"),
-            b.announces("openLinks"),
-            b.offers_display_mode("fullscreen"),
-        )
-    });
-    if on_screen && let Some(url) = st.help.get() {
-        h.lit("<a class=\"pp-back\"")
-            .attr("href", &url)
-            .lit(" target=\"_blank\" rel=\"noopener\">")
-            .lit(t("Aide", "Help"))
-            .lit("</a>");
-    }
-    if !st.embed {
-        if ask_ok {
-            button(
-                h,
-                "ask",
-                ICON_ASK,
-                &texts::ask_label(lang, st.host.get().as_deref()),
-                true,
-            );
-        }
-        if links_ok && st.help.with(Option::is_some) {
-            button(h, "help", "?", t("Aide", "Help"), true);
-        }
-        if !full_ok {
-            // No full screen from this host: nothing to offer.
-        } else if st.fullscreen.get() {
-            button(
-                h,
-                "full",
-                ICON_EXIT_FULL,
-                t("Quitter le plein écran", "Exit full screen"),
-                true,
-            );
-        } else {
-            button(h, "full", ICON_FULL, t("Plein écran", "Full screen"), true);
-        }
-    }
-    h.lit("</div>");
-    match st.notice.get() {
-        Notice::None => {}
-        Notice::Busy(m) | Notice::Ok(m) => {
-            h.lit("<p class=\"pp-notice\" role=\"status\">")
-                .text(&m)
-                .lit("</p>");
-        }
-        Notice::Error(m) => {
-            h.lit("<p class=\"pp-notice pp-error\" role=\"alert\">")
-                .text(&m)
-                .lit("</p>");
-        }
-    }
+    entries
+        .into_iter()
+        .filter(|e| e.0)
+        .map(|(_, key, name)| (key, name))
+        .collect()
 }
 
 /// A click on an element with `data-act`.

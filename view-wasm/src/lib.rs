@@ -20,6 +20,7 @@ pub mod host;
 pub mod html;
 pub mod live;
 pub mod phase;
+pub mod shell;
 pub mod sig;
 pub mod texts;
 
