@@ -1,15 +1,20 @@
-//! What comes under the chart, as HTML: the kanban board (the bars' actions in three
-//! columns, moved through `set_action_status`), the agenda (members' absences day by
-//! day from `get_schedule_absences`, never the reason), the before/after's change list
-//! with Accept and Decline, and the delete confirmation. Buttons carry `data-act`; the
-//! root's one click handler runs them (`gantt::act`).
+//! What comes under the chart, as Leptos components over the state's cells: the
+//! kanban board (the bars' actions in three columns, moved through
+//! `set_action_status`), the agenda (members' absences day by day from
+//! `get_schedule_absences`, never the reason), the before/after's change list with
+//! Accept and Decline, and the delete confirmation. Names, labels and the tool's lines
+//! reach the DOM as text nodes. Buttons carry `data-act`; the root's one click handler
+//! runs them (`gantt::act`).
 
+use leptos::prelude::{
+    AnyView, AriaAttributes, ClassAttribute, CustomAttribute, ElementChild, Get, GlobalAttributes,
+    IntoAny, IntoView, Memo, view,
+};
 use palmaplan_model::layout;
 use palmaplan_model::{ActionStatus, Date, Lang, wire};
 use serde_json::json;
 
-use crate::app::{self, Shown, St};
-use crate::html::{H, Html};
+use crate::app::{self, Doc, Shown, St};
 use crate::texts::tr;
 
 fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
@@ -20,116 +25,136 @@ fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
     }
 }
 
-/// Everything under the chart, for the current state.
-pub fn bottom_html(st: St) -> Html {
-    let mut h = H::new();
-    if st.withdrawn.get() || st.compact_now() || st.doc.with(Option::is_none) {
-        return h.finish();
-    }
-    if !matches!(
-        st.card.with(|c| c.phase().clone()),
-        crate::phase::Phase::Result(_)
-    ) {
-        return h.finish();
-    }
-    match st.shown.get() {
-        Some(Shown::Kanban) => kanban(st, &mut h),
-        Some(Shown::Agenda) => agenda(st, &mut h),
-        Some(Shown::Proposal { .. } | Shown::Comparison) => before_after(st, &mut h),
-        _ => {}
-    }
-    confirm(st, &mut h);
-    h.finish()
+/// What is under the chart: nothing (another phase, the compact line), or a board
+/// (none under the Gantt itself), each built once when the card shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Board {
+    Gantt,
+    Kanban,
+    Agenda,
+    BeforeAfter,
 }
 
-fn confirm(st: St, h: &mut H) {
-    let Some(bar) = st.confirm.get() else { return };
-    let lang = st.lang.get();
-    let label = st.doc.with(|d| {
-        d.as_ref()
-            .and_then(|d| d.s.bar(bar))
-            .map(|b| b.label.clone())
-            .unwrap_or_default()
-    });
-    h.lit("<div class=\"pp-confirm\" role=\"alertdialog\" aria-label=\"")
-        .lit(tr(lang, "Confirmer la suppression", "Confirm deletion"))
-        .lit("\"><p>");
-    match lang {
-        Lang::Fr => h
-            .lit("Supprimer le bloc «\u{a0}")
-            .text(&label)
-            .lit("\u{a0}»\u{202f}?"),
-        Lang::En => h.lit("Delete the bar “").text(&label).lit("”?"),
+fn board_of(st: St) -> Option<Board> {
+    if st.withdrawn.get()
+        || st.compact_now()
+        || st.doc.with(Option::is_none)
+        || !matches!(
+            st.card.with(|c| c.phase().clone()),
+            crate::phase::Phase::Result(_)
+        )
+    {
+        return None;
+    }
+    Some(match st.shown.get() {
+        Some(Shown::Kanban) => Board::Kanban,
+        Some(Shown::Agenda) => Board::Agenda,
+        Some(Shown::Proposal { .. } | Shown::Comparison) => Board::BeforeAfter,
+        _ => Board::Gantt,
+    })
+}
+
+/// Everything under the chart.
+pub fn bottom(st: St) -> impl IntoView {
+    let board = Memo::new(move |_| board_of(st));
+    move || -> Option<AnyView> {
+        let b = board.get()?;
+        Some(
+            view! {
+                {match b {
+                    Board::Kanban => Some(view! { {move || st.doc.with(|d| d.as_ref().map(|d| kanban(st, d)))} }.into_any()),
+                    Board::Agenda => Some(view! { {move || agenda(st)} }.into_any()),
+                    Board::BeforeAfter => Some(before_after(st).into_any()),
+                    Board::Gantt => None,
+                }}
+                {confirm(st)}
+            }
+            .into_any(),
+        )
+    }
+}
+
+/// The delete confirmation of the bar `st.confirm` names.
+fn confirm(st: St) -> impl IntoView {
+    let asked = Memo::new(move |_| st.confirm.with(Option::is_some));
+    let question = move || {
+        let label = st.doc.with(|d| {
+            d.as_ref()
+                .zip(st.confirm.get())
+                .and_then(|(d, bar)| d.s.bar(bar))
+                .map(|b| b.label.clone())
+                .unwrap_or_default()
+        });
+        match st.lang.get() {
+            Lang::Fr => format!("Supprimer le bloc «\u{a0}{label}\u{a0}»\u{202f}?"),
+            Lang::En => format!("Delete the bar “{label}”?"),
+        }
     };
-    h.lit("</p><button type=\"button\" class=\"pp-danger\" data-act=\"delete-yes\">")
-        .lit(tr(lang, "Supprimer", "Delete"))
-        .lit("</button><button type=\"button\" data-act=\"delete-no\">")
-        .lit(tr(lang, "Garder", "Keep"))
-        .lit("</button></div>");
+    let t = move |fr: &'static str, en: &'static str| move || tr(st.lang.get(), fr, en);
+    move || {
+        asked.get().then(|| {
+            view! {
+                <div class="pp-confirm" role="alertdialog"
+                    aria-label=t("Confirmer la suppression", "Confirm deletion")>
+                    <p>{question}</p>
+                    <button type="button" class="pp-danger" data-act="delete-yes">{t("Supprimer", "Delete")}</button>
+                    <button type="button" data-act="delete-no">{t("Garder", "Keep")}</button>
+                </div>
+            }
+        })
+    }
 }
 
-fn kanban(st: St, h: &mut H) {
-    let Some(doc) = st.doc.get() else { return };
+fn kanban(st: St, doc: &Doc) -> impl IntoView + use<> {
     let lang = st.lang.get();
     let editable = st.can_write();
-    h.lit("<div class=\"pp-kanban\">");
-    for (ci, col) in layout::kanban(&doc.s).into_iter().enumerate() {
+    let columns = layout::kanban(&doc.s).into_iter().enumerate().map(|(ci, col)| {
         let title = status_name(lang, col.status);
-        h.lit("<section class=\"pp-col\" aria-label=\"")
-            .lit(title)
-            .lit("\"><h2>")
-            .lit(title)
-            .lit(" <span class=\"pp-count\">")
-            .num(col.cards.len())
-            .lit("</span></h2><ul>");
-        for card in &col.cards {
-            let label = &card.label;
-            h.lit("<li class=\"pp-card\" data-action=\"")
-                .num(card.action.0)
-                .lit("\"><p class=\"pp-card-t\">")
-                .text(label)
-                .lit("</p><p class=\"pp-card-b\">")
-                .text(&card.bar_label);
+        let count = col.cards.len().to_string();
+        let cards = col.cards.into_iter().map(|card| {
             // The bar's progress beside its name, when it has some.
-            if let Some(b) = doc.s.bar(card.bar).filter(|b| b.progress > 0) {
-                match lang {
-                    Lang::Fr => h.lit(" · ").num(b.progress).lit("\u{202f}%"),
-                    Lang::En => h.lit(" · ").num(b.progress).lit("%"),
-                };
-            }
-            h.lit("</p>");
-            if let Some(n) = &card.assignee_name {
-                h.lit("<p class=\"pp-member\">").text(n).lit("</p>");
-            }
-            if editable {
-                h.lit("<div class=\"pp-card-a\">");
-                let moves = [(ci.checked_sub(1), "← ", ""), (Some(ci + 1), "", " →")];
-                for (to, pre, post) in moves {
-                    if let Some(to) = to.and_then(|i| ActionStatus::ALL.get(i)) {
+            let progress = doc
+                .s
+                .bar(card.bar)
+                .filter(|b| b.progress > 0)
+                .map(|b| match lang {
+                    Lang::Fr => format!(" · {}\u{202f}%", b.progress),
+                    Lang::En => format!(" · {}%", b.progress),
+                })
+                .unwrap_or_default();
+            let moves = editable.then(|| {
+                let to = [(ci.checked_sub(1), "← ", ""), (Some(ci + 1), "", " →")];
+                let buttons = to
+                    .into_iter()
+                    .filter_map(|(to, pre, post)| {
+                        let to = to.and_then(|i| ActionStatus::ALL.get(i))?;
                         let name = status_name(lang, *to);
-                        let sep = tr(lang, "\u{a0}: ", ": ");
-                        h.lit("<button type=\"button\" data-act=\"status\" data-action=\"")
-                            .num(card.action.0)
-                            .lit("\" data-to=\"")
-                            .lit(to.as_str())
-                            .lit("\" aria-label=\"")
-                            .text(label)
-                            .lit(sep)
-                            .lit(name)
-                            .lit("\">")
-                            .lit(pre)
-                            .lit(name)
-                            .lit(post)
-                            .lit("</button>");
-                    }
-                }
-                h.lit("</div>");
+                        let label = format!("{}{}{name}", card.label, tr(lang, "\u{a0}: ", ": "));
+                        Some(view! {
+                            <button type="button" data-act="status" data-action=card.action.0.to_string()
+                                data-to=to.as_str() aria-label=label>{format!("{pre}{name}{post}")}</button>
+                        })
+                    })
+                    .collect::<Vec<_>>();
+                view! { <div class="pp-card-a">{buttons}</div> }
+            });
+            view! {
+                <li class="pp-card" data-action=card.action.0.to_string()>
+                    <p class="pp-card-t">{card.label}</p>
+                    <p class="pp-card-b">{card.bar_label}{progress}</p>
+                    {card.assignee_name.map(|n| view! { <p class="pp-member">{n}</p> })}
+                    {moves}
+                </li>
             }
-            h.lit("</li>");
+        });
+        view! {
+            <section class="pp-col" aria-label=title>
+                <h2>{title}" "<span class="pp-count">{count}</span></h2>
+                <ul>{cards.collect::<Vec<_>>()}</ul>
+            </section>
         }
-        h.lit("</ul></section>");
-    }
-    h.lit("</div>");
+    });
+    view! { <div class="pp-kanban">{columns.collect::<Vec<_>>()}</div> }
 }
 
 /// The agenda's range: the options' dates, else a window that holds the schedule's
@@ -180,18 +205,15 @@ pub fn fetch_agenda(st: St, id: i64) {
     );
 }
 
-fn agenda(st: St, h: &mut H) {
+fn agenda(st: St) -> AnyView {
     let lang = st.lang.get();
     let d = match st.agenda.get() {
         None => {
-            h.lit("<div class=\"pp-skeleton\" aria-busy=\"true\"><div></div></div>");
-            return;
+            return view! { <div class="pp-skeleton" aria-busy="true"><div></div></div> }
+                .into_any();
         }
         Some(Err(e)) => {
-            h.lit("<p class=\"pp-msg pp-error\" role=\"alert\">")
-                .text(&e)
-                .lit("</p>");
-            return;
+            return view! { <p class="pp-msg pp-error" role="alert">{e}</p> }.into_any();
         }
         Some(Ok(d)) => d,
     };
@@ -214,12 +236,11 @@ fn agenda(st: St, h: &mut H) {
         d.as_ref()
             .map(|d| palmaplan_model::calendar::Calendar::for_schedule(&d.s))
     });
-    h.lit("<div class=\"pp-agenda\"><h2>");
-    match lang {
-        Lang::Fr => h.textf(format_args!("Absences du {from} au {to}")),
-        Lang::En => h.textf(format_args!("Absences from {from} to {to}")),
+    let title = match lang {
+        Lang::Fr => format!("Absences du {from} au {to}"),
+        Lang::En => format!("Absences from {from} to {to}"),
     };
-    h.lit("</h2><ul>");
+    let mut days = Vec::new();
     let mut day = from;
     let mut n = 0;
     while day <= to && n < layout::AGENDA_MAX_DAYS {
@@ -234,26 +255,28 @@ fn agenda(st: St, h: &mut H) {
         if working || !away.is_empty() {
             let (y, m, dd) = day.ymd();
             let (wd, month) = (weekday(lang, day), layout::month_name(m, lang));
-            h.lit("<li class=\"pp-day")
-                .lit(if working { "" } else { " off" })
-                .lit(if away.is_empty() { "" } else { " away" })
-                .lit("\"><span class=\"pp-date\">");
-            match lang {
-                Lang::Fr => h.textf(format_args!("{wd} {dd} {month} {y}")),
-                Lang::En => h.textf(format_args!("{wd} {month} {dd}, {y}")),
+            let class = format!(
+                "pp-day{}{}",
+                if working { "" } else { " off" },
+                if away.is_empty() { "" } else { " away" }
+            );
+            let date = match lang {
+                Lang::Fr => format!("{wd} {dd} {month} {y}"),
+                Lang::En => format!("{wd} {month} {dd}, {y}"),
             };
-            h.lit("</span><span>");
-            if away.is_empty() {
-                h.lit(tr(lang, "tout le monde est là", "everyone is in"));
+            let who = if away.is_empty() {
+                tr(lang, "tout le monde est là", "everyone is in").to_owned()
             } else {
-                h.text(&away.join(", "));
-            }
-            h.lit("</span></li>");
+                away.join(", ")
+            };
+            days.push(view! {
+                <li class=class><span class="pp-date">{date}</span><span>{who}</span></li>
+            });
         }
         day = day.add_days(1);
         n += 1;
     }
-    h.lit("</ul></div>");
+    view! { <div class="pp-agenda"><h2>{title}</h2><ul>{days}</ul></div> }.into_any()
 }
 
 fn weekday(lang: Lang, d: Date) -> &'static str {
@@ -268,75 +291,65 @@ fn weekday(lang: Lang, d: Date) -> &'static str {
 
 /// Under the before/after chart: the tool's change list, then Accept and Decline for a
 /// proposal that the chart shows whole and that is still current.
-fn before_after(st: St, h: &mut H) {
-    let lang = st.lang.get();
-    h.lit("<div class=\"pp-changes\"><ul>");
-    for l in st.reply_text.get().lines().filter(|l| !l.trim().is_empty()) {
-        h.lit("<li>").text(l).lit("</li>");
+fn before_after(st: St) -> impl IntoView {
+    let lines = move || {
+        st.reply_text
+            .get()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| view! { <li>{l.to_owned()}</li> })
+            .collect::<Vec<_>>()
+    };
+    let said = Memo::new(move |_| said_under(st));
+    let t = move |fr: &'static str, en: &'static str| move || tr(st.lang.get(), fr, en);
+    view! {
+        <div class="pp-changes">
+            <ul>{lines}</ul>
+            {move || match said.get() {
+                Some(text) => view! { <p class="pp-notice" role="status">{text}</p> }.into_any(),
+                None => view! {
+                    <div class="pp-actions">
+                        <button type="button" class="pp-primary" data-act="accept">{t("Accepter", "Accept")}</button>
+                        <button type="button" data-act="decline">{t("Refuser", "Decline")}</button>
+                    </div>
+                }
+                .into_any(),
+            }}
+        </div>
     }
-    h.lit("</ul>");
+}
+
+/// What the before/after says instead of its buttons, if anything: a comparison, a
+/// proposal accepted or declined, or one that cannot be accepted here and why.
+fn said_under(st: St) -> Option<String> {
+    let lang = st.lang.get();
     let (proposal, acceptable) = match st.shown.get() {
         Some(Shown::Proposal { acceptable, .. }) => (true, acceptable),
         _ => (false, false),
     };
-    let line = |h: &mut H, text: &str| {
-        h.lit("<p class=\"pp-notice\" role=\"status\">")
-            .text(text)
-            .lit("</p>");
-    };
+    let t = |fr: &'static str, en: &'static str| Some(tr(lang, fr, en).to_owned());
     if !proposal {
-        line(
-            h,
-            tr(
-                lang,
-                "Comparaison en lecture seule.",
-                "Read-only comparison.",
-            ),
-        );
+        t("Comparaison en lecture seule.", "Read-only comparison.")
     } else if let Some(done) = st.proposal_done.get() {
-        line(h, &done);
+        Some(done)
     } else if st.declined.get() {
-        line(
-            h,
-            tr(
-                lang,
-                "Proposition refusée\u{a0}: rien n'a été écrit.",
-                "Proposal declined: nothing was written.",
-            ),
-        );
+        t(
+            "Proposition refusée\u{a0}: rien n'a été écrit.",
+            "Proposal declined: nothing was written.",
+        )
     } else if !app::all_changes_drawn(st) {
-        line(
-            h,
-            tr(
-                lang,
-                "Cette proposition a trop de changements pour les dessiner tous ici\u{a0}: elle ne peut pas être acceptée dans la vue.",
-                "This proposal has too many changes to draw them all here: it cannot be accepted in the view.",
-            ),
-        );
+        t(
+            "Cette proposition a trop de changements pour les dessiner tous ici\u{a0}: elle ne peut pas être acceptée dans la vue.",
+            "This proposal has too many changes to draw them all here: it cannot be accepted in the view.",
+        )
     } else if !acceptable {
-        line(
-            h,
-            tr(
-                lang,
-                "Cette proposition contient des changements non montrés (listés ci-dessus)\u{a0}: elle ne peut pas être acceptée ici.",
-                "This proposal has changes not shown (listed above): it cannot be accepted here.",
-            ),
-        );
+        t(
+            "Cette proposition contient des changements non montrés (listés ci-dessus)\u{a0}: elle ne peut pas être acceptée ici.",
+            "This proposal has changes not shown (listed above): it cannot be accepted here.",
+        )
     } else if st.read_only.get() && st.embed {
-        line(
-            h,
-            tr(
-                lang,
-                "Ce lien est en lecture seule.",
-                "This link is read-only.",
-            ),
-        );
+        t("Ce lien est en lecture seule.", "This link is read-only.")
     } else {
-        h.lit("<div class=\"pp-actions\"><button type=\"button\" class=\"pp-primary\" data-act=\"accept\">")
-            .lit(tr(lang, "Accepter", "Accept"))
-            .lit("</button><button type=\"button\" data-act=\"decline\">")
-            .lit(tr(lang, "Refuser", "Decline"))
-            .lit("</button></div>");
+        None
     }
-    h.lit("</div>");
 }

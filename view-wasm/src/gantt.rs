@@ -1,5 +1,5 @@
-//! The card and the Gantt chart: the phases (skeleton, Reload, cancelled, refusal,
-//! compact line), the toolbar, and a virtualised chart whose DOM holds only what the
+//! The card's frame (its parts, events and keys; the shell above the chart is
+//! `shell`, what is under it `boards`) and a virtualised Gantt chart whose DOM holds only what the
 //! viewport shows: the lines in view (plus a few), the time cells in view, the bars and
 //! milestones of those lines in the visible dates, and the links that touch them. The
 //! model's `layout` does the math in O(visible); this file only turns it into elements.
@@ -333,8 +333,8 @@ thread_local! {
     static PARTS: std::cell::RefCell<Option<Parts>> = const { std::cell::RefCell::new(None) };
     /// The last HTML set in each part: a part is replaced only when its text changes,
     /// so focus and selection survive redraws that do not touch them.
-    static LAST: std::cell::RefCell<[String; 7]> = const {
-        std::cell::RefCell::new([String::new(), String::new(), String::new(), String::new(), String::new(), String::new(), String::new()])
+    static LAST: std::cell::RefCell<[String; 5]> = const {
+        std::cell::RefCell::new([String::new(), String::new(), String::new(), String::new(), String::new()])
     };
     /// The blocks drawn in the grid column and the items, with their texts (`set_blocks`).
     static BLOCKS: std::cell::RefCell<[Vec<(usize, String)>; 2]> = const {
@@ -369,7 +369,7 @@ pub fn mount(st: St) -> Option<()> {
                 <div class="pp-scroll" tabindex="0" role="grid" on:keydown=move |e| on_key(st, ui, &e)>
                     <div class="pp-inner"></div>
                 </div>
-                <div class="pp-bottom"></div>
+                <div class="pp-bottom">{crate::boards::bottom(st)}</div>
             </div>
         }
     })
@@ -377,7 +377,7 @@ pub fn mount(st: St) -> Option<()> {
     // Built at once by `mount_to`: found by class rather than through node references,
     // which are signals, each more code than a lookup.
     let part = |class: &str| doc.query_selector(class).ok().flatten();
-    let (root, inner, bottom) = (part(".pp")?, part(".pp-inner")?, part(".pp-bottom")?);
+    let (root, inner) = (part(".pp")?, part(".pp-inner")?);
     let scroller: web_sys::HtmlElement = part(".pp-scroll")?.dyn_into().ok()?;
     scroller.set_hidden(true);
     crate::app::watch_size(&root);
@@ -719,9 +719,6 @@ pub fn mount(st: St) -> Option<()> {
 
     PARTS.with(|p| *p.borrow_mut() = Some(Parts { scroller, inner }));
     Effect::new(move || document_attributes(st));
-    Effect::new(move || {
-        set_part(2, &bottom, crate::boards::bottom_html(st).as_str());
-    });
     Effect::new(move || {
         st.track_all();
         ui.scroll.track();
@@ -1148,8 +1145,8 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
 }
 
 /// Replaces a part's HTML when it changed, keeping the focus on the same control.
-/// Returns whether it changed. Parts: 0 top, 1 chart frame, 2 bottom, 3-6 the chart's
-/// containers.
+/// Returns whether it changed. Parts: 0 the chart's frame, 1-4 its containers (the
+/// card's other parts are Leptos components: `shell`, `boards`).
 fn set_part(i: usize, part: &web_sys::Element, html: &str) -> bool {
     let changed = LAST.with(|l| {
         let mut l = l.borrow_mut();
@@ -1303,9 +1300,9 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             // focus go to the new field.
             let typing = rename_field(&p.inner).filter(is_active).map(|f| f.value());
             let frame: String = parts.iter().step_by(2).copied().collect();
-            if set_part(1, &p.inner, &frame) {
+            if set_part(0, &p.inner, &frame) {
                 host::trace("frame");
-                LAST.with(|l| l.borrow_mut()[3..7].iter_mut().for_each(String::clear));
+                LAST.with(|l| l.borrow_mut()[1..5].iter_mut().for_each(String::clear));
                 BLOCKS.with(|b| b.borrow_mut().iter_mut().for_each(Vec::clear));
             }
             for (k, class) in ["pp-head", "pp-gridcol", "pp-days", "pp-items"]
@@ -1320,7 +1317,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                         1 => set_blocks(0, &el, content),
                         3 => set_blocks(1, &el, content),
                         _ => {
-                            set_part(3 + k, &el, content);
+                            set_part(1 + k, &el, content);
                         }
                     }
                 }
