@@ -353,3 +353,120 @@ fn said_under(st: St) -> Option<String> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use palmaplan_model::demo::s4hana_migration;
+    use serde_json::json;
+
+    use super::*;
+    use crate::shell::tests::{html_of, shown};
+
+    #[test]
+    fn the_kanban_lists_each_action_in_its_column_with_moves_for_a_writer() {
+        let mut s = s4hana_migration();
+        s.actions[0].label = "Relire <le> cahier".into();
+        let first = s.actions[0].id.0;
+        let st = shown(s, Lang::Fr);
+        st.shown.set(Some(Shown::Kanban));
+        let h = html_of(move || bottom(st));
+        for column in ["À faire", "En cours", "Terminée"] {
+            assert!(
+                h.contains(&format!("<section aria-label=\"{column}\"")),
+                "{column}: {h}"
+            );
+        }
+        assert!(
+            h.contains("Relire &lt;le&gt; cahier"),
+            "a label is text: {h}"
+        );
+        assert!(
+            h.contains(&format!("data-act=\"status\" data-action=\"{first}\"")),
+            "no move for the first action: {h}"
+        );
+        let cards = h.matches("<li data-action=").count();
+        assert_eq!(
+            cards,
+            st.doc
+                .with_untracked(|d| d.as_ref().map_or(0, |d| d.s.actions.len()))
+        );
+        st.read_only.set(true);
+        let h = html_of(move || bottom(st));
+        assert!(
+            !h.contains("data-act=\"status\""),
+            "a viewer moves cards: {h}"
+        );
+        assert_eq!(h.matches("<li data-action=").count(), cards);
+    }
+
+    #[test]
+    fn the_before_after_lists_the_changes_and_offers_accept_only_when_it_can() {
+        let st = shown(s4hana_migration(), Lang::Fr);
+        st.shown.set(Some(Shown::Proposal {
+            rank: 3,
+            commands: json!([]),
+            acceptable: true,
+        }));
+        st.reply_text
+            .set("Déplacé : « <b>Tests</b> »\n\n  \nFin du projet : inchangée".into());
+        let h = html_of(move || bottom(st));
+        assert!(
+            h.contains("<li>Déplacé : « &lt;b&gt;Tests&lt;/b&gt; »</li>"),
+            "{h}"
+        );
+        assert_eq!(
+            h.matches("<li>").count(),
+            2,
+            "blank lines are not changes: {h}"
+        );
+        assert!(
+            h.contains("data-act=\"accept\"") && h.contains("data-act=\"decline\""),
+            "{h}"
+        );
+        st.declined.set(true);
+        let h = html_of(move || bottom(st));
+        assert!(h.contains("Proposition refusée"), "{h}");
+        assert!(!h.contains("data-act=\"accept\""), "{h}");
+        st.declined.set(false);
+        st.shown.set(Some(Shown::Proposal {
+            rank: 3,
+            commands: json!([]),
+            acceptable: false,
+        }));
+        let h = html_of(move || bottom(st));
+        assert!(h.contains("changements non montrés"), "{h}");
+        st.shown.set(Some(Shown::Comparison));
+        st.lang.set(Lang::En);
+        let h = html_of(move || bottom(st));
+        assert!(h.contains("Read-only comparison."), "{h}");
+        assert!(!h.contains("data-act=\"accept\""), "{h}");
+    }
+
+    #[test]
+    fn a_deletion_is_asked_for_by_the_bar_s_name_under_any_board() {
+        let mut s = s4hana_migration();
+        s.bars[0].label = "Audit & <cadrage>".into();
+        let bar = s.bars[0].id;
+        let st = shown(s, Lang::Fr);
+        assert_eq!(html_of(move || bottom(st)), "", "nothing under the Gantt");
+        st.confirm.set(Some(bar));
+        let h = html_of(move || bottom(st));
+        assert!(h.contains("role=\"alertdialog\""), "{h}");
+        assert!(
+            h.contains("Supprimer le bloc «\u{a0}Audit &amp; &lt;cadrage&gt;\u{a0}»\u{202f}?"),
+            "{h}"
+        );
+        assert!(
+            h.contains("data-act=\"delete-yes\"") && h.contains("data-act=\"delete-no\""),
+            "{h}"
+        );
+        st.shown.set(Some(Shown::Kanban));
+        assert!(html_of(move || bottom(st)).contains("alertdialog"));
+        st.withdrawn.set(true);
+        assert_eq!(
+            html_of(move || bottom(st)),
+            "",
+            "a withdrawn card shows nothing under it"
+        );
+    }
+}

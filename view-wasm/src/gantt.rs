@@ -3290,7 +3290,7 @@ pub fn update_model_context(st: St) {
 }
 
 #[cfg(test)]
-mod snapshots;
+pub(crate) mod snapshots;
 
 pub mod edit;
 

@@ -385,3 +385,165 @@ fn legend(st: St) -> impl IntoView {
         })
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use leptos::prelude::GetUntracked;
+    use palmaplan_model::layout::Zoom;
+    use palmaplan_model::wire::ViewOptions;
+    use palmaplan_model::{BarId, Schedule};
+    use serde_json::json;
+
+    use super::*;
+    use crate::gantt::snapshots::{small, state};
+
+    /// The HTML a component's view gives for the state as it stands, without Leptos's
+    /// hydration markers. Rendered inside a memo, as the browser renders it inside
+    /// effects: its reads are tracked reads there too.
+    pub(crate) fn html_of<V: IntoView + 'static>(
+        f: impl Fn() -> V + Send + Sync + 'static,
+    ) -> String {
+        Memo::new(move |_| f().to_html())
+            .get_untracked()
+            .replace("<!>", "")
+    }
+
+    /// A schedule's card once its `show_schedule` result is in.
+    pub(crate) fn shown(s: Schedule, lang: Lang) -> St {
+        let st = state(
+            s,
+            lang,
+            "2026-03-02",
+            1200.0,
+            Zoom::Week,
+            ViewOptions::default(),
+        );
+        st.card
+            .update(|c| c.on_result(json!({"content": [{"type": "text", "text": "ok"}]})));
+        st
+    }
+
+    #[test]
+    fn the_title_is_text_and_the_toolbar_follows_the_role_and_the_language() {
+        let mut s = small();
+        s.name = "<b>R&D</b>".into();
+        let st = shown(s, Lang::Fr);
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains("<h1 class=\"pp-title\">&lt;b&gt;R&amp;D&lt;/b&gt;</h1>"),
+            "{h}"
+        );
+        assert!(h.contains("aria-label=\"Outils du planning\""), "{h}");
+        for act in ["zoom-out", "zoom-in", "undo", "redo"] {
+            assert!(
+                h.contains(&format!("data-act=\"{act}\"")),
+                "{act} missing: {h}"
+            );
+        }
+        assert!(
+            !h.contains("pp-sub"),
+            "nothing to say beside the title: {h}"
+        );
+        // No host handshake here: no button for a request it did not announce.
+        for act in ["ask", "help", "full"] {
+            assert!(
+                !h.contains(&format!("data-act=\"{act}\"")),
+                "{act} offered: {h}"
+            );
+        }
+        st.read_only.set(true);
+        st.lang.set(Lang::En);
+        let h = html_of(move || top(st));
+        assert!(h.contains("aria-label=\"Schedule tools\""), "{h}");
+        assert!(
+            h.contains("<span role=\"status\" class=\"pp-sub\">read-only</span>"),
+            "{h}"
+        );
+        assert!(
+            !h.contains("data-act=\"undo\""),
+            "a viewer is offered Undo: {h}"
+        );
+        assert!(h.contains("data-act=\"zoom-in\""), "{h}");
+    }
+
+    #[test]
+    fn each_phase_says_what_it_is() {
+        let st = state(
+            small(),
+            Lang::Fr,
+            "2026-03-02",
+            1200.0,
+            Zoom::Week,
+            ViewOptions::default(),
+        );
+        let h = html_of(move || top(st));
+        assert!(h.contains("class=\"pp-skeleton\""), "{h}");
+        assert!(h.contains("aria-label=\"Chargement du planning\""), "{h}");
+        st.card.update(|c| {
+            c.tick(crate::phase::STALL_MS);
+        });
+        let h = html_of(move || top(st));
+        assert!(h.contains("n'est pas arrivé à temps"), "{h}");
+        assert!(h.contains("data-act=\"reload\""), "{h}");
+        st.card.update(|c| {
+            c.on_result(json!({
+                "isError": true,
+                "content": [{"type": "text", "text": "Refusé : <script>"}],
+            }));
+        });
+        let h = html_of(move || top(st));
+        assert!(h.contains("role=\"alert\""), "{h}");
+        assert!(
+            h.contains("Refusé : &lt;script&gt;"),
+            "a refusal is text: {h}"
+        );
+        st.card.update(|c| {
+            c.on_input(json!({"display": "compact"}));
+            c.on_result(json!({"content": [{"type": "text", "text": "Small : 3 blocs\nsuite"}]}));
+        });
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains("<span class=\"pp-sum\">Small : 3 blocs</span>"),
+            "{h}"
+        );
+        assert!(h.contains("data-act=\"expand\""), "{h}");
+        st.withdrawn.set(true);
+        let h = html_of(move || top(st));
+        assert!(h.contains("Une vue plus récente"), "{h}");
+        assert!(!h.contains("pp-compact"), "{h}");
+    }
+
+    #[test]
+    fn a_refused_write_is_an_alert_and_a_selected_bar_its_details() {
+        let st = shown(small(), Lang::Fr);
+        st.notice.set(Notice::Busy("Déplacement…".into()));
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains("<p role=\"status\" class=\"pp-notice\">Déplacement…</p>"),
+            "{h}"
+        );
+        st.notice.set(Notice::Error("Refusé : <verrou>".into()));
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains(
+                "<p role=\"alert\" class=\"pp-notice pp-error\">Refusé : &lt;verrou&gt;</p>"
+            ),
+            "{h}"
+        );
+        assert!(!h.contains("pp-details"), "nothing selected: {h}");
+        let bar = st
+            .doc
+            .with_untracked(|d| d.as_ref().map(|d| d.s.bars[0].id))
+            .unwrap_or(BarId(0));
+        st.selected.set(Some(bar));
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains("<p role=\"status\" class=\"pp-details\">"),
+            "{h}"
+        );
+        // The details and the legend belong to the Gantt.
+        st.shown.set(Some(Shown::Kanban));
+        let h = html_of(move || top(st));
+        assert!(!h.contains("pp-details") && !h.contains("pp-legend"), "{h}");
+    }
+}

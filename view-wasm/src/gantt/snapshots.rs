@@ -41,7 +41,14 @@ fn day(s: &str) -> Date {
 /// The view's state as it stands once `show_schedule`'s result for `s` is in, inline,
 /// in a frame `width` px wide, at `zoom` chosen by the person. Built field by field as
 /// `app::start` does, so a new cell fails to build here until it is given a value.
-fn state(s: Schedule, lang: Lang, today: &str, width: f64, zoom: Zoom, options: ViewOptions) -> St {
+pub(crate) fn state(
+    s: Schedule,
+    lang: Lang,
+    today: &str,
+    width: f64,
+    zoom: Zoom,
+    options: ViewOptions,
+) -> St {
     let st = St {
         lang: Sig::new(lang),
         dark: Sig::new(false),
@@ -194,7 +201,7 @@ fn the_demo_s_chart_at_three_zooms_and_two_widths() {
 /// Two rows: in "Design", a long bar with a short review overlapping it (two lanes) and
 /// a one-day bar whose label cannot fit it; in "Launch", a kickoff milestone on the day
 /// a bar starts and a go-live milestone. FS, SS and FF links join them.
-fn small() -> Schedule {
+pub(crate) fn small() -> Schedule {
     let mut s = Schedule::new("Small");
     s.members.push(Member {
         id: MemberId(1),
