@@ -165,19 +165,48 @@ fn analysis_of(s: &Schedule, budget: usize) -> Option<(Value, usize)> {
 #[derive(Debug, Default)]
 pub(crate) struct PageCache {
     sets: Mutex<VecDeque<(PageKey, Arc<PageSet>)>>,
-    /// One lock per schedule ever paged, held while its pages are made: a view's first
-    /// request that comes while `prepare_pages` makes them (or three pages asked for
-    /// at once after a write) waits for those pages rather than making them again.
+    /// One lock per schedule whose pages are being made or waited for, held while they
+    /// are made: a view's first request that comes while `prepare_pages` makes them (or
+    /// three pages asked for at once after a write) waits for those pages rather than
+    /// making them again. The last one out removes the entry (`Making`).
     making: Mutex<std::collections::HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
 }
 
+/// A hold on a schedule's making lock (`PageCache::making`); its drop removes the
+/// lock from the map once nobody else holds it, so the map only has the schedules
+/// being paged.
+struct Making<'a> {
+    cache: &'a PageCache,
+    schedule: i64,
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for Making<'_> {
+    fn drop(&mut self) {
+        let mut m = self
+            .cache
+            .making
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Only the map's and this one: no one else waits on it, nor can start to
+        // (taking a hold goes through this map's mutex, held here).
+        if Arc::strong_count(&self.lock) == 2 {
+            m.remove(&self.schedule);
+        }
+    }
+}
+
 impl PageCache {
-    fn making(&self, schedule: i64) -> Arc<tokio::sync::Mutex<()>> {
+    fn making(&self, schedule: i64) -> Making<'_> {
         let mut m = self
             .making
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(m.entry(schedule).or_default())
+        Making {
+            cache: self,
+            schedule,
+            lock: Arc::clone(m.entry(schedule).or_default()),
+        }
     }
 
     fn get(&self, key: &PageKey) -> Option<Arc<PageSet>> {
@@ -361,10 +390,11 @@ async fn page_set(
     }
     // The schedule as it is now is made once at a time (a saved version's pages, read
     // from the store with their own cache check below, do not wait behind it).
-    let making = ctx.inner.pages.making(id);
-    let _making = match version {
-        None => Some(making.lock().await),
-        Some(_) => None,
+    // Declared before its guard, so dropped after it.
+    let making = version.is_none().then(|| ctx.inner.pages.making(id));
+    let _making = match &making {
+        Some(m) => Some(m.lock.lock().await),
+        None => None,
     };
     // Made while this waited (by `prepare_pages`, or a request beside this one).
     if version.is_none()
@@ -1223,6 +1253,24 @@ mod tests {
             Arc::ptr_eq(&a, &b) && Arc::ptr_eq(&b, &c),
             "one set, made once"
         );
+        // The last one out took the schedule's lock out of the map.
+        let locks = |ctx: &Ctx| ctx.inner.pages.making.lock().unwrap().len();
+        assert_eq!(locks(&ctx), 0, "a lock left behind");
+        // Held by one, waited on by another: the first one out leaves it to the other.
+        let first = ctx.inner.pages.making(k.schedule);
+        let second = ctx.inner.pages.making(k.schedule);
+        assert!(
+            Arc::ptr_eq(&first.lock, &second.lock),
+            "one lock per schedule"
+        );
+        drop(first);
+        assert_eq!(
+            locks(&ctx),
+            1,
+            "the lock taken from under its second holder"
+        );
+        drop(second);
+        assert_eq!(locks(&ctx), 0);
     }
 
     #[tokio::test]
