@@ -215,9 +215,9 @@ pub fn set_timeout(f: impl FnOnce() + 'static, after: Duration) {
 /// bars, 160 pages: seconds). A message to a channel of its own is never held.
 pub fn soon(f: impl FnOnce() + 'static) {
     SOON.with(|q| q.borrow_mut().push_back(Box::new(f)));
-    SOON_PORT.with(|port| match port {
-        Some(port) => {
-            let _ = port.post_message(&JsValue::NULL);
+    SOON_CHANNEL.with(|ch| match ch {
+        Some(ch) => {
+            let _ = ch.port2().post_message(&JsValue::NULL);
         }
         // No channel (never seen in a browser): a timer, held or not.
         None => set_timeout(run_soon, Duration::ZERO),
@@ -232,20 +232,22 @@ fn run_soon() {
     }
 }
 
-/// The channel `soon` posts to: its other end runs one queued function per message.
-fn soon_port() -> Option<web_sys::MessagePort> {
+/// The channel `soon` posts to (its second port): its first port runs one queued
+/// function per message. Both ends are kept, so that neither relies on the browser
+/// keeping an entangled port alive for the other.
+fn soon_channel() -> Option<web_sys::MessageChannel> {
     let ch = web_sys::MessageChannel::new().ok()?;
     let cb = Closure::<dyn Fn()>::new(run_soon);
     ch.port1().set_onmessage(Some(cb.as_ref().unchecked_ref()));
     // The channel lives as long as the page.
     cb.forget();
-    Some(ch.port2())
+    Some(ch)
 }
 
 thread_local! {
     static SOON: RefCell<std::collections::VecDeque<Box<dyn FnOnce()>>> =
         RefCell::new(std::collections::VecDeque::new());
-    static SOON_PORT: Option<web_sys::MessagePort> = soon_port();
+    static SOON_CHANNEL: Option<web_sys::MessageChannel> = soon_channel();
 }
 
 pub fn set_interval(f: impl Fn() + 'static, every: Duration) {
