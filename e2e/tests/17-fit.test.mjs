@@ -105,6 +105,26 @@ for (const width of [390, 712, 800, 1200]) {
     for (const c of m.cells.filter((c) => c.name !== null)) {
       assert.ok(c.nameW >= Math.min(c.nameFull, 40) - 0.5, `${width} px: row name "${c.name}" squeezed to ${c.nameW} px`);
     }
+    // The toolbar is one line at every width, inside the frame: the title gives way
+    // (its full text in its tooltip), the buttons stay whole.
+    const bar = await view.frame().evaluate(() => {
+      const b = document.querySelector('.pp-bar');
+      const box = b.getBoundingClientRect();
+      const items = [...b.children].filter((e) => e.getClientRects().length).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: e.dataset.act ?? e.className, top: r.top, bottom: r.bottom, left: r.left, right: r.right, w: r.width, full: e.scrollWidth };
+      });
+      const title = b.querySelector('.pp-title');
+      return { left: box.left, right: box.right, items, title: title.title, text: title.textContent };
+    });
+    const buttons = bar.items.filter((i) => i.what !== 'pp-title' && i.what !== 'pp-grow');
+    assert.ok(buttons.length >= 4, `${width} px: the toolbar's buttons ${JSON.stringify(bar.items)}`);
+    for (const i of bar.items) {
+      assert.ok(i.top < bar.items[0].bottom && i.bottom > bar.items[0].top, `${width} px: ${i.what} on another line of the toolbar: ${JSON.stringify(bar.items)}`);
+      assert.ok(i.left >= bar.left - 0.5 && i.right <= bar.right + 0.5, `${width} px: ${i.what} outside the toolbar`);
+    }
+    for (const b of buttons) assert.ok(b.w >= 28 && b.full <= b.w + 0.5, `${width} px: ${b.what} squeezed (${b.w} px)`);
+    assert.equal(bar.title, bar.text, `${width} px: the title's tooltip is its text`);
     if (width === 390) {
       const shown = await view.frame().locator('.pp-member:visible').count();
       assert.equal(shown, 0, 'members fold at 390 px');

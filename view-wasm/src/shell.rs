@@ -224,6 +224,11 @@ fn toolbar(st: St) -> impl IntoView {
             }
         )
     });
+    let name = move || {
+        st.doc
+            .with(|d| d.as_ref().map(|d| d.s.name.clone()))
+            .unwrap_or_default()
+    };
     let status = Memo::new(move |_| status_of(st));
     let has_status = Memo::new(move |_| status.with(|s| !s.is_empty()));
     let chart = Memo::new(move |_| {
@@ -253,7 +258,8 @@ fn toolbar(st: St) -> impl IntoView {
                     "← "{say(st, "Mes plannings", "My schedules")}
                 </a>
             })}
-            <h1 class="pp-title">{move || st.doc.with(|d| d.as_ref().map(|d| d.s.name.clone()).unwrap_or_default())}</h1>
+            // Its full text on hover too: a narrow frame cuts it.
+            <h1 class="pp-title" title=name>{name}</h1>
             {move || has_status.get().then(|| view! { <span class="pp-sub" role="status">{move || status.get()}</span> })}
             <span class="pp-grow"></span>
             {move || chart.get().then(|| view! {
@@ -430,7 +436,7 @@ pub(crate) mod tests {
         let st = shown(s, Lang::Fr);
         let h = html_of(move || top(st));
         assert!(
-            h.contains("<h1 class=\"pp-title\">&lt;b&gt;R&amp;D&lt;/b&gt;</h1>"),
+            h.contains("<h1 title=\"&lt;b&gt;R&amp;D&lt;/b&gt;\" class=\"pp-title\">&lt;b&gt;R&amp;D&lt;/b&gt;</h1>"),
             "{h}"
         );
         assert!(h.contains("aria-label=\"Outils du planning\""), "{h}");
