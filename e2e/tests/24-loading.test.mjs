@@ -70,29 +70,14 @@ for (const profile of PROFILES) {
     assert.deepEqual((await pageCalls(view, id)).map(([p]) => p), [0], 'nothing but page 0 before the result');
     await host.page.evaluate((v) => window.e2e.release(v), view.id);
     assert.ok((await waitBars(view, 20000)) > 0);
-    // While the later pages come, the toolbar is not built again: its button is the
-    // same element, and keeps the focus (only the title's status text changes).
-    const f = view.frame();
-    const coming = await f.evaluate(() => {
-      const b = document.querySelector('.pp-bar [data-act="zoom-in"]');
-      b.e2eMark = true;
-      b.focus();
-      return document.querySelector('.pp-sub')?.textContent ?? '';
-    });
-    assert.match(coming, /^page \d+ of \d+…$/, 'pages still coming when the button was focused');
     const calls = await allPages(view, id);
-    await waitFor(() => f.evaluate(() => !document.querySelector('.pp-sub')), { ms: 10000, what: 'the status gone once every page is in' });
-    const kept = await f.evaluate(() => {
-      const b = document.querySelector('.pp-bar [data-act="zoom-in"]');
-      return { same: b?.e2eMark === true, focused: document.activeElement === b };
-    });
-    assert.deepEqual(kept, { same: true, focused: true }, 'the toolbar\'s button kept across the pages');
     const pages = calls.map(([p]) => p).sort((a, b) => a - b);
     assert.ok(pages.length >= 4, `several pages: ${pages}`);
     assert.deepEqual(pages, [...pages.keys()], 'each page asked for once');
     const most = mostInFlight(calls);
     assert.ok(most >= 2 && most <= 3, `pages asked for ahead, three at most: ${most} at once`);
     // The whole schedule is in: its last row, on the last pages, is drawn at the bottom.
+    const f = view.frame();
     await waitFor(async () => {
       await f.evaluate(() => { const el = document.querySelector('.pp-scroll'); el.scrollTop = el.scrollHeight; });
       return (await f.locator('.pp-cell[role=rowheader]').allTextContents()).some((t) => t.includes('Row 500'));
@@ -100,6 +85,30 @@ for (const profile of PROFILES) {
     assertClean(host);
   });
 }
+
+test('while the pages come, the toolbar is not built again: a focused button stays the same element', async () => {
+  const id = await manyPages();
+  const host = await ctx.host();
+  const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile: 'strict', holdPages: true });
+  assert.ok((await waitBars(view, 20000)) > 0);
+  const f = view.frame();
+  const coming = await f.evaluate(() => {
+    const b = document.querySelector('.pp-bar [data-act="zoom-in"]');
+    b.e2eMark = true;
+    b.focus();
+    return document.querySelector('.pp-sub')?.textContent ?? '';
+  });
+  assert.match(coming, /^page 1 of \d+…$/, 'the later pages held');
+  await host.page.evaluate((v) => window.e2e.releasePages(v), view.id);
+  await allPages(view, id);
+  await waitFor(() => f.evaluate(() => !document.querySelector('.pp-sub')), { ms: 10000, what: 'the status gone once every page is in' });
+  const kept = await f.evaluate(() => {
+    const b = document.querySelector('.pp-bar [data-act="zoom-in"]');
+    return { same: b?.e2eMark === true, focused: document.activeElement === b };
+  });
+  assert.deepEqual(kept, { same: true, focused: true }, 'the toolbar\'s button kept across the pages');
+  assertClean(host);
+});
 
 test('a host that does not name the tool, or an input naming another schedule: page 0 after the result, once', async () => {
   const id = await manyPages();

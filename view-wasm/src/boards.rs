@@ -3,8 +3,8 @@
 //! `set_action_status`), the agenda (members' absences day by day from
 //! `get_schedule_absences`, never the reason), the before/after's change list with
 //! Accept and Decline, and the delete confirmation. Names, labels and the tool's lines
-//! reach the DOM as text nodes. Buttons carry `data-act`; the root's one click handler
-//! runs them (`gantt::act`).
+//! reach the DOM as text nodes or attribute values. Buttons carry `data-act`; the
+//! root's one click handler runs them (`gantt::act`).
 
 use leptos::prelude::{
     AnyView, AriaAttributes, ClassAttribute, CustomAttribute, ElementChild, Get, GlobalAttributes,
@@ -62,8 +62,8 @@ pub fn bottom(st: St) -> impl IntoView {
         Some(
             view! {
                 {match b {
-                    Board::Kanban => Some(view! { {move || st.doc.with(|d| d.as_ref().map(|d| kanban(st, d)))} }.into_any()),
-                    Board::Agenda => Some(view! { {move || agenda(st)} }.into_any()),
+                    Board::Kanban => Some(kanban(st).into_any()),
+                    Board::Agenda => Some(agenda(st).into_any()),
                     Board::BeforeAfter => Some(before_after(st).into_any()),
                     Board::Gantt => None,
                 }}
@@ -105,23 +105,59 @@ fn confirm(st: St) -> impl IntoView {
     }
 }
 
-fn kanban(st: St, doc: &Doc) -> impl IntoView + use<> {
-    let lang = st.lang.get();
-    let editable = st.can_write();
-    let columns = layout::kanban(&doc.s).into_iter().enumerate().map(|(ci, col)| {
-        let title = status_name(lang, col.status);
-        let count = col.cards.len().to_string();
-        let cards = col.cards.into_iter().map(|card| {
-            // The bar's progress beside its name, when it has some.
-            let progress = doc
-                .s
-                .bar(card.bar)
-                .filter(|b| b.progress > 0)
-                .map(|b| match lang {
-                    Lang::Fr => format!(" · {}\u{202f}%", b.progress),
-                    Lang::En => format!(" · {}%", b.progress),
+/// What the kanban shows: its words' language, whether its cards move, and its columns
+/// with each card's bar progress. Compared as a whole, so that a write elsewhere in the
+/// schedule (a page, a live update) leaves the board's elements, and their focus, alone.
+#[derive(Clone, Debug, PartialEq)]
+struct KanbanShown {
+    lang: Lang,
+    editable: bool,
+    columns: Vec<(ActionStatus, Vec<(layout::Card, u8)>)>,
+}
+
+fn kanban_shown(st: St, doc: &Doc) -> KanbanShown {
+    let columns = layout::kanban(&doc.s)
+        .into_iter()
+        .map(|col| {
+            let cards = col
+                .cards
+                .into_iter()
+                .map(|card| {
+                    let progress = doc.s.bar(card.bar).map_or(0, |b| b.progress);
+                    (card, progress)
                 })
-                .unwrap_or_default();
+                .collect();
+            (col.status, cards)
+        })
+        .collect();
+    KanbanShown {
+        lang: st.lang.get(),
+        editable: st.can_write(),
+        columns,
+    }
+}
+
+fn kanban(st: St) -> impl IntoView {
+    let shown = Memo::new(move |_| st.doc.with(|d| d.as_ref().map(|d| kanban_shown(st, d))));
+    move || shown.get().map(kanban_view)
+}
+
+fn kanban_view(k: KanbanShown) -> impl IntoView {
+    let KanbanShown {
+        lang,
+        editable,
+        columns,
+    } = k;
+    let columns = columns.into_iter().enumerate().map(|(ci, (status, cards))| {
+        let title = status_name(lang, status);
+        let count = cards.len().to_string();
+        let cards = cards.into_iter().map(|(card, progress)| {
+            // The bar's progress beside its name, when it has some.
+            let progress = match (progress, lang) {
+                (0, _) => String::new(),
+                (p, Lang::Fr) => format!(" · {p}\u{202f}%"),
+                (p, Lang::En) => format!(" · {p}%"),
+            };
             let moves = editable.then(|| {
                 let to = [(ci.checked_sub(1), "← ", ""), (Some(ci + 1), "", " →")];
                 let buttons = to
@@ -160,7 +196,7 @@ fn kanban(st: St, doc: &Doc) -> impl IntoView + use<> {
 /// The agenda's range: the options' dates, else a window that holds the schedule's
 /// absences (or its span; `layout::agenda_window`).
 fn agenda_range(st: St) -> (Date, Date) {
-    // Tracked: the bottom's effect draws the agenda from this range.
+    // Tracked: the agenda's memo follows this range.
     let o = st.options.get();
     let today = st.today.get();
     let (from0, to0) = st.doc.with(|d| {
@@ -205,16 +241,44 @@ pub fn fetch_agenda(st: St, id: i64) {
     );
 }
 
-fn agenda(st: St) -> AnyView {
+/// What the agenda shows: loading, why it could not be read, or its title and its
+/// days (class, date, who is away), compared as a whole like the kanban's.
+#[derive(Clone, Debug, PartialEq)]
+enum AgendaShown {
+    Loading,
+    Failed(String),
+    Days {
+        title: String,
+        days: Vec<(String, String, String)>,
+    },
+}
+
+fn agenda(st: St) -> impl IntoView {
+    let shown = Memo::new(move |_| agenda_shown(st));
+    move || match shown.get() {
+        AgendaShown::Loading => {
+            view! { <div class="pp-skeleton" aria-busy="true"><div></div></div> }.into_any()
+        }
+        AgendaShown::Failed(e) => {
+            view! { <p class="pp-msg pp-error" role="alert">{e}</p> }.into_any()
+        }
+        AgendaShown::Days { title, days } => {
+            let days = days
+                .into_iter()
+                .map(|(class, date, who)| {
+                    view! { <li class=class><span class="pp-date">{date}</span><span>{who}</span></li> }
+                })
+                .collect::<Vec<_>>();
+            view! { <div class="pp-agenda"><h2>{title}</h2><ul>{days}</ul></div> }.into_any()
+        }
+    }
+}
+
+fn agenda_shown(st: St) -> AgendaShown {
     let lang = st.lang.get();
     let d = match st.agenda.get() {
-        None => {
-            return view! { <div class="pp-skeleton" aria-busy="true"><div></div></div> }
-                .into_any();
-        }
-        Some(Err(e)) => {
-            return view! { <p class="pp-msg pp-error" role="alert">{e}</p> }.into_any();
-        }
+        None => return AgendaShown::Loading,
+        Some(Err(e)) => return AgendaShown::Failed(e),
         Some(Ok(d)) => d,
     };
     let (from, to) = agenda_range(st);
@@ -269,14 +333,12 @@ fn agenda(st: St) -> AnyView {
             } else {
                 away.join(", ")
             };
-            days.push(view! {
-                <li class=class><span class="pp-date">{date}</span><span>{who}</span></li>
-            });
+            days.push((class, date, who));
         }
         day = day.add_days(1);
         n += 1;
     }
-    view! { <div class="pp-agenda"><h2>{title}</h2><ul>{days}</ul></div> }.into_any()
+    AgendaShown::Days { title, days }
 }
 
 fn weekday(lang: Lang, d: Date) -> &'static str {
@@ -397,6 +459,27 @@ mod tests {
             "a viewer moves cards: {h}"
         );
         assert_eq!(h.matches("<li data-action=").count(), cards);
+    }
+
+    /// The board is built again only when what it shows changed: a bar's new dates
+    /// (a page, a live update) leave it as it is; an action's new status does not.
+    #[test]
+    fn the_kanban_is_built_again_only_when_its_cards_change() {
+        let st = shown(s4hana_migration(), Lang::Fr);
+        let of = |s: &palmaplan_model::Schedule| {
+            let doc = Doc::new(1, 1, s.clone(), true, (1, 1), 0);
+            kanban_shown(st, &doc)
+        };
+        let mut s = s4hana_migration();
+        let before = of(&s);
+        s.bars[0].start = s.bars[0].start.add_days(7);
+        s.bars[0].end = s.bars[0].end.add_days(7);
+        assert_eq!(of(&s), before, "new dates rebuild the board");
+        s.actions[0].status = match s.actions[0].status {
+            ActionStatus::Done => ActionStatus::Todo,
+            _ => ActionStatus::Done,
+        };
+        assert_ne!(of(&s), before, "a moved card left where it was");
     }
 
     #[test]

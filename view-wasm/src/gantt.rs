@@ -1349,7 +1349,6 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
     );
 }
 
-/// The card's phase, the toolbar and the status lines, as HTML.
 /// The markers of an item's date constraints (a tick at the day each names: its start
 /// for start constraints, its end for finish ones) and of its deadline (a flag at the
 /// end of its day, red once the item finishes after it), on the item's line.

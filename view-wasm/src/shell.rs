@@ -6,9 +6,9 @@
 //! Each part reads only the cells it shows, and what decides a part's shape (which
 //! phase, whether a notice is an alert) is a memo: a page arriving changes the title's
 //! and the status's text nodes, never the buttons, which keep their focus. User text
-//! (a schedule's name, a refusal, a bar's details) reaches the DOM as text nodes, never
-//! as markup. Buttons carry `data-act`; the root's one click handler runs them
-//! (`gantt::act`).
+//! (a schedule's name, a refusal, a bar's details) reaches the DOM as text nodes or
+//! attribute values, never as markup. Buttons carry `data-act`; the root's one click
+//! handler runs them (`gantt::act`).
 
 use leptos::prelude::{
     AnyView, AriaAttributes, ClassAttribute, CustomAttribute, ElementChild, Get, GlobalAttributes,
@@ -39,8 +39,8 @@ enum Frame {
     Cancelled,
     /// The tool's refusal, in its own words.
     Refused(String),
-    /// The one line of `display: "compact"`, with the result's first line once it came.
-    Compact(Option<String>),
+    /// The one line of `display: "compact"` (the result's first line once it came).
+    Compact,
     /// The toolbar, the notice, the details and the legend over the chart.
     Full,
 }
@@ -51,7 +51,7 @@ fn frame_of(st: St) -> Frame {
     }
     let compact = st.compact_now();
     match st.card.with(|c| c.phase().clone()) {
-        Phase::Waiting if compact => Frame::Compact(None),
+        Phase::Waiting if compact => Frame::Compact,
         Phase::Waiting => Frame::Loading,
         Phase::Stalled => Frame::Stalled,
         Phase::Cancelled { .. } => Frame::Cancelled,
@@ -61,13 +61,24 @@ fn frame_of(st: St) -> Frame {
                 // A refusal is always the full card.
                 Frame::Refused(reply.text)
             } else if compact {
-                Frame::Compact(Some(
-                    reply.text.lines().next().unwrap_or_default().to_owned(),
-                ))
+                Frame::Compact
             } else {
                 Frame::Full
             }
         }
+    }
+}
+
+/// The compact line's summary: the result's first line, or that it is loading.
+fn summary_of(st: St) -> String {
+    match st.card.with(|c| c.phase().clone()) {
+        Phase::Result(r) => host::Reply::from_result(&r)
+            .text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        _ => tr(st.lang.get(), "Chargement…", "Loading…").to_owned(),
     }
 }
 
@@ -100,13 +111,12 @@ pub fn top(st: St) -> impl IntoView {
                 <div class="pp-msg pp-error" role="alert"><p>{text}</p></div>
             }
             .into_any(),
-            Frame::Compact(summary) => view! {
+            // The same line before and after the result: only its summary changes.
+            Frame::Compact => view! {
                 <div class="pp-compact">
                     <span class="pp-icon" aria-hidden="true">"▦"</span>
                     <strong>"PalmaPlan"</strong>
-                    <span class="pp-sum">{move || {
-                        summary.clone().unwrap_or_else(|| say(st, "Chargement…", "Loading…")().to_owned())
-                    }}</span>
+                    <span class="pp-sum">{move || summary_of(st)}</span>
                     <button type="button" data-act="expand">{say(st, "Afficher", "Show")}</button>
                 </div>
             }
@@ -143,15 +153,13 @@ fn full(st: St) -> impl IntoView {
                 {reload(st)}
             </div>
         })}
-        {move || match (has_doc.get(), failed.get()) {
-            (false, false) => Some(loading(st).into_any()),
-            (false, true) => None,
-            (true, _) => Some(view! {
-                {toolbar(st)}
-                {notice(st)}
-                {move || gantt.get().then(|| view! { {details(st)} {legend(st)} })}
-            }.into_any()),
-        }}
+        // Apart, so that an error coming or going leaves the toolbar as it is.
+        {move || (!has_doc.get() && !failed.get()).then(|| loading(st))}
+        {move || has_doc.get().then(|| view! {
+            {toolbar(st)}
+            {notice(st)}
+            {move || gantt.get().then(|| view! { {details(st)} {legend(st)} })}
+        })}
     }
 }
 
@@ -450,7 +458,10 @@ pub(crate) mod tests {
             !h.contains("pp-sub"),
             "nothing to say beside the title: {h}"
         );
-        // No host handshake here: no button for a request it did not announce.
+        // No host handshake here: no button for a request it did not announce, even
+        // with a help page to open.
+        st.help.set(Some("http://127.0.0.1:4785/help".into()));
+        let h = html_of(move || top(st));
         for act in ["ask", "help", "full"] {
             assert!(
                 !h.contains(&format!("data-act=\"{act}\"")),
@@ -485,12 +496,26 @@ pub(crate) mod tests {
         let h = html_of(move || top(st));
         assert!(h.contains("class=\"pp-skeleton\""), "{h}");
         assert!(h.contains("aria-label=\"Chargement du planning\""), "{h}");
+        // Asked for the one-line card, before the result.
+        st.card
+            .update(|c| c.on_input(json!({"display": "compact"})));
+        let h = html_of(move || top(st));
+        assert!(
+            h.contains("<span class=\"pp-sum\">Chargement…</span>"),
+            "{h}"
+        );
+        assert!(h.contains("data-act=\"expand\""), "{h}");
         st.card.update(|c| {
             c.tick(crate::phase::STALL_MS);
         });
         let h = html_of(move || top(st));
         assert!(h.contains("n'est pas arrivé à temps"), "{h}");
         assert!(h.contains("data-act=\"reload\""), "{h}");
+        st.card.update(|c| c.on_cancel(None));
+        let h = html_of(move || top(st));
+        assert!(h.contains("<p role=\"status\" class=\"pp-msg\">"), "{h}");
+        assert!(h.contains(texts::cancelled(Lang::Fr, false)), "{h}");
+        assert!(!h.contains("data-act=\"reload\""), "{h}");
         st.card.update(|c| {
             c.on_result(json!({
                 "isError": true,
@@ -504,7 +529,6 @@ pub(crate) mod tests {
             "a refusal is text: {h}"
         );
         st.card.update(|c| {
-            c.on_input(json!({"display": "compact"}));
             c.on_result(json!({"content": [{"type": "text", "text": "Small : 3 blocs\nsuite"}]}));
         });
         let h = html_of(move || top(st));

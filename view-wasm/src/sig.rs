@@ -2,9 +2,10 @@
 //! window listeners).
 //!
 //! A [`Sig`] is a copyable handle to a value and a Leptos trigger: reading it in a
-//! Leptos effect subscribes the effect, writing it notifies the subscribers. The card's
-//! parts (`gantt::mount`) are such effects, so a part is drawn again when, and only
-//! when, something it read changed. The chart alone is drawn on the next animation frame
+//! Leptos effect (or memo, or a component's reactive closure) subscribes it, writing it
+//! notifies the subscribers. The card's shell (`shell`, `boards`) is components whose
+//! parts read cells, so a part is drawn again when, and only when, something it read
+//! changed. The chart is an effect that asks for a drawing on the next animation frame
 //! ([`dirty`]) rather than at once: scrolling and pages arriving change its inputs many
 //! times a frame.
 //!

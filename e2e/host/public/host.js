@@ -119,6 +119,8 @@ async function mount(o) {
   const win = outer.contentWindow;
   const f = { id, o, box, outer, win, html, csp, mode: 'inline', inits: 0, result: o.result ?? null, ctx: hostContextFor(o, tool) };
   frames.set(id, f);
+  // `holdPages`: the view's requests for pages after page 0 wait for `releasePages`.
+  f.pagesHeld = o.holdPages ? new Promise((r) => { f.releasePages = r; }) : null;
   const raw = (msg) => { record('out', id, msg); win.postMessage(msg, SANDBOX); };
   f.raw = raw;
   const needResultFirst = ['early', 'twice', 'out-of-order', 'no-tool-name', 'never'].includes(o.fake);
@@ -177,6 +179,7 @@ async function mount(o) {
       state.hostRefusals.push({ side: 'app', name: params.name });
       return { isError: true, content: [{ type: 'text', text: `The host does not let views call ${params.name}.` }] };
     }
+    if (f.pagesHeld && params.name === 'get_schedule_page' && params.arguments?.page > 0) await f.pagesHeld;
     return state.client.request({ method: 'tools/call', params }, { signal: extra?.mcpReq?.signal });
   };
   await bridge.sendSandboxResourceReady({ html, sandbox: 'allow-scripts', csp });
@@ -266,6 +269,7 @@ window.e2e = {
   /** Whether a view mounted with `hold` has its result ready to release. */
   held(id) { return typeof frame(id).release === 'function'; },
   release(id) { return frame(id).release?.(); },
+  releasePages(id) { frame(id).releasePages?.(); },
   cancel(id, reason) { return frame(id).bridge.sendToolCancelled({ reason }); },
   send(id, msg) { frame(id).raw(msg); },
   modelContext(id) { return frame(id).modelContext ?? null; },
