@@ -2246,10 +2246,14 @@ fn lay_out_out_of_sight(html: &str) {
 }
 
 /// Lines per block: the chart's grid cells and items are drawn in blocks of lines,
-/// each replaced only when its own text changes. Eight rather than sixteen: the same
-/// work while scrolling, spread over more frames (p95 frame 18–20 ms against 20.5–23 ms
-/// in the render benchmark at 10,000 bars).
-const BLOCK_LINES: usize = 8;
+/// each replaced only when its own text changes. Four rather than eight, as eight
+/// rather than sixteen before: the frames that add a block (its HTML parsed, styled,
+/// laid out, painted) are the slow ones, and a smaller block makes each cheaper and
+/// draws fewer lines beyond the viewport. Render benchmark, the two builds run in turn
+/// (2026-12-02), frame work p95 while scrolling the loaded chart, strict / permissive:
+/// 10,000 bars 50 / 42 and 27 / 31 ms with eight, 33 / 28 and 27 / 25 ms with four;
+/// 100,000 bars 39 / 33 ms with eight, 24 / 25 ms with four.
+const BLOCK_LINES: usize = 4;
 
 /// What starts each block in a container's text (a comment: escaped text never holds
 /// one), followed by the block's element.
