@@ -465,7 +465,14 @@ for (const profile of PROFILES) {
     // week at a time (the schedule's unit), each through update_link.
     await f.locator('[data-bar="18"]').click();
     g = await grid(f);
-    for (let i = 0; i < 5 && (await active()) !== 'pp-l26'; i++) await g.press('l');
+    // Each press waits for its own drawing: a read before it would see the link the
+    // press before picked, and one press too many would go past the one wanted.
+    for (let i = 0; i < 5; i++) {
+      const was = await active();
+      if (was === 'pp-l26') break;
+      await g.press('l');
+      await waitFor(async () => (await active()) !== was, { ms: 5000, what: 'the next link drawn' });
+    }
     assert.equal(await active(), 'pp-l26', 'the cutover → go-live link');
     const details = () => f.locator('.pp-details').innerText();
     assert.match(await details(), / · lag: 1 week · Delete: delete this link, \+\/-: lag/);
