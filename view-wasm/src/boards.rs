@@ -15,6 +15,7 @@ use palmaplan_model::{ActionStatus, Date, Lang, wire};
 use serde_json::json;
 
 use crate::app::{self, Doc, Shown, St};
+use crate::shell::say;
 use crate::texts::tr;
 
 fn status_name(lang: Lang, s: ActionStatus) -> &'static str {
@@ -90,15 +91,14 @@ fn confirm(st: St) -> impl IntoView {
             Lang::En => format!("Delete the bar “{label}”?"),
         }
     };
-    let t = move |fr: &'static str, en: &'static str| move || tr(st.lang.get(), fr, en);
     move || {
         asked.get().then(|| {
             view! {
                 <div class="pp-confirm" role="alertdialog"
-                    aria-label=t("Confirmer la suppression", "Confirm deletion")>
+                    aria-label=say(st, "Confirmer la suppression", "Confirm deletion")>
                     <p>{question}</p>
-                    <button type="button" class="pp-danger" data-act="delete-yes">{t("Supprimer", "Delete")}</button>
-                    <button type="button" data-act="delete-no">{t("Garder", "Keep")}</button>
+                    <button type="button" class="pp-danger" data-act="delete-yes">{say(st, "Supprimer", "Delete")}</button>
+                    <button type="button" data-act="delete-no">{say(st, "Garder", "Keep")}</button>
                 </div>
             }
         })
@@ -363,7 +363,6 @@ fn before_after(st: St) -> impl IntoView {
             .collect::<Vec<_>>()
     };
     let said = Memo::new(move |_| said_under(st));
-    let t = move |fr: &'static str, en: &'static str| move || tr(st.lang.get(), fr, en);
     view! {
         <div class="pp-changes">
             <ul>{lines}</ul>
@@ -371,8 +370,8 @@ fn before_after(st: St) -> impl IntoView {
                 Some(text) => view! { <p class="pp-notice" role="status">{text}</p> }.into_any(),
                 None => view! {
                     <div class="pp-actions">
-                        <button type="button" class="pp-primary" data-act="accept">{t("Accepter", "Accept")}</button>
-                        <button type="button" data-act="decline">{t("Refuser", "Decline")}</button>
+                        <button type="button" class="pp-primary" data-act="accept">{say(st, "Accepter", "Accept")}</button>
+                        <button type="button" data-act="decline">{say(st, "Refuser", "Decline")}</button>
                     </div>
                 }
                 .into_any(),

@@ -23,7 +23,7 @@ use crate::phase::Phase;
 use crate::texts::{self, tr};
 
 /// A text in the view's language, following it.
-fn say(st: St, fr: &'static str, en: &'static str) -> impl Fn() -> &'static str + Copy {
+pub(crate) fn say(st: St, fr: &'static str, en: &'static str) -> impl Fn() -> &'static str + Copy {
     move || tr(st.lang.get(), fr, en)
 }
 
