@@ -11,6 +11,12 @@
 //! (kanban, agenda, before/after lists), `sig` (state cells with Leptos triggers, redraws, timers), `texts`
 //! (words). See docs/ARCHITECTURE.md.
 
+// Leptos's typed views nest one type per element and closure: the shell's (`shell::full`)
+// go past the compiler's default query depth of 128 in a build from nothing (the
+// native test build, where the renderer's HTML output is on), though not in an
+// incremental one.
+#![recursion_limit = "256"]
+
 pub mod app;
 pub mod boards;
 pub mod bridge;
