@@ -133,11 +133,19 @@ for (const profile of PROFILES) {
     // 2. The same from the keyboard: ↓ to a bar with links, L selects its first, Delete.
     g = await grid(f);
     let keyLink = null;
+    // Each press waits for its own drawing: a read that comes before the L is drawn sees
+    // the bar, and one that comes after the next ↓ would name the link of the bar above.
+    const activeNow = () => f.locator('.pp-scroll').getAttribute('aria-activedescendant');
     for (let i = 0; i < 30 && !keyLink; i++) {
+      const was = await activeNow();
       await g.press('ArrowDown');
+      await waitFor(async () => (await activeNow()) !== was, { ms: 5000, what: '↓ drawn' });
       await g.press('l');
-      const active = await f.locator('.pp-scroll').getAttribute('aria-activedescendant');
-      if (active?.startsWith('pp-l')) keyLink = Number(active.slice(4));
+      const picked = await waitFor(async () => {
+        const a = await activeNow();
+        return a?.startsWith('pp-l') ? a : null;
+      }, { ms: 1000, what: 'L drawn' }).catch(() => null);
+      if (picked) keyLink = Number(picked.slice(4));
     }
     assert.ok(keyLink, 'L selected a link of a bar');
     await g.press('Delete');
@@ -301,9 +309,9 @@ for (const profile of PROFILES) {
     await g.press('c');
     assert.equal(await f.locator('.pp-tip').count(), 0, 'no link drawn from a locked bar');
     await g.press('l');
-    if ((await f.locator('.pp-scroll').getAttribute('aria-activedescendant'))?.startsWith('pp-l')) {
-      await g.press('Delete');
-    }
+    // Read once L is drawn (a read before would see the bar and skip the Delete).
+    const lockedLink = await waitFor(async () => (await f.locator('.pp-scroll').getAttribute('aria-activedescendant'))?.startsWith('pp-l'), { ms: 2000, what: 'L drawn' }).catch(() => false);
+    if (lockedLink) await g.press('Delete');
     await new Promise((r) => setTimeout(r, 300));
     const calls = (await host.state()).appCalls.filter((c) => c.name === 'apply_patch');
     assert.deepEqual(calls, [], 'nothing sent while the lock holds');
