@@ -340,6 +340,59 @@ thread_local! {
     static BLOCKS: std::cell::RefCell<[Vec<(usize, String)>; 2]> = const {
         std::cell::RefCell::new([Vec::new(), Vec::new()])
     };
+    /// The items' blocks of the last drawing and what they were drawn from
+    /// (`chart_html`): while only the scroll changes, a block still in view is not
+    /// built again.
+    static DRAWN: std::cell::RefCell<Option<(ItemsKey, Vec<DrawnBlock>)>> = const {
+        std::cell::RefCell::new(None)
+    };
+}
+
+/// Everything an items' block is drawn from but its lines: the state (held, so that
+/// a new one is never taken for it by its address), the layout, the shadow's state,
+/// the language, the marks asked for, the selection, the edit, today and the days
+/// drawn. A drag's preview changes every frame and is never kept.
+struct ItemsKey {
+    doc: std::sync::Arc<Doc>,
+    lay: std::sync::Arc<app::Lay>,
+    before: Option<std::sync::Arc<Doc>>,
+    lang: Lang,
+    show_crit: bool,
+    writes: bool,
+    selected: Option<BarId>,
+    edit: edit::Edit,
+    today: Date,
+    days: (Date, Date),
+    axis: f64,
+}
+
+impl PartialEq for ItemsKey {
+    fn eq(&self, o: &ItemsKey) -> bool {
+        use std::sync::Arc;
+        Arc::ptr_eq(&self.doc, &o.doc)
+            && Arc::ptr_eq(&self.lay, &o.lay)
+            && match (&self.before, &o.before) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+            && (self.lang, self.show_crit, self.writes, self.selected)
+                == (o.lang, o.show_crit, o.writes, o.selected)
+            && self.edit == o.edit
+            && (self.today, self.days) == (o.today, o.days)
+            && self.axis.to_bits() == o.axis.to_bits()
+    }
+}
+
+/// One items' block as drawn: its number, its items' text (roll-ups, shadows, bars,
+/// milestones and their marks), its items' ends (id, left, right, middle height: the
+/// links' anchors), the links drawn in it and its whole text with them.
+struct DrawnBlock {
+    k: usize,
+    items: Html,
+    ends: Vec<(u64, f64, f64, f64)>,
+    links: Vec<u64>,
+    text: Html,
 }
 
 /// Builds the view under `<body>` with Leptos and wires its events: the card's words
@@ -1338,6 +1391,8 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             }
         } else {
             p.scroller.set_hidden(true);
+            // The kept blocks hold their state: not while the chart is not shown.
+            DRAWN.set(None);
         }
     });
     // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
@@ -2321,14 +2376,6 @@ fn chart_html(
     let band = lay.from.days_until(first_seen).div_euclid(width_days) - 1;
     let day_from = lay.from.add_days(band * width_days).max(lay.from);
     let day_to = lay.from.add_days((band + 3) * width_days).min(lay.to);
-    let items = layout::visible_items(
-        &doc.index,
-        &doc.s,
-        &lay.lines,
-        vis.clone(),
-        day_from,
-        day_to,
-    );
     let cal = &doc.cal;
     // While dragging, the critical path as the move would make it.
     let critical = preview
@@ -2549,11 +2596,48 @@ fn chart_html(
         // Each block's text: its lines' roll-ups, shadows, bars and milestones, then
         // (below) the links that leave them.
         let first_block = vis.start / BLOCK_LINES;
-        let mut blocks: Vec<H> = std::iter::repeat_with(H::new)
-            .take(vis.len().div_ceil(BLOCK_LINES).max(1))
-            .collect();
+        let count = vis.len().div_ceil(BLOCK_LINES).max(1);
+        let mut blocks: Vec<H> = std::iter::repeat_with(H::new).take(count).collect();
         let block_of = |line: usize| line / BLOCK_LINES - first_block;
+        // The blocks kept from the last drawing, when it was made from the same
+        // state, layout, selection, edit and days (`DRAWN`); none while dragging.
+        let key = (preview.is_none() && dragged.is_none()).then(|| ItemsKey {
+            doc: std::sync::Arc::clone(&doc),
+            lay: std::sync::Arc::clone(&lay),
+            before: before.clone(),
+            lang,
+            show_crit,
+            writes,
+            selected,
+            edit: edit.clone(),
+            today,
+            days: (day_from, day_to),
+            axis: tw,
+        });
+        let mut kept: Vec<Option<DrawnBlock>> =
+            std::iter::repeat_with(|| None).take(count).collect();
+        if let (Some(key), Some((was, last))) = (&key, DRAWN.take())
+            && *key == was
+        {
+            for b in last {
+                if let Some(slot) = b.k.checked_sub(first_block).and_then(|j| kept.get_mut(j)) {
+                    *slot = Some(b);
+                }
+            }
+        }
+        // The items of the lines of the blocks to build.
+        let mut items = Vec::new();
+        for (j, _) in kept.iter().enumerate().filter(|(_, b)| b.is_none()) {
+            let k = first_block + j;
+            let lines = (k * BLOCK_LINES).max(vis.start)..((k + 1) * BLOCK_LINES).min(vis.end);
+            items.extend(layout::visible_items(
+                &doc.index, &doc.s, &lay.lines, lines, day_from, day_to,
+            ));
+        }
         for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
+            if kept[block_of(vis.start + i)].is_some() {
+                continue;
+            }
             if let LineKind::Group {
                 span: Some((a, b)), ..
             } = &line.kind
@@ -2851,6 +2935,12 @@ fn chart_html(
                 }
             }
         }
+        // The kept blocks' ends, with those just found: the links' anchors.
+        for (j, b) in kept.iter().enumerate() {
+            if let Some(b) = b {
+                ends.extend(b.ends.iter().map(|e| (e.0, e.1, e.2, e.3, j)));
+            }
+        }
         // Links between two drawn items, as arrows.
         palmaplan_model::order::sort_by_u64(&mut ends, |e| e.0);
         let find = |id: u64| {
@@ -2867,6 +2957,19 @@ fn chart_html(
             edit::Edit::Link(l) => Some(l.0),
             _ => None,
         };
+        // Which block draws each link: the kept block that drew it, else the block of
+        // its first end, or of its other end when the first one's is kept. So a
+        // scroll adds blocks and removes them but never changes a kept one (a link
+        // whose second end comes into view is drawn in the block that brings it).
+        let mut held: Vec<(u64, usize)> = kept
+            .iter()
+            .enumerate()
+            .filter_map(|(j, b)| b.as_ref().map(|b| (j, b)))
+            .flat_map(|(j, b)| b.links.iter().map(move |&l| (l, j)))
+            .collect();
+        palmaplan_model::order::sort_by_u64(&mut held, |h| h.0);
+        let mut build: Vec<bool> = kept.iter().map(Option::is_none).collect();
+        let mut to_draw = Vec::new();
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
             let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
@@ -2876,6 +2979,24 @@ fn chart_html(
                 let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
                     continue;
                 };
+                let j = match held.binary_search_by(|h| h.0.cmp(&l.id.0)) {
+                    Ok(i) => held[i].1,
+                    Err(_) if build[a.4] => a.4,
+                    Err(_) if build[b.4] => b.4,
+                    // Both ends in kept blocks that did not draw it (they were built
+                    // together, so one did): its first end's block is built again.
+                    Err(_) => {
+                        build[a.4] = true;
+                        a.4
+                    }
+                };
+                to_draw.push((l, a, b, j));
+            }
+        }
+        let mut drawn_links: Vec<Vec<u64>> = vec![Vec::new(); count];
+        {
+            for (l, a, b, j) in to_draw.into_iter().filter(|d| build[d.3]) {
+                drawn_links[j].push(l.id.0);
                 use palmaplan_model::LinkKind as K;
                 let (x1, x2) = match l.kind {
                     K::FS => (a.2, b.1),
@@ -2907,7 +3028,7 @@ fn chart_html(
                         .lit("H")
                         .num(x2 - 2);
                 };
-                let path = &mut paths[a.4];
+                let path = &mut paths[j];
                 path.lit("<path");
                 match (mark, sel) {
                     ("", false) => {}
@@ -2932,7 +3053,7 @@ fn chart_html(
                     edit::item_label(&doc.s, l.from),
                     edit::item_label(&doc.s, l.to),
                 );
-                let hit = &mut hits[a.4];
+                let hit = &mut hits[j];
                 hit.lit("<path id=\"pp-l")
                     .num(l.id.0)
                     .lit("\" class=\"pp-lh\" role=\"gridcell\" aria-selected=\"")
@@ -2946,20 +3067,46 @@ fn chart_html(
                 hit.lit("\"><title>").text(&name).lit("</title></path>");
             }
         }
-        for (k, ((items, links), hits)) in blocks.iter().zip(&paths).zip(&hits).enumerate() {
-            open_block(&mut h, first_block + k);
-            h.append(items);
-            if !links.is_empty() {
-                // A box of one pixel whose paths overflow it: an SVG as large as the
-                // chart, once per block, made the browser's first paint of 100,000
-                // bars (a chart 280,000 px tall) slower than that of 10,000.
-                h.lit("<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">")
-                    .append(links)
-                    .lit("</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">")
-                    .append(hits)
-                    .lit("</svg>");
-            }
-            h.lit("</div>");
+        let mut now = Vec::with_capacity(count);
+        for (j, ((items, links), hits)) in blocks.into_iter().zip(&paths).zip(&hits).enumerate() {
+            let block = match kept[j].take() {
+                Some(was) if !build[j] => was,
+                was => {
+                    let k = first_block + j;
+                    let items = was.map_or_else(|| items.finish(), |w| w.items);
+                    let mut t = H::new();
+                    open_block(&mut t, k);
+                    t.html(&items);
+                    if !links.is_empty() {
+                        // A box of one pixel whose paths overflow it: an SVG as large as
+                        // the chart, once per block, made the browser's first paint of
+                        // 100,000 bars (a chart 280,000 px tall) slower than that of
+                        // 10,000.
+                        t.lit("<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">")
+                            .append(links)
+                            .lit("</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">")
+                            .append(hits)
+                            .lit("</svg>");
+                    }
+                    t.lit("</div>");
+                    DrawnBlock {
+                        k,
+                        items,
+                        ends: ends
+                            .iter()
+                            .filter(|e| e.4 == j)
+                            .map(|e| (e.0, e.1, e.2, e.3))
+                            .collect(),
+                        links: std::mem::take(&mut drawn_links[j]),
+                        text: t.finish(),
+                    }
+                }
+            };
+            h.html(&block.text);
+            now.push(block);
+        }
+        if let Some(key) = key {
+            DRAWN.set(Some((key, now)));
         }
         edit_html(&mut h, (&doc, &lay, &tl), &edit, lang, &find, (sl, stp));
         if let Some(p) = &preview {
