@@ -506,3 +506,42 @@ for (const profile of PROFILES) {
     assertClean(host);
   });
 }
+
+for (const profile of PROFILES) {
+  test(`(edit) ${profile}: a kanban card moved from the keyboard keeps the focus, in its new column`, async () => {
+    const made = await call(ctx.owner, 'create_schedule', { name: 'Kanban moves', demo: true, lang: 'en' });
+    const sid = made.structured.schedule_id;
+    assert.ok(sid, made.text);
+    const status = async (action) => (await call(ctx.owner, 'list_actions', { schedule: sid })).structured.actions.find((a) => a.id === action)?.status;
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid, view: 'kanban' }, profile, locale: 'en-US' });
+    const f = view.frame();
+    const first = f.locator('.pp-col').first().locator('[data-act=status][data-dir=next]').first();
+    await waitFor(async () => (await first.count()) === 1, { what: 'a card to do, with its → button' });
+    const action = Number(await first.getAttribute('data-action'));
+    // Where the focus is: the card's action, the button's way, the column's index.
+    const focus = () => f.evaluate(() => {
+      const e = document.activeElement;
+      const col = e?.closest('.pp-col');
+      return e && col ? `${e.getAttribute('data-action')} ${e.getAttribute('data-dir')} ${[...document.querySelectorAll('.pp-col')].indexOf(col)}` : `${e?.tagName}`;
+    });
+    await first.focus();
+    await host.page.keyboard.press('Enter');
+    await waitFor(async () => (await status(action)) === 'in_progress', { what: 'the action in progress on the server' });
+    // The board is drawn again with the card in the second column; the focus went with
+    // it, to the same way's button, so Enter moves it on.
+    let was = '';
+    await waitFor(async () => (was = await focus()) === `${action} next 1`, { what: 'the focus on the moved card' }).catch(async (e) => {
+      throw new Error(`${e.message}: the focus on ${was}`);
+    });
+    await host.page.keyboard.press('Enter');
+    await waitFor(async () => (await status(action)) === 'done', { what: 'the action done on the server' });
+    // Done has no → button: the focus is on its ← one.
+    await waitFor(async () => (was = await focus()) === `${action} prev 2`, { what: 'the focus on the done card\'s ← button' }).catch(async (e) => {
+      throw new Error(`${e.message}: the focus on ${was}`);
+    });
+    const sent = (await host.state()).appCalls.filter((c) => c.name === 'set_action_status');
+    assert.deepEqual(sent.map((c) => c.arguments.status), ['in_progress', 'done']);
+    await assertClean(host);
+  });
+}

@@ -137,8 +137,60 @@ fn kanban_shown(st: St, doc: &Doc) -> KanbanShown {
     }
 }
 
+thread_local! {
+    /// A card just moved with one of its buttons, and which (`"prev"`, `"next"`): the
+    /// board drawn again for the written state, the focus the redrawing took goes back
+    /// to that card.
+    static FOLLOW: std::cell::RefCell<Option<(u64, String)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Notes that `action`'s card was moved by its `dir` button (`gantt::act`, once the
+/// write succeeded).
+pub fn follow_card(action: u64, dir: String) {
+    FOLLOW.set(Some((action, dir)));
+}
+
+/// After a redrawing of the board: the card followed gets the focus back, on the
+/// button of the same way when it still has one (to go on moving it), else on the
+/// other; unless the person has put the focus outside the board since. (The redrawing
+/// patches the board's elements in place, so the focused button may now be another
+/// card's: the focus is not lost, it is on the wrong card.)
+#[cfg(target_arch = "wasm32")]
+fn refocus() {
+    use wasm_bindgen::JsCast;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some((action, dir)) = FOLLOW.take() else {
+        return;
+    };
+    let ours = doc.active_element().is_none_or(|a| {
+        !a.is_connected()
+            || doc.body().is_some_and(|b| *b == a)
+            || a.closest(".pp-kanban").ok().flatten().is_some()
+    });
+    let card = format!(".pp-kanban [data-act=\"status\"][data-action=\"{action}\"]");
+    let button = doc
+        .query_selector(&format!("{card}[data-dir=\"{dir}\"]"))
+        .ok()
+        .flatten()
+        .or_else(|| doc.query_selector(&card).ok().flatten())
+        .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+    if ours && let Some(b) = button {
+        let _ = b.focus();
+    }
+}
+
 fn kanban(st: St) -> impl IntoView {
     let shown = Memo::new(move |_| st.doc.with(|d| d.as_ref().map(|d| kanban_shown(st, d))));
+    // Once the new board is in the document (effects run after the drawing).
+    #[cfg(target_arch = "wasm32")]
+    leptos::prelude::Effect::new(move |_| {
+        leptos::prelude::Track::track(&shown);
+        if FOLLOW.with_borrow(Option::is_some) {
+            crate::sig::set_timeout(refocus, std::time::Duration::ZERO);
+        }
+    });
     move || shown.get().map(kanban_view)
 }
 
@@ -159,16 +211,19 @@ fn kanban_view(k: KanbanShown) -> impl IntoView {
                 (p, Lang::En) => format!(" · {p}%"),
             };
             let moves = editable.then(|| {
-                let to = [(ci.checked_sub(1), "← ", ""), (Some(ci + 1), "", " →")];
+                let to = [
+                    (ci.checked_sub(1), "prev", "← ", ""),
+                    (Some(ci + 1), "next", "", " →"),
+                ];
                 let buttons = to
                     .into_iter()
-                    .filter_map(|(to, pre, post)| {
+                    .filter_map(|(to, dir, pre, post)| {
                         let to = to.and_then(|i| ActionStatus::ALL.get(i))?;
                         let name = status_name(lang, *to);
                         let label = format!("{}{}{name}", card.label, tr(lang, "\u{a0}: ", ": "));
                         Some(view! {
                             <button type="button" data-act="status" data-action=card.action.0.to_string()
-                                data-to=to.as_str() aria-label=label>{format!("{pre}{name}{post}")}</button>
+                                data-to=to.as_str() data-dir=dir aria-label=label>{format!("{pre}{name}{post}")}</button>
                         })
                     })
                     .collect::<Vec<_>>();

@@ -1795,10 +1795,16 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
         "full" => full_screen(st),
         "status" => {
             if let (Some(action), Some(to)) = (num("data-action"), el.get_attribute("data-to")) {
-                app::write(
+                // The board is drawn again with the card in its new column: the focus
+                // follows it there (`boards::follow_card`).
+                let dir = el.get_attribute("data-dir").unwrap_or_default();
+                app::write_and(
                     st,
                     "set_action_status",
                     json!({ "action": action, "status": to }),
+                    None,
+                    || {},
+                    move || crate::boards::follow_card(action, dir),
                 );
             }
         }
