@@ -311,7 +311,8 @@ for (const profile of PROFILES) {
     await g.press('l');
     // Read once L is drawn (a read before would see the bar and skip the Delete).
     const lockedLink = await waitFor(async () => (await f.locator('.pp-scroll').getAttribute('aria-activedescendant'))?.startsWith('pp-l'), { ms: 2000, what: 'L drawn' }).catch(() => false);
-    if (lockedLink) await g.press('Delete');
+    assert.ok(lockedLink, 'L picks a link of the locked bar (its Delete is what is refused)');
+    await g.press('Delete');
     await new Promise((r) => setTimeout(r, 300));
     const calls = (await host.state()).appCalls.filter((c) => c.name === 'apply_patch');
     assert.deepEqual(calls, [], 'nothing sent while the lock holds');
@@ -519,13 +520,14 @@ for (const profile of PROFILES) {
     const first = f.locator('.pp-col').first().locator('[data-act=status][data-dir=next]').first();
     await waitFor(async () => (await first.count()) === 1, { what: 'a card to do, with its → button' });
     const action = Number(await first.getAttribute('data-action'));
+    const next = f.locator(`[data-act=status][data-action="${action}"][data-dir=next]`);
     // Where the focus is: the card's action, the button's way, the column's index.
     const focus = () => f.evaluate(() => {
       const e = document.activeElement;
       const col = e?.closest('.pp-col');
       return e && col ? `${e.getAttribute('data-action')} ${e.getAttribute('data-dir')} ${[...document.querySelectorAll('.pp-col')].indexOf(col)}` : `${e?.tagName}`;
     });
-    await first.focus();
+    await next.focus();
     await host.page.keyboard.press('Enter');
     await waitFor(async () => (await status(action)) === 'in_progress', { what: 'the action in progress on the server' });
     // The board is drawn again with the card in the second column; the focus went with

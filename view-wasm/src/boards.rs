@@ -141,13 +141,19 @@ thread_local! {
     /// A card just moved with one of its buttons, and which (`"prev"`, `"next"`): the
     /// board drawn again for the written state, the focus the redrawing took goes back
     /// to that card.
-    static FOLLOW: std::cell::RefCell<Option<(u64, String)>> = const { std::cell::RefCell::new(None) };
+    /// With the time it was noted: a note older than `FOLLOW_MS` is dropped (the
+    /// move drew nothing new, and a later redrawing must not take the focus).
+    static FOLLOW: std::cell::RefCell<Option<(u64, String, f64)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Notes that `action`'s card was moved by its `dir` button (`gantt::act`, once the
-/// write succeeded).
-pub fn follow_card(action: u64, dir: String) {
-    FOLLOW.set(Some((action, dir)));
+#[cfg(target_arch = "wasm32")]
+const FOLLOW_MS: f64 = 10_000.0;
+
+/// Notes that `action`'s card is being moved by its `dir` button (`gantt::act`, from
+/// the press: the new state may come before the write's answer), or forgets it
+/// (`None`: the write failed).
+pub fn follow_card(card: Option<(u64, String)>) {
+    FOLLOW.set(card.map(|(a, d)| (a, d, crate::host::now_precise())));
 }
 
 /// After a redrawing of the board: the card followed gets the focus back, on the
@@ -161,9 +167,12 @@ fn refocus() {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Some((action, dir)) = FOLLOW.take() else {
+    let Some((action, dir, at)) = FOLLOW.take() else {
         return;
     };
+    if crate::host::now_precise() - at > FOLLOW_MS {
+        return;
+    }
     let ours = doc.active_element().is_none_or(|a| {
         !a.is_connected()
             || doc.body().is_some_and(|b| *b == a)

@@ -386,12 +386,13 @@ impl PartialEq for ItemsKey {
 
 /// One items' block as drawn: its number, its items' text (roll-ups, shadows, bars,
 /// milestones and their marks), its items' ends (id, left, right, middle height: the
-/// links' anchors), the links drawn in it and its whole text with them.
+/// links' anchors), the links drawn in it (id, first end, second end) and its whole
+/// text with them.
 struct DrawnBlock {
     k: usize,
     items: Html,
     ends: Vec<(u64, f64, f64, f64)>,
-    links: Vec<u64>,
+    links: Vec<(u64, u64, u64)>,
     text: Html,
 }
 
@@ -1798,13 +1799,13 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
                 // The board is drawn again with the card in its new column: the focus
                 // follows it there (`boards::follow_card`).
                 let dir = el.get_attribute("data-dir").unwrap_or_default();
-                app::write_and(
+                crate::boards::follow_card(Some((action, dir)));
+                app::write_then(
                     st,
                     "set_action_status",
                     json!({ "action": action, "status": to }),
                     None,
-                    || {},
-                    move || crate::boards::follow_card(action, dir),
+                    || crate::boards::follow_card(None),
                 );
             }
         }
@@ -2273,6 +2274,8 @@ pub fn warm_up_chart(st: St, doc: app::Doc) {
         .update_untracked(|d| *d = Some(std::sync::Arc::new(doc)));
     st.relayout();
     let html = chart_html(st, (0.0, 0.0), (1_000.0, 500.0), None, None);
+    // Its blocks are of a state that is not shown.
+    DRAWN.set(None);
     st.doc.update_untracked(|d| *d = saved_doc);
     st.lay.update_untracked(|l| *l = saved_lay);
     #[cfg(target_arch = "wasm32")]
@@ -2351,6 +2354,10 @@ fn chart_html(
     let lang = st.lang.get();
     let gw = app::grid_width(&st);
     let show_tl = st.options.with(|o| o.panel.as_deref() != Some("grid"));
+    if !show_tl {
+        // No items drawn: the kept blocks would only hold an old state.
+        DRAWN.set(None);
+    }
     let show_crit = st.options.with(|o| o.critical_path == Some(true));
     let full = st.whole(true);
     let selected = st.selected.get();
@@ -2965,16 +2972,28 @@ fn chart_html(
         };
         // Which block draws each link: the kept block that drew it, else the block of
         // its first end, or of its other end when the first one's is kept. So a
-        // scroll adds blocks and removes them but never changes a kept one (a link
-        // whose second end comes into view is drawn in the block that brings it).
+        // scroll that brings a link's second end into view draws the link in the
+        // block that brings it and leaves the kept ones alone; a kept block one of
+        // whose links lost an end is built again (the drawing is then the one a
+        // drawing from nothing makes: no arrow to an item that is not drawn).
+        let mut build: Vec<bool> = kept
+            .iter()
+            .map(|b| {
+                b.as_ref().is_none_or(|b| {
+                    b.links
+                        .iter()
+                        .any(|&(_, from, to)| find(from).is_none() || find(to).is_none())
+                })
+            })
+            .collect();
         let mut held: Vec<(u64, usize)> = kept
             .iter()
             .enumerate()
+            .filter(|(j, _)| !build[*j])
             .filter_map(|(j, b)| b.as_ref().map(|b| (j, b)))
-            .flat_map(|(j, b)| b.links.iter().map(move |&l| (l, j)))
+            .flat_map(|(j, b)| b.links.iter().map(move |l| (l.0, j)))
             .collect();
         palmaplan_model::order::sort_by_u64(&mut held, |h| h.0);
-        let mut build: Vec<bool> = kept.iter().map(Option::is_none).collect();
         let mut to_draw = Vec::new();
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
@@ -2999,10 +3018,10 @@ fn chart_html(
                 to_draw.push((l, a, b, j));
             }
         }
-        let mut drawn_links: Vec<Vec<u64>> = vec![Vec::new(); count];
+        let mut drawn_links: Vec<Vec<(u64, u64, u64)>> = vec![Vec::new(); count];
         {
             for (l, a, b, j) in to_draw.into_iter().filter(|d| build[d.3]) {
-                drawn_links[j].push(l.id.0);
+                drawn_links[j].push((l.id.0, l.from.0, l.to.0));
                 use palmaplan_model::LinkKind as K;
                 let (x1, x2) = match l.kind {
                     K::FS => (a.2, b.1),
