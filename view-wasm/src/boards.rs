@@ -138,22 +138,31 @@ fn kanban_shown(st: St, doc: &Doc) -> KanbanShown {
 }
 
 thread_local! {
-    /// A card just moved with one of its buttons, and which (`"prev"`, `"next"`): the
-    /// board drawn again for the written state, the focus the redrawing took goes back
-    /// to that card.
-    /// With the time it was noted: a note older than `FOLLOW_MS` is dropped (the
-    /// move drew nothing new, and a later redrawing must not take the focus).
-    static FOLLOW: std::cell::RefCell<Option<(u64, String, f64)>> = const { std::cell::RefCell::new(None) };
+    /// A card just moved with one of its buttons (`Follow`): once the board shows it in
+    /// the column it was sent to, the focus goes back to it.
+    static FOLLOW: std::cell::RefCell<Option<Follow>> = const { std::cell::RefCell::new(None) };
 }
 
 #[cfg(target_arch = "wasm32")]
 const FOLLOW_MS: f64 = 10_000.0;
 
-/// Notes that `action`'s card is being moved by its `dir` button (`gantt::act`, from
-/// the press: the new state may come before the write's answer), or forgets it
-/// (`None`: the write failed).
-pub fn follow_card(card: Option<(u64, String)>) {
-    FOLLOW.set(card.map(|(a, d)| (a, d, crate::host::now_precise())));
+/// A card being moved, noted at the press of one of its buttons.
+#[derive(Debug)]
+pub struct Follow {
+    pub action: u64,
+    /// The button's way, `"prev"` or `"next"`.
+    pub dir: String,
+    /// The column it was sent to (an `ActionStatus`'s name).
+    pub to: String,
+    /// When it was noted: a note older than `FOLLOW_MS` is dropped (the move drew
+    /// nothing new, and a later redrawing must not take the focus).
+    pub at: f64,
+}
+
+/// Notes that a card is being moved (`gantt::act`, from the press: the new state may
+/// come before the write's answer), or forgets it (`None`: the write failed).
+pub fn follow_card(card: Option<Follow>) {
+    FOLLOW.set(card);
 }
 
 /// After a redrawing of the board: the card followed gets the focus back, on the
@@ -167,10 +176,20 @@ fn refocus() {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Some((action, dir, at)) = FOLLOW.take() else {
+    let Some(f) = FOLLOW.take() else {
         return;
     };
-    if crate::host::now_precise() - at > FOLLOW_MS {
+    if crate::host::now_precise() - f.at > FOLLOW_MS {
+        return;
+    }
+    let Follow {
+        action, dir, to, ..
+    } = &f;
+    // A redrawing for another change (someone else's) that still shows the card where
+    // it was: the note waits for the one that shows the move.
+    let moved = format!(".pp-col[data-status=\"{to}\"] .pp-card[data-action=\"{action}\"]");
+    if doc.query_selector(&moved).ok().flatten().is_none() {
+        FOLLOW.set(Some(f));
         return;
     }
     let ours = doc.active_element().is_none_or(|a| {
@@ -248,7 +267,7 @@ fn kanban_view(k: KanbanShown) -> impl IntoView {
             }
         });
         view! {
-            <section class="pp-col" aria-label=title>
+            <section class="pp-col" data-status=status.as_str() aria-label=title>
                 <h2>{title}" "<span class="pp-count">{count}</span></h2>
                 <ul>{cards.collect::<Vec<_>>()}</ul>
             </section>
@@ -495,9 +514,16 @@ mod tests {
         let st = shown(s, Lang::Fr);
         st.shown.set(Some(Shown::Kanban));
         let h = html_of(move || bottom(st));
-        for column in ["À faire", "En cours", "Terminée"] {
+        // Each column names its status, which the focus follow looks for (`refocus`).
+        for (status, column) in [
+            ("todo", "À faire"),
+            ("in_progress", "En cours"),
+            ("done", "Terminée"),
+        ] {
             assert!(
-                h.contains(&format!("<section aria-label=\"{column}\"")),
+                h.contains(&format!(
+                    "<section data-status=\"{status}\" aria-label=\"{column}\""
+                )),
                 "{column}: {h}"
             );
         }

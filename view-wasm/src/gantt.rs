@@ -1798,8 +1798,12 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
             if let (Some(action), Some(to)) = (num("data-action"), el.get_attribute("data-to")) {
                 // The board is drawn again with the card in its new column: the focus
                 // follows it there (`boards::follow_card`).
-                let dir = el.get_attribute("data-dir").unwrap_or_default();
-                crate::boards::follow_card(Some((action, dir)));
+                crate::boards::follow_card(Some(crate::boards::Follow {
+                    action,
+                    dir: el.get_attribute("data-dir").unwrap_or_default(),
+                    to: to.clone(),
+                    at: host::now_precise(),
+                }));
                 app::write_then(
                     st,
                     "set_action_status",
