@@ -557,6 +557,19 @@ pub fn paginate_leaving_room(
     max_chars: usize,
     last_room: usize,
 ) -> Vec<String> {
+    paginate_leaving_room_with(s, priority, first_chars, max_chars, || last_room)
+}
+
+/// [`paginate_leaving_room`] whose room is asked for only once every record is packed:
+/// the caller may still be computing what it sends with the last page (the server
+/// makes its analysis on another thread meanwhile).
+pub fn paginate_leaving_room_with(
+    s: &Schedule,
+    priority: Option<&Priority>,
+    first_chars: usize,
+    max_chars: usize,
+    last_room: impl FnOnce() -> usize,
+) -> Vec<String> {
     assert!(
         max_chars >= MIN_PAGE_CHARS && first_chars >= MIN_PAGE_CHARS,
         "paginate: max_chars is {max_chars}, first_chars {first_chars}, below the minimum \
@@ -638,7 +651,7 @@ pub fn paginate_leaving_room(
         p.push(&Record::Absence(Cow::Borrowed(a)));
     }
     p.push_continuations();
-    p.leave_room(last_room);
+    p.leave_room(last_room());
     p.finish()
 }
 
@@ -1895,6 +1908,15 @@ mod tests {
                 reassemble(&parse(&texts)) == Ok(s.clone()),
                 "reassembly differs"
             );
+            // The room given late, once the records are packed, gives the same pages,
+            // and is asked for once.
+            let mut asked = 0;
+            let late = paginate_leaving_room_with(&s, None, 24_000, 40_000, || {
+                asked += 1;
+                room
+            });
+            assert_eq!(asked, 1);
+            assert!(late == texts, "{room}: the late room gave other pages");
         }
         // A single page keeps the room under the full page's bound, past the first
         // page's target; beyond that bound it splits in two the same way.

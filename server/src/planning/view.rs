@@ -402,10 +402,14 @@ async fn page_set(
     {
         return Ok((rank, set));
     }
-    let (mut state, read_rank) = match version {
+    let (state, read_rank) = match version {
         None => {
-            let stored = ctx.store().load(id).await.map_err(|e| ctx.db_error(e))?;
-            (stored.state, stored.rank)
+            let (rank, shared) = ctx
+                .store()
+                .load_shared(id)
+                .await
+                .map_err(|e| ctx.db_error(e))?;
+            (shared, rank)
         }
         Some(vid) => {
             let found = ctx
@@ -430,13 +434,57 @@ async fn page_set(
             if let Some(set) = ctx.inner.pages.get(&key) {
                 return Ok((rank, set));
             }
-            (state, rank)
+            (Arc::new(state), rank)
         }
     };
-    strip_all(&mut state);
+    // The useful window is the one around the schedule's own today (its time zone).
+    let local_today = super::zones::today_of(ctx, &state);
+    // CPU work of ~40 ms at 100,000 bars: off the async workers, which meanwhile run
+    // the show_schedule call this may have been started beside.
+    let set = tokio::task::spawn_blocking(move || make_pages(state, local_today, window, rows_given))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "making pages failed");
+            Refusal::new(
+                Code::Internal,
+                ctx.tr(
+                    "Le serveur n'a pas pu préparer les pages de ce planning. Réessayez dans un instant.",
+                    "The server could not prepare this schedule's pages. Try again in a moment.",
+                ),
+            )
+        })?;
+    let set = Arc::new(set);
+    // A write may have landed between the stamp and the load: key on what was read.
+    let key = PageKey {
+        rank: read_rank,
+        ..key
+    };
+    ctx.inner.pages.put(key, Arc::clone(&set));
+    Ok((read_rank, set))
+}
+
+/// Makes the pages of `state` (as stored: what the view may not see is removed here)
+/// around `window` (or the useful one at `today`), with the analysis on a thread of
+/// its own beside the paging: each takes tens of milliseconds at 100,000 bars.
+fn make_pages(
+    state: Arc<Schedule>,
+    today: Date,
+    window: Option<Priority>,
+    rows_given: bool,
+) -> PageSet {
+    // The kept state is shared; it is copied only when it holds an e-mail or a reason.
+    let private = state.members.iter().any(|m| m.email.is_some())
+        || state.absences.iter().any(|a| !a.reason.is_empty());
+    let state = if private {
+        let mut copy = Schedule::clone(&state);
+        strip_all(&mut copy);
+        Arc::new(copy)
+    } else {
+        state
+    };
     let priority = match window {
         None => {
-            let w = useful_window(&state, super::zones::today_of(ctx, &state), WINDOW_ROWS);
+            let w = useful_window(&state, today, WINDOW_ROWS);
             Priority {
                 rows: w.rows,
                 from: w.from,
@@ -450,35 +498,44 @@ async fn page_set(
             p
         }
     };
-    // The analysis rides on the last page, which the paging leaves room for.
-    let analysis = analysis_of(&state, ANALYSIS_BUDGET);
+    // The analysis rides on the last page, which the paging leaves room for: it is
+    // made meanwhile, and waited for once every record is packed.
+    let (pages, analysis) = std::thread::scope(|scope| {
+        let made = scope.spawn(|| analysis_of(&state, ANALYSIS_BUDGET));
+        let mut analysis = None;
+        let pages = paging::paginate_leaving_room_with(
+            &state,
+            Some(&priority),
+            FIRST_PAGE_CHARS,
+            PAGE_CHARS,
+            || {
+                analysis = made
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                analysis.as_ref().map_or(0, |(_, len)| *len)
+            },
+        );
+        (pages, analysis)
+    });
     let len = analysis.as_ref().map_or(0, |(_, len)| *len);
-    let pages =
-        paging::paginate_leaving_room(&state, Some(&priority), FIRST_PAGE_CHARS, PAGE_CHARS, len);
     // The room is short only when the last record is a part of a text cut by paging
     // that nearly fills a page; the view then computes the analysis.
     let last = pages.len() - 1;
     // In UTF-16 units, as the paging and the client count (an accent is two bytes).
     let fits = len + pages[last].encode_utf16().count() <= PAGE_CHARS;
     let analysis = analysis.filter(|_| fits).map(|(a, _)| a);
-    let set = Arc::new(PageSet {
+    PageSet {
         analysis,
         pages,
         window: priority,
-    });
-    // A write may have landed between the stamp and the load: key on what was read.
-    let key = PageKey {
-        rank: read_rank,
-        ..key
-    };
-    ctx.inner.pages.put(key, Arc::clone(&set));
-    Ok((read_rank, set))
+    }
 }
 
 /// Makes, in the background, the pages a view just shown will ask for first: the
-/// schedule as it is now, around the window its options name (or the useful one). At
-/// 100,000 bars making them takes ~190 ms, which then passes while the answer travels
-/// and the view starts, not between its first request and the first window.
+/// schedule as it is now, around the window its options name (or the useful one).
+/// `show_schedule` starts it as soon as it has opened the schedule: at 100,000 bars
+/// making them takes ~40 ms (`e2e/bench/pages.mjs`), which then passes beside the
+/// tool's own run, not between the view's first request and the first window.
 pub(super) fn prepare_pages(ctx: &Ctx, id: i64, from: Option<Date>, to: Option<Date>) {
     let window = match (from, to) {
         (Some(from), Some(to)) => Some(Priority {
