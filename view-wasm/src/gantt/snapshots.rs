@@ -17,6 +17,10 @@
 //! ```
 //!
 //! and read their diff before committing it.
+//!
+//! Beside them, the blocks the chart keeps between drawings (`DRAWN`) are checked
+//! against drawings from nothing: while scrolling, and after a change of each thing a
+//! block is drawn from.
 
 use std::sync::Arc;
 
@@ -486,6 +490,8 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
     let view = (1280.0, 520.0);
     let mut before: Vec<(usize, String, Vec<String>)> = Vec::new();
     let mut kept = 0;
+    // Blocks in view built again because one of their links lost an end.
+    let mut rebuilt = 0;
     for step in 0..90_u32 {
         let top = if step < 60 {
             f64::from(step) * 37.0
@@ -528,6 +534,7 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
                 if was == b {
                     kept += 1;
                 } else {
+                    rebuilt += 1;
                     assert_ne!(
                         was.2, b.2,
                         "block {} changed at {top} px, not its links",
@@ -539,4 +546,140 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
         before = drawn;
     }
     assert!(kept > 0, "no block kept while scrolling");
+    assert!(
+        rebuilt > 0,
+        "no block built again for a link that lost an end"
+    );
+}
+
+#[test]
+fn each_part_of_what_a_block_is_drawn_from_draws_what_a_drawing_from_nothing_draws() {
+    use super::edit::Edit;
+    // The chart drawn once (its blocks kept), then one thing changed: the drawing that
+    // follows is the one made from nothing. Each change also changes the items, so a
+    // part left out of what the kept blocks are checked against (`ItemsKey`) fails.
+    type Change = Box<dyn Fn(St) -> f64>;
+    let renamed = |s: &mut Schedule| s.bars[0].label = "Renamed".into();
+    let doc_of = |f: &dyn Fn(&mut Schedule)| {
+        let mut s = small();
+        f(&mut s);
+        Arc::new(Doc::new(1, 2, s, true, (1, 1), 0))
+    };
+    let changes: Vec<(&str, Change)> = vec![
+        (
+            "the language",
+            Box::new(|st| {
+                st.lang.set(Lang::Fr);
+                0.0
+            }),
+        ),
+        (
+            "the critical path's marks",
+            Box::new(|st| {
+                st.options.update(|o| o.critical_path = Some(false));
+                0.0
+            }),
+        ),
+        (
+            "the selection",
+            Box::new(|st| {
+                st.selected.set(Some(BarId(11)));
+                0.0
+            }),
+        ),
+        (
+            "the right to write",
+            Box::new(|st| {
+                st.selected.set(Some(BarId(11)));
+                super::DRAWN.set(None);
+                chart_html(st, (0.0, 0.0), (1280.0, 400.0), None, None);
+                st.read_only.set(true);
+                0.0
+            }),
+        ),
+        (
+            "the edit",
+            Box::new(|st| {
+                st.edit.set(Edit::Link(LinkId(31)));
+                0.0
+            }),
+        ),
+        (
+            "today",
+            Box::new(|st| {
+                st.today.set(day("2027-01-04"));
+                0.0
+            }),
+        ),
+        ("the days drawn", Box::new(|_| 6_000.0)),
+        (
+            "the zoom",
+            Box::new(|st| {
+                st.zoom.set(Some(Zoom::Week));
+                st.relayout();
+                0.0
+            }),
+        ),
+        // The lines only (a filter), then the state only (laid out as before).
+        (
+            "the layout",
+            Box::new(|st| {
+                st.options.update(|o| o.filter = Some("Review".into()));
+                st.relayout();
+                0.0
+            }),
+        ),
+        (
+            "the state",
+            Box::new(move |st| {
+                st.doc.set(Some(doc_of(&renamed)));
+                0.0
+            }),
+        ),
+        (
+            "the shadow",
+            Box::new(move |st| {
+                st.before.set(Some(doc_of(&|s: &mut Schedule| {
+                    s.bars[1].start = day("2026-02-02");
+                })));
+                0.0
+            }),
+        ),
+    ];
+    let options = ViewOptions {
+        critical_path: Some(true),
+        ..ViewOptions::default()
+    };
+    let view = (1280.0, 400.0);
+    for (name, change) in &changes {
+        let st = state(
+            small(),
+            Lang::En,
+            "2026-03-10",
+            1280.0,
+            Zoom::Day,
+            options.clone(),
+        );
+        super::DRAWN.set(None);
+        let first = chart_html(st, (0.0, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        let left = change(st);
+        let drawn = chart_html(st, (left, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        super::DRAWN.set(None);
+        let fresh = chart_html(st, (left, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        assert!(
+            drawn == fresh,
+            "{name}: the kept blocks drew\n{drawn}\nnot\n{fresh}"
+        );
+        let items = |h: &str| items_blocks(h);
+        assert!(
+            items(&first) != items(&fresh),
+            "{name}: changes nothing in the items, so this case tests nothing"
+        );
+    }
 }
