@@ -40,10 +40,9 @@ fn board_of(st: St) -> Option<Board> {
     if st.withdrawn.get()
         || st.compact_now()
         || st.doc.with(Option::is_none)
-        || !matches!(
-            st.card.with(|c| c.phase().clone()),
-            crate::phase::Phase::Result(_)
-        )
+        || !st
+            .card
+            .with(|c| matches!(c.phase(), crate::phase::Phase::Result(_)))
     {
         return None;
     }

@@ -1264,7 +1264,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
     let chart_shown = st.doc.with(|d| d.is_some())
         && !st.withdrawn.get()
         && !st.compact_now()
-        && matches!(st.card.with(|c| c.phase().clone()), Phase::Result(_))
+        && st.card.with(|c| matches!(c.phase(), Phase::Result(_)))
         && matches!(
             st.shown.get(),
             Some(Shown::Gantt | Shown::Proposal { .. } | Shown::Comparison)

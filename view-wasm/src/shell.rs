@@ -50,13 +50,14 @@ fn frame_of(st: St) -> Frame {
         return Frame::Withdrawn;
     }
     let compact = st.compact_now();
-    match st.card.with(|c| c.phase().clone()) {
+    // The result is read in place: it may be a large text.
+    st.card.with(|c| match c.phase() {
         Phase::Waiting if compact => Frame::Compact,
         Phase::Waiting => Frame::Loading,
         Phase::Stalled => Frame::Stalled,
         Phase::Cancelled { .. } => Frame::Cancelled,
         Phase::Result(r) => {
-            let reply = host::Reply::from_result(&r);
+            let reply = host::Reply::from_result(r);
             if reply.is_error {
                 // A refusal is always the full card.
                 Frame::Refused(reply.text)
@@ -66,20 +67,23 @@ fn frame_of(st: St) -> Frame {
                 Frame::Full
             }
         }
-    }
+    })
 }
 
 /// The compact line's summary: the result's first line, or that it is loading.
 fn summary_of(st: St) -> String {
-    match st.card.with(|c| c.phase().clone()) {
-        Phase::Result(r) => host::Reply::from_result(&r)
-            .text
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-        _ => tr(st.lang.get(), "Chargement…", "Loading…").to_owned(),
-    }
+    let first = st.card.with(|c| match c.phase() {
+        Phase::Result(r) => Some(
+            host::Reply::from_result(r)
+                .text
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        _ => None,
+    });
+    first.unwrap_or_else(|| tr(st.lang.get(), "Chargement…", "Loading…").to_owned())
 }
 
 /// The top of the card.
