@@ -3,7 +3,9 @@
 // write nothing, only its own origin contacted, no CSP violation), and an expired or a
 // tampered link shows the error page. The expired link is signed here with the data
 // folder's embed.key (HMAC-SHA256 over "palmaplan-embed-v1." + payload), after checking
-// that this signing reproduces the server's own signature on a real link.
+// that this signing reproduces the server's own signature on a real link. On an
+// editable link, a kanban card moved from the keyboard keeps the focus (the page's own
+// backend, not a host's bridge, writes and draws the board again).
 import { test } from 'node:test';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -110,4 +112,41 @@ test('(i) a tampered link and an expired link show the error page', async () => 
     assert.equal(await page.locator('[data-bar]').count(), 0);
     await context.close();
   }
+});
+
+test('(i) on an editable /embed link, a kanban card moved from the keyboard keeps the focus, in its new column', async () => {
+  const made = await call(ctx.owner, 'create_schedule', { name: 'Kanban on embed', demo: true, lang: 'en' });
+  const sid = made.structured.schedule_id;
+  assert.ok(sid, made.text);
+  const plain = await ctx.server.client();
+  const r = await call(plain, 'show_schedule', { schedule: sid, view: 'kanban', editable: true, lang: 'en' });
+  await plain.close();
+  assert.equal(r.structured.read_only, false, r.text);
+  const status = async (action) => (await call(ctx.owner, 'list_actions', { schedule: sid })).structured.actions.find((a) => a.id === action)?.status;
+  const { context, page, seen } = await openPage(r.structured.url);
+  const first = page.locator('.pp-col').first().locator('[data-act=status][data-dir=next]').first();
+  await waitFor(async () => (await first.count()) === 1, { what: 'a card to do, with its → button, on /embed' });
+  const action = Number(await first.getAttribute('data-action'));
+  // Where the focus is: the card's action, the button's way, the column's status.
+  const focus = () => page.evaluate(() => {
+    const e = document.activeElement;
+    const col = e?.closest('.pp-col');
+    return e && col ? `${e.getAttribute('data-action')} ${e.getAttribute('data-dir')} ${col.getAttribute('data-status')}` : `${e?.tagName}`;
+  });
+  await page.locator(`[data-act=status][data-action="${action}"][data-dir=next]`).focus();
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await status(action)) === 'in_progress', { what: 'the action in progress on the server' });
+  let was = '';
+  await waitFor(async () => (was = await focus()) === `${action} next in_progress`, { what: 'the focus on the moved card' }).catch((e) => {
+    throw new Error(`${e.message}: the focus on ${was}`);
+  });
+  await page.keyboard.press('Enter');
+  await waitFor(async () => (await status(action)) === 'done', { what: 'the action done on the server' });
+  await waitFor(async () => (was = await focus()) === `${action} prev done`, { what: 'the focus on the done card\'s ← button' }).catch((e) => {
+    throw new Error(`${e.message}: the focus on ${was}`);
+  });
+  const origin = new URL(r.structured.url).origin;
+  assert.deepEqual(seen.requests.filter((u) => !u.startsWith(origin)), []);
+  assert.deepEqual(seen.violations, []);
+  await context.close();
 });
