@@ -392,15 +392,33 @@ async fn page_set(
     // from the store with their own cache check below, do not wait behind it).
     // Declared before its guard, so dropped after it.
     let making = version.is_none().then(|| ctx.inner.pages.making(id));
+    let mut waited = false;
     let _making = match &making {
-        Some(m) => Some(m.lock.lock().await),
+        Some(m) => Some(match m.lock.try_lock() {
+            Ok(held) => held,
+            Err(_) => {
+                waited = true;
+                m.lock.lock().await
+            }
+        }),
         None => None,
     };
-    // Made while this waited (by `prepare_pages`, or a request beside this one).
+    // Made while this waited (by `prepare_pages`, or a request beside this one), maybe
+    // for a state written meanwhile, which the maker read: looked for at the rank now.
+    let key = if waited {
+        let (rank, created_at) = ctx.store().stamp(id).await.map_err(|e| ctx.db_error(e))?;
+        PageKey {
+            rank,
+            created_at,
+            ..key
+        }
+    } else {
+        key
+    };
     if version.is_none()
         && let Some(set) = ctx.inner.pages.get(&key)
     {
-        return Ok((rank, set));
+        return Ok((key.rank, set));
     }
     let (state, read_rank) = match version {
         None => {
@@ -1328,6 +1346,56 @@ mod tests {
         );
         drop(second);
         assert_eq!(locks(&ctx), 0);
+    }
+
+    #[tokio::test]
+    async fn a_request_that_waited_across_a_write_takes_the_pages_made_meanwhile() {
+        let k = Kit::new("view-waited-write").await;
+        let ctx = Ctx {
+            inner: Arc::clone(&k.planning.inner),
+            caller: k.alice.clone(),
+            need: Role::Viewer,
+            tool: "get_schedule_page",
+        };
+        // The pages being made (the lock held here); a request comes, reads the rank
+        // (0) and waits.
+        let making = ctx.inner.pages.making(k.schedule);
+        let held = making.lock.lock().await;
+        let waiter = {
+            let ctx = ctx.clone();
+            let id = k.schedule;
+            tokio::spawn(async move { page_set(&ctx, id, None, None, false).await })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!waiter.is_finished(), "the request did not wait");
+        // A write lands, and the maker reads the state after it.
+        k.ok(
+            &k.bob,
+            "move_periods",
+            json!({"schedule": k.schedule, "bars": [14], "by": 1}),
+        )
+        .await;
+        let (rank, created_at) = ctx.store().stamp(k.schedule).await.unwrap();
+        assert_eq!(rank, 1);
+        let (_, state) = ctx.store().load_shared(k.schedule).await.unwrap();
+        let today = utc_today(&ctx);
+        let made = Arc::new(make_pages(state, today, None, false));
+        ctx.inner.pages.put(
+            PageKey {
+                schedule: k.schedule,
+                version: None,
+                rank,
+                created_at,
+                window: None,
+                today,
+            },
+            Arc::clone(&made),
+        );
+        drop(held);
+        drop(making);
+        let (got_rank, got) = waiter.await.unwrap().unwrap();
+        assert_eq!(got_rank, 1);
+        assert!(Arc::ptr_eq(&got, &made), "the waiter made the pages again");
     }
 
     #[tokio::test]
