@@ -384,15 +384,12 @@ impl PartialEq for ItemsKey {
     }
 }
 
-/// One items' block as drawn: its number, its items' text (roll-ups, shadows, bars,
-/// milestones and their marks), its items' ends (id, left, right, middle height: the
-/// links' anchors), the links drawn in it (id, first end, second end) and its whole
-/// text with them.
+/// One items' block as drawn: its number, its items' ends (id, left, right, middle
+/// height: the links' anchors) and its text (roll-ups, shadows, bars, milestones and
+/// their marks, then the links between two of its items).
 struct DrawnBlock {
     k: usize,
-    items: Html,
     ends: Vec<(u64, f64, f64, f64)>,
-    links: Vec<(u64, u64, u64)>,
     text: Html,
 }
 
@@ -1174,7 +1171,13 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
             let here = match old.iter().find(|(o, _)| o == k) {
                 Some((_, was)) if was == html => find(*k),
                 Some(_) => {
-                    host::trace("block changed");
+                    // The items' block 0 is the links between blocks, drawn again at
+                    // each drawing that changes them: counted apart.
+                    host::trace(if slot == 1 && *k == 0 {
+                        "links between blocks changed"
+                    } else {
+                        "block changed"
+                    });
                     if let Some(e) = find(*k) {
                         e.set_outer_html(html);
                     }
@@ -2328,7 +2331,8 @@ const BLOCK_LINES: usize = 4;
 const BLOCK: &str = "<!--b-->";
 
 /// Starts block `k`: an element without a box of its own (`display:contents`), so its
-/// cells and bars are placed as if it were not there.
+/// cells and bars are placed as if it were not there. In the items' container, block 0
+/// is the links between two blocks, and the lines' blocks are numbered from 1.
 fn open_block(h: &mut H, k: usize) {
     h.lit(BLOCK)
         .lit("<div class=\"pp-blk\" data-blk=\"")
@@ -2965,39 +2969,20 @@ fn chart_html(
                 .ok()
                 .map(|i| ends[i])
         };
-        // A link is drawn in the block of its first end.
-        let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(blocks.len()).collect();
+        // A link between two items of one block is drawn in that block, one between
+        // two blocks in a layer of its own under them (the last slot, `cross`), built
+        // at each drawing. A block's text thus depends on its own lines only: a block
+        // in view is kept whatever enters and leaves around it, and a kept block has
+        // drawn its links already.
+        let cross = blocks.len();
+        let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(cross + 1).collect();
         // Each link's wider, invisible twin, which takes the clicks and carries its
         // accessible name (the drawn arrows are decoration, `aria-hidden`).
-        let mut hits: Vec<H> = std::iter::repeat_with(H::new).take(blocks.len()).collect();
+        let mut hits: Vec<H> = std::iter::repeat_with(H::new).take(cross + 1).collect();
         let picked = match &edit {
             edit::Edit::Link(l) => Some(l.0),
             _ => None,
         };
-        // Which block draws each link: the kept block that drew it, else the block of
-        // its first end, or of its other end when the first one's is kept. So a
-        // scroll that brings a link's second end into view draws the link in the
-        // block that brings it and leaves the kept ones alone; a kept block one of
-        // whose links lost an end is built again (the drawing is then the one a
-        // drawing from nothing makes: no arrow to an item that is not drawn).
-        let mut build: Vec<bool> = kept
-            .iter()
-            .map(|b| {
-                b.as_ref().is_none_or(|b| {
-                    b.links
-                        .iter()
-                        .any(|&(_, from, to)| find(from).is_none() || find(to).is_none())
-                })
-            })
-            .collect();
-        let mut held: Vec<(u64, usize)> = kept
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| !build[*j])
-            .filter_map(|(j, b)| b.as_ref().map(|b| (j, b)))
-            .flat_map(|(j, b)| b.links.iter().map(move |l| (l.0, j)))
-            .collect();
-        palmaplan_model::order::sort_by_u64(&mut held, |h| h.0);
         let mut to_draw = Vec::new();
         if !ends.is_empty() {
             // Only the links of the items drawn, each once (both its ends may be drawn).
@@ -3008,24 +2993,16 @@ fn chart_html(
                 let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
                     continue;
                 };
-                let j = match held.binary_search_by(|h| h.0.cmp(&l.id.0)) {
-                    Ok(i) => held[i].1,
-                    Err(_) if build[a.4] => a.4,
-                    Err(_) if build[b.4] => b.4,
-                    // Both ends in kept blocks that did not draw it (they were built
-                    // together, so one did): its first end's block is built again.
-                    Err(_) => {
-                        build[a.4] = true;
-                        a.4
-                    }
+                let j = match (a.4 == b.4, &kept[a.4]) {
+                    (true, Some(_)) => continue,
+                    (true, None) => a.4,
+                    (false, _) => cross,
                 };
                 to_draw.push((l, a, b, j));
             }
         }
-        let mut drawn_links: Vec<Vec<(u64, u64, u64)>> = vec![Vec::new(); count];
         {
-            for (l, a, b, j) in to_draw.into_iter().filter(|d| build[d.3]) {
-                drawn_links[j].push((l.id.0, l.from.0, l.to.0));
+            for (l, a, b, j) in to_draw {
                 use palmaplan_model::LinkKind as K;
                 let (x1, x2) = match l.kind {
                     K::FS => (a.2, b.1),
@@ -3096,37 +3073,43 @@ fn chart_html(
                 hit.lit("\"><title>").text(&name).lit("</title></path>");
             }
         }
+        // The links between blocks first, so under every block's items (block keys
+        // start at 1: see `open_block`).
+        let svgs = |t: &mut H, links: &H, hits: &H| {
+            // A box of one pixel whose paths overflow it: an SVG as large as the chart,
+            // once per block, made the browser's first paint of 100,000 bars (a chart
+            // 280,000 px tall) slower than that of 10,000.
+            t.lit("<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">")
+                .append(links)
+                .lit("</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">")
+                .append(hits)
+                .lit("</svg>");
+        };
+        if !paths[cross].is_empty() {
+            open_block(&mut h, 0);
+            svgs(&mut h, &paths[cross], &hits[cross]);
+            h.lit("</div>");
+        }
         let mut now = Vec::with_capacity(count);
         for (j, ((items, links), hits)) in blocks.into_iter().zip(&paths).zip(&hits).enumerate() {
             let block = match kept[j].take() {
-                Some(was) if !build[j] => was,
-                was => {
+                Some(was) => was,
+                None => {
                     let k = first_block + j;
-                    let items = was.map_or_else(|| items.finish(), |w| w.items);
                     let mut t = H::new();
-                    open_block(&mut t, k);
-                    t.html(&items);
+                    open_block(&mut t, k + 1);
+                    t.append(&items);
                     if !links.is_empty() {
-                        // A box of one pixel whose paths overflow it: an SVG as large as
-                        // the chart, once per block, made the browser's first paint of
-                        // 100,000 bars (a chart 280,000 px tall) slower than that of
-                        // 10,000.
-                        t.lit("<svg class=\"pp-links\" width=\"1\" height=\"1\" overflow=\"visible\" aria-hidden=\"true\">")
-                            .append(links)
-                            .lit("</svg><svg class=\"pp-links pp-hits\" width=\"1\" height=\"1\" overflow=\"visible\">")
-                            .append(hits)
-                            .lit("</svg>");
+                        svgs(&mut t, links, hits);
                     }
                     t.lit("</div>");
                     DrawnBlock {
                         k,
-                        items,
                         ends: ends
                             .iter()
                             .filter(|e| e.4 == j)
                             .map(|e| (e.0, e.1, e.2, e.3))
                             .collect(),
-                        links: std::mem::take(&mut drawn_links[j]),
                         text: t.finish(),
                     }
                 }
