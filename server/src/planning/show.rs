@@ -215,7 +215,7 @@ async fn show_schedule(ctx: Ctx, p: ShowSchedule) -> Result<Reply, Refusal> {
     let o = ctx.open_redacted(&p.schedule).await?;
     let s = &o.state;
     if ctx.caller.apps {
-        // Made beside the rest of this call (~100 ms at 100,000 bars), for the view
+        // Made beside the rest of this call (~40 ms at 100,000 bars), for the view
         // that asks for page 0 on the tool's input.
         super::view::prepare_pages(&ctx, o.id, from, to);
     }
