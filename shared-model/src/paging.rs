@@ -36,7 +36,10 @@
 //!
 //! Sizes are counted in UTF-16 code units: what JavaScript's `String.length` reports,
 //! and never fewer than the text's chars (nor more than its UTF-8 bytes), so a page
-//! under `max_chars` units is under `max_chars` chars however the host counts.
+//! under `max_chars` units is under `max_chars` chars however the host counts. With
+//! [`Measure::Text`] a record's size is that of its JSON text written as a JSON string
+//! (each quote and backslash one unit more): the server sends a page's records to the
+//! view as texts, which the browser carries as strings rather than as trees of objects.
 //!
 //! # Cutting
 //!
@@ -79,6 +82,70 @@ const ENVELOPE: usize = 31 + 2 * 20;
 /// The least room a continuation part is given; with less left on a page, the part
 /// starts the next page. Six units always fit at least one escaped char.
 const MIN_PART: usize = 64;
+
+/// How a page's records are counted against its limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Measure {
+    /// As the JSON they are: the page travels as JSON.
+    #[default]
+    Json,
+    /// As their JSON text written inside a JSON string: the records travel as text in
+    /// another JSON document (`\"` for a quote, `\\` for a backslash, so each takes one
+    /// unit more, as does the backslash of an escape serde_json already wrote).
+    Text,
+}
+
+impl Measure {
+    /// The units `text` takes, counted this way.
+    pub fn of(self, text: &str) -> usize {
+        self.bytes(text.as_bytes())
+    }
+
+    fn bytes(self, bytes: &[u8]) -> usize {
+        let more = match self {
+            Measure::Json => 0,
+            Measure::Text => bytes.iter().filter(|&&b| b == b'"' || b == b'\\').count(),
+        };
+        utf16_units(bytes) + more
+    }
+
+    fn record(self, rec: &Record<'_>) -> usize {
+        let bytes = serde_json::to_vec(rec).expect("a record has only string keys");
+        self.bytes(&bytes)
+    }
+
+    /// Units of a char inside a JSON string of a record: every escape serde_json
+    /// writes starts with a backslash, and a quote or a backslash is escaped twice.
+    fn char(self, c: char) -> usize {
+        let json = escaped_char_units(c);
+        match self {
+            Measure::Json => json,
+            Measure::Text => match c {
+                '"' | '\\' => json + 2,
+                '\0'..='\u{1f}' => json + 1,
+                _ => json,
+            },
+        }
+    }
+
+    /// Units of a text inside a JSON string of a record, without its quotes.
+    fn text(self, text: &str) -> usize {
+        text.chars().map(|c| self.char(c)).sum()
+    }
+
+    /// The byte index where to cut `text` so that its head takes at most `budget`
+    /// units inside a record: always on a char boundary.
+    fn split_at(self, text: &str, budget: usize) -> usize {
+        let mut used = 0;
+        for (i, c) in text.char_indices() {
+            used += self.char(c);
+            if used > budget {
+                return i;
+            }
+        }
+        text.len()
+    }
+}
 
 /// What the view's first window shows: these rows, between these days (inclusive).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -495,6 +562,31 @@ pub struct Page {
     pub records: Vec<Record<'static>>,
 }
 
+/// A page as the server sends it to the view: its records as JSON texts, in parts, each
+/// the text of an array of records (a browser carries a string across frames for a
+/// fraction of what a tree of objects costs it). See [`Measure::Text`].
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct TextPage {
+    pub page: usize,
+    pub pages: usize,
+    pub record_parts: Vec<String>,
+}
+
+impl TextPage {
+    /// The page its parts make, or what is wrong with one of them.
+    pub fn read(&self) -> Result<Page, String> {
+        let mut records = Vec::new();
+        for (i, part) in self.record_parts.iter().enumerate() {
+            records.extend(read_records(part).map_err(|e| format!("part {i}: {e}"))?);
+        }
+        Ok(Page {
+            page: self.page,
+            pages: self.pages,
+            records,
+        })
+    }
+}
+
 /// An item of a page whose texts were cut: the view shows a one-line notice until the
 /// continuations arrive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -557,17 +649,22 @@ pub fn paginate_leaving_room(
     max_chars: usize,
     last_room: usize,
 ) -> Vec<String> {
-    paginate_leaving_room_with(s, priority, first_chars, max_chars, || last_room)
+    paginate_leaving_room_with(s, priority, first_chars, max_chars, Measure::Json, || {
+        last_room
+    })
 }
 
 /// [`paginate_leaving_room`] whose room is asked for only once every record is packed:
 /// the caller may still be computing what it sends with the last page (the server
-/// makes its analysis on another thread meanwhile).
+/// makes its analysis on another thread meanwhile). The records are counted as
+/// `measure` says (every limit and room is in those units); the page texts are the
+/// same JSON either way.
 pub fn paginate_leaving_room_with(
     s: &Schedule,
     priority: Option<&Priority>,
     first_chars: usize,
     max_chars: usize,
+    measure: Measure,
     last_room: impl FnOnce() -> usize,
 ) -> Vec<String> {
     assert!(
@@ -576,7 +673,7 @@ pub fn paginate_leaving_room_with(
          of {MIN_PAGE_CHARS}; pass PAGE_CHARS or a limit of at least MIN_PAGE_CHARS"
     );
     let order = Order::new(s, priority);
-    let mut p = Packer::new(max_chars);
+    let mut p = Packer::new(max_chars, measure);
     p.first_cap = first_chars.min(max_chars) - ENVELOPE;
 
     p.push(&Record::Header(Header::of(s)));
@@ -776,8 +873,9 @@ struct Pending {
 /// Fills pages with serialised records, in stream order.
 #[derive(Debug)]
 struct Packer {
-    /// Room for records on a page, in UTF-16 units.
+    /// Room for records on a page, in UTF-16 units counted by `measure`.
     cap: usize,
+    measure: Measure,
     /// Room for records on page 0 (at most `cap`).
     first_cap: usize,
     /// The size a cut record is shrunk to.
@@ -795,10 +893,11 @@ struct Packer {
 }
 
 impl Packer {
-    fn new(max_chars: usize) -> Packer {
+    fn new(max_chars: usize, measure: Measure) -> Packer {
         let cap = max_chars - ENVELOPE;
         let mut p = Packer {
             cap,
+            measure,
             first_cap: cap,
             cut_target: cap / 4,
             done: Vec::new(),
@@ -852,7 +951,7 @@ impl Packer {
         }
         serde_json::to_writer(&mut self.cur, rec)
             .expect("a record has only string keys and writing to a Vec cannot fail");
-        let units = utf16_units(&self.cur[mark + comma..]);
+        let units = self.measure.bytes(&self.cur[mark + comma..]);
         let room = if self.done.is_empty() {
             self.first_cap
         } else {
@@ -916,20 +1015,20 @@ impl Packer {
         if let Some(slots) = emptied.slots() {
             for (field, text) in slots.texts {
                 if !text.is_empty() {
-                    candidates.push((field, escaped_units(text)));
+                    candidates.push((field, self.measure.text(text)));
                     text.clear();
                 }
             }
             if let Some(st) = slots.settings.and_then(Option::take) {
                 let json = serde_json::to_string(&*st).expect("settings serialise");
-                candidates.push((Field::Settings, utf16_units(json.as_bytes())));
+                candidates.push((Field::Settings, self.measure.bytes(json.as_bytes())));
             }
         }
         let skeleton = Record::Cut(Cut {
             fields: candidates.iter().map(|c| c.0).collect(),
             record: Box::new(emptied),
         });
-        let skeleton_units = json_units(&skeleton);
+        let skeleton_units = self.measure.record(&skeleton);
         // Each kept field also pays for its quotes and its key, which the skeleton may
         // lack (empty notes are not written): 16 units covers the longest key.
         let mut budget = self
@@ -967,8 +1066,8 @@ impl Packer {
                 .find(|(f, _)| *f == field)
                 .map(|(_, t)| t)
                 .expect("a candidate");
-            let at = split_at_units(text, budget);
-            budget -= escaped_units(&text[..at]);
+            let at = self.measure.split_at(text, budget);
+            budget -= self.measure.text(&text[..at]);
             let rest = text.split_off(at);
             self.pending.push(Pending {
                 of,
@@ -1002,12 +1101,12 @@ impl Packer {
                 let comma = usize::from(self.cur_records > 0);
                 let room = self
                     .cap
-                    .saturating_sub(self.cur_units + comma + json_units(&skeleton));
+                    .saturating_sub(self.cur_units + comma + self.measure.record(&skeleton));
                 if room < MIN_PART {
                     self.next_page();
                     continue;
                 }
-                let at = split_at_units(rest, room);
+                let at = self.measure.split_at(rest, room);
                 let (text, tail) = rest.split_at(at);
                 let rec = Record::Cont(Cont {
                     of: p.of,
@@ -1051,12 +1150,6 @@ fn utf16_units(bytes: &[u8]) -> usize {
         .sum()
 }
 
-/// Size of a record's JSON text, in UTF-16 units.
-fn json_units(rec: &Record<'_>) -> usize {
-    let bytes = serde_json::to_vec(rec).expect("a record has only string keys");
-    utf16_units(&bytes)
-}
-
 /// Size of a char inside a JSON string as serde_json writes it, in UTF-16 units: quote,
 /// backslash and the five control chars with a short escape take two, the other
 /// control chars six (`\u00XX`).
@@ -1066,24 +1159,6 @@ fn escaped_char_units(c: char) -> usize {
         '\0'..='\u{1f}' => 6,
         _ => c.len_utf16(),
     }
-}
-
-/// Size of a text inside a JSON string, without its quotes.
-fn escaped_units(text: &str) -> usize {
-    text.chars().map(escaped_char_units).sum()
-}
-
-/// The byte index where to cut `text` so that its head, escaped, takes at most
-/// `budget` units: always on a char boundary.
-fn split_at_units(text: &str, budget: usize) -> usize {
-    let mut used = 0;
-    for (i, c) in text.char_indices() {
-        used += escaped_char_units(c);
-        if used > budget {
-            return i;
-        }
-    }
-    text.len()
 }
 
 /// Why pages do not make a schedule. Each says what to fetch again or what is wrong.
@@ -1509,9 +1584,26 @@ mod tests {
 
     /// Every page within the limit (in chars and in UTF-16 units), numbered in order.
     fn check_sizes(texts: &[String], max_chars: usize) -> Result<(), TestCaseError> {
+        check_sizes_as(texts, max_chars, Measure::Json)
+    }
+
+    /// [`check_sizes`] counted as `measure` (as a JSON string for `Measure::Text`).
+    fn check_sizes_as(
+        texts: &[String],
+        max_chars: usize,
+        measure: Measure,
+    ) -> Result<(), TestCaseError> {
         for (i, t) in texts.iter().enumerate() {
             let units = t.encode_utf16().count();
             prop_assert!(units <= max_chars, "page {i}: {units} units > {max_chars}");
+            if measure == Measure::Text {
+                // Measured on the text as serde_json writes it inside a string.
+                let written = serde_json::to_string(t).unwrap().encode_utf16().count() - 2;
+                prop_assert!(
+                    written <= max_chars,
+                    "page {i}: {written} units as text > {max_chars}"
+                );
+            }
             prop_assert!(t.chars().count() <= units);
             let head = format!("{{\"page\":{i},\"records\":[");
             prop_assert!(t.starts_with(&head), "page {i} starts {:.40}", t);
@@ -1521,8 +1613,13 @@ mod tests {
 
     /// The units a page's records take, without its envelope.
     fn record_units(texts: &[String], i: usize) -> usize {
+        record_units_as(texts, i, Measure::Json)
+    }
+
+    /// [`record_units`] counted as `measure`.
+    fn record_units_as(texts: &[String], i: usize, measure: Measure) -> usize {
         let envelope = format!("{{\"page\":{i},\"records\":[],\"pages\":{}}}", texts.len());
-        texts[i].encode_utf16().count() - envelope.len()
+        measure.of(&texts[i]) - measure.of(&envelope)
     }
 
     fn tiny() -> Schedule {
@@ -1723,7 +1820,7 @@ mod tests {
             })
             .unwrap();
         assert!(!head.is_empty() && label.starts_with(&head));
-        assert!(escaped_units(&head) <= (PAGE_CHARS - ENVELOPE) / 4);
+        assert!(Measure::Json.text(&head) <= (PAGE_CHARS - ENVELOPE) / 4);
 
         let parts: Vec<(u32, bool)> = pages
             .iter()
@@ -1851,7 +1948,26 @@ mod tests {
         }
         let mut pages = parse(&texts);
         pages.reverse();
-        assert!(reassemble(&pages) == Ok(s), "reassembly differs");
+        assert!(reassemble(&pages) == Ok(s.clone()), "reassembly differs");
+
+        // Counted as the text the server sends: as full, in units of that text.
+        let texts = paginate_leaving_room_with(
+            &s,
+            Some(&window),
+            PAGE_CHARS,
+            PAGE_CHARS,
+            Measure::Text,
+            || 0,
+        );
+        check_sizes_as(&texts, PAGE_CHARS, Measure::Text).unwrap();
+        for i in 0..texts.len() - 1 {
+            let units = record_units_as(&texts, i, Measure::Text);
+            assert!(
+                units > (PAGE_CHARS - ENVELOPE) * 99 / 100,
+                "page {i}: {units}"
+            );
+        }
+        assert!(reassemble(&parse(&texts)) == Ok(s), "reassembly differs");
     }
 
     #[test]
@@ -1911,7 +2027,7 @@ mod tests {
             // The room given late, once the records are packed, gives the same pages,
             // and is asked for once.
             let mut asked = 0;
-            let late = paginate_leaving_room_with(&s, None, 24_000, 40_000, || {
+            let late = paginate_leaving_room_with(&s, None, 24_000, 40_000, Measure::Json, || {
                 asked += 1;
                 room
             });
@@ -1949,12 +2065,29 @@ mod tests {
             let json = serde_json::to_string(&c.to_string()).unwrap();
             let inner = json.encode_utf16().count() - 2;
             assert_eq!(escaped_char_units(c), inner, "{c:?} -> {json}");
+            assert_eq!(Measure::Json.char(c), inner, "{c:?} -> {json}");
+            // Written again as a string, as the server sends a page's records.
+            let text = serde_json::to_string(&json[1..json.len() - 1]).unwrap();
+            let inner = text.encode_utf16().count() - 2;
+            assert_eq!(Measure::Text.char(c), inner, "{c:?} -> {text}");
         }
         let t = "a\"😀b";
-        assert_eq!(split_at_units(t, 2), 1);
-        assert_eq!(split_at_units(t, 4), 2);
-        assert_eq!(split_at_units(t, 5), 6);
-        assert_eq!(split_at_units(t, 6), t.len());
+        assert_eq!(Measure::Json.split_at(t, 2), 1);
+        assert_eq!(Measure::Json.split_at(t, 4), 2);
+        assert_eq!(Measure::Json.split_at(t, 5), 6);
+        assert_eq!(Measure::Json.split_at(t, 6), t.len());
+        assert_eq!(Measure::Text.split_at(t, 4), 1);
+        assert_eq!(Measure::Text.split_at(t, 5), 2);
+        assert_eq!(Measure::Text.split_at(t, 7), 6);
+        assert_eq!(Measure::Text.split_at(t, 8), t.len());
+        // A whole record: the units of its text as a JSON string, without the quotes.
+        let s = tiny();
+        let rec = Record::Header(Header::of(&s));
+        let json = serde_json::to_string(&rec).unwrap();
+        let text = serde_json::to_string(&json).unwrap();
+        assert_eq!(Measure::Text.record(&rec), text.encode_utf16().count() - 2);
+        assert_eq!(Measure::Text.of(&json), Measure::Text.record(&rec));
+        assert_eq!(Measure::Json.record(&rec), json.encode_utf16().count());
     }
 
     /// Pages of a schedule with a cut header name, as parsed pages.
@@ -2135,6 +2268,7 @@ mod tests {
             )),
             reverse in any::<bool>(),
             last_room in prop_oneof![Just(0usize), 0usize..6_000],
+            measure in prop_oneof![Just(Measure::Json), Just(Measure::Text)],
         ) {
             let mut s = generate(Spec { bars, links_per_bar, seed, ..Spec::new(bars) });
             for i in injections {
@@ -2162,17 +2296,17 @@ mod tests {
                 from: d("2026-01-05").add_days(from),
                 to: d("2026-01-05").add_days(from + len),
             });
-            let texts = paginate_leaving_room(&s, priority.as_ref(), max_chars, max_chars, last_room);
-            check_sizes(&texts, max_chars)?;
+            let texts = paginate_leaving_room_with(&s, priority.as_ref(), max_chars, max_chars, measure, || last_room);
+            check_sizes_as(&texts, max_chars, measure)?;
             // The room asked for is there, unless the last page has a single record or
             // its last record would not leave that room on a page of its own.
             let tail = texts.len() - 1;
             let records = &parse(&texts[tail..])[0].records;
             let cap = max_chars - ENVELOPE;
             prop_assert!(
-                record_units(&texts, tail) + last_room <= cap
+                record_units_as(&texts, tail, measure) + last_room <= cap
                     || records.len() == 1
-                    || json_units(&records[records.len() - 1]) + last_room > cap
+                    || measure.record(&records[records.len() - 1]) + last_room > cap
             );
             let mut pages = parse(&texts);
             for (i, p) in pages.iter().enumerate() {
@@ -2197,9 +2331,9 @@ mod tests {
                 prop_assert_eq!(&on_first[..k], &expected[..k]);
                 if k < expected.len() {
                     let next = &pages[1].records[0];
-                    let next_units = json_units(next);
+                    let next_units = measure.record(next);
                     prop_assert!(
-                        record_units(&texts, 0) + 1 + next_units > max_chars - ENVELOPE,
+                        record_units_as(&texts, 0, measure) + 1 + next_units > max_chars - ENVELOPE,
                         "page 0 had room for {:?}", next
                     );
                 }

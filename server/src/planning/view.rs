@@ -526,6 +526,7 @@ fn make_pages(
             Some(&priority),
             FIRST_PAGE_CHARS,
             PAGE_CHARS,
+            paging::Measure::Json,
             || {
                 analysis = made
                     .join()
