@@ -127,6 +127,11 @@ export class Palmaplan {
   }
 }
 
+/** The records of a get_schedule_page answer's structuredContent (sent as texts). */
+export function pageRecords(structured) {
+  return structured.record_parts.flatMap((t) => JSON.parse(t));
+}
+
 /** Calls a tool and gives {text, structured, isError, raw}. */
 export async function call(client, name, args = {}) {
   const raw = await client.callTool({ name, arguments: args });

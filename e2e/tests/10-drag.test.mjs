@@ -4,7 +4,7 @@
 // back to where it began writes nothing. Real mouse events, through the host page and
 // the sandbox proxy into the view's frame.
 import { test } from 'node:test';
-import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
+import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES, pageRecords } from './fixture.mjs';
 
 const ctx = setup();
 const DATES = /(\d{4}-\d{2}-\d{2}) → (\d{4}-\d{2}-\d{2})/;
@@ -56,7 +56,7 @@ for (const profile of PROFILES) {
     await waitFor(async () => JSON.stringify(await dates(f, id)) === JSON.stringify([ps, pe]) && !(await f.locator(`[data-bar="${id}"].drag`).count()), { ms: 20000, what: `the bar at ${ps} → ${pe}` });
     const page = await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 });
     assert.equal(page.structured.pages, 1, 'the demo fits in one page');
-    const bar = page.structured.records.find((r) => r.bar?.id === Number(id))?.bar;
+    const bar = pageRecords(page.structured).find((r) => r.bar?.id === Number(id))?.bar;
     assert.deepEqual([bar?.start, bar?.end], [ps, pe], JSON.stringify(bar));
 
     // Resize: pull the end edge (3 px inside it) right, by 80 px or up to the frame's

@@ -4,7 +4,7 @@
 // what_if with a push shows every moved bar, and Accept writes exactly them. Real mouse
 // events through the host page and the sandbox proxy into the view's frame.
 import { test } from 'node:test';
-import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
+import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES, pageRecords } from './fixture.mjs';
 
 const ctx = setup();
 const DATES = /(\d{4}-\d{2}-\d{2})(?: → (\d{4}-\d{2}-\d{2}))?/;
@@ -27,7 +27,7 @@ async function autoDemo(name) {
 async function stored(sid) {
   const page = await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 });
   const at = (id) => {
-    const r = page.structured.records.find((x) => x.bar?.id === id || x.milestone?.id === id);
+    const r = pageRecords(page.structured).find((x) => x.bar?.id === id || x.milestone?.id === id);
     return r.bar ? [r.bar.start, r.bar.end] : [r.milestone.date, r.milestone.date];
   };
   return [16, 17, 18, 19].map(at);

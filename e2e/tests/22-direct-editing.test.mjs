@@ -8,14 +8,14 @@
 // with the lock's words; an editor made viewer while the view is open gets the
 // server's refusal, said in the view.
 import { test } from 'node:test';
-import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
+import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES, pageRecords } from './fixture.mjs';
 
 const ctx = setup();
 
 /** The schedule's records, as the owner reads them (the demo fits in one page). */
 async function records(sid) {
   const page = await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 });
-  return page.structured.records;
+  return pageRecords(page.structured);
 }
 const links = async (sid) => (await records(sid)).filter((r) => r.link).map((r) => r.link);
 const bars = async (sid) => (await records(sid)).filter((r) => r.bar).map((r) => r.bar);
@@ -328,7 +328,7 @@ for (const profile of PROFILES) {
     }, { what: 'the refusal in the view' });
     assert.match(alert, /viewer|role|editor/i, alert);
     assert.equal(await f.locator('.pp-rename').count(), 0, 'no rename of a bar never made');
-    const after = (await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 })).structured.records.filter((r) => r.bar?.label === 'New bar');
+    const after = pageRecords((await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 })).structured).filter((r) => r.bar?.label === 'New bar');
     assert.deepEqual(after, [], 'no bar made');
 
     // A row renamed by the viewer: the field opens (the view does not know its role has
@@ -344,7 +344,7 @@ for (const profile of PROFILES) {
       const a = f.locator('[role=alert]');
       return (await a.count()) > 0 && /viewer/.test(await a.first().innerText());
     }, { what: 'the row rename refused in the view' });
-    const row6 = (await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 })).structured.records.find((r) => r.row?.id === 6).row;
+    const row6 = pageRecords((await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 })).structured).find((r) => r.row?.id === 6).row;
     assert.notEqual(row6.name, 'Not mine to rename');
     assertClean(host);
   });

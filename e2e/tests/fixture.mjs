@@ -3,10 +3,10 @@
 // every scenario ends with (no CSP violation, no request from a view's frame).
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Palmaplan, waitFor, call } from '../host/palmaplan.mjs';
+import { Palmaplan, waitFor, call, pageRecords } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
 
-export { assert, waitFor, call, PROFILES };
+export { assert, waitFor, call, pageRecords, PROFILES };
 
 /** Registers before/after hooks; the returned object fills in once they ran. */
 export function setup({ lang = 'en' } = {}) {

@@ -11,7 +11,7 @@
 mod common;
 
 use common::{Client, TestServer, call, page_offences, views_caps};
-use palmaplan_model::paging::{Page, reassemble};
+use palmaplan_model::paging::{Page, TextPage, reassemble};
 use palmaplan_model::risk::{self, Highlights};
 use palmaplan_model::synth::{self, Spec};
 use palmaplan_model::{Schedule, demo};
@@ -233,6 +233,14 @@ fn units(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
+/// A `get_schedule_page` answer's page, its records read from their texts.
+fn read_page(structured: Value) -> Page {
+    serde_json::from_value::<TextPage>(structured)
+        .unwrap()
+        .read()
+        .unwrap()
+}
+
 fn text_of(r: &CallToolResult) -> String {
     r.content
         .iter()
@@ -278,7 +286,7 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
     assert!(units(&raw) < RESPONSE_CHARS, "page 0: {}", units(&raw));
     let rank = head["rank"].clone();
     assert!(head.get("analysis").is_none());
-    let mut pages = vec![serde_json::from_value::<Page>(head).unwrap()];
+    let mut pages = vec![read_page(head)];
     let mut largest = units(&raw);
     let mut analysis = Value::Null;
     for i in 1..n {
@@ -300,7 +308,7 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
         if i == n - 1 {
             analysis = s["analysis"].clone();
         }
-        pages.push(serde_json::from_value(s).unwrap());
+        pages.push(read_page(s));
     }
     // The bound is used, not merely respected.
     assert!(largest > 100_000, "largest answer {largest}");
@@ -329,6 +337,53 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
             .contains(&format!("it has {n}, numbered 0 to {}", n - 1)),
         "{}",
         a.text
+    );
+    client.cancel().await.unwrap();
+    server.stop().await;
+}
+
+/// A page's records travel as texts, in which a quote or a backslash takes one unit more
+/// than in their JSON: the pages are measured as sent, so texts full of them still give
+/// answers under the bound (and the pages reassemble the schedule).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_of_texts_full_of_quotes_stay_under_the_bound() {
+    let server = TestServer::start("apps-quoted-pages").await;
+    let mut s = synth::generate(Spec::new(3_000));
+    for (i, b) in s.bars.iter_mut().enumerate() {
+        b.label = format!("\"{i}\" \\ «\t» \"\"\"\"\\\\\\\\");
+        // Texts longer than a page, cut by the paging and continued on later pages.
+        if i % 1_000 == 0 {
+            b.notes = "\"\\".repeat(20_000);
+        }
+    }
+    let id = server
+        .store
+        .create_schedule(&s, server.owner_id, 1)
+        .await
+        .unwrap();
+    let client = server.client().await;
+    let (mut pages, mut largest, mut n) = (Vec::new(), 0, 1);
+    while pages.len() < n {
+        let i = pages.len();
+        let (r, raw) = raw_call(
+            &client,
+            "get_schedule_page",
+            json!({"schedule": id, "page": i}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(false), "page {i}: {}", text_of(&r));
+        let size = units(&raw);
+        assert!(size < RESPONSE_CHARS, "page {i}: {size} characters");
+        largest = largest.max(size);
+        let sc = r.structured_content.unwrap();
+        n = sc["pages"].as_u64().unwrap() as usize;
+        pages.push(read_page(sc));
+    }
+    assert!(n > 3, "{n} pages");
+    assert!(largest > 100_000, "largest answer {largest}");
+    assert!(
+        reassemble(&pages).unwrap() == stripped(s),
+        "the pages do not reassemble the schedule"
     );
     client.cancel().await.unwrap();
     server.stop().await;

@@ -275,35 +275,35 @@ impl Assembly {
                     s.locks = h.locks.clone();
                 }
                 Record::Group(p) => {
-                    self.groups.push((p.index, p.item.as_ref().clone()));
+                    self.groups.push((p.index, p.item.into_owned()));
                     dirty |= GROUPS;
                 }
                 Record::Row(p) => {
-                    self.rows.push((p.index, p.item.as_ref().clone()));
+                    self.rows.push((p.index, p.item.into_owned()));
                     dirty |= ROWS;
                 }
                 Record::Bar(b) => {
-                    s.bars.push(b.as_ref().clone());
+                    s.bars.push(b.into_owned());
                     dirty |= BARS;
                 }
                 Record::Milestone(m) => {
-                    s.milestones.push(m.as_ref().clone());
+                    s.milestones.push(m.into_owned());
                     dirty |= MILESTONES;
                 }
                 Record::Link(l) => {
-                    s.links.push(l.as_ref().clone());
+                    s.links.push(l.into_owned());
                     dirty |= LINKS;
                 }
                 Record::Action(a) => {
-                    s.actions.push(a.as_ref().clone());
+                    s.actions.push(a.into_owned());
                     dirty |= ACTIONS;
                 }
                 Record::Member(m) => {
-                    s.members.push(m.as_ref().clone());
+                    s.members.push(m.into_owned());
                     dirty |= MEMBERS;
                 }
                 Record::Absence(a) => {
-                    s.absences.push(a.as_ref().clone());
+                    s.absences.push(a.into_owned());
                     dirty |= ABSENCES;
                 }
                 Record::Cont(c) => {

@@ -257,20 +257,38 @@ fn loader_answer(mut init: Value) -> Result<Value, RpcError> {
     }
 }
 
-/// Records per part of a page's text: a full page (~700 records) is read in four or
+/// Records per part of a delta's text: a large delta (~700 records) is read in four or
 /// five tasks of a few ms rather than one of ~30 ms.
 const RECORDS_PER_PART: u32 = 160;
 
-/// Moves the records of a tool result's page or delta (`structuredContent.records`,
-/// `structuredContent.delta.records`) out of the object tree: the texts of consecutive
-/// parts of the array are set aside (`data::stash_record_parts`) and `records_ref` beside
-/// them says where, for `data::take_record_parts` to read them straight into their types.
+/// Moves the records of a tool result's page or delta out of the object tree: a page's
+/// texts (`structuredContent.record_parts`, the server's parts) as they came, a delta's
+/// array (`structuredContent.delta.records`) as the texts of its consecutive parts. They
+/// are set aside (`data::stash_record_parts`) and `records_ref` beside them says where,
+/// for `data::take_record_parts` to read them straight into their types.
 fn split_records(result: &JsValue) {
     let key = |k: &str| JsValue::from_str(k);
     let Ok(sc) = js_sys::Reflect::get(result, &key("structuredContent")) else {
         return;
     };
     if !sc.is_object() {
+        return;
+    }
+    if let Ok(texts) = js_sys::Reflect::get(&sc, &key("record_parts"))
+        && js_sys::Array::is_array(&texts)
+    {
+        let texts: js_sys::Array = texts.unchecked_into();
+        // With a part that is no text, nothing is set aside: the page's reader then
+        // says its records are missing.
+        let parts: Option<Vec<String>> = texts.iter().map(|t| t.as_string()).collect();
+        if let Some(parts) = parts {
+            let n = crate::data::stash_record_parts(parts);
+            let _ = js_sys::Reflect::set(&sc, &key("records_ref"), &JsValue::from_f64(n as f64));
+            let _ = js_sys::Reflect::delete_property(
+                sc.unchecked_ref::<js_sys::Object>(),
+                &key("record_parts"),
+            );
+        }
         return;
     }
     let delta = js_sys::Reflect::get(&sc, &key("delta")).unwrap_or(JsValue::NULL);

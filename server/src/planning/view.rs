@@ -6,8 +6,9 @@
 //! - `get_schedule_page`: the whole schedule in pages (the model's `paging`), each
 //!   answer under `RESPONSE_CHARS` as the client receives it. The first page holds the
 //!   useful window (the model's `layout::useful_window`, or the window the view asks
-//!   for). The page is the `structuredContent` (a `paging::Page` with the schedule's id,
-//!   its rank and the window beside it); the text only says which page it is.
+//!   for). The page is the `structuredContent` (a `paging::TextPage`, its records as
+//!   JSON texts, with the schedule's id, its rank and the window beside it); the text
+//!   only says which page it is.
 //! - `get_changes_since`: the journal after a rank, for live updates; a poll with
 //!   nothing new reads the rank only. With `records`, the answer also carries the
 //!   current state of every item the entries touched (the model's `delta`), so the view
@@ -67,8 +68,13 @@ const ENVELOPE_CHARS: usize = 10_000;
 const PAGE_CHARS: usize = RESPONSE_CHARS - ENVELOPE_CHARS;
 /// Page 0 is smaller: about the first screen of the window (some twenty rows of ten
 /// bars), which the view draws as soon as it has read it; a full page took the view
-/// ~30 ms more to read before anything showed.
-const FIRST_PAGE_CHARS: usize = 32_000;
+/// ~30 ms more to read before anything showed. Counted as the records' text is sent
+/// (`paging::Measure::Text`, about a fifth more than their JSON).
+const FIRST_PAGE_CHARS: usize = 38_000;
+
+/// Characters of records per part of a page's text: the view reads a part per task, a
+/// few milliseconds each, so that reading a page never holds the browser for long.
+const PART_CHARS: usize = 16_000;
 
 /// The most rows the first window holds (the inline view shows about fifteen; the rest
 /// is scrolled to before the next page arrives).
@@ -93,13 +99,13 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .returns::<ViewCode>(),
         tool(
             "get_schedule_page",
-            "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, records}, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). E-mails and absence reasons are never included.",
+            "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, record_parts}: the records as JSON texts, each part an array, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). E-mails and absence reasons are never included.",
             Access::Read,
             get_schedule_page,
         )
         .used_by_view()
         .view_only()
-        .returns::<PageAnswer>(),
+        .returns::<PageAnswer<'static>>(),
         tool(
             "get_changes_since",
             "View-only. The journal entries after a rank, oldest first, with their commands, author and time, for the view's live updates. Answers at once when nothing changed. Capped: when \"more\" is true, call again with rank = next_since. With records: true, \"delta\" holds the current state of every item those entries touched ({records, removed, next_id, rank}: page records, ids gone, the state's rank), or null when the view must read the pages again. E-mails and absence reasons are removed.",
@@ -526,7 +532,8 @@ fn make_pages(
             Some(&priority),
             FIRST_PAGE_CHARS,
             PAGE_CHARS,
-            paging::Measure::Json,
+            // The records travel as texts (see `get_schedule_page`).
+            paging::Measure::Text,
             || {
                 analysis = made
                     .join()
@@ -540,8 +547,9 @@ fn make_pages(
     // The room is short only when the last record is a part of a text cut by paging
     // that nearly fills a page; the view then computes the analysis.
     let last = pages.len() - 1;
-    // In UTF-16 units, as the paging and the client count (an accent is two bytes).
-    let fits = len + pages[last].encode_utf16().count() <= PAGE_CHARS;
+    // In UTF-16 units of the text sent, as the paging and the client count (an accent is
+    // two bytes, a quote is written `\"`).
+    let fits = len + paging::Measure::Text.of(&pages[last]) <= PAGE_CHARS;
     let analysis = analysis.filter(|_| fits).map(|(a, _)| a);
     PageSet {
         analysis,
@@ -572,33 +580,58 @@ pub(super) fn prepare_pages(ctx: &Ctx, id: i64, from: Option<Date>, to: Option<D
 }
 
 /// The first window a page set is built around.
-#[derive(Debug, JsonSchema)]
-#[allow(dead_code)] // a schema only: see `PageAnswer`
+#[derive(Debug, Serialize, JsonSchema)]
 struct PageWindow {
     from: Date,
     to: Date,
     rows: Vec<RowId>,
 }
 
-/// `get_schedule_page`'s result: the model's page (`paging::Page`) with the schedule's
-/// id, rank and first window. A schema only: the pages are kept as the JSON text the
-/// paging wrote (cached per schedule state), and reading a 100,000-bar schedule's
-/// pages back into types to write them again would cost what the cache saves; the
-/// tests validate the answers against it.
-#[derive(Debug, JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct PageAnswer {
+/// `get_schedule_page`'s result: the model's page (`paging::TextPage`) with the
+/// schedule's id, rank and first window.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PageAnswer<'a> {
     schedule_id: i64,
     #[serde(flatten)]
     head: wire::PageHead,
     /// The saved version paged, null for the current state.
     version: Option<i64>,
     window: PageWindow,
-    /// The model's records (groups, rows, bars, milestones, links, … and the parts of
-    /// texts cut by the paging), read by the view's record reader.
-    records: Vec<Map<String, Value>>,
+    /// The page's records (groups, rows, bars, milestones, links, … and the parts of
+    /// texts cut by the paging, see the model's paging) as JSON texts, in order: each
+    /// part is the text of an array of records. Texts, not objects: a browser carries
+    /// a string from frame to frame for a fraction of what a tree of objects costs.
+    record_parts: Vec<String>,
     /// On the last page, when it fits: the critical bars and the risks.
-    analysis: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Map<String, Value>>")]
+    analysis: Option<&'a Value>,
+}
+
+/// A page as the paging wrote it, its records left as their texts.
+#[derive(Deserialize)]
+struct PageText<'a> {
+    #[serde(borrow)]
+    records: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// The records' texts of a page, joined into arrays of about `PART_CHARS` characters.
+fn record_parts(records: &[&serde_json::value::RawValue]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut part = String::new();
+    for r in records {
+        part.push(if part.is_empty() { '[' } else { ',' });
+        part.push_str(r.get());
+        if part.len() >= PART_CHARS {
+            part.push(']');
+            parts.push(std::mem::take(&mut part));
+        }
+    }
+    if !part.is_empty() || parts.is_empty() {
+        part.push_str(if part.is_empty() { "[]" } else { "]" });
+        parts.push(part);
+    }
+    parts
 }
 
 async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
@@ -624,7 +657,7 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         )
         .with(json!({ "pages": n, "rank": rank })));
     };
-    let mut page: Value = serde_json::from_str(text).map_err(|e| {
+    let page: PageText = serde_json::from_str(text).map_err(|e| {
         tracing::error!(error = %e, "a page is not JSON");
         Refusal::new(
             Code::Internal,
@@ -634,24 +667,24 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             ),
         )
     })?;
-    let cut = page["records"]
-        .as_array()
-        .is_some_and(|r| r.iter().any(|r| r.get("cut").is_some()));
+    let cut = page.records.iter().any(|r| r.get().starts_with("{\"cut\""));
     let w = &set.window;
-    if let Some(obj) = page.as_object_mut() {
-        obj.insert("schedule_id".into(), json!(id));
-        obj.insert("rank".into(), json!(rank));
-        obj.insert("version".into(), json!(p.version));
-        obj.insert(
-            "window".into(),
-            json!({ "from": w.from, "to": w.to, "rows": w.rows }),
-        );
-        if let Some(a) = &set.analysis
-            && p.page == n - 1
-        {
-            obj.insert("analysis".into(), a.clone());
-        }
-    }
+    let answer = PageAnswer {
+        schedule_id: id,
+        head: wire::PageHead {
+            rank,
+            page: p.page,
+            pages: n,
+        },
+        version: p.version,
+        window: PageWindow {
+            from: w.from,
+            to: w.to,
+            rows: w.rows.clone(),
+        },
+        record_parts: record_parts(&page.records),
+        analysis: set.analysis.as_ref().filter(|_| p.page == n - 1),
+    };
     let mut text = ctx.tr(
         format!(
             "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {})\u{a0}: les données sont dans structuredContent.",
@@ -689,7 +722,17 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             " A text too long is cut here; the rest of it is in the last pages.",
         ));
     }
-    Ok(Reply::ok(text, page))
+    let structured = serde_json::to_value(&answer).map_err(|e| {
+        tracing::error!(error = %e, "a page answer did not serialise");
+        Refusal::new(
+            Code::Internal,
+            ctx.tr(
+                "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
+                "The server could not prepare this page. Try again in a moment.",
+            ),
+        )
+    })?;
+    Ok(Reply::ok(text, structured))
 }
 
 // ---- get_changes_since
@@ -1152,7 +1195,15 @@ impl Planning {
 mod tests {
     use super::super::journal_testkit::{Kit, en};
     use super::*;
-    use palmaplan_model::paging::{Page, reassemble};
+    use palmaplan_model::paging::{Page, TextPage, reassemble};
+
+    /// A `get_schedule_page` answer's page, its records read from their texts.
+    fn page_of(r: &Reply) -> Page {
+        serde_json::from_value::<TextPage>(r.structured.clone())
+            .unwrap()
+            .read()
+            .unwrap()
+    }
 
     /// The demo's private data.
     fn secrets() -> Vec<String> {
@@ -1207,7 +1258,7 @@ mod tests {
             "{}",
             r.text
         );
-        let page: Page = serde_json::from_value(r.structured.clone()).unwrap();
+        let page = page_of(&r);
         let mut expected = k.state().await;
         strip_all(&mut expected);
         assert_eq!(reassemble(&[page]).unwrap(), expected);
@@ -1419,7 +1470,7 @@ mod tests {
         )
         .await;
         let bar_in = |r: &Reply| {
-            let page: Page = serde_json::from_value(r.structured.clone()).unwrap();
+            let page = page_of(r);
             reassemble(&[page]).unwrap().bars[0].clone()
         };
         let now = k
