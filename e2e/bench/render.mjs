@@ -12,7 +12,8 @@
 // page's answer, each page's round trip, and how many were in flight at once.
 // BENCH_QUIET_LOAD=1 skips the scrolling while the pages arrive (the reading alone);
 // BENCH_GAPS=1 adds the view's steps and the CPU time of each process over the reading;
-// BENCH_TRACE=load sums Chromium's trace of the reading by thread and event.
+// BENCH_TRACE=load sums Chromium's trace of the reading by thread and event;
+// BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -88,6 +89,18 @@ try {
       if (process.env.BENCH_TRACE === 'first') await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       const cpu0 = cpu();
       if (process.env.BENCH_TRACE === 'load') await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8'] });
+      // BENCH_PROFILE=load: V8's sampling profile of the host's page and of the view's
+      // frame over the reading, summed by function (self time).
+      const profiled = [];
+      if (process.env.BENCH_PROFILE === 'load') {
+        for (const [name, target] of [['host', host.page], ['view', view.frame()]]) {
+          const cdp = await host.page.context().newCDPSession(target);
+          await cdp.send('Profiler.enable');
+          await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+          await cdp.send('Profiler.start');
+          profiled.push([name, cdp]);
+        }
+      }
       await host.page.evaluate((id) => window.e2e.release(id), view.id);
       const painted = await waitFor(() => view.frame().evaluate(() => window.__bench), { ms: 60000, what: 'the first painted window' });
       if (process.env.BENCH_TRACE === 'first') {
@@ -204,6 +217,21 @@ try {
         }
         for (const [k, ev] of Object.entries(per).sort((a, b) => (b[1].RunTask?.[0] ?? 0) - (a[1].RunTask?.[0] ?? 0)).slice(0, 4)) process.stderr.write(`  ${n} ${profile} loading, thread ${k} (ms, count): ${Object.entries(ev).sort((a, b) => b[1][0] - a[1][0]).slice(0, 22).map(([n, [ms, c]]) => `${n} ${ms.toFixed(0)} (${c})`).join(', ')}\n`);
       }
+      for (const [name, cdp] of profiled) {
+        const { profile: pr } = await cdp.send('Profiler.stop');
+        const dt = new Map(pr.samples.map((id, i) => [i, pr.timeDeltas[i] / 1000]));
+        const self = new Map();
+        const byId = new Map(pr.nodes.map((nd) => [nd.id, nd]));
+        pr.samples.forEach((id, i) => {
+          const f = byId.get(id).callFrame;
+          const k = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop().slice(0, 30)}:${f.lineNumber}`;
+          self.set(k, (self.get(k) ?? 0) + dt.get(i));
+        });
+        const top = [...self].filter(([k]) => !/^\(idle\)|^\(program\)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 16);
+        const busy = [...self].filter(([k]) => !/^\(idle\)/.test(k)).reduce((a, [, v]) => a + v, 0);
+        process.stderr.write(`  ${n} ${profile} loading, ${name} profile (busy ${busy.toFixed(0)} ms; self ms): ${top.map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}\n`);
+        await cdp.detach();
+      }
       if (process.env.BENCH_GAPS) { const c1 = cpu(); process.stderr.write(`  ${n} ${profile} CPU time from the tool-result to the last page, by process (ms): ${Object.entries(c1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)]).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ')}\n`); }
       // The pages' timeline at the host: from the first window's paint to the last
       // page's answer, each page's round trip (the view's request to the answer the
@@ -237,7 +265,7 @@ try {
         const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
         const at = tl.findLastIndex(([l]) => l === 'settled');
         if (at >= 0) process.stderr.write(`  ${n} ${profile} completion: ${tl.slice(at, at + 5).map(([l, t]) => `${l} +${Math.round(t - tl[at][1])}`).join(', ')}\n`);
-        // The pages' reading: each part of 160 records read from its text into the
+        // The pages' reading: each part (~16,000 characters of records) read from its text into the
         // model's types and added to the schedule (part → part read), over the whole
         // load since the scrolling began (page 0's parts are in the first steps above).
         const reads = [];
