@@ -233,6 +233,30 @@ fn units(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
+/// Every page of a schedule, each answer's structuredContent and whole text: each under
+/// the bound, and the bound used, not merely respected.
+async fn all_pages(client: &Client, id: i64) -> Vec<(Value, String)> {
+    let (mut out, mut largest, mut n) = (Vec::new(), 0, 1);
+    while out.len() < n {
+        let i = out.len();
+        let (r, raw) = raw_call(
+            client,
+            "get_schedule_page",
+            json!({"schedule": id, "page": i}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(false), "page {i}: {}", text_of(&r));
+        let size = units(&raw);
+        assert!(size < RESPONSE_CHARS, "page {i}: {size} characters");
+        largest = largest.max(size);
+        let s = r.structured_content.unwrap();
+        n = s["pages"].as_u64().unwrap() as usize;
+        out.push((s, raw));
+    }
+    assert!(largest > 100_000, "largest answer {largest}");
+    out
+}
+
 /// A `get_schedule_page` answer's page, its records read from their texts.
 fn read_page(structured: Value) -> Page {
     serde_json::from_value::<TextPage>(structured)
@@ -273,35 +297,14 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
         .unwrap();
     let client = server.client().await;
 
-    let (first, raw) = raw_call(
-        &client,
-        "get_schedule_page",
-        json!({"schedule": id, "page": 0}),
-    )
-    .await;
-    assert_eq!(first.is_error, Some(false), "{}", text_of(&first));
-    let head = first.structured_content.clone().unwrap();
-    let n = head["pages"].as_u64().unwrap() as usize;
+    let answers = all_pages(&client, id).await;
+    let n = answers.len();
     assert!(n > 20, "{n} pages");
-    assert!(units(&raw) < RESPONSE_CHARS, "page 0: {}", units(&raw));
-    let rank = head["rank"].clone();
-    assert!(head.get("analysis").is_none());
-    let mut pages = vec![read_page(head)];
-    let mut largest = units(&raw);
+    let rank = answers[0].0["rank"].clone();
+    let mut pages = Vec::new();
     let mut analysis = Value::Null;
-    for i in 1..n {
-        let (r, raw) = raw_call(
-            &client,
-            "get_schedule_page",
-            json!({"schedule": id, "page": i}),
-        )
-        .await;
-        assert_eq!(r.is_error, Some(false), "page {i}: {}", text_of(&r));
-        let size = units(&raw);
-        assert!(size < RESPONSE_CHARS, "page {i}: {size} characters");
-        largest = largest.max(size);
+    for (i, (s, raw)) in answers.into_iter().enumerate() {
         assert!(!raw.contains('@'), "page {i} carries an e-mail");
-        let s = r.structured_content.unwrap();
         assert_eq!(s["rank"], rank);
         assert_eq!(s["page"], i);
         assert_eq!(s.get("analysis").is_some(), i == n - 1, "page {i}");
@@ -310,8 +313,6 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
         }
         pages.push(read_page(s));
     }
-    // The bound is used, not merely respected.
-    assert!(largest > 100_000, "largest answer {largest}");
     let back = reassemble(&pages).unwrap();
     assert!(
         back == stripped(big),
@@ -362,25 +363,12 @@ async fn pages_of_texts_full_of_quotes_stay_under_the_bound() {
         .await
         .unwrap();
     let client = server.client().await;
-    let (mut pages, mut largest, mut n) = (Vec::new(), 0, 1);
-    while pages.len() < n {
-        let i = pages.len();
-        let (r, raw) = raw_call(
-            &client,
-            "get_schedule_page",
-            json!({"schedule": id, "page": i}),
-        )
-        .await;
-        assert_eq!(r.is_error, Some(false), "page {i}: {}", text_of(&r));
-        let size = units(&raw);
-        assert!(size < RESPONSE_CHARS, "page {i}: {size} characters");
-        largest = largest.max(size);
-        let sc = r.structured_content.unwrap();
-        n = sc["pages"].as_u64().unwrap() as usize;
-        pages.push(read_page(sc));
-    }
-    assert!(n > 3, "{n} pages");
-    assert!(largest > 100_000, "largest answer {largest}");
+    let pages: Vec<Page> = all_pages(&client, id)
+        .await
+        .into_iter()
+        .map(|(s, _)| read_page(s))
+        .collect();
+    assert!(pages.len() > 3, "{} pages", pages.len());
     assert!(
         reassemble(&pages).unwrap() == stripped(s),
         "the pages do not reassemble the schedule"

@@ -657,16 +657,8 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         )
         .with(json!({ "pages": n, "rank": rank })));
     };
-    let page: PageText = serde_json::from_str(text).map_err(|e| {
-        tracing::error!(error = %e, "a page is not JSON");
-        Refusal::new(
-            Code::Internal,
-            ctx.tr(
-                "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
-                "The server could not prepare this page. Try again in a moment.",
-            ),
-        )
-    })?;
+    let page: PageText =
+        serde_json::from_str(text).map_err(|e| page_failed(&ctx, "a page is not JSON", e))?;
     let cut = page.records.iter().any(|r| r.get().starts_with("{\"cut\""));
     let w = &set.window;
     let answer = PageAnswer {
@@ -722,17 +714,21 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             " A text too long is cut here; the rest of it is in the last pages.",
         ));
     }
-    let structured = serde_json::to_value(&answer).map_err(|e| {
-        tracing::error!(error = %e, "a page answer did not serialise");
-        Refusal::new(
-            Code::Internal,
-            ctx.tr(
-                "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
-                "The server could not prepare this page. Try again in a moment.",
-            ),
-        )
-    })?;
+    let structured = serde_json::to_value(&answer)
+        .map_err(|e| page_failed(&ctx, "a page answer did not serialise", e))?;
     Ok(Reply::ok(text, structured))
+}
+
+/// A page the server cannot give (a bug, logged): the caller is told to try again.
+fn page_failed(ctx: &Ctx, what: &str, e: serde_json::Error) -> Refusal {
+    tracing::error!(error = %e, "{what}");
+    Refusal::new(
+        Code::Internal,
+        ctx.tr(
+            "Le serveur n'a pas pu préparer cette page. Réessayez dans un instant.",
+            "The server could not prepare this page. Try again in a moment.",
+        ),
+    )
 }
 
 // ---- get_changes_since
