@@ -265,7 +265,7 @@ try {
         const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
         const at = tl.findLastIndex(([l]) => l === 'settled');
         if (at >= 0) process.stderr.write(`  ${n} ${profile} completion: ${tl.slice(at, at + 5).map(([l, t]) => `${l} +${Math.round(t - tl[at][1])}`).join(', ')}\n`);
-        // The pages' reading: each part (~16,000 characters of records) read from its text into the
+        // The pages' reading: each part (~16,000 bytes of records) read from its text into the
         // model's types and added to the schedule (part → part read), over the whole
         // load since the scrolling began (page 0's parts are in the first steps above).
         const reads = [];

@@ -1030,10 +1030,15 @@ impl Packer {
         });
         let skeleton_units = self.measure.record(&skeleton);
         // Each kept field also pays for its quotes and its key, which the skeleton may
-        // lack (empty notes are not written): 16 units covers the longest key.
+        // lack (empty notes are not written): 16 units covers the longest key, 20 once
+        // its four quotes are escaped again as text.
+        let per_field = match self.measure {
+            Measure::Json => 16,
+            Measure::Text => 20,
+        };
         let mut budget = self
             .cut_target
-            .saturating_sub(skeleton_units + 16 * candidates.len());
+            .saturating_sub(skeleton_units + per_field * candidates.len());
 
         // Shortest first: short texts stay whole, the long ones are the ones cut.
         crate::order::sort_by_key(&mut candidates, |&(field, units)| (units, field));

@@ -72,9 +72,10 @@ const PAGE_CHARS: usize = RESPONSE_CHARS - ENVELOPE_CHARS;
 /// (`paging::Measure::Text`, about a fifth more than their JSON).
 const FIRST_PAGE_CHARS: usize = 38_000;
 
-/// Characters of records per part of a page's text: the view reads a part per task, a
-/// few milliseconds each, so that reading a page never holds the browser for long.
-const PART_CHARS: usize = 16_000;
+/// Bytes of records after which a part of a page's text is closed (records are never
+/// split): the view reads a part per task, a few milliseconds each, so that reading a
+/// page never holds the browser for long.
+const PART_BYTES: usize = 16_000;
 
 /// The most rows the first window holds (the inline view shows about fifteen; the rest
 /// is scrolled to before the next page arrives).
@@ -615,14 +616,15 @@ struct PageText<'a> {
     records: Vec<&'a serde_json::value::RawValue>,
 }
 
-/// The records' texts of a page, joined into arrays of about `PART_CHARS` characters.
+/// The records' texts of a page, joined into arrays of whole records of about
+/// `PART_BYTES` bytes.
 fn record_parts(records: &[&serde_json::value::RawValue]) -> Vec<String> {
     let mut parts = Vec::new();
     let mut part = String::new();
     for r in records {
         part.push(if part.is_empty() { '[' } else { ',' });
         part.push_str(r.get());
-        if part.len() >= PART_CHARS {
+        if part.len() >= PART_BYTES {
             part.push(']');
             parts.push(std::mem::take(&mut part));
         }
