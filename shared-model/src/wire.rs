@@ -362,8 +362,10 @@ pub struct PageHead {
     pub rank: i64,
     /// This page's number, from 0.
     pub page: usize,
-    /// How many pages the schedule has.
-    pub pages: usize,
+    /// How many pages the schedule has; null only on page 0 of packed pages asked for
+    /// before the server packed them (`get_schedule_page`'s `packed`): page 1's answer
+    /// tells.
+    pub pages: Option<usize>,
 }
 
 /// What a live update's delta says besides its records (which travel in the pages'
