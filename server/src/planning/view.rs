@@ -8,7 +8,12 @@
 //!   useful window (the model's `layout::useful_window`, or the window the view asks
 //!   for). The page is the `structuredContent` (a `paging::TextPage`, its records as
 //!   JSON texts, with the schedule's id, its rank and the window beside it); the text
-//!   only says which page it is.
+//!   only says which page it is. With `packed` (the packed view page, which unpacks
+//!   gzip in the browser), page 0 stays as it is and is answered at once, and the
+//!   model's later pages come several to an answer, each gzip in base64
+//!   (`packed_parts`): a 100,000-bar schedule in ~49 answers instead of 191, and
+//!   about a quarter of the characters, which the host and the browser copy several
+//!   times on the way.
 //! - `get_changes_since`: the journal after a rank, for live updates; a poll with
 //!   nothing new reads the rank only. With `records`, the answer also carries the
 //!   current state of every item the entries touched (the model's `delta`), so the view
@@ -100,7 +105,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         .returns::<ViewCode>(),
         tool(
             "get_schedule_page",
-            "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, record_parts}: the records as JSON texts, each part an array, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). E-mails and absence reasons are never included.",
+            "View-only. One page of a whole schedule for the embedded view: structuredContent is the page ({page, pages, record_parts}: the records as JSON texts, each part an array, see the model's paging) with the schedule's id, rank and first window; each answer stays under 120,000 characters. Page 0 holds the useful window (or the one given). With packed: true (a reader that unpacks gzip), pages after 0 come several to an answer in packed_parts (each page's record parts, one per line, gzip in base64), and page 0 may come before the count (pages null: page 1's answer tells). E-mails and absence reasons are never included.",
             Access::Read,
             get_schedule_page,
         )
@@ -150,6 +155,31 @@ struct PageSet {
     window: Priority,
     /// The analysis the last page also carries (see `analysis_of`).
     analysis: Option<Value>,
+    /// The same pages as a view that unpacks reads them (`packed`), made the first time
+    /// one asks.
+    packed: std::sync::OnceLock<Packed>,
+}
+
+/// A page set for a view that unpacks (`get_schedule_page` with `packed`): page 0 as it
+/// is (the first window is drawn from it at once), then the model's pages several to an
+/// answer, each page's record parts compressed (gzip, base64): the records of a
+/// 100,000-bar schedule take some 49 answers instead of 191, and about a quarter of the
+/// characters, which the host and the browser copy several times on the way.
+#[derive(Debug)]
+struct Packed {
+    answers: Vec<PackedAnswer>,
+}
+
+/// One answer of a packed page set: the model's pages `first..end`.
+#[derive(Debug)]
+struct PackedAnswer {
+    first: usize,
+    end: usize,
+    /// Each page's parts, one per line, gzip in base64; None for one page sent as it
+    /// is (page 0, or a page that compression would not shorten).
+    packed: Option<Vec<String>>,
+    /// Whether one of its records is a part of a text cut by the paging.
+    cut: bool,
 }
 
 /// At most this many characters of analysis (critical bars, bars at risk, violated
@@ -309,6 +339,11 @@ struct GetPage {
     /// it is now (the view draws it as the baseline or one side of a comparison).
     #[serde(default)]
     version: Option<i64>,
+    /// Pages for a reader that unpacks gzip: after page 0, several of the model's pages
+    /// to an answer, in `packed_parts` (fewer, shorter answers; the numbering and the
+    /// count are then those of the packed pages).
+    #[serde(default)]
+    packed: bool,
 }
 
 /// The rows with a bar or a milestone between two days, in display order, capped.
@@ -556,7 +591,118 @@ fn make_pages(
         analysis,
         pages,
         window: priority,
+        packed: std::sync::OnceLock::new(),
     }
+}
+
+/// Whether a page's records hold a part of a text cut by the paging.
+fn has_cut(records: &[&serde_json::value::RawValue]) -> bool {
+    records.iter().any(|r| r.get().starts_with("{\"cut\""))
+}
+
+/// A page's record parts, one per line (a JSON text holds no raw line break), gzip in
+/// base64; with whether one is cut. None when compression would not make the page
+/// shorter than its text.
+fn pack_page(page: &str) -> Result<(Option<String>, bool), serde_json::Error> {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let text: PageText = serde_json::from_str(page)?;
+    let lines = record_parts(&text.records).join("\n");
+    // Level 1: at 100,000 bars, 20 MB of records in ~50 ms on one core; higher levels
+    // cost several times that for a few percent.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let packed = gz
+        .write_all(lines.as_bytes())
+        .and_then(|()| gz.finish())
+        .map(|bytes| base64::engine::general_purpose::STANDARD.encode(bytes))
+        .ok()
+        // With its quotes and comma in the answer, it must leave the page's bound.
+        .filter(|b64| b64.len() + 3 < paging::Measure::Text.of(page));
+    Ok((packed, has_cut(&text.records)))
+}
+
+/// The answers of `set` for a view that unpacks: page 0 alone and as it is, then as
+/// many compressed pages to an answer as stay under `PAGE_CHARS`, the last one leaving
+/// room for the analysis. Compressed on every core (the making waits for it only once
+/// per set).
+fn pack_set(set: &PageSet) -> Result<Packed, serde_json::Error> {
+    let n = set.pages.len();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(n.max(1));
+    let mut packed: Vec<(Option<String>, bool)> = Vec::with_capacity(n);
+    std::thread::scope(|scope| {
+        let chunk = n.saturating_sub(1).div_ceil(workers).max(1);
+        let handles: Vec<_> = set
+            .pages
+            .get(1..)
+            .unwrap_or_default()
+            .chunks(chunk)
+            .map(|pages| {
+                scope.spawn(move || pages.iter().map(|p| pack_page(p)).collect::<Vec<_>>())
+            })
+            .collect();
+        let first: PageText = serde_json::from_str(&set.pages[0])?;
+        packed.push((None, has_cut(&first.records)));
+        for h in handles {
+            let made = h
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for p in made {
+                packed.push(p?);
+            }
+        }
+        Ok::<(), serde_json::Error>(())
+    })?;
+    let analysis = set
+        .analysis
+        .as_ref()
+        .map_or(0, |a| a.to_string().len() + r#","analysis":"#.len());
+    let mut answers: Vec<PackedAnswer> = Vec::new();
+    // The answer being filled, with its characters.
+    let mut open: Option<(PackedAnswer, usize)> = None;
+    for (i, (text, cut)) in packed.into_iter().enumerate() {
+        let room = if i + 1 == n {
+            PAGE_CHARS - analysis
+        } else {
+            PAGE_CHARS
+        };
+        // Plain when compressed it would not fit even alone (the last page, whose
+        // text leaves room for the analysis, then goes as it is).
+        let text = text.filter(|t| t.len() + 3 <= room);
+        let Some(text) = text else {
+            answers.extend(open.take().map(|(a, _)| a));
+            answers.push(PackedAnswer {
+                first: i,
+                end: i + 1,
+                packed: None,
+                cut,
+            });
+            continue;
+        };
+        let cost = text.len() + 3;
+        if let Some((a, used)) = open.as_mut()
+            && *used + cost <= room
+        {
+            a.end = i + 1;
+            a.cut |= cut;
+            *used += cost;
+            a.packed.get_or_insert_default().push(text);
+            continue;
+        }
+        answers.extend(open.take().map(|(a, _)| a));
+        open = Some((
+            PackedAnswer {
+                first: i,
+                end: i + 1,
+                packed: Some(vec![text]),
+                cut,
+            },
+            cost,
+        ));
+    }
+    answers.extend(open.map(|(a, _)| a));
+    Ok(Packed { answers })
 }
 
 /// Makes, in the background, the pages a view just shown will ask for first: the
@@ -575,8 +721,11 @@ pub(super) fn prepare_pages(ctx: &Ctx, id: i64, from: Option<Date>, to: Option<D
     };
     let ctx = ctx.clone();
     tokio::spawn(async move {
-        // A failure is the view's own request's to report.
-        let _ = page_set(&ctx, id, None, window, false).await;
+        // A failure is the view's own request's to report. Packed too: the packed
+        // page's view asks for them so.
+        if let Ok((_, set)) = page_set(&ctx, id, None, window, false).await {
+            let _ = packed_of(&ctx, &set).await;
+        }
     });
 }
 
@@ -603,6 +752,11 @@ struct PageAnswer<'a> {
     /// part is the text of an array of records. Texts, not objects: a browser carries
     /// a string from frame to frame for a fraction of what a tree of objects costs.
     record_parts: Vec<String>,
+    /// When asked for `packed` (and `record_parts` is then empty): the model's pages of
+    /// this answer, in order, each the gzip (in base64) of its record parts, one per
+    /// line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    packed_parts: Vec<String>,
     /// On the last page, when it fits: the critical bars and the risks.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Map<String, Value>>")]
@@ -648,27 +802,64 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
         .as_ref()
         .is_some_and(|w| w.rows.as_ref().is_some_and(|r| !r.is_empty()));
     let (rank, set) = page_set(&ctx, id, p.version, window, rows_given).await?;
-    let n = set.pages.len();
-    let Some(text) = set.pages.get(p.page) else {
-        return Err(Refusal::new(
-            Code::PageNotFound,
-            ctx.tr(
-                format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, {} de 0 à {} (rang {rank}).", p.page, plural(Lang::Fr, n, "numérotée", "numérotées"), n - 1),
-                format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
-            ),
-        )
-        .with(json!({ "pages": n, "rank": rank })));
+    // Page 0 is the model's page 0 whether packed or not: answered at once, before the
+    // other pages are packed (in the background meanwhile), with their count left to
+    // page 1's answer (the first window does not wait ~100-200 ms of compression).
+    let early = p.packed && p.page == 0 && set.pages.len() > 1 && set.packed.get().is_none();
+    let packed = if early {
+        let (c, s) = (ctx.clone(), Arc::clone(&set));
+        tokio::spawn(async move {
+            // A failure is page 1's request's to report.
+            let _ = packed_of(&c, &s).await;
+        });
+        None
+    } else if p.packed {
+        Some(packed_of(&ctx, &set).await?)
+    } else {
+        None
     };
-    let page: PageText =
-        serde_json::from_str(text).map_err(|e| page_failed(&ctx, "a page is not JSON", e))?;
-    let cut = page.records.iter().any(|r| r.get().starts_with("{\"cut\""));
+    let n = packed.as_ref().map_or(set.pages.len(), |k| k.answers.len());
+    // The model's page sent as it is, or the compressed pages of this answer.
+    let (text, packed) = match &packed {
+        None if early => (set.pages.first(), None),
+        None => (set.pages.get(p.page), None),
+        Some(k) => match k.answers.get(p.page) {
+            Some(a) => match &a.packed {
+                None => (set.pages.get(a.first), None),
+                Some(parts) => (None, Some((parts, a.cut))),
+            },
+            None => (None, None),
+        },
+    };
+    let (record_parts, packed_parts, cut) = match (text, packed) {
+        (Some(text), _) => {
+            let page: PageText = serde_json::from_str(text)
+                .map_err(|e| page_failed(&ctx, "a page is not JSON", e))?;
+            (
+                record_parts(&page.records),
+                Vec::new(),
+                has_cut(&page.records),
+            )
+        }
+        (None, Some((parts, cut))) => (Vec::new(), parts.clone(), cut),
+        (None, None) => {
+            return Err(Refusal::new(
+                Code::PageNotFound,
+                ctx.tr(
+                    format!("Le planning {id} n'a pas de page {}\u{a0}: il en a {n}, {} de 0 à {} (rang {rank}).", p.page, plural(Lang::Fr, n, "numérotée", "numérotées"), n - 1),
+                    format!("Schedule {id} has no page {}: it has {n}, numbered 0 to {} (rank {rank}).", p.page, n - 1),
+                ),
+            )
+            .with(json!({ "pages": n, "rank": rank })));
+        }
+    };
     let w = &set.window;
     let answer = PageAnswer {
         schedule_id: id,
         head: wire::PageHead {
             rank,
             page: p.page,
-            pages: n,
+            pages: (!early).then_some(n),
         },
         version: p.version,
         window: PageWindow {
@@ -676,10 +867,17 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             to: w.to,
             rows: w.rows.clone(),
         },
-        record_parts: record_parts(&page.records),
-        analysis: set.analysis.as_ref().filter(|_| p.page == n - 1),
+        record_parts,
+        packed_parts,
+        analysis: set.analysis.as_ref().filter(|_| !early && p.page == n - 1),
     };
-    let mut text = ctx.tr(
+    let mut text = if early {
+        ctx.tr(
+            format!("Page 0 du planning {id} au rang {rank}\u{a0}: les données sont dans structuredContent\u{a0}; la réponse de la page 1 dit combien il y en a."),
+            format!("Page 0 of schedule {id} at rank {rank}: the data is in structuredContent; page 1's answer tells how many pages there are."),
+        )
+    } else {
+        ctx.tr(
         format!(
             "Page {} du planning {id} au rang {rank} ({}, {} de 0 à {})\u{a0}: les données sont dans structuredContent.",
             p.page,
@@ -693,7 +891,8 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
             count(Lang::En, n, "page", "pages"),
             n - 1
         ),
-    );
+    )
+    };
     if p.page == 0 {
         text.push_str(&ctx.tr(
             format!(
@@ -721,8 +920,45 @@ async fn get_schedule_page(ctx: Ctx, p: GetPage) -> Result<Reply, Refusal> {
     Ok(Reply::ok(text, structured))
 }
 
+/// The packed answers of `set`, made the first time a view asks (off the async
+/// workers: ~50 ms of compression at 100,000 bars, on every core).
+async fn packed_of<'s>(ctx: &Ctx, set: &'s Arc<PageSet>) -> Result<&'s Packed, Refusal> {
+    if let Some(k) = set.packed.get() {
+        return Ok(k);
+    }
+    let making = Arc::clone(set);
+    let made = tokio::task::spawn_blocking(move || {
+        // Several requests at once: the first packs, the others wait for it.
+        let mut failed = None;
+        making.packed.get_or_init(|| {
+            pack_set(&making).unwrap_or_else(|e| {
+                failed = Some(e);
+                Packed {
+                    answers: Vec::new(),
+                }
+            })
+        });
+        failed
+    })
+    .await;
+    match made {
+        Ok(None) => {}
+        Ok(Some(e)) => return Err(page_failed(ctx, "a page could not be packed", e)),
+        Err(e) => return Err(page_failed(ctx, "packing pages failed", e)),
+    }
+    // Empty only when packing failed, which was logged then.
+    match set.packed.get() {
+        Some(k) if !k.answers.is_empty() => Ok(k),
+        _ => Err(page_failed(
+            ctx,
+            "pages left unpacked",
+            "packing failed before",
+        )),
+    }
+}
+
 /// A page the server cannot give (a bug, logged): the caller is told to try again.
-fn page_failed(ctx: &Ctx, what: &str, e: serde_json::Error) -> Refusal {
+fn page_failed(ctx: &Ctx, what: &str, e: impl std::fmt::Display) -> Refusal {
     tracing::error!(error = %e, "{what}");
     Refusal::new(
         Code::Internal,
@@ -1221,6 +1457,85 @@ mod tests {
             assert!(!all.contains(&s), "{what} shows “{s}”: {all}");
         }
         assert!(!all.contains('@'), "{what} shows an e-mail: {all}");
+    }
+
+    /// Packed answers cover the model's pages in order, page 0 alone and as it is, each
+    /// under the bound (the last leaving room for the analysis), and a page compression
+    /// would not shorten (labels of random letters) goes as it is.
+    #[test]
+    fn packed_answers_cover_the_pages_under_the_bound() {
+        const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let today: Date = "2026-11-02".parse().unwrap();
+        for noisy in [false, true] {
+            let mut s = palmaplan_model::synth::generate(palmaplan_model::synth::Spec::new(10_000));
+            if noisy {
+                // A fixed sequence (the model's tests have no randomness either).
+                let mut x: u64 = 1;
+                for b in &mut s.bars {
+                    b.label = (0..400)
+                        .map(|_| {
+                            x = x
+                                .wrapping_mul(6_364_136_223_846_793_005)
+                                .wrapping_add(1_442_695_040_888_963_407);
+                            char::from(LETTERS[(x >> 58) as usize])
+                        })
+                        .collect();
+                }
+            }
+            let set = make_pages(Arc::new(s), today, None, false);
+            let packed = pack_set(&set).unwrap();
+            let analysis = set
+                .analysis
+                .as_ref()
+                .map_or(0, |a| a.to_string().len() + r#","analysis":"#.len());
+            let last = packed.answers.len() - 1;
+            let mut next = 0;
+            for (i, a) in packed.answers.iter().enumerate() {
+                assert_eq!((a.first, i == 0), (next, a.end == 1), "answer {i}");
+                assert!(a.end > a.first);
+                next = a.end;
+                match &a.packed {
+                    None => {
+                        assert_eq!(a.end - a.first, 1, "answer {i}: plain pages go alone");
+                        let shorter = pack_page(&set.pages[a.first]).unwrap().0;
+                        let room = if i == last {
+                            PAGE_CHARS - analysis
+                        } else {
+                            PAGE_CHARS
+                        };
+                        assert!(
+                            i == 0 || shorter.is_none_or(|t| t.len() + 3 > room),
+                            "answer {i}: a page that packs went as it is"
+                        );
+                    }
+                    Some(texts) => {
+                        assert_eq!(texts.len(), a.end - a.first);
+                        let chars: usize = texts.iter().map(|t| t.len() + 3).sum();
+                        let room = if i == last {
+                            PAGE_CHARS - analysis
+                        } else {
+                            PAGE_CHARS
+                        };
+                        assert!(chars <= room, "answer {i}: {chars} characters");
+                    }
+                }
+            }
+            assert_eq!(next, set.pages.len());
+            let plain = packed.answers.iter().filter(|a| a.packed.is_none()).count();
+            if noisy {
+                assert!(
+                    plain > 1,
+                    "random letters compressed: {plain} plain answers"
+                );
+            } else {
+                assert!(
+                    packed.answers.len() * 3 < set.pages.len(),
+                    "{} answers for {} pages",
+                    packed.answers.len(),
+                    set.pages.len()
+                );
+            }
+        }
     }
 
     #[test]
