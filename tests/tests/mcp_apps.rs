@@ -257,6 +257,55 @@ async fn all_pages(client: &Client, id: i64) -> Vec<(Value, String)> {
     out
 }
 
+/// Every answer of a schedule's packed pages (`packed`), as a view that unpacks reads
+/// them: each under the bound; page 0 says no count when the pages were not packed yet.
+async fn all_packed_answers(client: &Client, id: i64) -> Vec<(Value, String)> {
+    let mut out: Vec<(Value, String)> = Vec::new();
+    let mut n = None;
+    while out.len() < n.unwrap_or(2) {
+        let i = out.len();
+        let (r, raw) = raw_call(
+            client,
+            "get_schedule_page",
+            json!({"schedule": id, "page": i, "packed": true}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(false), "packed page {i}: {}", text_of(&r));
+        let size = units(&raw);
+        assert!(size < RESPONSE_CHARS, "packed page {i}: {size} characters");
+        let s = r.structured_content.unwrap();
+        if let Some(pages) = s["pages"].as_u64() {
+            n = Some(pages as usize);
+        }
+        out.push((s, raw));
+    }
+    out
+}
+
+/// The record parts of a packed answer, unpacked as the view does (gzip in base64, a
+/// part per line), or its plain parts.
+fn unpacked_parts(s: &Value) -> Vec<String> {
+    use base64::Engine as _;
+    use std::io::Read as _;
+    let texts = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().map(|t| t.as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default()
+    };
+    let mut parts = texts(&s["record_parts"]);
+    for packed in texts(&s["packed_parts"]) {
+        let gz = base64::engine::general_purpose::STANDARD
+            .decode(packed)
+            .unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        parts.extend(text.split('\n').map(str::to_owned));
+    }
+    parts
+}
+
 /// A `get_schedule_page` answer's page, its records read from their texts.
 fn read_page(structured: Value) -> Page {
     serde_json::from_value::<TextPage>(structured)
@@ -301,6 +350,11 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
     let n = answers.len();
     assert!(n > 20, "{n} pages");
     let rank = answers[0].0["rank"].clone();
+    let plain_parts: Vec<String> = answers
+        .iter()
+        .flat_map(|(s, _)| unpacked_parts(s))
+        .collect();
+    let first_parts = answers[0].0["record_parts"].clone();
     let mut pages = Vec::new();
     let mut analysis = Value::Null;
     for (i, (s, raw)) in answers.into_iter().enumerate() {
@@ -324,6 +378,48 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
         Highlights::from_wire(&analysis, &back),
         Some(risk::highlights(&back))
     );
+
+    // Packed, as the packed view page reads them: the same record parts in order, in
+    // a few times fewer answers; page 0 as it is and at once (its count left to page
+    // 1), the analysis on the last answer only.
+    let packed = all_packed_answers(&client, id).await;
+    let k = packed.len();
+    assert!(k * 3 < n, "{k} packed answers for {n} pages");
+    assert_eq!(
+        packed[0].0["pages"],
+        Value::Null,
+        "page 0 waited for the packing"
+    );
+    assert_eq!(packed[0].0["record_parts"], first_parts);
+    assert!(packed[0].0.get("packed_parts").is_none());
+    for (i, (s, raw)) in packed.iter().enumerate() {
+        assert!(!raw.contains('@'), "packed page {i} carries an e-mail");
+        assert_eq!(s["page"], i);
+        assert_eq!(s["rank"], rank);
+        if i > 0 {
+            assert_eq!(s["pages"], k, "packed page {i}");
+        }
+        assert_eq!(s.get("analysis").is_some(), i == k - 1, "packed page {i}");
+    }
+    assert!(
+        packed[1..]
+            .iter()
+            .any(|(s, _)| s.get("packed_parts").is_some())
+    );
+    assert_eq!(packed[k - 1].0["analysis"], analysis);
+    let packed_parts: Vec<String> = packed.iter().flat_map(|(s, _)| unpacked_parts(s)).collect();
+    assert!(
+        packed_parts == plain_parts,
+        "the packed pages do not carry the pages' records"
+    );
+    // Packed already: page 0 now tells the count.
+    let again = call(
+        &client,
+        "get_schedule_page",
+        json!({"schedule": id, "page": 0, "packed": true}),
+    )
+    .await;
+    assert_eq!(again.structured["pages"], k);
 
     // Past the last page: a refusal that says how many there are.
     let a = call(
