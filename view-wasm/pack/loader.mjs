@@ -41,6 +41,19 @@ async function unpackText(text) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** Unpacks a packed page's parts for the view (`get_schedule_page` with `packed`): each
+ *  is a gzip stream in base64 of record parts one per line (a record part is a JSON text,
+ *  which never holds a raw line break). Gives the parts in order, or why not as a text:
+ *  it never rejects, so the view always hears back. */
+pp.unpack = (texts) =>
+  Promise.all(Array.from(texts, (t) => unpackText(t))).then(
+    (all) => {
+      const utf8 = new TextDecoder();
+      return all.flatMap((bytes) => utf8.decode(bytes).split("\n"));
+    },
+    (e) => String((e && e.message) || e),
+  );
+
 // The loader's own requests to the host, answered before the bridge runs.
 let seq = 0;
 const waiting = new Map();

@@ -44,31 +44,102 @@ pub fn take_records(v: &mut Value) -> Result<Vec<Record<'static>>, String> {
     Ok(all)
 }
 
+/// The records of a message `host` set aside.
+enum Held {
+    /// Their texts, in parts.
+    Ready(Vec<String>),
+    /// Being unpacked (a packed page, see `host::split_records`), with what waits for
+    /// them (`when_ready`).
+    Unpacking(Vec<Box<dyn FnOnce()>>),
+    /// Unpacking failed: why.
+    Failed(String),
+}
+
 /// Messages whose records `host` set aside, by number, the oldest first.
-type Stash = Vec<(u64, Vec<String>)>;
+type Stash = Vec<(u64, Held)>;
 
 thread_local! {
     static STASH: std::cell::RefCell<(u64, Stash)> = const { std::cell::RefCell::new((0, Vec::new())) };
 }
 
 /// How many messages' records wait at most: a message's reader takes them in the task
-/// the message arrives in, so only the records of answers nobody reads (a duplicate, a
-/// call that timed out) stay, and these go as newer ones come.
-const STASH_KEPT: usize = 4;
+/// the message arrives in (or once they are unpacked), so only the records of answers
+/// nobody reads (a duplicate, a call that timed out) stay, and these go as newer ones
+/// come.
+const STASH_KEPT: usize = 8;
+
+/// Sets aside `held` and gives the number the message then carries as `records_ref`.
+fn stash(held: Held) -> u64 {
+    let (n, dropped) = STASH.with(|s| {
+        let (next, kept) = &mut *s.borrow_mut();
+        *next += 1;
+        let dropped = (kept.len() >= STASH_KEPT).then(|| kept.remove(0).1);
+        kept.push((*next, held));
+        (*next, dropped)
+    });
+    // Whoever waited for dropped records is told (they are then missing), outside the
+    // stash's borrow.
+    if let Some(Held::Unpacking(waiting)) = dropped {
+        waiting.into_iter().for_each(|f| f());
+    }
+    n
+}
 
 /// Sets aside the texts of a message's records and gives the number the message then
 /// carries as `records_ref`: the texts reach their reader as they are, instead of going
 /// into the message's JSON text (every quote escaped) and out again (~7 ms for page 0).
 pub fn stash_record_parts(parts: Vec<String>) -> u64 {
-    STASH.with(|s| {
-        let (next, kept) = &mut *s.borrow_mut();
-        *next += 1;
-        if kept.len() >= STASH_KEPT {
-            kept.remove(0);
+    stash(Held::Ready(parts))
+}
+
+/// Sets aside records still being unpacked; `unpacked` gives them (or why not) later.
+pub fn stash_unpacking() -> u64 {
+    stash(Held::Unpacking(Vec::new()))
+}
+
+/// The records set aside as `n` are unpacked (or could not be): who waited reads them.
+pub fn unpacked(n: u64, parts: Result<Vec<String>, String>) {
+    let waiting = STASH.with(|s| {
+        let kept = &mut s.borrow_mut().1;
+        let held = &mut kept.iter_mut().find(|(k, _)| *k == n)?.1;
+        let now = match parts {
+            Ok(parts) => Held::Ready(parts),
+            Err(e) => Held::Failed(e),
+        };
+        match std::mem::replace(held, now) {
+            Held::Unpacking(waiting) => Some(waiting),
+            // Given twice: the first stands.
+            other => {
+                *held = other;
+                None
+            }
         }
-        kept.push((*next, parts));
-        *next
-    })
+    });
+    waiting.into_iter().flatten().for_each(|f| f());
+}
+
+/// The number of the records `host` set aside for message `v`, if it did.
+pub fn records_ref(v: &Value) -> Option<u64> {
+    v.get("records_ref").and_then(Value::as_u64)
+}
+
+/// Runs `f` once the records set aside as `held` (`records_ref`) can be read: at once,
+/// unless they are still being unpacked.
+pub fn when_ready(held: Option<u64>, f: impl FnOnce() + 'static) {
+    let Some(n) = held else {
+        return f();
+    };
+    let mut f = Some(Box::new(f) as Box<dyn FnOnce()>);
+    STASH.with(|s| {
+        if let Some((_, Held::Unpacking(waiting))) =
+            s.borrow_mut().1.iter_mut().find(|(k, _)| *k == n)
+        {
+            waiting.extend(f.take());
+        }
+    });
+    if let Some(f) = f {
+        f();
+    }
 }
 
 /// The texts of a message's records, in parts (`records_ref` is the number of the texts
@@ -76,12 +147,20 @@ pub fn stash_record_parts(parts: Vec<String>) -> u64 {
 /// view's own made-up page and the tests give it): a page read part by part, a task
 /// each, never holds the browser for the whole page.
 pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
-    if let Some(n) = v.get("records_ref").and_then(Value::as_u64) {
+    if let Some(n) = records_ref(v) {
         return STASH.with(|s| {
             let kept = &mut s.borrow_mut().1;
-            let at = kept.iter().position(|(k, _)| *k == n);
-            at.map(|at| kept.remove(at).1)
-                .ok_or_else(|| format!("records {n} already read or dropped"))
+            let Some(at) = kept.iter().position(|(k, _)| *k == n) else {
+                return Err(format!("records {n} already read or dropped"));
+            };
+            match kept.remove(at).1 {
+                Held::Ready(parts) => Ok(parts),
+                Held::Failed(e) => Err(e),
+                held @ Held::Unpacking(_) => {
+                    kept.insert(at, (n, held));
+                    Err(format!("records {n} not unpacked yet"))
+                }
+            }
         });
     }
     match v.get_mut("records_json").map(Value::take) {
@@ -175,11 +254,14 @@ impl Assembly {
                 head.rank, self.rank
             ));
         }
-        let (page, pages) = (head.page, head.pages);
-        if self.total.is_some_and(|t| t != pages) {
-            return Err("pages of two paginations".into());
+        // No count on an early page 0 of packed pages: page 1's answer tells.
+        if let Some(pages) = head.pages {
+            if self.total.is_some_and(|t| t != pages) {
+                return Err("pages of two paginations".into());
+            }
+            self.total = Some(pages);
         }
-        self.total = Some(pages);
+        let page = head.page;
         Ok((!self.received.contains(&page)).then_some(page))
     }
 
@@ -369,13 +451,14 @@ impl Assembly {
         self.missing_pages().next()
     }
 
-    /// The pages not received yet, in order (none before the first page told how
-    /// many there are).
+    /// The pages not received yet, in order (none before the first page; only page 1
+    /// while no answer told how many there are).
     pub fn missing_pages(&self) -> impl Iterator<Item = usize> + '_ {
-        let total = if self.complete {
-            0
-        } else {
-            self.total.unwrap_or(0)
+        let total = match self.total {
+            _ if self.complete => 0,
+            Some(t) => t,
+            None if self.received.is_empty() => 0,
+            None => 2,
         };
         (0..total).filter(|p| !self.received.contains(p))
     }
@@ -540,6 +623,78 @@ mod tests {
         let mut old = json!({ "records_ref": first });
         assert!(take_record_parts(&mut old).is_err());
         STASH.with(|s| assert_eq!(s.borrow().1.len(), STASH_KEPT));
+    }
+
+    #[test]
+    fn records_being_unpacked_are_read_once_unpacked_or_refused_with_why() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        let ran = Rc::new(Cell::new(0));
+        let n = stash_unpacking();
+        let mut p = json!({ "records_ref": n });
+        assert!(
+            take_record_parts(&mut p)
+                .unwrap_err()
+                .contains("not unpacked yet")
+        );
+        let r = Rc::clone(&ran);
+        when_ready(records_ref(&p), move || r.set(r.get() + 1));
+        assert_eq!(ran.get(), 0, "ran before the records were unpacked");
+        unpacked(n, Ok(vec!["[]".into(), "[]".into()]));
+        assert_eq!(ran.get(), 1);
+        // Unpacked twice: the first stands, and nobody is told again.
+        unpacked(n, Err("late".into()));
+        assert_eq!(ran.get(), 1);
+        assert_eq!(take_record_parts(&mut p).unwrap(), vec!["[]", "[]"]);
+        // Ready already, or not set aside at all: at once.
+        let r = Rc::clone(&ran);
+        when_ready(Some(stash_record_parts(Vec::new())), move || {
+            r.set(r.get() + 1)
+        });
+        let r = Rc::clone(&ran);
+        when_ready(None, move || r.set(r.get() + 1));
+        assert_eq!(ran.get(), 3);
+
+        // A failure reaches the reader as its reason.
+        let n = stash_unpacking();
+        unpacked(n, Err("records could not be unpacked: bad gzip".into()));
+        let mut p = json!({ "records_ref": n });
+        assert!(take_record_parts(&mut p).unwrap_err().contains("bad gzip"));
+
+        // Dropped while unpacking (newer messages came): who waited is told, and the
+        // records are then missing rather than waited for forever.
+        let n = stash_unpacking();
+        let r = Rc::clone(&ran);
+        when_ready(Some(n), move || r.set(r.get() + 1));
+        for _ in 0..STASH_KEPT {
+            stash_record_parts(vec!["[]".into()]);
+        }
+        assert_eq!(ran.get(), 4);
+        let mut p = json!({ "records_ref": n });
+        assert!(take_record_parts(&mut p).unwrap_err().contains("dropped"));
+    }
+
+    /// Page 0 of packed pages may come before the server packed them, without a count:
+    /// page 1 is then asked for, and its answer tells how many there are.
+    #[test]
+    fn a_page_0_without_a_count_leads_to_page_1() {
+        let s = synth::generate(synth::Spec::new(3_000));
+        let mut pages = pages_of(&s, 20_000);
+        let n = pages.len();
+        assert!(n > 3, "the test needs several pages");
+        pages[0]["pages"] = Value::Null;
+        let mut a = Assembly::new(1, 7);
+        assert_eq!(a.next_page(), None);
+        a.add(pages[0].clone()).unwrap();
+        assert_eq!(a.progress(), (1, 0));
+        assert!(a.missing_pages().eq([1]), "page 1 tells the count");
+        a.add(pages[1].clone()).unwrap();
+        assert!(a.missing_pages().eq(2..n));
+        for p in &pages[2..] {
+            a.add(p.clone()).unwrap();
+        }
+        assert!(a.complete());
+        assert_eq!(a.schedule(), &s);
     }
 
     #[test]

@@ -274,6 +274,20 @@ fn split_records(result: &JsValue) {
     if !sc.is_object() {
         return;
     }
+    if let Ok(packed) = js_sys::Reflect::get(&sc, &key("packed_parts"))
+        && js_sys::Array::is_array(&packed)
+    {
+        // Unpacked by the browser, off this task; the reading waits for them
+        // (`data::when_ready`).
+        let n = crate::data::stash_unpacking();
+        let _ = js_sys::Reflect::set(&sc, &key("records_ref"), &JsValue::from_f64(n as f64));
+        let _ = js_sys::Reflect::delete_property(
+            sc.unchecked_ref::<js_sys::Object>(),
+            &key("packed_parts"),
+        );
+        unpack(n, &packed);
+        return;
+    }
     if let Ok(texts) = js_sys::Reflect::get(&sc, &key("record_parts"))
         && js_sys::Array::is_array(&texts)
     {
@@ -326,6 +340,49 @@ fn split_records(result: &JsValue) {
             &key("records"),
         );
     }
+}
+
+/// Whether this page can unpack packed pages (the packed page's loader gives it the
+/// browser's gzip, `__pp.unpack`; trunk's development page has no loader).
+pub fn can_unpack() -> bool {
+    bootstrap("unpack").is_some_and(|f| f.is_function())
+}
+
+/// Unpacks a packed page's parts (`__pp.unpack`: gzip in base64, record parts one per
+/// line) into the records set aside as `n`.
+fn unpack(n: u64, packed: &JsValue) {
+    let unpack = bootstrap("unpack").and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let Some(unpack) = unpack else {
+        return crate::data::unpacked(n, Err("this page cannot unpack records".into()));
+    };
+    let promise = unpack.call1(&JsValue::NULL, packed).ok();
+    let then = promise.as_ref().and_then(|p| {
+        js_sys::Reflect::get(p, &JsValue::from_str("then"))
+            .ok()?
+            .dyn_into::<js_sys::Function>()
+            .ok()
+    });
+    let (Some(promise), Some(then)) = (promise, then) else {
+        return crate::data::unpacked(n, Err("records could not be unpacked".into()));
+    };
+    // `__pp.unpack` never rejects: it gives the parts, or why not as a text.
+    let done = Closure::once_into_js(move |parts: JsValue| {
+        let read = if js_sys::Array::is_array(&parts) {
+            let parts: js_sys::Array = parts.unchecked_into();
+            parts
+                .iter()
+                .map(|t| t.as_string())
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| "an unpacked part is no text".to_owned())
+        } else {
+            Err(format!(
+                "records could not be unpacked: {}",
+                parts.as_string().unwrap_or_default()
+            ))
+        };
+        crate::data::unpacked(n, read);
+    });
+    let _ = then.call1(&promise, &done);
 }
 
 /// A property of the inline bootstrap's `window.__pp`.

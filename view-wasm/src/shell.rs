@@ -199,10 +199,12 @@ fn status_of(st: St) -> String {
     st.doc.with(|d| {
         let Some(doc) = d else { return };
         let (got, total) = doc.progress;
-        if !doc.complete && total > 1 {
-            sub.push(match lang {
-                Lang::Fr => format!("page {got} sur {total}…"),
-                Lang::En => format!("page {got} of {total}…"),
+        // No count yet after an early page 0 of packed pages (page 1 tells it).
+        if !doc.complete && (total > 1 || (total == 0 && got > 0)) {
+            sub.push(match (lang, total) {
+                (_, 0) => format!("page {got}…"),
+                (Lang::Fr, _) => format!("page {got} sur {total}…"),
+                (Lang::En, _) => format!("page {got} of {total}…"),
             });
         }
         if doc.cut > 0 {
