@@ -193,16 +193,32 @@ try {
         const show = Object.entries(spans).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|added→settled|→analysed|→doc|doc→laid out|render→rendered/.test(k));
         process.stderr.write(`    spans p50/p95/max (n): ${show.map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}/${pct(v, 95).toFixed(1)}/${Math.max(...v).toFixed(1)} (${v.length})`).join(', ')}\n`);
       }
-      const pagesTotal = firstAnswer?.msg.result?.structuredContent?.pages ?? 1;
+      // Packed page 0 may come before the count (`pages` null): the first answer that
+      // has one tells how many answers to wait for.
       const tLoad = Date.now();
       let got = 0;
+      let pagesTotal = null;
       await waitFor(async () => {
         // Counted in the host page: copying its whole log out every time (hundreds of
         // pages of 110,000 characters) slowed everything down at 100,000 bars.
-        const n = await host.page.evaluate((id) => window.e2e.log.filter((e) => e.view === id && e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length, view.id);
+        const [n, total] = await host.page.evaluate((id) => {
+          const asked = new Set();
+          let answered = 0;
+          let total = null;
+          for (const e of window.e2e.log) {
+            if (e.view !== id) continue;
+            if (e.dir === 'in' && e.msg.params?.name === 'get_schedule_page') asked.add(e.msg.id);
+            else if (e.dir === 'out' && asked.has(e.msg.id)) {
+              answered++;
+              total ??= e.msg.result?.structuredContent?.pages ?? null;
+            }
+          }
+          return [answered, total];
+        }, view.id);
         if (crashed) return 'crashed';
-        if (n !== got) { got = n; process.stderr.write(`  ${n}/${pagesTotal} pages after ${Date.now() - tLoad} ms\n`); }
-        return n >= pagesTotal;
+        pagesTotal = total;
+        if (n !== got) { got = n; process.stderr.write(`  ${n}/${pagesTotal ?? '?'} pages after ${Date.now() - tLoad} ms\n`); }
+        return total !== null && n >= total;
       }, { ms: 600000, every: 500, what: 'every page' });
       if (crashed) throw new Error(`the view's page crashed after ${got}/${pagesTotal} pages, ${Date.now() - tLoad} ms`);
       const allPagesMs = Date.now() - tLoad;
