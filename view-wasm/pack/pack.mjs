@@ -83,10 +83,31 @@ asm = patch(asm, /^import \* as \S+ from '[^']+';\n/m, "", "wasm2js import line"
 // wasm2js's memory.grow copies into a new ArrayBuffer and leaves the old one attached,
 // so the glue's cached views (which it refreshes only when byteLength drops to 0) would
 // keep reading the old memory. transfer() detaches the old buffer.
+// It also copies the whole memory on every grow, into pages the browser maps afresh
+// (each first touched page is a fault): reading a 100,000-bar schedule, the memory
+// grew 1 → 48 MB and its copies took ~0.2-0.5 s (the last, 18 MB, 90 ms), where a
+// WebAssembly memory grows in place. So the memory's size (what memory.size and
+// memory.grow answer) is kept apart from the buffer's, and the buffer, when it must
+// grow, takes 64 MB at least, or twice the memory: a browser maps an ArrayBuffer's
+// pages only as they are touched (256 MB allocated in ~1 ms), so the room costs
+// nothing until used, and a grow within it copies nothing.
+asm = patch(
+  asm,
+  /var buffer = new ArrayBuffer\((\d+)\);/,
+  "var buffer = new ArrayBuffer($1);\n var memoryPages = buffer.byteLength >> 16;",
+  "wasm2js memory size",
+);
+asm = patch(
+  asm,
+  /function __wasm_memory_size\(\) \{\s*return buffer\.byteLength >> 16;\s*\}/,
+  "function __wasm_memory_size() {\n  return memoryPages;\n }",
+  "wasm2js memory.size",
+);
 asm = patch(
   asm,
   /var newBuffer = new ArrayBuffer\(newPages << 16\);\s*var newHEAP8 = new Int8Array\(newBuffer\);\s*newHEAP8\.set\(HEAP8\);/,
-  "var newBuffer = buffer.transfer(newPages << 16);",
+  "memoryPages = newPages;\n   if (newPages * 65536 <= buffer.byteLength) return oldPages;\n" +
+    "   var newBuffer = buffer.transfer(Math.min(65535, Math.max(newPages, oldPages * 2, 1024)) * 65536);",
   "wasm2js memory.grow",
 );
 asm = patch(asm, /\nvar retasmFunc = asmFunc\([\s\S]*$/, "\nexport { asmFunc };\n", "wasm2js exports");
