@@ -33,12 +33,31 @@ const PART_MS = 20000;
 /** Parts asked for at once. */
 const PARALLEL_PARTS = 3;
 
+/** Base64 to bytes, with the browser's own decoder where it has one (Chromium 140,
+ *  Firefox 133, Safari 18.2: a 100,000-bar schedule's packed pages are ~5 MB of it). */
+const fromBase64 = Uint8Array.fromBase64
+  ? (text) => Uint8Array.fromBase64(text)
+  : (text) => {
+      const bin = atob(text);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      return bytes;
+    };
+
+/** A gzip stream in base64, inflated by the browser, as a Response to read it from.
+ *  The bytes are written to the stream as they are: a Blob of them went through the
+ *  browser's blob store (~0.1 s over a 100,000-bar schedule's pages). A bad stream
+ *  fails the Response's reading; the writer's own promises are left quiet. */
+function gunzip(text) {
+  const inflate = new DecompressionStream("gzip");
+  const w = inflate.writable.getWriter();
+  w.write(fromBase64(text.trim())).catch(() => {});
+  w.close().catch(() => {});
+  return new Response(inflate.readable);
+}
+
 async function unpackText(text) {
-  const bin = atob(text.trim());
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return new Uint8Array(await gunzip(text).arrayBuffer());
 }
 
 /** Unpacks a packed page's parts for the view (`get_schedule_page` with `packed`): each
@@ -46,11 +65,9 @@ async function unpackText(text) {
  *  which never holds a raw line break). Gives the parts in order, or why not as a text:
  *  it never rejects, so the view always hears back. */
 pp.unpack = (texts) =>
-  Promise.all(Array.from(texts, (t) => unpackText(t))).then(
-    (all) => {
-      const utf8 = new TextDecoder();
-      return all.flatMap((bytes) => utf8.decode(bytes).split("\n"));
-    },
+  // async: a text that is not base64 fails here as a rejection, like a bad stream.
+  Promise.all(Array.from(texts, async (t) => gunzip(t).text())).then(
+    (all) => all.flatMap((text) => text.split("\n")),
     (e) => String((e && e.message) || e),
   );
 
