@@ -15,7 +15,12 @@ const dates = async (f, id) => (await f.locator(`[data-bar="${id}"]`).getAttribu
 async function drag(host, f, id, at, dx) {
   // A bar moved and widened by earlier drags may have gone past the frame's edge: a
   // press there would land outside the view.
-  await f.locator(`[data-bar="${id}"]`).scrollIntoViewIfNeeded();
+  // The view may draw the bar again (a write read back) between finding it and
+  // scrolling to it: a detached element is looked for again (waitFor retries).
+  await waitFor(async () => {
+    await f.locator(`[data-bar="${id}"]`).scrollIntoViewIfNeeded({ timeout: 2000 });
+    return true;
+  }, { what: `bar ${id} in sight` });
   const box = await f.locator(`[data-bar="${id}"]`).boundingBox();
   const x = box.x + at(box.width);
   const y = box.y + box.height / 2;
