@@ -10,18 +10,21 @@ const ctx = setup();
 const DATES = /(\d{4}-\d{2}-\d{2}) → (\d{4}-\d{2}-\d{2})/;
 const dates = async (f, id) => (await f.locator(`[data-bar="${id}"]`).getAttribute('aria-label')).match(DATES).slice(1);
 
+// A bar's box. The view may draw the bar anew just after a write is read back (the
+// element found is then detached and has no box): it is looked for again.
+const barBox = (f, id) => waitFor(() => f.locator(`[data-bar="${id}"]`).boundingBox(), { what: `bar ${id}'s box` });
+
 // Presses the mouse at `at(width)` on the bar, moves it by `dx` in steps, and returns
 // the text of the tip and where the mouse was pressed (the caller releases it).
 async function drag(host, f, id, at, dx) {
   // A bar moved and widened by earlier drags may have gone past the frame's edge: a
-  // press there would land outside the view.
-  // The view may draw the bar again (a write read back) between finding it and
-  // scrolling to it: a detached element is looked for again (waitFor retries).
+  // press there would land outside the view. (Looked for again if drawn anew meanwhile:
+  // waitFor retries.)
   await waitFor(async () => {
     await f.locator(`[data-bar="${id}"]`).scrollIntoViewIfNeeded({ timeout: 2000 });
     return true;
   }, { what: `bar ${id} in sight` });
-  const box = await f.locator(`[data-bar="${id}"]`).boundingBox();
+  const box = await barBox(f, id);
   const x = box.x + at(box.width);
   const y = box.y + box.height / 2;
   await host.page.mouse.move(x, y);
@@ -68,7 +71,7 @@ for (const profile of PROFILES) {
     // edge: the chart fills its frame, so after the move the bar may end near it, and a
     // pointer outside the frame is not the view's any more in this host.
     const edge = await view.box().boundingBox();
-    const end = await f.locator(`[data-bar="${id}"]`).boundingBox();
+    const end = await barBox(f, id);
     const room = Math.floor(edge.x + edge.width - (end.x + end.width) - 4);
     assert.ok(room >= 20, `room to pull the end edge (${room} px)`);
     const { tip: tip2 } = await drag(host, f, id, (w) => w - 3, Math.min(80, room));
@@ -84,7 +87,7 @@ for (const profile of PROFILES) {
 
     // A drag brought back to where it began writes nothing. Towards the middle of the
     // frame, so that the pointer stays over the view.
-    const box = await f.locator(`[data-bar="${id}"]`).boundingBox();
+    const box = await barBox(f, id);
     const frameWidth = await f.evaluate(() => window.innerWidth);
     const back = await drag(host, f, id, (w) => w / 2, box.x + box.width / 2 > frameWidth / 2 ? -120 : 120);
     await host.page.mouse.move(back.x, back.y, { steps: 4 });
