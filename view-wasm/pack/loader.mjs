@@ -56,10 +56,6 @@ function gunzip(text) {
   return new Response(inflate.readable);
 }
 
-async function unpackText(text) {
-  return new Uint8Array(await gunzip(text).arrayBuffer());
-}
-
 /** Unpacks a packed page's parts for the view (`get_schedule_page` with `packed`): each
  *  is a gzip stream in base64 of record parts one per line (a record part is a JSON text,
  *  which never holds a raw line break). Gives the parts in order, or why not as a text:
@@ -126,7 +122,7 @@ function hostAllowsWasm(init) {
 }
 
 async function wasmExports(imports) {
-  const { instance } = await WebAssembly.instantiate(await unpackText(document.getElementById("pp-wasm").textContent), imports);
+  const { instance } = await WebAssembly.instantiate(await gunzip(document.getElementById("pp-wasm").textContent).arrayBuffer(), imports);
   return instance.exports;
 }
 
@@ -171,7 +167,7 @@ async function translationExports(imports, fromHost) {
   const build = tag.content;
   const text = fromHost ? await translationFromHost(build, Number(tag.dataset.parts)) : await translationFromServer(build);
   const script = document.createElement("script");
-  script.textContent = new TextDecoder().decode(await unpackText(text));
+  script.textContent = await gunzip(text).text();
   document.head.appendChild(script);
   script.remove();
   const asm = window.__ppAsm;
