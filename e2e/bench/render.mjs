@@ -9,15 +9,18 @@
 // of its successors: the schedules have links and automatic scheduling); and a live update
 // (a bar moved through the model side) from the poll's answer to the redrawn chart.
 // It also prints the pages' timeline at the host: from the first window to the last
-// page's answer, each page's round trip, and how many were in flight at once.
+// page's answer, each page's round trip, and how many were in flight at once; then, in
+// the view, from the first window to the whole schedule read (every record in the
+// model's types, sorted) and to its first drawing whole.
 // BENCH_QUIET_LOAD=1 skips the scrolling while the pages arrive (the reading alone);
 // BENCH_GAPS=1 adds the view's steps and the CPU time of each process over the reading;
 // BENCH_TRACE=load sums Chromium's trace of the reading by thread and event;
-// BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function.
+// BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function
+// (BENCH_PROFILE_DIR=dir also writes each whole profile there).
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { schedule } from './schedule.mjs';
 // CPU time so far of every process on the machine, in ms, by kind: the server, node
 // (this script, with the host's HTTP relay), and Chromium's processes (each renderer
@@ -56,7 +59,8 @@ try {
     if (imp.isError) throw new Error(imp.text);
     const sid = imp.structured.schedule_id;
     const importMs = Date.now() - t0;
-    for (const profile of PROFILES) {
+    // BENCH_ONLY=strict (or permissive) runs one profile.
+    for (const profile of PROFILES.filter((p) => !process.env.BENCH_ONLY || p === process.env.BENCH_ONLY)) {
       const host = await Host.open(browser, server, { width: 1280, height: 900 });
       let crashed = false;
       host.page.on('crash', () => { crashed = true; });
@@ -235,6 +239,8 @@ try {
       }
       for (const [name, cdp] of profiled) {
         const { profile: pr } = await cdp.send('Profiler.stop');
+        // BENCH_PROFILE_DIR keeps the whole profile (.cpuprofile, for DevTools or a script).
+        if (process.env.BENCH_PROFILE_DIR) writeFileSync(`${process.env.BENCH_PROFILE_DIR}/${n}-${profile}-${name}.cpuprofile`, JSON.stringify(pr));
         const dt = new Map(pr.samples.map((id, i) => [i, pr.timeDeltas[i] / 1000]));
         const self = new Map();
         const byId = new Map(pr.nodes.map((nd) => [nd.id, nd]));
@@ -265,6 +271,20 @@ try {
       }, view.id);
       const lastAnswer = Math.max(...pageTimes.map(([, b]) => b));
       const sinceWindowMs = Math.round(lastAnswer + origin - painted);
+      // The view's own end of the reading, after the last answer: the whole schedule
+      // assembled ('settled', every record read into the model's types and sorted) and
+      // then drawn whole (the first drawing after it). Its trace runs on the view's
+      // clock; a schedule of one page never settles (page 0 is the whole of it), and a
+      // trace emptied after it settled (a schedule read before the scrolling began)
+      // gives no figure rather than a wrong one.
+      const whole = pageTimes.length > 1 ? await waitFor(() => view.frame().evaluate(() => {
+        const tl = window.__pp?.trace ?? [];
+        const s = tl.findIndex(([l]) => l === 'settled');
+        const r = s < 0 ? -1 : tl.findIndex(([l], i) => i > s && l === 'rendered');
+        return r < 0 ? null : [tl[s][1] + performance.timeOrigin, tl[r][1] + performance.timeOrigin];
+      }), { ms: 20000, what: 'the whole schedule drawn' }).catch(() => null) : null;
+      const readMs = whole ? Math.round(whole[0] - painted) : NaN;
+      const wholeMs = whole ? Math.round(whole[1] - painted) : NaN;
       if (pageTimes.length > 1) {
         const trips = pageTimes.map(([a, b]) => b - a);
         const starts = pageTimes.map(([a]) => a).sort((x, y) => x - y);
@@ -272,7 +292,7 @@ try {
         // The view's gaps: from each answer to the first request made after it.
         const gaps = ends.slice(0, -1).map((b) => { const next = starts.find((a) => a >= b); return next === undefined ? 0 : next - b; });
         const most = Math.max(...starts.map((a) => pageTimes.filter(([x, y]) => x <= a && a < y).length));
-        process.stderr.write(`  ${n} ${profile} pages: ${pageTimes.length}, first window → last page ${sinceWindowMs} ms, round trip p50/p95 ${pct(trips, 50).toFixed(1)}/${pct(trips, 95).toFixed(1)} ms, answer → next request p50/p95 ${pct(gaps, 50).toFixed(1)}/${pct(gaps, 95).toFixed(1)} ms, at most ${most} in flight\n`);
+        process.stderr.write(`  ${n} ${profile} pages: ${pageTimes.length}, first window → last page ${sinceWindowMs} ms, → all read ${readMs} ms, → drawn whole ${wholeMs} ms, round trip p50/p95 ${pct(trips, 50).toFixed(1)}/${pct(trips, 95).toFixed(1)} ms, answer → next request p50/p95 ${pct(gaps, 50).toFixed(1)}/${pct(gaps, 95).toFixed(1)} ms, at most ${most} in flight\n`);
       }
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
@@ -293,6 +313,10 @@ try {
       // view's main thread (where a frame's time goes: script, style, layout, paint).
       if (process.env.BENCH_TRACE) await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       const { times: framesLoaded, work: workLoaded } = await scroll();
+      // The same 120 frames with nothing scrolled nor drawn, at once after: the
+      // machine's own frame interval (headless Chromium's frames jitter around 16.7 ms,
+      // so an interval p95 is read against this one, taken in the same run).
+      const { times: framesIdle, work: workIdle } = await view.frame().evaluate(() => window.__benchFrames(() => {}));
       if (process.env.BENCH_TRACE) {
         const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
         const mains = new Set(traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
@@ -379,7 +403,7 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, readMs, wholeMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), idleP95: +pct(framesIdle, 95).toFixed(1), idleWorkP95: +pct(workIdle, 95).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
@@ -389,7 +413,7 @@ try {
   await browser.close();
   await server.stop();
 }
-console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed (with a cascade)  live update: answer→drawn, longest step (ms)');
+console.log('\nbars     profile     tool-result→paint  page0→paint (frame drawn)  pages  bars in DOM  interval while loading p50/p95/max, missed  interval once loaded p50/p95/max, missed (idle p95)  frame work loading p95, loaded p50/p95  view per frame p50/p95  drag: interval p95, frame work p50/p95, frames previewed (with a cascade)  live update: answer→drawn, longest step (ms)');
 for (const r of results) {
-  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}%    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119 (${r.dragCascaded})    ${r.liveMs}, ${r.liveLongestMs}`);
+  console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(r.fromResultMs).padStart(10)} ms ${String(r.fromFirstPageMs).padStart(9)} ms (${r.drawnFromFirstPageMs} ms) ${String(r.pagesTotal).padStart(6)} ${String(r.barsInDom).padStart(12)}    ${r.frameP50}/${r.frameP95}/${r.frameMax}, ${r.missedLoading}%    ${r.loadedP50}/${r.loadedP95}/${r.loadedMax}, ${r.missedLoaded}% (${r.idleP95})    ${r.frameWorkLoadingP95}, ${r.frameWorkLoadedP50}/${r.frameWorkLoadedP95}    ${r.viewP50}/${r.viewP95}    ${r.dragP95}, ${r.dragWorkP50}/${r.dragWorkP95}, ${r.dragPreviewed}/119 (${r.dragCascaded})    ${r.liveMs}, ${r.liveLongestMs}`);
 }
