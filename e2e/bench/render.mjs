@@ -16,7 +16,8 @@
 // BENCH_GAPS=1 adds the view's steps and the CPU time of each process over the reading;
 // BENCH_TRACE=load sums Chromium's trace of the reading by thread and event;
 // BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function
-// (BENCH_PROFILE_DIR=dir also writes each whole profile there).
+// (BENCH_PROFILE_DIR=dir also writes each whole profile there); BENCH_ONLY=strict or
+// BENCH_ONLY=permissive runs that profile alone.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -48,6 +49,11 @@ const sizes = SIZES.length ? SIZES : [100, 10000, 100000];
 
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 
+// BENCH_ONLY=strict (or permissive) runs one profile; another name would run none.
+if (process.env.BENCH_ONLY && !PROFILES.includes(process.env.BENCH_ONLY)) {
+  console.error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no profile: use one of ${PROFILES.join(', ')}, or leave it unset for all`);
+  process.exit(2);
+}
 const server = await Palmaplan.start();
 const browser = await launch();
 const owner = await server.client();
@@ -59,7 +65,6 @@ try {
     if (imp.isError) throw new Error(imp.text);
     const sid = imp.structured.schedule_id;
     const importMs = Date.now() - t0;
-    // BENCH_ONLY=strict (or permissive) runs one profile.
     for (const profile of PROFILES.filter((p) => !process.env.BENCH_ONLY || p === process.env.BENCH_ONLY)) {
       const host = await Host.open(browser, server, { width: 1280, height: 900 });
       let crashed = false;
@@ -316,7 +321,7 @@ try {
       // The same 120 frames with nothing scrolled nor drawn, at once after: the
       // machine's own frame interval (headless Chromium's frames jitter around 16.7 ms,
       // so an interval p95 is read against this one, taken in the same run).
-      const { times: framesIdle, work: workIdle } = await view.frame().evaluate(() => window.__benchFrames(() => {}));
+      const { times: framesIdle } = await view.frame().evaluate(() => window.__benchFrames(() => {}));
       if (process.env.BENCH_TRACE) {
         const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
         const mains = new Set(traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
@@ -403,7 +408,7 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
-      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, readMs, wholeMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), idleP95: +pct(framesIdle, 95).toFixed(1), idleWorkP95: +pct(workIdle, 95).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
+      results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, readMs, wholeMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), idleP95: +pct(framesIdle, 95).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
     }
