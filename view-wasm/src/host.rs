@@ -349,7 +349,7 @@ pub fn can_unpack() -> bool {
 }
 
 /// Unpacks a packed page's parts (`__pp.unpack`: gzip in base64, record parts one per
-/// line) into the records set aside as `n`.
+/// line, given back as bytes) into the records set aside as `n`.
 fn unpack(n: u64, packed: &JsValue) {
     let unpack = bootstrap("unpack").and_then(|f| f.dyn_into::<js_sys::Function>().ok());
     let Some(unpack) = unpack else {
@@ -369,11 +369,19 @@ fn unpack(n: u64, packed: &JsValue) {
     let done = Closure::once_into_js(move |parts: JsValue| {
         let read = if js_sys::Array::is_array(&parts) {
             let parts: js_sys::Array = parts.unchecked_into();
+            // Each part's bytes copied into this module's memory in one move (a text
+            // would be copied a character at a time), then checked as UTF-8 in place.
             parts
                 .iter()
-                .map(|t| t.as_string())
-                .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| "an unpacked part is no text".to_owned())
+                .map(|p| {
+                    let bytes = p
+                        .dyn_into::<js_sys::Uint8Array>()
+                        .map_err(|_| "an unpacked part is no bytes".to_owned())?
+                        .to_vec();
+                    String::from_utf8(bytes)
+                        .map_err(|e| format!("an unpacked part is not UTF-8: {e}"))
+                })
+                .collect::<Result<Vec<String>, String>>()
         } else {
             Err(format!(
                 "records could not be unpacked: {}",
