@@ -117,6 +117,23 @@ test('while the pages come, the toolbar is not built again: a focused button sta
   assertClean(host);
 });
 
+// Packed pages reach the module as bytes, read as UTF-8 there: bytes that are not are
+// refused with the reason, under both paths (the translation and the module).
+for (const profile of ['strict', 'permissive']) {
+  test(`${profile}: a packed page whose bytes are not UTF-8 is refused with the reason`, async () => {
+    const id = await manyPages();
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile, spoilPacked: true });
+    const f = view.frame();
+    let said = '';
+    await waitFor(async () => {
+      said = await f.evaluate(() => document.querySelector('.pp-error')?.textContent ?? '');
+      return said !== '';
+    }, { ms: 20000, what: 'the load error shown' });
+    assert.match(said, /an unpacked part is not UTF-8: invalid utf-8/, said);
+  });
+}
+
 test('a host that does not name the tool, or an input naming another schedule: page 0 after the result, once', async () => {
   const id = await manyPages();
   // A host that sends the input but does not name the tool; one that sends no input

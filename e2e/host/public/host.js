@@ -180,7 +180,16 @@ async function mount(o) {
       return { isError: true, content: [{ type: 'text', text: `The host does not let views call ${params.name}.` }] };
     }
     if (f.pagesHeld && params.name === 'get_schedule_page' && params.arguments?.page > 0) await f.pagesHeld;
-    return state.client.request({ method: 'tools/call', params }, { signal: extra?.mcpReq?.signal });
+    const r = await state.client.request({ method: 'tools/call', params }, { signal: extra?.mcpReq?.signal });
+    // `spoilPacked`: the first packed answer's first part replaced by a gzip stream of
+    // bytes that are not UTF-8 (as a broken server or relay could send).
+    const packed = r?.structuredContent?.packed_parts;
+    if (o.spoilPacked && !f.spoiled && Array.isArray(packed) && packed.length) {
+      f.spoiled = true;
+      const bad = new Uint8Array(await new Response(new Blob([new Uint8Array([0x5b, 0xff, 0xfe, 0x5d])]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer());
+      packed[0] = btoa(String.fromCharCode(...bad));
+    }
+    return r;
   };
   await bridge.sendSandboxResourceReady({ html, sandbox: 'allow-scripts', csp });
   return id;
