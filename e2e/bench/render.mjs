@@ -312,6 +312,14 @@ try {
         const reads = [];
         for (let i = 1; i < tl.length; i++) if (tl[i][0] === 'part read' && tl[i - 1][0] === 'part') reads.push(tl[i][1] - tl[i - 1][1]);
         if (reads.length) process.stderr.write(`  ${n} ${profile} parts read while loading: ${reads.length}, ${reads.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50/p95/max ${pct(reads, 50).toFixed(2)}/${pct(reads, 95).toFixed(2)}/${Math.max(...reads).toFixed(1)} ms\n`);
+        // Every step of the load, summed by kind (from one trace label to the next),
+        // the costliest first: where the view's reading goes besides the parts.
+        const sums = {};
+        for (let i = 1; i < tl.length; i++) {
+          const k = `${tl[i - 1][0]}→${tl[i][0]}`;
+          sums[k] = [(sums[k]?.[0] ?? 0) + tl[i][1] - tl[i - 1][1], (sums[k]?.[1] ?? 0) + 1];
+        }
+        process.stderr.write(`  ${n} ${profile} steps while loading, summed (ms, count): ${Object.entries(sums).sort((a, b) => b[1][0] - a[1][0]).slice(0, 10).map(([k, [ms, c]]) => `${k} ${ms.toFixed(0)} (${c})`).join(', ')}\n`);
       }
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       // BENCH_TRACE=1: Chromium's own trace of this scrolling, summed by event on the
