@@ -990,10 +990,27 @@ const PARTIAL_EVERY_MS: f64 = 1_500.0;
 
 thread_local! {
     static NEXT_PARTIAL: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    /// When the reading drawn began (its page 0 added), for its pace.
+    static READING_SINCE: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
-fn next_partial() -> f64 {
-    NEXT_PARTIAL.with(std::cell::Cell::get)
+/// Whether a schedule still arriving is drawn again now, after its first screen: not
+/// before `next` (see `page_added`), and only while what is left would take, at the
+/// pace read so far since `since`, at least the time between two such drawings. A
+/// drawing copies, sorts and lays out everything read (a 60,000-bar one took 0.4-0.9 s
+/// of a 2.5 s reading on a slow machine, the reading's own pages read slower beside
+/// it): when the whole is that close, it comes sooner without one. `progress` is
+/// (pages read, pages in all), no count yet being 0.
+fn partial_due(now: f64, next: f64, since: f64, progress: (usize, usize)) -> bool {
+    let (read, total) = progress;
+    if now < next {
+        return false;
+    }
+    if read == 0 || total <= read {
+        return true;
+    }
+    let left = (now - since) * (total - read) as f64 / read as f64;
+    left >= PARTIAL_EVERY_MS
 }
 
 /// Where a set of pages goes once read.
@@ -1246,12 +1263,23 @@ fn page_added(
         let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
         let a = Analysis::sent_or_own(sent, &s);
         completed(st, l, Doc::with(id, rank, s, Some(a), progress, cut));
-    } else if !refresh && (page <= 1 || host::now() >= next_partial()) {
+    } else if !refresh
+        && (page <= 1
+            || partial_due(
+                host::now(),
+                NEXT_PARTIAL.with(std::cell::Cell::get),
+                READING_SINCE.with(std::cell::Cell::get),
+                progress,
+            ))
+    {
         // The first two pages are drawn at once (page 0 is small: the top of the
         // first screen, page 1 the rest of it); later ones now and then, since drawing a
         // partial schedule costs its size (a copy and the indexes): at most every
-        // 1.5 s, and never more than a fifth of the time.
+        // 1.5 s, never more than a fifth of the time, and not when the rest is near.
         let started = host::now();
+        if page == 0 {
+            READING_SINCE.with(|t| t.set(started));
+        }
         set_doc(
             st,
             Doc::new(id, rank, asm.schedule().clone(), false, progress, cut),
@@ -1934,6 +1962,21 @@ fn with_lang(mut args: Value, lang: Lang) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partial_drawing_waits_its_turn_and_is_left_out_when_the_rest_is_near() {
+        // Not before its time, however far the end.
+        assert!(!partial_due(1_000.0, 1_500.0, 0.0, (2, 100)));
+        // 10 of 100 pages in 1 s: 9 s left, drawn.
+        assert!(partial_due(1_600.0, 1_500.0, 600.0, (10, 100)));
+        // 60 of 100 in 1.5 s: 1 s left, under the 1.5 s between drawings: not drawn.
+        assert!(!partial_due(2_100.0, 1_500.0, 600.0, (60, 100)));
+        // 50 of 100 in 1.5 s: 1.5 s left, drawn.
+        assert!(partial_due(2_100.0, 1_500.0, 600.0, (50, 100)));
+        // Before the count is known (0), or nothing read yet: drawn when due.
+        assert!(partial_due(2_100.0, 1_500.0, 600.0, (3, 0)));
+        assert!(partial_due(2_100.0, 1_500.0, 600.0, (0, 100)));
+    }
 
     #[test]
     fn every_call_says_the_view_s_language() {
