@@ -276,6 +276,9 @@ try {
       }, view.id);
       const lastAnswer = Math.max(...pageTimes.map(([, b]) => b));
       const sinceWindowMs = Math.round(lastAnswer + origin - painted);
+      // The first answers, asked → answered, on the first window's clock: how long the
+      // reading waits for its first pages after the window.
+      if (process.env.BENCH_GAPS) process.stderr.write(`  ${n} ${profile} first answers since the first window (ms): ${[...pageTimes].sort((a, b) => a[0] - b[0]).slice(0, 6).map(([a, b]) => `${Math.round(a + origin - painted)}→${Math.round(b + origin - painted)}`).join(', ')}\n`);
       // The view's own end of the reading, after the last answer: the whole schedule
       // assembled ('settled', every record read into the model's types and sorted) and
       // then drawn whole (the first drawing after it). Its trace runs on the view's
