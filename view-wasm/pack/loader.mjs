@@ -58,8 +58,8 @@ function gunzip(text) {
 
 /** Unpacks a packed page's parts for the view (`get_schedule_page` with `packed`): each
  *  is a gzip stream in base64 of record parts one per line (a record part is a JSON text,
- *  which never holds a raw line break). Gives the parts in order, or why not as a text:
- *  it never rejects, so the view always hears back. */
+ *  which never holds a raw line break). Gives the parts in order, as bytes, or why not
+ *  as a text: it never rejects, so the view always hears back. */
 pp.unpack = (texts) =>
   // async: a text that is not base64 fails here as a rejection, like a bad stream.
   Promise.all(Array.from(texts, async (t) => new Uint8Array(await gunzip(t).arrayBuffer()))).then(
