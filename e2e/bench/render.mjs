@@ -47,6 +47,13 @@ function cpu() {
 const SIZES = process.argv.slice(2).map(Number).filter(Boolean);
 const sizes = SIZES.length ? SIZES : [100, 10000, 100000];
 
+// The view's trace ([label, ms] in order) as the durations of its steps, by kind (from
+// one label to the next: "part→part read").
+const stepsByKind = (tl) => {
+  const by = {};
+  for (let i = 1; i < tl.length; i++) (by[`${tl[i - 1][0]}→${tl[i][0]}`] ??= []).push(tl[i][1] - tl[i - 1][1]);
+  return by;
+};
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 
 // BENCH_ONLY=strict (or permissive) runs one profile; another name would run none.
@@ -194,12 +201,7 @@ try {
         const tl = await view.frame().evaluate(() => window.__pp?.trace ?? []);
         const gaps = tl.slice(1).map(([l, t], i) => [Math.round(t - tl[i][1]), `${tl[i][0]}→${l}`]).sort((a, b) => b[0] - a[0]).slice(0, 12);
         process.stderr.write(`  ${n} ${profile} while loading, longest steps: ${gaps.map(([d, w]) => `${w} ${d}`).join(', ')}\n`);
-        const spans = {};
-        for (let i = 1; i < tl.length; i++) {
-          const k = `${tl[i - 1][0]}→${tl[i][0]}`;
-          (spans[k] ??= []).push(tl[i][1] - tl[i - 1][1]);
-        }
-        const show = Object.entries(spans).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|added→settled|→analysed|→doc|doc→laid out|render→rendered/.test(k));
+        const show = Object.entries(stepsByKind(tl)).filter(([k]) => /message→split|split→parsed|part→part read|page→part|added→doc|added→settled|→analysed|→doc|doc→laid out|render→rendered/.test(k));
         process.stderr.write(`    spans p50/p95/max (n): ${show.map(([k, v]) => `${k} ${pct(v, 50).toFixed(1)}/${pct(v, 95).toFixed(1)}/${Math.max(...v).toFixed(1)} (${v.length})`).join(', ')}\n`);
       }
       // Packed page 0 may come before the count (`pages` null): the first answer that
@@ -317,12 +319,8 @@ try {
         if (reads.length) process.stderr.write(`  ${n} ${profile} parts read while loading: ${reads.length}, ${reads.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50/p95/max ${pct(reads, 50).toFixed(2)}/${pct(reads, 95).toFixed(2)}/${Math.max(...reads).toFixed(1)} ms\n`);
         // Every step of the load, summed by kind (from one trace label to the next),
         // the costliest first: where the view's reading goes besides the parts.
-        const sums = {};
-        for (let i = 1; i < tl.length; i++) {
-          const k = `${tl[i - 1][0]}→${tl[i][0]}`;
-          sums[k] = [(sums[k]?.[0] ?? 0) + tl[i][1] - tl[i - 1][1], (sums[k]?.[1] ?? 0) + 1];
-        }
-        process.stderr.write(`  ${n} ${profile} steps while loading, summed (ms, count): ${Object.entries(sums).sort((a, b) => b[1][0] - a[1][0]).slice(0, 10).map(([k, [ms, c]]) => `${k} ${ms.toFixed(0)} (${c})`).join(', ')}\n`);
+        const sums = Object.entries(stepsByKind(tl)).map(([k, v]) => [k, v.reduce((a, b) => a + b, 0), v.length]);
+        process.stderr.write(`  ${n} ${profile} steps while loading, summed (ms, count): ${sums.sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, ms, c]) => `${k} ${ms.toFixed(0)} (${c})`).join(', ')}\n`);
       }
       await view.frame().evaluate(() => { if (window.__pp) window.__pp.trace = []; });
       // BENCH_TRACE=1: Chromium's own trace of this scrolling, summed by event on the
