@@ -127,9 +127,29 @@ export class Palmaplan {
   }
 }
 
-/** The records of a get_schedule_page answer's structuredContent (sent as texts). */
+/** The fields of the records a page writes as arrays, in the model's declaration order
+ * (shared-model/src/paging.rs, "The record stream"). */
+const ARRAY_FIELDS = {
+  bar: ['id', 'row', 'label', 'start', 'end', 'color', 'notes', 'pin', 'constraint', 'deadline', 'progress', 'actual_start', 'actual_finish'],
+  milestone: ['id', 'row', 'label', 'date', 'color', 'notes', 'constraint', 'deadline'],
+  link: ['id', 'from', 'to', 'kind', 'lag'],
+  action: ['id', 'bar', 'label', 'status', 'assignee'],
+};
+
+/** A record with its fields named: pages write bars, milestones, links and actions as arrays. */
+function named(record) {
+  const [kind, fields] = Object.entries(record)[0];
+  if (kind === 'cut') return { cut: { ...fields, record: named(fields.record) } };
+  if (!Array.isArray(fields)) return record;
+  const names = ARRAY_FIELDS[kind];
+  if (!names || fields.length > names.length) throw new Error(`a ${kind} record of ${fields.length} fields: ${JSON.stringify(record)}`);
+  return { [kind]: Object.fromEntries(fields.map((v, i) => [names[i], v])) };
+}
+
+/** The records of a get_schedule_page answer's structuredContent (sent as texts), with
+ * their fields named. */
 export function pageRecords(structured) {
-  return structured.record_parts.flatMap((t) => JSON.parse(t));
+  return structured.record_parts.flatMap((t) => JSON.parse(t)).map(named);
 }
 
 /** Calls a tool and gives {text, structured, isError, raw}. */
