@@ -24,10 +24,11 @@
 //! (`{"bar":[12,3,"Pose","2026-03-02","2026-03-06"]}`, `{"link":[40,12,13]}`; a link
 //! of another kind or with a lag goes on `[40,12,13,"SS",2]`). serde's derived
 //! `Deserialize` reads a struct from such an array, so the same reader takes both
-//! forms. Against objects, this halves the text of a 100,000-bar schedule and spares
-//! the view matching every key of every record, the largest cost of reading pages in
-//! the view's JavaScript translation. Deltas (`delta`) keep the objects: a model may
-//! read them.
+//! forms. Against objects, this takes 40% off the text of `synth`'s 100,000-bar
+//! schedule (15.9 MB instead of ~26; 36% off the view's render bench's) and spares the
+//! view matching every key of every record: reading the records, the largest step of
+//! the view's JavaScript translation while pages arrive, took about a third less time.
+//! Deltas (`delta`) keep the objects: a model may read them.
 //!
 //! The order puts first what the view's first window needs: the header, the groups,
 //! then (given a [`Priority`]) the window's rows, each followed by its bars and

@@ -11,7 +11,7 @@
 //!   only says which page it is. With `packed` (the packed view page, which unpacks
 //!   gzip in the browser), page 0 stays as it is and is answered at once, and the
 //!   model's later pages come several to an answer, each gzip in base64
-//!   (`packed_parts`): a 100,000-bar schedule in ~49 answers instead of 191, and
+//!   (`packed_parts`): a 100,000-bar schedule in ~27 answers instead of 113, and
 //!   about a quarter of the characters, which the host and the browser copy several
 //!   times on the way.
 //! - `get_changes_since`: the journal after a rank, for live updates; a poll with
@@ -163,7 +163,7 @@ struct PageSet {
 /// A page set for a view that unpacks (`get_schedule_page` with `packed`): page 0 as it
 /// is (the first window is drawn from it at once), then the model's pages several to an
 /// answer, each page's record parts compressed (gzip, base64): the records of a
-/// 100,000-bar schedule take some 49 answers instead of 191, and about a quarter of the
+/// 100,000-bar schedule take some 27 answers instead of 113, and about a quarter of the
 /// characters, which the host and the browser copy several times on the way.
 #[derive(Debug)]
 struct Packed {
@@ -608,10 +608,11 @@ fn pack_page(page: &str) -> Result<(Option<String>, bool), serde_json::Error> {
     use std::io::Write as _;
     let text: PageText = serde_json::from_str(page)?;
     let lines = record_parts(&text.records).join("\n");
-    // Level 3: the records of a 100,000-bar schedule (16 MB) take 3.4 MB, in ~180 ms of
-    // one core. Level 1 (zlib-rs's quick strategy) took 5.1 MB in ~140 ms: half as many
-    // answers again for the view to wait for. Levels 4 to 9 save under 9% more for 1.3
-    // to 10 times the time, which page 1's answer waits for.
+    // Level 3: the records of a 100,000-bar schedule of the model's `synth` (16 MB)
+    // take 3.4 MB, in ~180 ms of one core. Level 1 (zlib-rs's quick strategy) took 5.1
+    // MB in ~140 ms: 43 answers instead of 27 for the render bench's schedule. Levels
+    // 4 to 9 save under 9% more for 1.3 to 10 times the time, which page 1's answer
+    // waits for.
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(3));
     let packed = gz
         .write_all(lines.as_bytes())
