@@ -1090,14 +1090,34 @@ fn ask_ahead(st: St, l: Load, page: usize, window: Option<&Value>, ahead: &Rc<Re
         return;
     }
     let ahead = Rc::clone(ahead);
-    st.call("get_schedule_page", page_args(l, page, window), move |r| {
-        // A packed answer is handed on once unpacked.
-        let held = r
-            .as_ref()
-            .ok()
-            .and_then(|reply| records_ref(&reply.structured));
-        crate::data::when_ready(held, move || answered(&ahead, page, r));
-    });
+    let window = window.cloned();
+    st.call(
+        "get_schedule_page",
+        page_args(l, page, window.as_ref()),
+        move |r| {
+            // Page 0 of packed pages answered before the server packed them gives no count,
+            // so only page 1 was asked for after it; page 1's answer gives it, and the pages
+            // after it are asked for as it arrives rather than once it is read: reading
+            // it and drawing what it brings took 0.1-0.3 s at 100,000 bars, the next
+            // answers waiting for their request meanwhile.
+            if page == 1
+                && let Ok(reply) = &r
+                && let Ok(head) =
+                    <wire::PageHead as serde::Deserialize>::deserialize(&reply.structured)
+                && let Some(n) = head.pages
+            {
+                for q in 2..n.min(2 + PAGES_AHEAD) {
+                    ask_ahead(st, l, q, window.as_ref(), &ahead);
+                }
+            }
+            // A packed answer is handed on once unpacked.
+            let held = r
+                .as_ref()
+                .ok()
+                .and_then(|reply| records_ref(&reply.structured));
+            crate::data::when_ready(held, move || answered(&ahead, page, r));
+        },
+    );
 }
 
 /// The answer of `page`, to the reading if it waits for it, kept for it otherwise.
@@ -1258,6 +1278,14 @@ fn page_added(
             });
         });
         return;
+    }
+    if page > 0 && next.is_some() {
+        // The next pages are asked for before any drawing below, so that their answers
+        // travel while it runs: asked after it, page 4's answer came ~0.3 s after
+        // page 3's at 100,000 bars (strict), the reading waiting for it.
+        for q in asm.missing_pages().take(PAGES_AHEAD) {
+            ask_ahead(st, l, q, window.as_ref(), &ahead);
+        }
     }
     if complete {
         let s = std::mem::replace(&mut asm, Assembly::new(id, rank)).into_schedule();
