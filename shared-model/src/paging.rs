@@ -502,7 +502,7 @@ impl Serialize for BarFields<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple as _;
         // Every field named, so that a field added to `Bar` fails to compile here; the
-        // order is the declaration's (a property test reads every shape back).
+        // order is the declaration's (a unit test reads every shape back).
         let Bar {
             id,
             row,
