@@ -21,7 +21,8 @@
 // BENCH_TRACE's trace of the scrolling (% becomes size and profile).
 // BENCH_DHTMLX=1 also gives each size to DHTMLX Gantt in the same browser, before our
 // view (bench/dhtmlx.mjs), and prints our figures as ratios of its own: machines here
-// vary up to 2x, a ratio taken in one run does not.
+// vary up to 2x, a ratio taken in one run does not. BENCH_CENSUS=1 counts the chart's
+// elements by kind once scrolled.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -431,6 +432,28 @@ try {
       // A frame interval over 25 ms is a frame the browser missed.
       const missed = (a) => +((100 * a.filter((x) => x > 25).length) / a.length).toFixed(1);
       const barsInDom = await view.locator('[data-bar]').count();
+      if (process.env.BENCH_CENSUS) {
+        // What the chart holds once scrolled (the elements the browser styles, lays out
+        // and paints when a block comes in): by container and kind, per block of lines.
+        const census = await view.frame().evaluate(() => {
+          const out = {};
+          for (const c of ['pp-gridcol', 'pp-items']) {
+            const el = document.querySelector(`.${c}`);
+            const blocks = el ? el.querySelectorAll(':scope > .pp-blk').length : 0;
+            const kinds = {};
+            for (const e of el ? el.querySelectorAll('.pp-blk *') : []) {
+              const k = `${e.tagName.toLowerCase()}${e.classList.length ? '.' + [...e.classList].join('.') : ''}`;
+              kinds[k] = (kinds[k] ?? 0) + 1;
+            }
+            out[c] = { blocks, kinds };
+          }
+          return out;
+        });
+        for (const [c, { blocks, kinds }] of Object.entries(census)) {
+          const all = Object.values(kinds).reduce((a, b) => a + b, 0);
+          process.stderr.write(`  ${n} ${profile} census ${c}: ${blocks} blocks, ${all} elements (${(all / Math.max(1, blocks)).toFixed(0)} a block): ${Object.entries(kinds).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+        }
+      }
       results.push({ bars: n, profile, importMs, fromResultMs: Math.round(fromResult), fromFirstPageMs: Math.round(fromData), drawnFromFirstPageMs: Math.round(drawnFromData), pageCalls, pagesTotal, allPagesMs, sinceWindowMs, readMs, wholeMs, barsInDom, frameP50: +pct(frames, 50).toFixed(1), frameP95: +pct(frames, 95).toFixed(1), frameMax: +Math.max(...frames).toFixed(1), loadedP50: +pct(framesLoaded, 50).toFixed(1), loadedP95: +pct(framesLoaded, 95).toFixed(1), loadedMax: +Math.max(...framesLoaded).toFixed(1), idleP95: +pct(framesIdle, 95).toFixed(1), missedLoading: missed(frames), missedLoaded: missed(framesLoaded), viewP50: work.length ? +pct(work, 50).toFixed(1) : NaN, viewP95: work.length ? +pct(work, 95).toFixed(1) : NaN, frameWorkLoadingP95: +pct(workLoading, 95).toFixed(1), frameWorkLoadedP50: +pct(workLoaded, 50).toFixed(1), frameWorkLoadedP95: +pct(workLoaded, 95).toFixed(1), dragP95: drag ? +pct(drag.times, 95).toFixed(1) : NaN, dragWorkP50: drag ? +pct(drag.work, 50).toFixed(1) : NaN, dragWorkP95: drag ? +pct(drag.work, 95).toFixed(1) : NaN, dragPreviewed: drag ? drag.previews : 0, dragCascaded: drag ? drag.cascaded : 0, liveMs: live ? Math.round(live.total) : NaN, liveLongestMs: live ? Math.round(live.longest) : NaN });
       console.log(JSON.stringify(results.at(-1)));
       await host.close();
