@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../host/harness.mjs';
+import { installBenchFrames } from './frames.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'node_modules', 'dhtmlx-gantt', 'codebase');
@@ -42,6 +43,8 @@ export async function dhtmlx(browser, n) {
   const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   try {
     await p.goto(`http://127.0.0.1:${server.address().port}/`);
+    // The frames measured as bench/render.mjs measures ours.
+    await p.evaluate(installBenchFrames);
     return await p.evaluate(async (n) => {
       // The render bench's schedule (bench/schedule.mjs) as DHTMLX holds one: a task a
       // row, so ten bars of a row become ten tasks under a parent for the row, and a
@@ -81,25 +84,7 @@ export async function dhtmlx(browser, n) {
       const parsed = performance.now() - t0;
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       const painted = performance.now() - t0;
-      // As bench/render.mjs's __benchFrames: each frame's interval, and its work (from
-      // the frame's start to a message posted in it, which waits for the paint).
-      const frames = (each) => new Promise((res) => {
-        const times = [];
-        const work = [];
-        let last = performance.now();
-        let i = 0;
-        const step = (frameStart) => {
-          const now = performance.now();
-          times.push(now - last);
-          last = now;
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => work.push(performance.now() - frameStart);
-          ch.port2.postMessage(0);
-          each(i);
-          if (++i < 120) requestAnimationFrame(step); else setTimeout(() => res({ times: times.slice(1), work: work.slice(1) }), 50);
-        };
-        requestAnimationFrame(step);
-      });
+      const frames = window.__benchFrames;
       let x = 0;
       let y = 0;
       g.scrollTo(0, 0);

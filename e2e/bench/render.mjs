@@ -29,6 +29,7 @@ import { launch, Host, PROFILES } from '../host/harness.mjs';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { schedule } from './schedule.mjs';
 import { dhtmlx } from './dhtmlx.mjs';
+import { installBenchFrames } from './frames.mjs';
 // CPU time so far of every process on the machine, in ms, by kind: the server, node
 // (this script, with the host's HTTP relay), and Chromium's processes (each renderer
 // apart: the host's page, the view's frame). Chromium rewrites its command lines, so
@@ -175,29 +176,8 @@ try {
       const steps = trace.map(([l, t]) => `${l} +${Math.round(t - t0trace)}`).join(', ');
       if (steps) process.stderr.write(`  ${n} ${profile}: ${steps}, painted +${Math.round(painted - frameOrigin - t0trace)}\n`);
       const pageCalls = log.filter((e) => e.dir === 'in' && e.msg.params?.name === 'get_schedule_page').length;
-      // Runs `each(i)` in 120 animation frames and records each frame's interval and
-      // its main-thread work: from the frame's start (every animation callback, the
-      // view's drawing among them) to the end of its style, layout and paint, which a
-      // message posted in the frame waits for. Installed in the view's frame once.
-      await view.frame().evaluate(() => {
-        window.__benchFrames = (each) => new Promise((res) => {
-          const times = [];
-          const work = [];
-          let last = performance.now();
-          let i = 0;
-          const step = (frameStart) => {
-            const now = performance.now();
-            times.push(now - last);
-            last = now;
-            const ch = new MessageChannel();
-            ch.port1.onmessage = () => work.push(performance.now() - frameStart);
-            ch.port2.postMessage(0);
-            each(i);
-            if (++i < 120) requestAnimationFrame(step); else setTimeout(() => res({ times: times.slice(1), work: work.slice(1) }), 50);
-          };
-          requestAnimationFrame(step);
-        });
-      });
+      // The frames' measure (bench/frames.mjs), installed in the view's frame once.
+      await view.frame().evaluate(installBenchFrames);
       const scroll = () => view.frame().evaluate(() => {
         const el = document.querySelector('.pp-scroll');
         el.scrollTop = 0;
