@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from '../host/harness.mjs';
-import { installBenchFrames } from './frames.mjs';
+import { installBenchFrames, pct } from './frames.mjs';
+import { schedule } from './schedule.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'node_modules', 'dhtmlx-gantt', 'codebase');
@@ -34,10 +35,8 @@ function serve() {
   return new Promise((r) => server.once('listening', () => r(server)));
 }
 
-const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
-
-/// The figures for `n` tasks in `browser`: parse → painted, and the scrolling's frame
-/// interval and frame work (from the frame's start to the first task after it) p50/p95.
+// The figures for `n` bars in `browser`: parse → painted, and the scrolling's frame
+// interval and frame work (bench/frames.mjs) p50/p95.
 export async function dhtmlx(browser, n) {
   const server = await serve();
   const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -45,35 +44,17 @@ export async function dhtmlx(browser, n) {
     await p.goto(`http://127.0.0.1:${server.address().port}/`);
     // The frames measured as bench/render.mjs measures ours.
     await p.evaluate(installBenchFrames);
-    return await p.evaluate(async (n) => {
-      // The render bench's schedule (bench/schedule.mjs) as DHTMLX holds one: a task a
-      // row, so ten bars of a row become ten tasks under a parent for the row, and a
-      // parent for each group of 100 rows; the same links (FS along a row, SS from a
-      // row's first bar to the next row's in the group).
-      const day0 = Date.UTC(2026, 9, 1);
-      const iso = (d) => new Date(day0 + d * 86400000).toISOString().slice(0, 10);
-      const data = [];
-      const links = [];
-      const rows = Math.ceil(n / 10);
-      let id = 1;
-      let made = 0;
-      let group = 0;
-      let firstAbove = null;
-      for (let r = 0; r < rows; r++) {
-        if (r % 100 === 0) { group = id++; data.push({ id: group, text: `Group ${r / 100 + 1}`, type: 'project', open: true }); firstAbove = null; }
-        const row = id++;
-        data.push({ id: row, text: `Row ${r + 1}`, parent: group, type: 'project', open: true });
-        let prev = null;
-        for (let b = 0; b < 10 && made < n; b++, made++) {
-          const start = (r % 30) + b * 7;
-          const t = id++;
-          data.push({ id: t, text: `Task ${made + 1}`, start_date: iso(start), end_date: iso(start + 3), parent: row, progress: made % 2 ? 0.4 : 0 });
-          if (prev) links.push({ id: id++, source: prev, target: t, type: '0' });
-          else if (firstAbove) links.push({ id: id++, source: firstAbove, target: t, type: '1' });
-          if (!prev) firstAbove = t;
-          prev = t;
-        }
-      }
+    // The render bench's schedule itself (bench/schedule.mjs), as DHTMLX holds one: a
+    // task a line, so each row becomes a parent over its bars and each group a parent
+    // over its rows; the same ids and links (FS is DHTMLX's type "0", SS its "1").
+    const s = schedule(n);
+    const data = [
+      ...s.groups.map((g) => ({ id: g.id, text: g.name, type: 'project', open: true })),
+      ...s.rows.map((r) => ({ id: r.id, text: r.name, parent: r.group, type: 'project', open: true })),
+      ...s.bars.map((b) => ({ id: b.id, text: b.label, start_date: b.start, end_date: b.end, parent: b.row, progress: (b.progress ?? 0) / 100 })),
+    ];
+    const links = s.links.map((l) => ({ id: l.id, source: l.from, target: l.to, type: l.kind === 'SS' ? '1' : '0' }));
+    return await p.evaluate(async ({ data, links }) => {
       const g = window.gantt;
       g.config.date_format = '%Y-%m-%d';
       g.init('g');
@@ -93,7 +74,7 @@ export async function dhtmlx(browser, n) {
       const idle = await frames(() => {});
       const where = g.getScrollState();
       return { tasks: data.length, links: links.length, parsed, painted, ...scrolled, idle: idle.times, scrolledTo: [where.x, where.y], nodes: document.querySelectorAll('#g *').length };
-    }, n).then((r) => ({
+    }, { data, links }).then((r) => ({
       n,
       tasks: r.tasks,
       links: r.links,

@@ -4,6 +4,7 @@
 // in 120 animation frames and gives each frame's interval and its main-thread work:
 // from the frame's start (every animation callback, a chart's drawing among them) to
 // the end of its style, layout and paint, which a message posted in the frame waits for.
+// With `pct`, the percentile both read them by.
 export function installBenchFrames() {
   window.__benchFrames = (each) => new Promise((res) => {
     const times = [];
@@ -23,3 +24,6 @@ export function installBenchFrames() {
     requestAnimationFrame(step);
   });
 }
+
+/** The p-th percentile of `a` (nearest rank). */
+export const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };

@@ -29,7 +29,7 @@ import { launch, Host, PROFILES } from '../host/harness.mjs';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { schedule } from './schedule.mjs';
 import { dhtmlx } from './dhtmlx.mjs';
-import { installBenchFrames } from './frames.mjs';
+import { installBenchFrames, pct } from './frames.mjs';
 // CPU time so far of every process on the machine, in ms, by kind: the server, node
 // (this script, with the host's HTTP relay), and Chromium's processes (each renderer
 // apart: the host's page, the view's frame). Chromium rewrites its command lines, so
@@ -61,7 +61,6 @@ const stepsByKind = (tl) => {
   for (let i = 1; i < tl.length; i++) (by[`${tl[i - 1][0]}→${tl[i][0]}`] ??= []).push(tl[i][1] - tl[i - 1][1]);
   return by;
 };
-const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 
 // BENCH_ONLY=strict (or permissive) runs one profile; another name would run none.
 if (process.env.BENCH_ONLY && !PROFILES.includes(process.env.BENCH_ONLY)) {
