@@ -457,6 +457,8 @@ if (theirs.size) {
     if (!d) continue;
     const ratio = (x) => (Number.isFinite(x) ? (x / d.paintedMs).toFixed(2) : '-');
     const whole = r.fromResultMs + r.wholeMs;
-    console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(d.paintedMs).padStart(10)} ms        ${r.fromResultMs} ms, ${r.readMs} ms (${ratio(r.readMs)}), ${whole} ms (${ratio(whole)})        ${d.intervalP95}, ${d.missed}% / ${r.loadedP95}, ${r.missedLoaded}%        ${d.workP95} / ${r.frameWorkLoadedP95}`);
+    // A schedule of one page is whole with its first window: no reading after it.
+    const ms = (x) => (Number.isFinite(x) ? `${x} ms` : '- (one page)');
+    console.log(`${String(r.bars).padEnd(8)} ${r.profile.padEnd(11)} ${String(d.paintedMs).padStart(10)} ms        ${r.fromResultMs} ms, ${ms(r.readMs)} (${ratio(r.readMs)}), ${ms(whole)} (${ratio(whole)})        ${d.intervalP95}, ${d.missed}% / ${r.loadedP95}, ${r.missedLoaded}%        ${d.workP95} / ${r.frameWorkLoadedP95}`);
   }
 }
