@@ -127,14 +127,20 @@ export class Palmaplan {
   }
 }
 
-/** The fields of the records a page writes as arrays, in the model's declaration order
- * (shared-model/src/paging.rs, "The record stream"). */
+/** The fields of the records a page writes as arrays, in their order
+ * (shared-model/src/paging.rs, "The record stream"): a bar's progress comes first of its
+ * optional fields. */
 const ARRAY_FIELDS = {
-  bar: ['id', 'row', 'label', 'start', 'end', 'color', 'notes', 'pin', 'constraint', 'deadline', 'progress', 'actual_start', 'actual_finish'],
+  bar: ['id', 'row', 'label', 'start', 'end', 'progress', 'color', 'notes', 'pin', 'constraint', 'deadline', 'actual_start', 'actual_finish'],
   milestone: ['id', 'row', 'label', 'date', 'color', 'notes', 'constraint', 'deadline'],
   link: ['id', 'from', 'to', 'kind', 'lag'],
   action: ['id', 'bar', 'label', 'status', 'assignee'],
 };
+
+/** The fields an array holds as day numbers (days since 1970-01-01), given back as the
+ * "YYYY-MM-DD" the tools write. */
+const DAY_FIELDS = new Set(['start', 'end', 'date', 'pin', 'deadline', 'actual_start', 'actual_finish']);
+const isoDay = (n) => new Date(n * 86400000).toISOString().slice(0, 10);
 
 /** A record with its fields named: pages write bars, milestones, links and actions as arrays. */
 function named(record) {
@@ -143,7 +149,7 @@ function named(record) {
   if (!Array.isArray(fields)) return record;
   const names = ARRAY_FIELDS[kind];
   if (!names || fields.length > names.length) throw new Error(`a ${kind} record of ${fields.length} fields: ${JSON.stringify(record)}`);
-  return { [kind]: Object.fromEntries(fields.map((v, i) => [names[i], v])) };
+  return { [kind]: Object.fromEntries(fields.map((v, i) => [names[i], DAY_FIELDS.has(names[i]) && Number.isInteger(v) ? isoDay(v) : v])) };
 }
 
 /** The records of a get_schedule_page answer's structuredContent (sent as texts), with

@@ -20,14 +20,20 @@
 //! twice as long that way.
 //!
 //! Bars, milestones, links and actions, nearly all of a large schedule, are written as
-//! arrays of their fields in declaration order, up to the last one not at its default
-//! (`{"bar":[12,3,"Pose","2026-03-02","2026-03-06"]}`, `{"link":[40,12,13]}`; a link
-//! of another kind or with a lag goes on `[40,12,13,"SS",2]`). serde's derived
-//! `Deserialize` reads a struct from such an array, so the same reader takes both
-//! forms. Against objects, this takes 40% off the text of `synth`'s 100,000-bar
-//! schedule (15.9 MB instead of ~26; 36% off the view's render bench's) and spares the
-//! view matching every key of every record: reading the records, the largest step of
-//! the view's JavaScript translation while pages arrive, took about a third less time.
+//! arrays of their fields, up to the last one not at its default
+//! (`{"bar":[12,3,"Pose",20514,20518]}`, `{"link":[40,12,13]}`; a link of another kind
+//! or with a lag goes on `[40,12,13,"SS",2]`). Links, milestones and actions keep their
+//! declaration order, which serde's derived `Deserialize` reads from an array as from
+//! an object. Bars and milestones have readers of their own (`read_bar`,
+//! `read_milestone`), because their arrays differ in two ways: a date is its day number
+//! (days since 1970-01-01: `20514` is 2026-03-02), and a bar's progress, the optional
+//! field a tracked schedule sets most, comes right after its dates, not behind five
+//! empty fields (`null,"",null,null,null`). Only these arrays read a number as a date;
+//! every tool input, and the objects, take `"YYYY-MM-DD"` alone. Against objects, the
+//! arrays take 40% off the text of `synth`'s 100,000-bar schedule (15.9 MB instead of
+//! ~26, before dates became numbers) and spare the view matching every key of every
+//! record: reading the records is the largest step of the view's JavaScript
+//! translation while pages arrive.
 //! Deltas (`delta`) keep the objects: a model may read them.
 //!
 //! The order puts first what the view's first window needs: the header, the groups,
@@ -292,7 +298,9 @@ pub enum Record<'a> {
     Header(Header<'a>),
     Group(Placed<'a, Group>),
     Row(Placed<'a, Row>),
+    #[serde(deserialize_with = "read_bar")]
     Bar(Cow<'a, Bar>),
+    #[serde(deserialize_with = "read_milestone")]
     Milestone(Cow<'a, Milestone>),
     Link(Cow<'a, Link>),
     Action(Cow<'a, Action>),
@@ -501,8 +509,9 @@ struct BarFields<'r>(&'r Bar);
 impl Serialize for BarFields<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple as _;
-        // Every field named, so that a field added to `Bar` fails to compile here; the
-        // order is the declaration's (a unit test reads every shape back).
+        // Every field named, so that a field added to `Bar` fails to compile here and in
+        // `read_bar`, which reads them back in this order (a unit test reads every shape
+        // back).
         let Bar {
             id,
             row,
@@ -519,12 +528,12 @@ impl Serialize for BarFields<'_> {
             actual_finish,
         } = self.0;
         let more = optional_len(&[
+            *progress != 0,
             color.is_some(),
             !notes.is_empty(),
             pin.is_some(),
             constraint.is_some(),
             deadline.is_some(),
-            *progress != 0,
             actual_start.is_some(),
             actual_finish.is_some(),
         ]);
@@ -532,33 +541,119 @@ impl Serialize for BarFields<'_> {
         t.serialize_element(id)?;
         t.serialize_element(row)?;
         t.serialize_element(label)?;
-        t.serialize_element(start)?;
-        t.serialize_element(end)?;
+        t.serialize_element(&Day(*start))?;
+        t.serialize_element(&Day(*end))?;
         if more > 0 {
-            t.serialize_element(color)?;
-        }
-        if more > 1 {
-            t.serialize_element(notes)?;
-        }
-        if more > 2 {
-            t.serialize_element(pin)?;
-        }
-        if more > 3 {
-            t.serialize_element(constraint)?;
-        }
-        if more > 4 {
-            t.serialize_element(deadline)?;
-        }
-        if more > 5 {
             t.serialize_element(progress)?;
         }
+        if more > 1 {
+            t.serialize_element(color)?;
+        }
+        if more > 2 {
+            t.serialize_element(notes)?;
+        }
+        if more > 3 {
+            t.serialize_element(&pin.map(Day))?;
+        }
+        if more > 4 {
+            t.serialize_element(constraint)?;
+        }
+        if more > 5 {
+            t.serialize_element(&deadline.map(Day))?;
+        }
         if more > 6 {
-            t.serialize_element(actual_start)?;
+            t.serialize_element(&actual_start.map(Day))?;
         }
         if more > 7 {
-            t.serialize_element(actual_finish)?;
+            t.serialize_element(&actual_finish.map(Day))?;
         }
         t.end()
+    }
+}
+
+/// Reads a bar as a page writes it (`BarFields`' array) or as an object (a delta's).
+fn read_bar<'de, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Cow<'a, Bar>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Bar;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a bar: [id, row, label, start, end, ...] or an object")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Bar, A::Error> {
+            let (id, row, label, Day(start), Day(end)) = (
+                needed(&mut a, 0, &self)?,
+                needed(&mut a, 1, &self)?,
+                needed(&mut a, 2, &self)?,
+                needed(&mut a, 3, &self)?,
+                needed(&mut a, 4, &self)?,
+            );
+            Ok(Bar {
+                id,
+                row,
+                label,
+                start,
+                end,
+                progress: optional(&mut a)?,
+                color: optional(&mut a)?,
+                notes: optional(&mut a)?,
+                pin: optional::<_, Option<Day>>(&mut a)?.map(|d| d.0),
+                constraint: optional(&mut a)?,
+                deadline: optional::<_, Option<Day>>(&mut a)?.map(|d| d.0),
+                actual_start: optional::<_, Option<Day>>(&mut a)?.map(|d| d.0),
+                actual_finish: optional::<_, Option<Day>>(&mut a)?.map(|d| d.0),
+            })
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Bar, A::Error> {
+            Bar::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+        }
+    }
+    d.deserialize_any(V).map(Cow::Owned)
+}
+
+/// The `n`th element of a record's array, which it must have.
+fn needed<'de, A, T>(a: &mut A, n: usize, what: &dyn serde::de::Expected) -> Result<T, A::Error>
+where
+    A: serde::de::SeqAccess<'de>,
+    T: Deserialize<'de>,
+{
+    a.next_element()?
+        .ok_or_else(|| serde::de::Error::invalid_length(n, what))
+}
+
+/// The next element of a record's array, or its default when the array ended before it.
+fn optional<'de, A, T>(a: &mut A) -> Result<T, A::Error>
+where
+    A: serde::de::SeqAccess<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(a.next_element()?.unwrap_or_default())
+}
+
+/// A date as a record's array holds it: its day number (days since 1970-01-01), which
+/// reads faster than its text. Only arrays read it: `Date`'s own reader, which every tool
+/// input goes through, takes `"YYYY-MM-DD"` alone.
+#[derive(Clone, Copy)]
+struct Day(Date);
+
+impl Serialize for Day {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i32(self.0.days())
+    }
+}
+
+impl<'de> Deserialize<'de> for Day {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Day, D::Error> {
+        let n = i32::deserialize(d)?;
+        let date = Date::from_days(n);
+        if date.in_supported_range() {
+            Ok(Day(date))
+        } else {
+            Err(serde::de::Error::custom(format_args!(
+                "day {n} is not a date a schedule holds (years {} to {})",
+                crate::date::MIN_YEAR,
+                crate::date::MAX_YEAR
+            )))
+        }
     }
 }
 
@@ -587,7 +682,7 @@ impl Serialize for MilestoneFields<'_> {
         t.serialize_element(id)?;
         t.serialize_element(row)?;
         t.serialize_element(label)?;
-        t.serialize_element(date)?;
+        t.serialize_element(&Day(*date))?;
         if more > 0 {
             t.serialize_element(color)?;
         }
@@ -598,10 +693,45 @@ impl Serialize for MilestoneFields<'_> {
             t.serialize_element(constraint)?;
         }
         if more > 3 {
-            t.serialize_element(deadline)?;
+            t.serialize_element(&deadline.map(Day))?;
         }
         t.end()
     }
+}
+
+/// Reads a milestone as a page writes it (`MilestoneFields`' array) or as an object.
+fn read_milestone<'de, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Cow<'a, Milestone>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Milestone;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a milestone: [id, row, label, date, ...] or an object")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Milestone, A::Error> {
+            let (id, row, label, Day(date)) = (
+                needed(&mut a, 0, &self)?,
+                needed(&mut a, 1, &self)?,
+                needed(&mut a, 2, &self)?,
+                needed(&mut a, 3, &self)?,
+            );
+            Ok(Milestone {
+                id,
+                row,
+                label,
+                date,
+                color: optional(&mut a)?,
+                notes: optional(&mut a)?,
+                constraint: optional(&mut a)?,
+                deadline: optional::<_, Option<Day>>(&mut a)?.map(|d| d.0),
+            })
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Milestone, A::Error> {
+            Milestone::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+        }
+    }
+    d.deserialize_any(V).map(Cow::Owned)
 }
 
 struct ActionFields<'r>(&'r Action);
@@ -762,7 +892,39 @@ fn text_of<T: Texts>(item: &mut T, field: Field) -> Option<&mut String> {
 /// serde_json refuses nesting deeper than 128 levels with an error, so a hostile text
 /// cannot overflow the stack; the error says what was expected and where.
 pub fn read_records(text: &str) -> Result<Vec<Record<'static>>, String> {
-    serde_json::from_str(text).map_err(|e| e.to_string())
+    let mut all = Vec::new();
+    read_records_with(text, |r| all.push(r))?;
+    Ok(all)
+}
+
+/// [`read_records`], each record handed to `each` as it is read rather than gathered:
+/// the view adds a page's records to its schedule this way, sparing a vector of records
+/// and a copy of each (the largest are ~150 bytes), which its JavaScript translation
+/// pays dearly. Records before an error have been handed over.
+pub fn read_records_with(text: &str, each: impl FnMut(Record<'static>)) -> Result<(), String> {
+    struct Each<F>(F);
+    impl<'de, F: FnMut(Record<'static>)> serde::de::DeserializeSeed<'de> for Each<F> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de, F: FnMut(Record<'static>)> serde::de::Visitor<'de> for Each<F> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut a: A) -> Result<(), A::Error> {
+            while let Some(r) = a.next_element()? {
+                (self.0)(r);
+            }
+            Ok(())
+        }
+    }
+    let mut d = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(Each(each), &mut d)
+        .and_then(|()| d.end())
+        .map_err(|e| e.to_string())
 }
 
 /// A schedule's settings (their JSON object), as the continuations of a cut header carry
@@ -1932,12 +2094,12 @@ mod tests {
             {"page":0,"records":[{"header":{"name":"Launch","settings":{"time_zone":"Europe/Paris","working_weekdays":["mon","tue","wed","thu","fri"],"holidays":[],"time_unit":"day"},"notes":"Say \"hi\"","next_id":12,"counts":{"groups":1,"rows":2,"bars":3,"milestones":1,"links":2,"actions":0,"members":1,"absences":1}}},
             {"group":{"index":0,"id":1,"name":"Build"}},
             {"row":{"index":1,"id":3,"group":1,"name":"Front","member":10}},
-            {"bar":[5,3,"Task 5","2026-03-04","2026-03-05"]},
-            {"milestone":[7,3,"Go","2026-03-06"]},
+            {"bar":[5,3,"Task 5",20516,20517]},
+            {"milestone":[7,3,"Go",20518]},
             {"member":{"id":10,"name":"Ana"}},
             {"row":{"index":0,"id":2,"group":1,"name":"Back"}},
-            {"bar":[4,2,"Task 4","2026-03-02","2026-03-03"]},
-            {"bar":[6,3,"Task 6","2026-06-01","2026-06-01"]},
+            {"bar":[4,2,"Task 4",20514,20515]},
+            {"bar":[6,3,"Task 6",20605,20605]},
             {"link":[8,4,5]},
             {"link":[9,5,6]},
             {"absence":{"id":11,"member":10,"start":"2026-03-04","end":"2026-03-04"}}],"pages":1}"#]]
@@ -2108,12 +2270,12 @@ mod tests {
         s.bars[0].notes = "A short note stays whole.".into();
         let pages = parse(&paginate(&s, None, MIN_PAGE_CHARS));
         expect![[r#"
-            page 0: header cut [Notes], group 1, member 10, row 2, row 3, bar 4 cut [Label], bar 5, bar 6, milestone 7, link 8, link 9, absence 11, cont header notes #1 (1578 chars)
-            page 1: cont header notes #2 (3774 chars, last), cont bar 4 label #1 (69 chars)
+            page 0: header cut [Notes], group 1, member 10, row 2, row 3, bar 4 cut [Label], bar 5, bar 6, milestone 7, link 8, link 9, absence 11, cont header notes #1 (1612 chars)
+            page 1: cont header notes #2 (3740 chars, last), cont bar 4 label #1 (92 chars)
             page 2: cont bar 4 label #2 (2633 chars)
             page 3: cont bar 4 label #3 (2633 chars)
             page 4: cont bar 4 label #4 (2633 chars)
-            page 5: cont bar 4 label #5 (458 chars, last)"#]].assert_eq(&outline(&pages));
+            page 5: cont bar 4 label #5 (426 chars, last)"#]].assert_eq(&outline(&pages));
         let heads: Vec<usize> = pages[0]
             .records
             .iter()
@@ -2129,7 +2291,7 @@ mod tests {
         expect![[r#"
             [
                 648,
-                574,
+                583,
             ]
         "#]]
         .assert_debug_eq(&heads);
@@ -2367,10 +2529,10 @@ mod tests {
         .join("\n");
         expect![[r#"
             no page given: fetch page 0 first
-            page 2 of 12 is missing: fetch it
+            page 2 of 11 is missing: fetch it
             page 1 was given twice: give it once
-            page 1 says there are 13 pages, others say 12: pages of two versions of the schedule were mixed; fetch them all again
-            part 6 of the cut name of the header is missing
+            page 1 says there are 12 pages, others say 11: pages of two versions of the schedule were mixed; fetch them all again
+            part 5 of the cut name of the header is missing
             the header announces 200 bar records but the pages hold 199
             no page holds the header record
             a continuation of the notes of bar 9 arrived, but no record says that field was cut"#]]
@@ -2688,7 +2850,8 @@ mod read_tests {
     /// Every combination of a bar's, a milestone's, a link's and an action's optional fields, set or
     /// at their default, written as a page writes them: an array up to the last field
     /// set, read back equal by the same reader as the object form, which reads equal
-    /// too. Shows the arrays follow the declaration order and trim only defaults.
+    /// too. Shows the arrays follow their order (`BarFields`, declaration order for the
+    /// others) and trim only defaults.
     #[test]
     fn arrays_read_back_for_every_combination_of_optional_fields() {
         let day = |n: i32| Date::from_ymd(2026, 3, 2).unwrap().add_days(n);
@@ -2731,7 +2894,14 @@ mod read_tests {
             b.progress = if on(5) { 35 } else { 0 };
             b.actual_start = on(6).then(|| day(1));
             b.actual_finish = on(7).then(|| day(3));
-            let len = 5 + (0..8).rev().find(|&i| on(i)).map_or(0, |i| i as usize + 1);
+            // Where each of the bits above goes in the array: progress first.
+            let at = [1, 2, 3, 4, 5, 0, 6, 7];
+            let len = 5
+                + (0..8)
+                    .filter(|&i| on(i))
+                    .map(|i| at[i as usize] + 1)
+                    .max()
+                    .unwrap_or(0);
             check(Record::Bar(Cow::Owned(b.clone())), len);
             check(
                 Record::Cut(Cut {
@@ -2791,18 +2961,49 @@ mod read_tests {
         }
     }
 
+    /// `read_records_with` hands each record over as it is read, those before an error
+    /// included, and refuses what `read_records` refuses.
+    #[test]
+    fn records_are_handed_over_as_read_up_to_an_error() {
+        let mut seen = Vec::new();
+        let e = read_records_with(r#"[{"link":[1,2,3]},{"link":[4,5]}]"#, |r| {
+            seen.push(r.id())
+        })
+        .unwrap_err();
+        assert!(e.contains("invalid length 2"), "{e}");
+        assert_eq!(seen, [Some(1)]);
+        for (text, says) in [
+            (r#"[{"link":[1,2,3]}] x"#, "trailing characters"),
+            (r#"{"link":[1,2,3]}"#, "expected a sequence"),
+        ] {
+            assert!(read_records_with(text, |_| {}).unwrap_err().contains(says));
+            assert!(read_records(text).unwrap_err().contains(says));
+        }
+    }
+
     /// An array of the wrong length or with a field of the wrong type is refused with
     /// what was expected, as an object with a wrong field is.
     #[test]
     fn bad_arrays_are_refused_with_what_was_expected() {
         for (text, says) in [
-            (r#"[{"bar":[1,2,"a","2026-03-02"]}]"#, "invalid length 4"),
+            (r#"[{"bar":[1,2,"a",20514]}]"#, "invalid length 4"),
             (r#"[{"link":[1,2]}]"#, "invalid length 2"),
             (r#"[{"link":[1,2,3,"FS",0,9]}]"#, "trailing"),
-            (r#"[{"bar":[1,2,"a","2026-03-02","mars"]}]"#, "YYYY-MM-DD"),
             (
-                r#"[{"milestone":[1,2,3,"2026-03-02"]}]"#,
-                "expected a string",
+                r#"[{"bar":[1,2,"a",20514,20518,0,null,"",null,null,null,null,null,9]}]"#,
+                "trailing",
+            ),
+            (r#"[{"bar":[1,2,"a",20514,"2026-03-06"]}]"#, "expected i32"),
+            (
+                r#"[{"bar":[1,2,"a",20514,900000]}]"#,
+                "day 900000 is not a date",
+            ),
+            (r#"[{"milestone":[1,2,3,20514]}]"#, "expected a string"),
+            (r#"[{"milestone":[1,2,"a"]}]"#, "invalid length 3"),
+            // An object keeps dates as texts: a day number is not one.
+            (
+                r#"[{"bar":{"id":1,"row":2,"label":"a","start":20514,"end":20518}}]"#,
+                "YYYY-MM-DD",
             ),
             (r#"[{"link":[1,2,3,"XX"]}]"#, "unknown variant"),
         ] {

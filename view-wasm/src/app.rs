@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::bridge::Event;
-use crate::data::{Assembly, read_records, records_ref, take_record_parts};
+use crate::data::{Assembly, read_records_with, records_ref, take_record_parts};
 use crate::host::{self, Backend, CallError, Reply};
 use crate::phase::{Card, tool_writes};
 use crate::sig::{Sig, set_interval, set_timeout};
@@ -1219,8 +1219,10 @@ fn absorb_parts(
 ) {
     while arrived.at < arrived.parts.len() {
         host::trace("part");
-        match read_records(&std::mem::take(&mut arrived.parts[arrived.at])) {
-            Ok(records) => asm.absorb(records),
+        match read_records_with(&std::mem::take(&mut arrived.parts[arrived.at]), |r| {
+            asm.absorb_one(r)
+        }) {
+            Ok(()) => {}
             Err(e) => {
                 st.load_error.set(Some(e));
                 return;

@@ -170,7 +170,7 @@ pub fn take_record_parts(v: &mut Value) -> Result<Vec<String>, String> {
 }
 
 /// One part of the records, read from its text (by serde, the model's own readers).
-pub use palmaplan_model::paging::read_records;
+pub use palmaplan_model::paging::{read_records, read_records_with};
 
 /// What `host` does to a message's records, for tests: `records` becomes
 /// `records_json`, its JSON text.
@@ -336,66 +336,71 @@ impl Assembly {
 
     /// Adds records of a page (all of them, or one part of them).
     pub fn absorb(&mut self, records: Vec<Record<'static>>) {
+        records.into_iter().for_each(|r| self.absorb_one(r));
+    }
+
+    /// Adds one record, as it is read (`paging::read_records_with`). Matched where it
+    /// lies, not moved into a pair with its cut flag first: a record is up to ~150 bytes,
+    /// and each move is a copy in the JavaScript translation.
+    pub fn absorb_one(&mut self, r: Record<'static>) {
         let s = &mut self.partial;
-        let mut dirty = 0u8;
-        for r in records {
-            let (record, cut) = match r {
-                Record::Cut(c) => (*c.record, true),
-                other => (other, false),
-            };
-            if cut {
+        self.dirty |= match r {
+            Record::Cut(c) => {
                 self.cut += 1;
+                // A cut record inside a cut one is not a record of the stream.
+                if !matches!(*c.record, Record::Cut(_)) {
+                    self.absorb_one(*c.record);
+                }
+                0
             }
-            match record {
-                Record::Header(h) => {
-                    s.name = h.name.to_string();
-                    if let Some(st) = &h.settings {
-                        s.settings = st.as_ref().clone();
-                    }
-                    s.notes = h.notes.to_string();
-                    s.next_id = h.next_id;
-                    s.locks = h.locks.clone();
+            Record::Header(h) => {
+                s.name = h.name.to_string();
+                if let Some(st) = &h.settings {
+                    s.settings = st.as_ref().clone();
                 }
-                Record::Group(p) => {
-                    self.groups.push((p.index, p.item.into_owned()));
-                    dirty |= GROUPS;
-                }
-                Record::Row(p) => {
-                    self.rows.push((p.index, p.item.into_owned()));
-                    dirty |= ROWS;
-                }
-                Record::Bar(b) => {
-                    s.bars.push(b.into_owned());
-                    dirty |= BARS;
-                }
-                Record::Milestone(m) => {
-                    s.milestones.push(m.into_owned());
-                    dirty |= MILESTONES;
-                }
-                Record::Link(l) => {
-                    s.links.push(l.into_owned());
-                    dirty |= LINKS;
-                }
-                Record::Action(a) => {
-                    s.actions.push(a.into_owned());
-                    dirty |= ACTIONS;
-                }
-                Record::Member(m) => {
-                    s.members.push(m.into_owned());
-                    dirty |= MEMBERS;
-                }
-                Record::Absence(a) => {
-                    s.absences.push(a.into_owned());
-                    dirty |= ABSENCES;
-                }
-                Record::Cont(c) => {
-                    self.conts
-                        .push((c.of, c.id, c.field, c.part, c.text.to_string()));
-                }
-                Record::Cut(_) => {}
+                s.notes = h.notes.to_string();
+                s.next_id = h.next_id;
+                s.locks = h.locks.clone();
+                0
             }
-        }
-        self.dirty |= dirty;
+            Record::Group(p) => {
+                self.groups.push((p.index, p.item.into_owned()));
+                GROUPS
+            }
+            Record::Row(p) => {
+                self.rows.push((p.index, p.item.into_owned()));
+                ROWS
+            }
+            Record::Bar(b) => {
+                s.bars.push(b.into_owned());
+                BARS
+            }
+            Record::Milestone(m) => {
+                s.milestones.push(m.into_owned());
+                MILESTONES
+            }
+            Record::Link(l) => {
+                s.links.push(l.into_owned());
+                LINKS
+            }
+            Record::Action(a) => {
+                s.actions.push(a.into_owned());
+                ACTIONS
+            }
+            Record::Member(m) => {
+                s.members.push(m.into_owned());
+                MEMBERS
+            }
+            Record::Absence(a) => {
+                s.absences.push(a.into_owned());
+                ABSENCES
+            }
+            Record::Cont(c) => {
+                self.conts
+                    .push((c.of, c.id, c.field, c.part, c.text.to_string()));
+                0
+            }
+        };
     }
 
     /// Puts the collections appended to back in order (groups and rows by position,
