@@ -47,7 +47,7 @@ function emptySpot(f) {
     const body = document.querySelector('.pp-body').getBoundingClientRect();
     const busy = (x, y) => {
       const el = document.elementFromPoint(x, y);
-      return !el || !el.closest('.pp-body') || el.closest('[data-bar],[data-milestone],[data-lh],[data-lkh],.pp-con,.pp-dl');
+      return !el || !el.closest('.pp-body') || el.closest('[data-bar],[data-milestone],.pp-lh,[data-lkh],.pp-con,.pp-dl');
     };
     const cells = [...document.querySelectorAll('.pp-cell:not(.pp-group)')];
     const left = Math.max(body.left, document.querySelector('.pp-gridcol').getBoundingClientRect().right) + 4;
@@ -98,26 +98,43 @@ for (const profile of PROFILES) {
 
     // 1. Select a link with the mouse (a click on its arrow), delete it with Delete.
     // A point on an arrow that a click reaches (its bounding box's centre may be off the
-    // line, and a start-to-start link begins under its bar).
+    // line, and a start-to-start link begins under its bar): the links' pointer ground
+    // is there, and no other arrow of the block passes within 8 px (the view selects
+    // the arrow nearest the press).
     const found = await waitFor(() => f.evaluate(() => {
-      for (const p of document.querySelectorAll('[data-lh]')) {
+      const near = (q, x, y) => {
+        let best = Infinity;
+        for (let k = 0; k <= 100; k++) {
+          const pt = q.getPointAtLength((q.getTotalLength() * k) / 100);
+          best = Math.min(best, Math.hypot(pt.x - x, pt.y - y));
+        }
+        return best;
+      };
+      for (const p of document.querySelectorAll('path[data-link]')) {
         const m = p.getScreenCTM();
+        const others = [...p.parentElement.querySelectorAll('path[data-link]')].filter((q) => q !== p);
         for (let k = 1; k < 20; k++) {
           const pt = p.getPointAtLength((p.getTotalLength() * k) / 20);
           const x = m.a * pt.x + m.c * pt.y + m.e;
           const y = m.b * pt.x + m.d * pt.y + m.f;
-          if (document.elementFromPoint(x, y) === p) return { id: p.getAttribute('data-lh'), x, y };
+          const at = document.elementFromPoint(x, y);
+          if (at?.classList.contains('pp-lh') && at.parentElement === p.parentElement && others.every((q) => near(q, pt.x, pt.y) > 8)) {
+            return { id: p.getAttribute('data-link'), x, y };
+          }
         }
       }
       return null;
     }), { what: 'a link arrow a click reaches' });
-    const hit = f.locator(`[data-lh="${found.id}"]`);
+    const hit = f.locator(`#pp-l${found.id}`);
     const linkId = Number(found.id);
     const name = await hit.getAttribute('aria-label');
     assert.match(name, /^(Finish|Start)-to-(start|finish) link from “.+” to “.+”$/, name);
     // The real mouse, at that point of the frame (Playwright's own click aims at the
     // path's box, which a bar may cover).
     const origin = await frameOrigin(f);
+    // Hovered, the links' pointer ground names that arrow in its tooltip.
+    await host.page.mouse.move(origin.x + found.x, origin.y + found.y);
+    await waitFor(() => f.evaluate((id) => document.getElementById(`pp-l${id}`).parentElement.querySelector('.pp-lh > title').textContent, linkId).then((t) => t === name), { what: 'the tooltip naming the arrow under the pointer' });
     await host.page.mouse.click(origin.x + found.x, origin.y + found.y);
     await waitFor(async () => (await f.locator(`path.sel[data-link="${linkId}"]`).count()) === 1, { what: 'the link drawn selected' });
     assert.equal(await f.locator(`#pp-l${linkId}`).getAttribute('aria-selected'), 'true');

@@ -448,10 +448,80 @@ pub fn linking_words(lang: Lang, kind: Option<LinkKind>, from: &str, to: Option<
     }
 }
 
+/// How far `(x, y)` is from an arrow the chart drew, given as its path's `d`: moves
+/// (`M x y`) then straight runs (`H x`, `V y`, `L x y`), as `gantt` writes them. None
+/// for a path without a run, or one in another form.
+pub fn distance_to_path(d: &str, (x, y): (f64, f64)) -> Option<f64> {
+    let mut best: Option<f64> = None;
+    let mut at: Option<(f64, f64)> = None;
+    let mut rest = d.trim();
+    while let Some(c) = rest.chars().next() {
+        rest = rest[c.len_utf8()..].trim_start();
+        // The numbers up to the next command letter.
+        let end = rest
+            .find(|ch: char| ch.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        let nums: Vec<f64> = rest[..end]
+            .split([' ', ','])
+            .filter(|t| !t.is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        rest = &rest[end..];
+        let next = match (c, nums.as_slice(), at) {
+            ('M', [a, b], _) => {
+                at = Some((*a, *b));
+                continue;
+            }
+            ('H', [a], Some((_, b))) => (*a, b),
+            ('V', [b], Some((a, _))) => (a, *b),
+            ('L', [a, b], Some(_)) => (*a, *b),
+            _ => return None,
+        };
+        let from = at?;
+        let dist = to_segment((x, y), from, next);
+        best = Some(best.map_or(dist, |b: f64| b.min(dist)));
+        at = Some(next);
+    }
+    best
+}
+
+/// How far `p` is from the segment `a`-`b`.
+fn to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+    };
+    let (cx, cy) = (a.0 + t * dx, a.1 + t * dy);
+    ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use palmaplan_model::Settings;
+
+    #[test]
+    fn a_press_is_measured_to_the_nearest_run_of_an_arrow() {
+        let d = "M30 42H65V70H98";
+        // On a run, beside one, past its end.
+        assert_eq!(distance_to_path(d, (50.0, 42.0)), Some(0.0));
+        assert_eq!(distance_to_path(d, (68.0, 60.0)), Some(3.0));
+        assert_eq!(distance_to_path(d, (102.0, 73.0)), Some(5.0));
+        // Before its first point: to that point.
+        assert_eq!(distance_to_path(d, (26.0, 45.0)), Some(5.0));
+        // Two arrows written in one path: the nearer one counts.
+        assert_eq!(distance_to_path("M0 0H10M0 20H10", (5.0, 18.0)), Some(2.0));
+        assert_eq!(distance_to_path("M0 0L3 4", (3.0, 4.0)), Some(0.0));
+        // Nothing drawn, or a form the chart does not write.
+        assert_eq!(distance_to_path("", (0.0, 0.0)), None);
+        assert_eq!(distance_to_path("M0 0", (0.0, 0.0)), None);
+        assert_eq!(distance_to_path("M0 0C1 1 2 2 3 3", (0.0, 0.0)), None);
+        assert_eq!(distance_to_path("H5", (0.0, 0.0)), None);
+    }
 
     #[test]
     fn the_ends_choose_the_link_type_as_the_usual_gantts_do() {
