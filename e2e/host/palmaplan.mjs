@@ -155,7 +155,14 @@ function named(record) {
 /** The records of a get_schedule_page answer's structuredContent (sent as texts), with
  * their fields named. */
 export function pageRecords(structured) {
-  return structured.record_parts.flatMap((t) => JSON.parse(t)).map(named);
+  return structured.record_parts.flatMap((t) => JSON.parse(t)).flatMap(apart).map(named);
+}
+
+/** The records of an element of a page's records: itself, or those of a run
+ * (`{"bars":[[...],[...]]}`, one key, the kind's plural: no kind ends in "s"). */
+function apart(element) {
+  const [key, value] = Object.entries(element)[0];
+  return key.endsWith('s') ? value.map((fields) => ({ [key.slice(0, -1)]: fields })) : [element];
 }
 
 /** Calls a tool and gives {text, structured, isError, raw}. */
