@@ -380,11 +380,13 @@ async fn a_100000_bar_schedule_pages_under_the_bound_and_reassembles_exactly() {
     );
 
     // Packed, as the packed view page reads them: the same record parts in order, in
-    // a few times fewer answers; page 0 as it is and at once (its count left to page
+    // under half as many answers; page 0 as it is and at once (its count left to page
     // 1), the analysis on the last answer only.
     let packed = all_packed_answers(&client, id).await;
     let k = packed.len();
-    assert!(k * 3 < n, "{k} packed answers for {n} pages");
+    // 46 for 114 pages of this schedule since pages put their
+    // records in runs (fewer characters a page, hardly fewer once compressed).
+    assert!(k * 2 < n, "{k} packed answers for {n} pages");
     assert_eq!(
         packed[0].0["pages"],
         Value::Null,
