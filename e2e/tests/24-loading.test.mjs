@@ -1,5 +1,5 @@
 // Loading a schedule of several pages: page 0 is asked for on the tool's input, while
-// the tool runs, and read once its result asks for that very page; the pages after it
+// the tool runs, read as it comes, and drawn once the result asks for that very page; the pages after it
 // are asked for a few at a time (never one round trip each), each once, packed (the
 // served page unpacks gzip: several of the model's pages to an answer); a host that
 // does not name the tool, or an input that names another schedule, gets the plain
@@ -73,6 +73,8 @@ for (const profile of PROFILES) {
     // Before the result: page 0 asked for, and answered.
     await waitFor(async () => (await pageCalls(view, id)).some(([p, , done]) => p === 0 && done !== undefined), { ms: 20000, what: 'page 0 on the input' });
     assert.deepEqual((await pageCalls(view, id)).map(([p]) => p), [0], 'nothing but page 0 before the result');
+    // And read as it came, while the tool ran: the result only draws it.
+    await waitFor(() => view.frame().evaluate(() => window.__pp?.earlyRead === true), { ms: 20000, what: 'page 0 read before the result' });
     await host.page.evaluate((v) => window.e2e.release(v), view.id);
     assert.ok((await waitBars(view, 20000)) > 0);
     const calls = await allPages(view, id);

@@ -921,11 +921,17 @@ pub fn load(st: St, id: i64) {
         refresh,
     };
     let asked = page_args(l, 0, window.as_ref());
-    match EARLY
+    let early = EARLY
         .with(|e| e.borrow_mut().take())
-        .filter(|(args, _)| *args == asked)
-    {
-        Some((_, ahead)) => {
+        .filter(|(args, _)| *args == asked);
+    let read = EARLY_READ.with(|r| r.borrow_mut().take());
+    match (early, read) {
+        // Read while the tool ran: the first screen is drawn from it now.
+        (Some((_, ahead)), Some(Some(asm))) => {
+            crate::sig::soon(move || page_added(st, l, 0, window, asm, ahead));
+        }
+        // Not answered yet: the reading takes the answer over from `ask_early`.
+        (Some((_, ahead)), None) => {
             let waits = Rc::clone(&ahead);
             // A failed early answer (a host that held the call past its deadline, or
             // refused calls before the result) is dropped: page 0 is asked for again.
@@ -937,20 +943,25 @@ pub fn load(st: St, id: i64) {
             });
             when_answered(&ahead, 0, next);
         }
-        None => start_reading(st, l, window),
+        // Nothing asked early, another page 0 asked, or an early answer that failed or
+        // did not read: page 0 is asked for (again).
+        _ => start_reading(st, l, window),
     }
 }
 
 thread_local! {
     /// Page 0 asked for on the tool's input (its arguments, and its answer once in).
     static EARLY: RefCell<Option<(Value, Rc<RefCell<Ahead>>)>> = const { RefCell::new(None) };
+    /// That page 0 once answered: read (`Some(Some(_))`), or failed (`Some(None)`).
+    static EARLY_READ: RefCell<Option<Option<Assembly>>> = const { RefCell::new(None) };
 }
 
 /// The tool's input comes before its result, while the tool runs: when the host says
 /// the tool is show_schedule and the input names the schedule by its id, page 0 is
-/// asked for now, and `load` reads it when the result asks for that very page (same
-/// schedule and window; otherwise the answer is dropped). At 100,000 bars that page
-/// then travels while the tool runs, not after its result.
+/// asked for now and read as it comes, and `load` draws the first screen from it when
+/// the result asks for that very page (same schedule and window; otherwise it is
+/// dropped). At 100,000 bars that page then travels, and is read, while the tool runs,
+/// not after its result.
 fn ask_early(st: St, args: &Value) {
     let named = host::with_bridge(|b| {
         b.context()
@@ -982,6 +993,22 @@ fn ask_early(st: St, args: &Value) {
     };
     let ahead = Rc::new(RefCell::new(Ahead::default()));
     ask_ahead(st, l, 0, window.as_ref(), &ahead);
+    EARLY_READ.with(|r| r.borrow_mut().take());
+    // Read as it comes, while the tool still runs, so that the result finds it read
+    // (unless `load` took the answer over first): at 10,000 bars the result waited
+    // ~30 ms for that reading, in the translation.
+    when_answered(
+        &ahead,
+        0,
+        Box::new(move |r| {
+            let read = read_early(id, r);
+            host::mark(
+                "earlyRead",
+                &wasm_bindgen::JsValue::from_bool(read.is_some()),
+            );
+            EARLY_READ.with(|e| *e.borrow_mut() = Some(read));
+        }),
+    );
     EARLY.with(|e| *e.borrow_mut() = Some((page_args(l, 0, window.as_ref()), ahead)));
 }
 
@@ -1168,35 +1195,73 @@ fn read_page(
             return;
         }
     };
+    match open_answer(id, asm, reply) {
+        Ok(Some((asm, parts))) => {
+            let arrived = Arrived {
+                parts,
+                at: 0,
+                ahead,
+            };
+            absorb_parts(st, l, page, window, asm, arrived);
+        }
+        // The schedule changed while paging: start again at its new rank (the pages
+        // asked for ahead at the old one are dropped as they come).
+        Ok(None) => start_reading(st, l, window),
+        Err(e) => st.load_error.set(Some(e)),
+    }
+}
+
+/// Opens a page's answer: checked against the reading's assembly (`asm`, none for page
+/// 0), the analysis kept (it comes with the last page), its records' texts taken out
+/// (none for a duplicate answer). None when the answer is of another rank than the
+/// reading's.
+fn open_answer(
+    id: i64,
+    asm: Option<Assembly>,
+    reply: Reply,
+) -> Result<Option<(Assembly, Vec<String>)>, String> {
     let rank = <wire::PageHead as serde::Deserialize>::deserialize(&reply.structured)
         .map_or(0, |h| h.rank);
     let mut asm = match asm {
         Some(a) if a.rank == rank => a,
-        // The schedule changed while paging: start again at its new rank (the pages
-        // asked for ahead at the old one are dropped as they come).
-        Some(_) => return start_reading(st, l, window),
+        Some(_) => return Ok(None),
         None => Assembly::new(id, rank),
     };
     let mut structured = reply.structured;
-    // The analysis comes with the last page: kept until the end.
     if let Some(a) = structured.get_mut("analysis").map(Value::take) {
         asm.analysis = Some(a);
     }
-    let parts = match (asm.check(&structured), take_record_parts(&mut structured)) {
-        (Ok(Some(_)), Ok(parts)) => parts,
+    let parts = match asm.check(&structured)? {
+        Some(_) => take_record_parts(&mut structured)?,
         // Already in (a duplicate answer): nothing to read.
-        (Ok(None), _) => Vec::new(),
-        (Err(e), _) | (_, Err(e)) => {
-            st.load_error.set(Some(e));
-            return;
-        }
+        None => Vec::new(),
     };
-    let arrived = Arrived {
-        parts,
-        at: 0,
-        ahead,
+    Ok(Some((asm, parts)))
+}
+
+/// Reads one part of a page's records into the assembly.
+fn read_part(asm: &mut Assembly, part: &str) -> Result<(), String> {
+    host::trace("part");
+    read_records_with(part, |r| asm.absorb_one(r))?;
+    host::trace("part read");
+    Ok(())
+}
+
+/// Page 0's answer read whole into a new assembly, as it comes on the tool's input (see
+/// `ask_early`); none when it cannot be (the reading then asks for it again).
+fn read_early(id: i64, r: Result<Reply, CallError>) -> Option<Assembly> {
+    host::trace("page");
+    let reply = r.ok().filter(|reply| !reply.is_error)?;
+    let Ok(Some((mut asm, parts))) = open_answer(id, None, reply) else {
+        return None;
     };
-    absorb_parts(st, l, page, window, asm, arrived);
+    for part in &parts {
+        read_part(&mut asm, part).ok()?;
+    }
+    if !parts.is_empty() {
+        asm.finish(0).ok()?;
+    }
+    Some(asm)
 }
 
 /// A page's records' texts while they are read (up to `at`), with the reading's pages
@@ -1218,18 +1283,12 @@ fn absorb_parts(
     mut arrived: Arrived,
 ) {
     while arrived.at < arrived.parts.len() {
-        host::trace("part");
-        match read_records_with(&std::mem::take(&mut arrived.parts[arrived.at]), |r| {
-            asm.absorb_one(r)
-        }) {
-            Ok(()) => {}
-            Err(e) => {
-                st.load_error.set(Some(e));
-                return;
-            }
+        let part = std::mem::take(&mut arrived.parts[arrived.at]);
+        if let Err(e) = read_part(&mut asm, &part) {
+            st.load_error.set(Some(e));
+            return;
         }
         arrived.at += 1;
-        host::trace("part read");
         if page > 0 && arrived.at < arrived.parts.len() {
             crate::sig::soon(move || absorb_parts(st, l, page, window, asm, arrived));
             return;
