@@ -164,13 +164,13 @@ try {
       // Where the time went, from the first page's arrival to the paint (the view's
       // trace, first steps only).
       const [trace, frameOrigin] = await view.frame().evaluate(() => [(window.__pp?.trace ?? []).slice(0, 60), performance.timeOrigin]);
-      // From the first page's arrival to the end of the drawing that follows it.
+      // Up to the end of the first drawing, from the message that brought page 0 (the
+      // tool-result's when page 0 was read before it: read as it came on the tool's
+      // input, often before this trace began).
+      const to = trace.findIndex(([l]) => l === 'rendered');
+      if (to >= 0) trace.splice(to + 1);
       const from = trace.findIndex(([l]) => l === 'page');
-      if (from > 0) {
-        const to = trace.findIndex(([l], i) => i > from && l === 'rendered');
-        trace.splice(to + 1);
-        trace.splice(0, Math.max(0, trace.findLastIndex(([l], i) => i < from && l === 'message')));
-      }
+      if (from > 0) trace.splice(0, Math.max(0, trace.findLastIndex(([l], i) => i < from && l === 'message')));
       const t0trace = trace[0]?.[1] ?? 0;
       const steps = trace.map(([l, t]) => `${l} +${Math.round(t - t0trace)}`).join(', ');
       if (steps) process.stderr.write(`  ${n} ${profile}: ${steps}, painted +${Math.round(painted - frameOrigin - t0trace)}\n`);
