@@ -16,7 +16,8 @@
 // BENCH_GAPS=1 adds the view's steps and the CPU time of each process over the reading;
 // BENCH_TRACE=load sums Chromium's trace of the reading by thread and event;
 // BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function
-// (BENCH_PROFILE_DIR=dir also writes each whole profile there); BENCH_ONLY=strict or
+// (BENCH_PROFILE_DIR=dir also writes each whole profile there); BENCH_PROFILE=scroll, the
+// view's over the scrolling of the loaded chart; BENCH_ONLY=strict or
 // BENCH_ONLY=permissive runs that profile alone; BENCH_TRACE_FILE=path%.json keeps
 // BENCH_TRACE's trace of the scrolling (% becomes size and profile).
 // BENCH_DHTMLX=1 also gives each size to DHTMLX Gantt in the same browser, before our
@@ -30,6 +31,18 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { schedule } from './schedule.mjs';
 import { dhtmlx } from './dhtmlx.mjs';
 import { installBenchFrames, pct } from './frames.mjs';
+
+// A V8 profile's self time by function (ms), the largest first, idle left out.
+function selfTimes(pr) {
+  const byId = new Map(pr.nodes.map((nd) => [nd.id, nd]));
+  const self = new Map();
+  pr.samples.forEach((id, i) => {
+    const f = byId.get(id).callFrame;
+    const k = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop().slice(0, 30)}:${f.lineNumber}`;
+    self.set(k, (self.get(k) ?? 0) + pr.timeDeltas[i] / 1000);
+  });
+  return [...self].filter(([k]) => !/^\(idle\)/.test(k)).sort((a, b) => b[1] - a[1]);
+}
 // CPU time so far of every process on the machine, in ms, by kind: the server, node
 // (this script, with the host's HTTP relay), and Chromium's processes (each renderer
 // apart: the host's page, the view's frame). Chromium rewrites its command lines, so
@@ -239,16 +252,9 @@ try {
         const { profile: pr } = await cdp.send('Profiler.stop');
         // BENCH_PROFILE_DIR keeps the whole profile (.cpuprofile, for DevTools or a script).
         if (process.env.BENCH_PROFILE_DIR) writeFileSync(`${process.env.BENCH_PROFILE_DIR}/${n}-${profile}-${name}.cpuprofile`, JSON.stringify(pr));
-        const dt = new Map(pr.samples.map((id, i) => [i, pr.timeDeltas[i] / 1000]));
-        const self = new Map();
-        const byId = new Map(pr.nodes.map((nd) => [nd.id, nd]));
-        pr.samples.forEach((id, i) => {
-          const f = byId.get(id).callFrame;
-          const k = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop().slice(0, 30)}:${f.lineNumber}`;
-          self.set(k, (self.get(k) ?? 0) + dt.get(i));
-        });
-        const top = [...self].filter(([k]) => !/^\(idle\)|^\(program\)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 16);
-        const busy = [...self].filter(([k]) => !/^\(idle\)/.test(k)).reduce((a, [, v]) => a + v, 0);
+        const self = selfTimes(pr);
+        const top = self.filter(([k]) => !/^\(program\)/.test(k)).slice(0, 16);
+        const busy = self.reduce((a, [, v]) => a + v, 0);
         process.stderr.write(`  ${n} ${profile} loading, ${name} profile (busy ${busy.toFixed(0)} ms; self ms): ${top.map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}\n`);
         await cdp.detach();
       }
@@ -317,7 +323,21 @@ try {
       // BENCH_TRACE=1: Chromium's own trace of this scrolling, summed by event on the
       // view's main thread (where a frame's time goes: script, style, layout, paint).
       if (process.env.BENCH_TRACE) await browser.startTracing(host.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+      // BENCH_PROFILE=scroll: V8's profile of the view's frame over this scrolling,
+      // summed by function (BENCH_PROFILE_DIR keeps it whole).
+      let scrollCdp = null;
+      if (process.env.BENCH_PROFILE === 'scroll') {
+        scrollCdp = await host.page.context().newCDPSession(view.frame());
+        await scrollCdp.send('Profiler.enable');
+        await scrollCdp.send('Profiler.setSamplingInterval', { interval: 100 });
+        await scrollCdp.send('Profiler.start');
+      }
       const { times: framesLoaded, work: workLoaded } = await scroll();
+      if (scrollCdp) {
+        const { profile: pr } = await scrollCdp.send('Profiler.stop');
+        if (process.env.BENCH_PROFILE_DIR) writeFileSync(`${process.env.BENCH_PROFILE_DIR}/${n}-${profile}-scroll.cpuprofile`, JSON.stringify(pr));
+        process.stderr.write(`  ${n} ${profile} scrolling, the view's functions (self ms): ${selfTimes(pr).slice(0, 24).map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(', ')}\n`);
+      }
       // The same 120 frames with nothing scrolled nor drawn, at once after: the
       // machine's own frame interval (headless Chromium's frames jitter around 16.7 ms,
       // so an interval p95 is read against this one, taken in the same run).
