@@ -17,12 +17,17 @@ for (const profile of PROFILES) {
     const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
     await waitBars(view);
     const f = view.frame();
-    const fill = f.locator('[data-bar="14"] .pp-pf');
-    assert.equal(await fill.count(), 1, 'a fill in the bar');
-    const [fw, bw] = await Promise.all([fill.evaluate((e) => e.getBoundingClientRect().width), f.locator('[data-bar="14"]').evaluate((e) => e.getBoundingClientRect().width)]);
-    assert.ok(Math.abs(fw / bw - 0.5) < 0.05, `the fill covers half the bar: ${fw} of ${bw} px`);
+    // The fill is the bar's ::before (no element of its own): its used width, against
+    // the bar's inner width.
+    const fillOf = (id) => f.locator(`[data-bar="${id}"]`).evaluate((e) => {
+      const cs = getComputedStyle(e, '::before');
+      return { content: cs.content, width: parseFloat(cs.width), inner: e.clientWidth };
+    });
+    const fill = await fillOf(14);
+    assert.notEqual(fill.content, 'none', 'a fill in the bar');
+    assert.ok(Math.abs(fill.width / fill.inner - 0.5) < 0.05, `the fill covers half the bar: ${fill.width} of ${fill.inner} px`);
     assert.match(await f.locator('[data-bar="14"]').getAttribute('aria-label'), /, 50%/);
-    assert.equal(await f.locator('[data-bar="15"] .pp-pf').count(), 0, 'no fill without progress');
+    assert.equal((await fillOf(15)).content, 'none', 'no fill without progress');
     // The demo's audit ended on 2026-11-13 with nothing done: overdue, and the legend
     // names the marks the chart draws.
     assert.equal(await f.locator('[data-bar="13"].overdue').count(), 1, 'the audit is overdue');

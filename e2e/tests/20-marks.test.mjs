@@ -44,7 +44,8 @@ async function marks(view) {
         label: e.getAttribute('aria-label'),
         title: e.getAttribute('title') || '',
         cls: e.className,
-        badge: !!e.querySelector('.pp-rk'),
+        // The badge is the bar's ::after: there when its content is the glyph.
+        badge: getComputedStyle(e, '::after').content.includes('⚠'),
         border: cs.borderTopColor,
         borderTop: parseFloat(cs.borderTopWidth),
         borderLeft: parseFloat(cs.borderLeftWidth),
@@ -73,7 +74,7 @@ async function marks(view) {
       crit: document.querySelector('.pp-b.crit'),
       cms: document.querySelector('.pp-ms.crit'),
       clk: document.querySelector('path.crit'),
-      risk: document.querySelector('.pp-rk'),
+      risk: document.querySelector('.pp-b.flag'),
       late: document.querySelector('.pp-b.late'),
       overdue: document.querySelector('.pp-b.overdue'),
       con: document.querySelector('.pp-con'),

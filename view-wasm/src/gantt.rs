@@ -2373,9 +2373,12 @@ const BLOCK_LINES: usize = 4;
 /// one), followed by the block's element.
 const BLOCK: &str = "<!--b-->";
 
-/// Starts block `k`: an element without a box of its own (`display:contents`), so its
-/// cells and bars are placed as if it were not there. In the items' container, block 0
-/// is the links between two blocks, and the lines' blocks are numbered from 1.
+/// Starts block `k`. In the grid, an element without a box of its own
+/// (`display:contents`), so its cells are placed as if it were not there. In the items'
+/// container, a box as large as the container, so its bars are placed as in it, and
+/// contained (`contain:strict`, style.css), so a block added while scrolling is laid out
+/// and painted alone; block 0 is the links between two blocks, and the lines' blocks are
+/// numbered from 1.
 fn open_block(h: &mut H, k: usize) {
     h.lit(BLOCK)
         .lit("<div class=\"pp-blk\" data-blk=\"")
@@ -2829,6 +2832,9 @@ fn chart_html(
                         (pushed.is_some(), " pushed"),
                         (target == Some(id.0), " tgt"),
                         (held.is_some(), " locked"),
+                        // The badge and the fill: the bar's pseudo-elements (style.css).
+                        (flagged, " flag"),
+                        (bar.progress > 0, " pf"),
                     ] {
                         if on {
                             bars.lit(name);
@@ -2838,7 +2844,9 @@ fn chart_html(
                     // lock in words for a pointer's tooltip and a screen reader.
                     // Critical and at risk (with why) in words too; the tooltip
                     // gives the lock and the reasons. Progress in words for a screen
-                    // reader, and as a fill from the bar's start.
+                    // reader, and as a fill from the bar's start. A flagged bar wears a
+                    // badge that reads on any bar colour (the hatching alone fades on
+                    // orange bars).
                     bars.lit("\" role=\"gridcell\" aria-selected=\"")
                         .lit(if selected == Some(id) {
                             "true"
@@ -2892,15 +2900,13 @@ fn chart_html(
                         .lit("px;top:")
                         .num(px(y + 5.0))
                         .lit("px");
+                    if bar.progress > 0 {
+                        bars.lit(";--pf:").num(bar.progress).lit("%");
+                    }
                     if let Some(c) = safe_color(bar.color.as_deref()) {
                         bars.lit(";background:").text(&c);
                     }
                     bars.lit("\">");
-                    if bar.progress > 0 {
-                        bars.lit("<span class=\"pp-pf\" style=\"width:")
-                            .num(bar.progress)
-                            .lit("%\"></span>");
-                    }
                     // The label inside when it fits, else beside the bar (`fit::stack`
                     // placed it where its lane has room).
                     // A held bar keeps its lock glyph on itself when its label goes
@@ -2914,11 +2920,6 @@ fn chart_html(
                             .lit("</span>");
                     } else if glyph_in {
                         bars.lit("<span class=\"pp-lk\">").lit(glyph).lit("</span>");
-                    }
-                    // A badge that reads on any bar colour: the hatching alone fades
-                    // on orange bars.
-                    if flagged {
-                        bars.lit("<span class=\"pp-rk\" aria-hidden=\"true\">⚠</span>");
                     }
                     bars.lit("</div>");
                     let beside = if glyph_in { "" } else { glyph };

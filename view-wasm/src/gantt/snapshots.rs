@@ -366,7 +366,14 @@ fn the_chart_draws_each_edit_in_progress_where_the_person_works() {
     let html = inline_chart(st);
     pretty(&html);
     assert!(html.contains("pp-draft"));
-    assert!(html.contains(" tgt\""), "the target bar is marked");
+    let class_of_13 = html
+        .split("id=\"pp-b13\" class=\"")
+        .nth(1)
+        .and_then(|c| c.split('"').next());
+    assert!(
+        class_of_13.is_some_and(|c| c.split(' ').any(|w| w == "tgt")),
+        "the target bar is marked: {class_of_13:?}"
+    );
     assert!(html.contains("Finish-to-finish link from “Review” to “Rollout” · ↑/↓: target, T: type, Enter: create, Esc: cancel"));
     // A bar drawn in row 4 from a Sunday to a Wednesday: Monday to Wednesday.
     st.edit.set(Edit::Creating {
