@@ -1548,7 +1548,9 @@ impl Packer {
         let item = self.cur.len();
         write_record(&mut self.cur, rec, run.is_some());
         let item_units = self.measure.bytes(&self.cur[item..]);
-        let units = self.measure.bytes(&self.cur[mark..]) + if opened { 2 } else { 0 };
+        // The comma and the run's opening (ASCII) measured apart: the item once only.
+        let units =
+            self.measure.bytes(&self.cur[mark..item]) + item_units + if opened { 2 } else { 0 };
         let alone = item_units + run.map_or(0, |k| run_frame(self.measure, k));
         let room = if self.done.is_empty() {
             self.first_cap
