@@ -2376,9 +2376,9 @@ const BLOCK: &str = "<!--b-->";
 /// Starts block `k`. In the grid, an element without a box of its own
 /// (`display:contents`), so its cells are placed as if it were not there. In the items'
 /// container, a box as large as the container, so its bars are placed as in it, and
-/// contained (`contain:strict`, style.css), so a block added while scrolling is laid out
-/// and painted alone; block 0 is the links between two blocks, and the lines' blocks are
-/// numbered from 1.
+/// contained (`contain:size layout style`, style.css), so a block added while scrolling
+/// is styled and laid out alone; block 0 is the links between two blocks, and the lines'
+/// blocks are numbered from 1.
 fn open_block(h: &mut H, k: usize) {
     h.lit(BLOCK)
         .lit("<div class=\"pp-blk\" data-blk=\"")
@@ -2891,8 +2891,6 @@ fn chart_html(
                     }
                     bars.lit(" data-bar=\"")
                         .num(id.0)
-                        .lit("\" data-progress=\"")
-                        .num(bar.progress)
                         .lit("\" style=\"left:")
                         .num(px(x))
                         .lit("px;width:")
