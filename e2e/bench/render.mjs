@@ -337,6 +337,8 @@ try {
         const { profile: pr } = await scrollCdp.send('Profiler.stop');
         if (process.env.BENCH_PROFILE_DIR) writeFileSync(`${process.env.BENCH_PROFILE_DIR}/${n}-${profile}-scroll.cpuprofile`, JSON.stringify(pr));
         process.stderr.write(`  ${n} ${profile} scrolling, the view's functions (self ms): ${selfTimes(pr).slice(0, 24).map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(', ')}\n`);
+        // Detached, so that the drag and the live update after it are measured without it.
+        await scrollCdp.detach();
       }
       // The same 120 frames with nothing scrolled nor drawn, at once after: the
       // machine's own frame interval (headless Chromium's frames jitter around 16.7 ms,
