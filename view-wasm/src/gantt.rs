@@ -2360,14 +2360,15 @@ fn lay_out_out_of_sight(html: &str) {
 }
 
 /// Lines per block: the chart's grid cells and items are drawn in blocks of lines,
-/// each replaced only when its own text changes. Four rather than eight, as eight
-/// rather than sixteen before: the frames that add a block (its HTML parsed, styled,
-/// laid out, painted) are the slow ones, and a smaller block makes each cheaper and
-/// draws fewer lines beyond the viewport. Render benchmark, the two builds run in turn
-/// (2026-12-02), frame work p95 while scrolling the loaded chart, strict / permissive:
-/// 10,000 bars 50 / 42 and 27 / 31 ms with eight, 33 / 28 and 27 / 25 ms with four;
-/// 100,000 bars 39 / 33 ms with eight, 24 / 25 ms with four.
-const BLOCK_LINES: usize = 4;
+/// each replaced only when its own text changes. One line, as four rather than eight
+/// and eight rather than sixteen before: the frames that add a block (its HTML parsed,
+/// styled, laid out, painted) are the slow ones, and a smaller block spreads the lines a
+/// scrolling brings over its frames evenly and draws none beyond the overscan. Render
+/// benchmark, the builds run in turn (2026-12-06, strict, loaded chart), frames missed
+/// scrolling 120 px a frame: 10,000 bars 10.9-11.8 % with four lines (four rounds),
+/// 4.2-10.1 % with two, 0.8-5 % with one (three rounds); 100,000 bars 8.4 / 9.2 % with
+/// four, 0 / 0.8 % with one (interval p95 27.3 / 32.4 ms against 19.8 / 20.4 ms).
+const BLOCK_LINES: usize = 1;
 
 /// What starts each block in a container's text (a comment: escaped text never holds
 /// one), followed by the block's element.
@@ -2508,7 +2509,7 @@ fn chart_html(
     h.lit(CUT).lit("</div><div class=\"pp-gridcol\">").lit(CUT);
     for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
         let at = vis.start + i;
-        if at % BLOCK_LINES == 0 || i == 0 {
+        if at.is_multiple_of(BLOCK_LINES) || i == 0 {
             if i > 0 {
                 h.lit("</div>");
             }
