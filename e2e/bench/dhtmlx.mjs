@@ -47,7 +47,7 @@ export async function dhtmlx(browser, n) {
     // The render bench's schedule itself (bench/schedule.mjs), as DHTMLX holds one: a
     // task a line, so each row becomes a parent over its bars and each group a parent
     // over its rows; the same ids and links (FS is DHTMLX's type "0", SS its "1").
-    const s = schedule(n);
+    const s = schedule(n, { rows: process.env.BENCH_LINKS === 'rows' });
     const data = [
       ...s.groups.map((g) => ({ id: g.id, text: g.name, type: 'project', open: true })),
       ...s.rows.map((r) => ({ id: r.id, text: r.name, parent: r.group, type: 'project', open: true })),

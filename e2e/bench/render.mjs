@@ -18,7 +18,9 @@
 // BENCH_PROFILE=load sums V8's profile of the reading in the host and the view by function
 // (BENCH_PROFILE_DIR=dir also writes each whole profile there); BENCH_PROFILE=scroll, the
 // view's over the scrolling of the loaded chart; BENCH_SCROLL=wheel scrolls down 240 px
-// every fourth frame instead of 120 px every frame; BENCH_ONLY=strict or
+// every fourth frame instead of 120 px every frame; BENCH_LINKS=rows links every bar to
+// the one in the same place of the row below as well (most links then run between two
+// rows; bench/schedule.mjs); BENCH_ONLY=strict or
 // BENCH_ONLY=permissive runs that profile alone; BENCH_TRACE_FILE=path%.json keeps
 // BENCH_TRACE's trace of the scrolling (% becomes size and profile).
 // BENCH_DHTMLX=1 also gives each size to DHTMLX Gantt in the same browser, before our
@@ -76,6 +78,11 @@ const stepsByKind = (tl) => {
   return by;
 };
 
+// BENCH_LINKS has one value.
+if (process.env.BENCH_LINKS && process.env.BENCH_LINKS !== 'rows') {
+  console.error(`BENCH_LINKS=${process.env.BENCH_LINKS}: the one value is rows`);
+  process.exit(2);
+}
 // BENCH_ONLY=strict (or permissive) runs one profile; another name would run none.
 if (process.env.BENCH_ONLY && !PROFILES.includes(process.env.BENCH_ONLY)) {
   console.error(`BENCH_ONLY=${process.env.BENCH_ONLY} names no profile: use one of ${PROFILES.join(', ')}, or leave it unset for all`);
@@ -94,7 +101,7 @@ try {
       process.stderr.write(`  ${n} DHTMLX: ${JSON.stringify(d)}\n`);
     }
     const t0 = Date.now();
-    const imp = await call(owner, 'import_schedule', { name: `Bench ${n}`, json: schedule(n) });
+    const imp = await call(owner, 'import_schedule', { name: `Bench ${n}`, json: schedule(n, { rows: process.env.BENCH_LINKS === 'rows' }) });
     if (imp.isError) throw new Error(imp.text);
     const sid = imp.structured.schedule_id;
     const importMs = Date.now() - t0;

@@ -1,7 +1,10 @@
 // The benchmarks' schedule of n bars: ten bars a row, a hundred rows a group, each bar
 // linked to the next of its row (FS) and each row's first bar to the one of the row
-// below it in its group (SS), under automatic scheduling.
-export function schedule(n) {
+// below it in its group (SS), under automatic scheduling. With `rows` (the render
+// bench's BENCH_LINKS=rows), every bar is also linked to the bar in the same place of
+// the row below (SS): most links then run between two rows, as in a plan whose teams
+// hand work to each other.
+export function schedule(n, { rows: between = false } = {}) {
   const perRow = 10;
   const rows = Math.max(1, Math.ceil(n / perRow));
   const groups = Math.max(1, Math.ceil(rows / 100));
@@ -37,7 +40,8 @@ export function schedule(n) {
     for (let b = 0; b + 1 < row.length; b++) s.links.push({ id: id++, from: row[b].id, to: row[b + 1].id });
     const next = rowList[r + 1];
     if (next?.length && row.length && Math.floor((r + 1) / 100) === Math.floor(r / 100)) {
-      s.links.push({ id: id++, from: row[0].id, to: next[0].id, kind: 'SS' });
+      const k = between ? Math.min(row.length, next.length) : 1;
+      for (let b = 0; b < k; b++) s.links.push({ id: id++, from: row[b].id, to: next[b].id, kind: 'SS' });
     }
   }
   s.settings = { time_zone: 'Europe/Paris', working_weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: [], time_unit: 'day', scheduling: 'auto' };
