@@ -343,7 +343,13 @@ thread_local! {
     /// The items' blocks of the last drawing and what they were drawn from
     /// (`chart_html`): while only the scroll changes, a block still in view is not
     /// built again.
-    static DRAWN: std::cell::RefCell<Option<(ItemsKey, Vec<DrawnBlock>)>> = const {
+    static DRAWN: std::cell::RefCell<Option<(ItemsKey, Drawn)>> = const {
+        std::cell::RefCell::new(None)
+    };
+    /// The grid's lines of the last drawing (the first one's number and each one's
+    /// text) and what they were drawn from: while only the scroll changes, a line
+    /// still in view is not written again.
+    static GRID: std::cell::RefCell<Option<(GridKey, usize, Vec<Html>)>> = const {
         std::cell::RefCell::new(None)
     };
 }
@@ -382,6 +388,42 @@ impl PartialEq for ItemsKey {
             && (self.today, self.days) == (o.today, o.days)
             && self.axis.to_bits() == o.axis.to_bits()
     }
+}
+
+/// Everything a grid's line is drawn from but the line: the state and the layout
+/// (held, as in `ItemsKey`), the language, the row or group picked, and whether the
+/// whole chart is shown (its groups then have fold buttons).
+struct GridKey {
+    doc: std::sync::Arc<Doc>,
+    lay: std::sync::Arc<app::Lay>,
+    lang: Lang,
+    picked: Option<Named>,
+    full: bool,
+}
+
+impl PartialEq for GridKey {
+    fn eq(&self, o: &GridKey) -> bool {
+        use std::sync::Arc;
+        Arc::ptr_eq(&self.doc, &o.doc)
+            && Arc::ptr_eq(&self.lay, &o.lay)
+            && (self.lang, self.picked, self.full) == (o.lang, o.picked, o.full)
+    }
+}
+
+/// The items' blocks of a drawing: the lines' blocks and the blocks of links between
+/// two of them.
+struct Drawn {
+    lines: Vec<DrawnBlock>,
+    links: Vec<DrawnLinks>,
+}
+
+/// A block of links between two blocks of lines as drawn: the number of the lower of
+/// its lines' blocks, its links (their places in the state's list) and its text. With
+/// the same state, layout and days, the same links are drawn the same.
+struct DrawnLinks {
+    k: usize,
+    links: Vec<usize>,
+    text: Html,
 }
 
 /// One items' block as drawn: its number, its items' ends (id, left, right, middle
@@ -1184,13 +1226,7 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
             let here = match old.iter().find(|(o, _)| o == k) {
                 Some((_, was)) if was == html => find(*k),
                 Some(_) => {
-                    // The items' block 0 is the links between blocks, drawn again at
-                    // each drawing that changes them: counted apart.
-                    host::trace(if slot == 1 && *k == 0 {
-                        "links between blocks changed"
-                    } else {
-                        "block changed"
-                    });
+                    host::trace("block changed");
                     if let Some(e) = find(*k) {
                         e.set_outer_html(html);
                     }
@@ -1410,6 +1446,7 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             p.scroller.set_hidden(true);
             // The kept blocks hold their state: not while the chart is not shown.
             DRAWN.set(None);
+            GRID.set(None);
         }
     });
     // For the render benchmark (e2e/bench): how long the last drawing took, in ms.
@@ -2326,6 +2363,7 @@ pub fn warm_up_chart(st: St, doc: app::Doc) {
     let html = chart_html(st, (0.0, 0.0), (1_000.0, 500.0), None, None);
     // Its blocks are of a state that is not shown.
     DRAWN.set(None);
+    GRID.set(None);
     st.doc.update_untracked(|d| *d = saved_doc);
     st.lay.update_untracked(|l| *l = saved_lay);
     #[cfg(target_arch = "wasm32")]
@@ -2378,13 +2416,107 @@ const BLOCK: &str = "<!--b-->";
 /// (`display:contents`), so its cells are placed as if it were not there. In the items'
 /// container, a box as large as the container, so its bars are placed as in it, and
 /// contained (`contain:size layout style`, style.css), so a block added while scrolling
-/// is styled and laid out alone; block 0 is the links between two blocks, and the lines'
-/// blocks are numbered from 1.
+/// is styled and laid out alone. There, the blocks of the links between two blocks of
+/// lines come first, numbered as the lower of their two blocks (from 0), then the lines'
+/// blocks, numbered from the number of blocks the whole chart has.
 fn open_block(h: &mut H, k: usize) {
     h.lit(BLOCK)
         .lit("<div class=\"pp-blk\" data-blk=\"")
         .num(k)
         .lit("\">");
+}
+
+/// A line's cell in the grid: a group's name (with its fold button when the whole chart
+/// is shown) and row count, or a row's name and member.
+fn grid_line(
+    h: &mut H,
+    doc: &Doc,
+    line: &layout::Line,
+    picked: Option<Named>,
+    full: bool,
+    lang: Lang,
+) {
+    // A row with lanes is taller than a line.
+    let top = |h: &mut H| {
+        h.lit(" style=\"top:").num(px(line.y));
+        if line.height != LINE_HEIGHT {
+            h.lit("px;height:").num(px(line.height));
+        }
+        h.lit("px\">");
+    };
+    match &line.kind {
+        LineKind::Group {
+            id,
+            collapsed,
+            rows,
+            ..
+        } => {
+            let name = doc.s.group(*id).map_or("", |g| &g.name);
+            let on = picked == Some(Named::Group(*id));
+            h.lit("<div class=\"pp-cell pp-group")
+                .lit(if on { " sel\" id=\"pp-g" } else { "" });
+            if on {
+                h.num(id.0);
+            }
+            h.lit("\" role=\"rowheader\" aria-expanded=\"")
+                .lit(if *collapsed { "false" } else { "true" })
+                .lit("\"");
+            if on {
+                h.lit(" aria-selected=\"true\"");
+            }
+            h.lit(" data-grp=\"").num(id.0).lit("\"");
+            top(h);
+            if full {
+                let (arrow, what) = if *collapsed {
+                    ("▸", tr(lang, "Déplier", "Expand"))
+                } else {
+                    ("▾", tr(lang, "Replier", "Collapse"))
+                };
+                h.lit("<button type=\"button\" class=\"pp-fold-g\" data-group=\"")
+                    .num(id.0)
+                    .lit("\" aria-label=\"")
+                    .lit(what)
+                    .lit(" ")
+                    .text(name)
+                    .lit("\">")
+                    .lit(arrow)
+                    .lit("</button>");
+            }
+            h.lit("<span>")
+                .text(name)
+                .lit("</span><span class=\"pp-count\"> (")
+                .num(*rows)
+                .lit(")</span></div>");
+        }
+        LineKind::Row { id, .. } => {
+            let row = doc.s.row(*id);
+            let name = row.map_or("", |r| &r.name);
+            let member = row
+                .and_then(|r| r.member)
+                .and_then(|m| doc.s.member(m))
+                .map(|m| &m.name);
+            let on = picked == Some(Named::Row(*id));
+            h.lit("<div class=\"pp-cell");
+            if on {
+                h.lit(" sel\" id=\"pp-r").num(id.0);
+            }
+            h.lit("\" role=\"rowheader\"");
+            if on {
+                h.lit(" aria-selected=\"true\"");
+            }
+            h.lit(" data-row=\"").num(id.0).lit("\"");
+            // The member's name folds first on a narrow grid: the tooltip keeps it.
+            if let Some(m) = member {
+                h.lit(" title=\"").text(name).lit(" — ").text(m).lit("\"");
+            }
+            top(h);
+            h.lit("<span class=\"pp-rname\">").text(name).lit("</span>");
+            if let Some(m) = member {
+                h.lit("<span class=\"pp-member\">").text(m).lit("</span>");
+            }
+            h.lit("</div>");
+        }
+    }
 }
 
 /// Where `chart_html` cuts its text: the frame (the segments at even positions, which
@@ -2507,6 +2639,29 @@ fn chart_html(
         }
     }
     h.lit(CUT).lit("</div><div class=\"pp-gridcol\">").lit(CUT);
+    // The lines' texts kept from the last drawing, when it was made from the same
+    // state, layout, language, pick and display (`GRID`).
+    let grid_key = GridKey {
+        doc: std::sync::Arc::clone(&doc),
+        lay: std::sync::Arc::clone(&lay),
+        lang,
+        picked,
+        full,
+    };
+    let mut cached: Vec<Option<Html>> = std::iter::repeat_with(|| None).take(vis.len()).collect();
+    if let Some((was, first, texts)) = GRID.take()
+        && was == grid_key
+    {
+        for (k, t) in texts.into_iter().enumerate() {
+            if let Some(slot) = (first + k)
+                .checked_sub(vis.start)
+                .and_then(|j| cached.get_mut(j))
+            {
+                *slot = Some(t);
+            }
+        }
+    }
+    let mut lines_now = Vec::with_capacity(vis.len());
     for (i, line) in lay.lines[vis.clone()].iter().enumerate() {
         let at = vis.start + i;
         if at.is_multiple_of(BLOCK_LINES) || i == 0 {
@@ -2515,91 +2670,18 @@ fn chart_html(
             }
             open_block(&mut h, at / BLOCK_LINES);
         }
-        // A row with lanes is taller than a line.
-        let top = |h: &mut H| {
-            h.lit(" style=\"top:").num(px(line.y));
-            if line.height != LINE_HEIGHT {
-                h.lit("px;height:").num(px(line.height));
+        let text = match cached[i].take() {
+            Some(t) => t,
+            None => {
+                let mut t = H::new();
+                grid_line(&mut t, &doc, line, picked, full, lang);
+                t.finish()
             }
-            h.lit("px\">");
         };
-        match &line.kind {
-            LineKind::Group {
-                id,
-                collapsed,
-                rows,
-                ..
-            } => {
-                let name = doc.s.group(*id).map_or("", |g| &g.name);
-                let on = picked == Some(Named::Group(*id));
-                h.lit("<div class=\"pp-cell pp-group").lit(if on {
-                    " sel\" id=\"pp-g"
-                } else {
-                    ""
-                });
-                if on {
-                    h.num(id.0);
-                }
-                h.lit("\" role=\"rowheader\" aria-expanded=\"")
-                    .lit(if *collapsed { "false" } else { "true" })
-                    .lit("\"");
-                if on {
-                    h.lit(" aria-selected=\"true\"");
-                }
-                h.lit(" data-grp=\"").num(id.0).lit("\"");
-                top(&mut h);
-                if full {
-                    let (arrow, what) = if *collapsed {
-                        ("▸", tr(lang, "Déplier", "Expand"))
-                    } else {
-                        ("▾", tr(lang, "Replier", "Collapse"))
-                    };
-                    h.lit("<button type=\"button\" class=\"pp-fold-g\" data-group=\"")
-                        .num(id.0)
-                        .lit("\" aria-label=\"")
-                        .lit(what)
-                        .lit(" ")
-                        .text(name)
-                        .lit("\">")
-                        .lit(arrow)
-                        .lit("</button>");
-                }
-                h.lit("<span>")
-                    .text(name)
-                    .lit("</span><span class=\"pp-count\"> (")
-                    .num(*rows)
-                    .lit(")</span></div>");
-            }
-            LineKind::Row { id, .. } => {
-                let row = doc.s.row(*id);
-                let name = row.map_or("", |r| &r.name);
-                let member = row
-                    .and_then(|r| r.member)
-                    .and_then(|m| doc.s.member(m))
-                    .map(|m| &m.name);
-                let on = picked == Some(Named::Row(*id));
-                h.lit("<div class=\"pp-cell");
-                if on {
-                    h.lit(" sel\" id=\"pp-r").num(id.0);
-                }
-                h.lit("\" role=\"rowheader\"");
-                if on {
-                    h.lit(" aria-selected=\"true\"");
-                }
-                h.lit(" data-row=\"").num(id.0).lit("\"");
-                // The member's name folds first on a narrow grid: the tooltip keeps it.
-                if let Some(m) = member {
-                    h.lit(" title=\"").text(name).lit(" — ").text(m).lit("\"");
-                }
-                top(&mut h);
-                h.lit("<span class=\"pp-rname\">").text(name).lit("</span>");
-                if let Some(m) = member {
-                    h.lit("<span class=\"pp-member\">").text(m).lit("</span>");
-                }
-                h.lit("</div>");
-            }
-        }
+        h.html(&text);
+        lines_now.push(text);
     }
+    GRID.set(Some((grid_key, vis.start, lines_now)));
     if !vis.is_empty() {
         h.lit("</div>");
     }
@@ -2684,11 +2766,21 @@ fn chart_html(
         });
         let mut kept: Vec<Option<DrawnBlock>> =
             std::iter::repeat_with(|| None).take(count).collect();
+        let mut kept_links: Vec<Option<DrawnLinks>> =
+            std::iter::repeat_with(|| None).take(count).collect();
         if let (Some(key), Some((was, last))) = (&key, DRAWN.take())
             && *key == was
         {
-            for b in last {
+            for b in last.lines {
                 if let Some(slot) = b.k.checked_sub(first_block).and_then(|j| kept.get_mut(j)) {
+                    *slot = Some(b);
+                }
+            }
+            for b in last.links {
+                if let Some(slot) =
+                    b.k.checked_sub(first_block)
+                        .and_then(|j| kept_links.get_mut(j))
+                {
                     *slot = Some(b);
                 }
             }
@@ -3012,18 +3104,22 @@ fn chart_html(
                 .ok()
                 .map(|i| ends[i])
         };
-        // A link between two items of one block is drawn in that block, one between
-        // two blocks in a layer of its own under them (the last slot, `cross`), built
-        // at each drawing. A block's text thus depends on its own lines only: a block
-        // in view is kept whatever enters and leaves around it, and a kept block has
-        // drawn its links already.
-        let cross = blocks.len();
-        let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(cross + 1).collect();
+        // A link between two items of one block is drawn in that block. One between
+        // two blocks is drawn in a block of links of its own, that of the lower of its
+        // two blocks (slot `count + j` for block `j`), built at each drawing but set in
+        // the page only when its text changed. A block's text thus depends on its own
+        // lines only: a block in view is kept whatever enters and leaves around it, and
+        // a kept block has drawn its links already. The links between blocks change
+        // only at the view's edges: scrolling replaces the blocks of links that gain or
+        // lose one, not one layer of all of them (one layer, replaced at each frame,
+        // was ~0.7 ms of the view's 3 ms a frame at 100,000 bars).
+        let cross = count;
+        let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(2 * count).collect();
         // The ground of every link of a group in one wider, invisible path, which takes
         // the pointer (`link_at` then finds the link nearest the press). One element
         // a group rather than a twin and its title for each link: links were 43% of the
         // elements a scrolled-in block brought (e2e/README.md, `BENCH_CENSUS`).
-        let mut hits: Vec<H> = std::iter::repeat_with(H::new).take(cross + 1).collect();
+        let mut hits: Vec<H> = std::iter::repeat_with(H::new).take(2 * count).collect();
         let picked = match &edit {
             edit::Edit::Link(l) => Some(l.0),
             _ => None,
@@ -3034,20 +3130,39 @@ fn chart_html(
             let mut seen: Vec<usize> = ends.iter().flat_map(|e| doc.links_of(e.0)).collect();
             palmaplan_model::order::sort_by_u64(&mut seen, |&i| i as u64);
             seen.dedup();
-            for l in seen.into_iter().filter_map(|p| doc.s.links.get(p)) {
+            for (p, l) in seen
+                .into_iter()
+                .filter_map(|p| Some((p, doc.s.links.get(p)?)))
+            {
                 let (Some(a), Some(b)) = (find(l.from.0), find(l.to.0)) else {
                     continue;
                 };
                 let j = match (a.4 == b.4, &kept[a.4]) {
                     (true, Some(_)) => continue,
                     (true, None) => a.4,
-                    (false, _) => cross,
+                    (false, _) => cross + a.4.max(b.4),
                 };
-                to_draw.push((l, a, b, j));
+                to_draw.push((p, l, a, b, j));
+            }
+        }
+        // The links of each block of links between blocks; one drawn before with the
+        // same links is kept (its text is theirs: see `DrawnLinks`).
+        let mut crossing: Vec<Vec<usize>> = std::iter::repeat_with(Vec::new).take(count).collect();
+        for &(p, .., j) in &to_draw {
+            if let Some(c) = j.checked_sub(cross) {
+                crossing[c].push(p);
+            }
+        }
+        for (was, now) in kept_links.iter_mut().zip(&crossing) {
+            if was.as_ref().is_some_and(|w| w.links != *now) {
+                *was = None;
             }
         }
         {
-            for (l, a, b, j) in to_draw {
+            for (_, l, a, b, j) in to_draw {
+                if j >= cross && kept_links[j - cross].is_some() {
+                    continue;
+                }
                 use palmaplan_model::LinkKind as K;
                 let (x1, x2) = match l.kind {
                     K::FS => (a.2, b.1),
@@ -3113,8 +3228,9 @@ fn chart_html(
                 d(&mut hits[j]);
             }
         }
-        // The links between blocks first, so under every block's items (block keys
-        // start at 1: see `open_block`).
+        // The blocks of links between blocks first, so under every block's items: they
+        // are numbered from 0, the lines' blocks after them (see `open_block`).
+        let lines_from = lay.lines.len().div_ceil(BLOCK_LINES);
         let svgs = |t: &mut H, links: &H, hits: &H| {
             // A box of one pixel whose paths overflow it: an SVG as large as the chart,
             // once per block, made the browser's first paint of 100,000 bars (a chart
@@ -3126,10 +3242,30 @@ fn chart_html(
                 // Its tooltip, named on hover (see `mount`).
                 .lit("\"><title></title></path></svg>");
         };
-        if !paths[cross].is_empty() {
-            open_block(&mut h, 0);
-            svgs(&mut h, &paths[cross], &hits[cross]);
-            h.lit("</div>");
+        let mut links_now = Vec::new();
+        for (j, ((links, hits), ids)) in paths[cross..]
+            .iter()
+            .zip(&hits[cross..])
+            .zip(crossing)
+            .enumerate()
+        {
+            let block = match kept_links[j].take() {
+                Some(was) => was,
+                None if links.is_empty() => continue,
+                None => {
+                    let mut t = H::new();
+                    open_block(&mut t, first_block + j);
+                    svgs(&mut t, links, hits);
+                    t.lit("</div>");
+                    DrawnLinks {
+                        k: first_block + j,
+                        links: ids,
+                        text: t.finish(),
+                    }
+                }
+            };
+            h.html(&block.text);
+            links_now.push(block);
         }
         let mut now = Vec::with_capacity(count);
         for (j, ((items, links), hits)) in blocks.into_iter().zip(&paths).zip(&hits).enumerate() {
@@ -3138,7 +3274,7 @@ fn chart_html(
                 None => {
                     let k = first_block + j;
                     let mut t = H::new();
-                    open_block(&mut t, k + 1);
+                    open_block(&mut t, lines_from + k);
                     t.append(&items);
                     if !links.is_empty() {
                         svgs(&mut t, links, hits);
@@ -3159,7 +3295,13 @@ fn chart_html(
             now.push(block);
         }
         if let Some(key) = key {
-            DRAWN.set(Some((key, now)));
+            DRAWN.set(Some((
+                key,
+                Drawn {
+                    lines: now,
+                    links: links_now,
+                },
+            )));
         }
         edit_html(&mut h, (&doc, &lay, &tl), &edit, lang, &find, (sl, stp));
         if let Some(p) = &preview {

@@ -496,19 +496,34 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
         ViewOptions::default(),
     );
     let view = (1280.0, 520.0);
+    // The lines' blocks are numbered from the number of lines (one line a block).
+    let lines = st
+        .lay
+        .with_untracked(|l| l.as_ref().map_or(0, |l| l.lines.len()));
     let mut before: Vec<(usize, String, Vec<String>)> = Vec::new();
     let mut kept = 0;
+    let mut crossing = 0;
     for step in 0..90_u32 {
         let top = if step < 60 {
             f64::from(step) * 37.0
         } else {
             f64::from(90 - step) * 71.0
         };
-        let drawn = items_blocks(chart_html(st, (0.0, top), view, None, None).as_str());
+        let drawn_html = chart_html(st, (0.0, top), view, None, None);
+        let drawn = items_blocks(drawn_html.as_str());
         // A drawing from nothing at the same place, the history kept aside.
-        let history = super::DRAWN.take();
-        let fresh = items_blocks(chart_html(st, (0.0, top), view, None, None).as_str());
-        super::DRAWN.set(history);
+        let history = (super::DRAWN.take(), super::GRID.take());
+        let fresh_html = chart_html(st, (0.0, top), view, None, None);
+        let fresh = items_blocks(fresh_html.as_str());
+        super::DRAWN.set(history.0);
+        super::GRID.set(history.1);
+        // The grid's lines, kept or written, as a drawing from nothing writes them.
+        let grid = |h: &str| h.split(super::CUT).nth(3).map(str::to_owned);
+        assert_eq!(
+            grid(drawn_html.as_str()),
+            grid(fresh_html.as_str()),
+            "the grid at {top} px"
+        );
 
         let keys = |b: &[(usize, String, Vec<String>)]| b.iter().map(|b| b.0).collect::<Vec<_>>();
         assert_eq!(keys(&drawn), keys(&fresh), "the blocks at {top} px");
@@ -516,7 +531,7 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
             assert_eq!(d.1, f.1, "block {} at {top} px: its items", d.0);
         }
         // The links a fresh drawing draws, each once, with the same path (in the
-        // block of its two ends, or in the layer of the links between blocks).
+        // block of its two ends, or in the block of links of the lower of its two).
         let all: Vec<&String> = drawn.iter().flat_map(|b| &b.2).collect();
         let mut sorted = all.clone();
         let mut wanted: Vec<&String> = fresh.iter().flat_map(|b| &b.2).collect();
@@ -532,17 +547,20 @@ fn a_scroll_draws_what_a_drawing_from_nothing_draws_keeping_the_blocks_it_can() 
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), n, "at {top} px: a link drawn twice");
-        // A block of lines that stays in view is kept as it was, links and all (block
-        // 0 is the links between two blocks, drawn again at each drawing).
-        for b in drawn.iter().filter(|b| b.0 != 0) {
+        // A block of lines that stays in view is kept as it was, links and all (the
+        // blocks of links between two blocks, numbered below the lines' blocks, are
+        // drawn again at each drawing).
+        for b in drawn.iter().filter(|b| b.0 >= lines) {
             if let Some(was) = before.iter().find(|w| w.0 == b.0) {
                 assert!(was == b, "block {} at {top} px: drawn again", b.0);
                 kept += 1;
             }
         }
+        crossing += drawn.iter().filter(|b| b.0 < lines).count();
         before = drawn;
     }
     assert!(kept > 0, "no block kept while scrolling");
+    assert!(crossing > 0, "no link between two blocks drawn");
 }
 
 #[test]
@@ -654,6 +672,7 @@ fn each_part_of_what_a_block_is_drawn_from_draws_what_a_drawing_from_nothing_dra
             options.clone(),
         );
         super::DRAWN.set(None);
+        super::GRID.set(None);
         let first = chart_html(st, (0.0, 0.0), view, None, None)
             .as_str()
             .to_owned();
@@ -662,6 +681,7 @@ fn each_part_of_what_a_block_is_drawn_from_draws_what_a_drawing_from_nothing_dra
             .as_str()
             .to_owned();
         super::DRAWN.set(None);
+        super::GRID.set(None);
         let fresh = chart_html(st, (left, 0.0), view, None, None)
             .as_str()
             .to_owned();
@@ -672,6 +692,84 @@ fn each_part_of_what_a_block_is_drawn_from_draws_what_a_drawing_from_nothing_dra
         assert!(
             items_blocks(&first) != items_blocks(&fresh),
             "{name}: changes nothing in the items, so this case tests nothing"
+        );
+    }
+}
+
+#[test]
+fn each_part_of_what_a_grid_line_is_drawn_from_draws_what_a_drawing_from_nothing_draws() {
+    use super::edit::{Edit, Named};
+    // As above for the grid's lines (`GridKey`): the chart drawn once, one thing changed,
+    // the next drawing is the one made from nothing, and the change shows in the grid.
+    type Change = Box<dyn Fn(St)>;
+    let changes: Vec<(&str, Change)> = vec![
+        // The language shows in the grid in the groups' fold buttons, which the whole
+        // chart has: drawn so first.
+        (
+            "the language",
+            Box::new(|st| {
+                st.fullscreen.set(true);
+                chart_html(st, (0.0, 0.0), (1280.0, 400.0), None, None);
+                st.lang.set(Lang::Fr);
+            }),
+        ),
+        (
+            "the row picked",
+            Box::new(|st| st.edit.set(Edit::Picked(Named::Row(RowId(3))))),
+        ),
+        (
+            "the whole chart shown",
+            Box::new(|st| st.fullscreen.set(true)),
+        ),
+        (
+            "the state",
+            Box::new(|st| {
+                let mut s = small();
+                s.rows[0].name = "Renamed".into();
+                st.doc
+                    .set(Some(Arc::new(Doc::new(1, 2, s, true, (1, 1), 0))));
+            }),
+        ),
+        (
+            "the layout",
+            Box::new(|st| {
+                st.options.update(|o| o.filter = Some("Review".into()));
+                st.relayout();
+            }),
+        ),
+    ];
+    let grid = |h: &str| h.split(super::CUT).nth(3).map(str::to_owned);
+    let view = (1280.0, 400.0);
+    for (name, change) in &changes {
+        let st = state(
+            small(),
+            Lang::En,
+            "2026-03-10",
+            1280.0,
+            Zoom::Day,
+            ViewOptions::default(),
+        );
+        super::DRAWN.set(None);
+        super::GRID.set(None);
+        let first = chart_html(st, (0.0, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        change(st);
+        let drawn = chart_html(st, (0.0, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        super::DRAWN.set(None);
+        super::GRID.set(None);
+        let fresh = chart_html(st, (0.0, 0.0), view, None, None)
+            .as_str()
+            .to_owned();
+        assert!(
+            grid(&drawn) == grid(&fresh),
+            "{name}: the kept lines drew\n{drawn}\nnot\n{fresh}"
+        );
+        assert!(
+            grid(&first) != grid(&fresh),
+            "{name}: changes nothing in the grid, so this case tests nothing"
         );
     }
 }
