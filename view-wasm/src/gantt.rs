@@ -336,8 +336,9 @@ thread_local! {
     static LAST: std::cell::RefCell<[String; 5]> = const {
         std::cell::RefCell::new([String::new(), String::new(), String::new(), String::new(), String::new()])
     };
-    /// The blocks drawn in the grid column and the items, with their texts (`set_blocks`).
-    static BLOCKS: std::cell::RefCell<[Vec<(usize, String)>; 2]> = const {
+    /// The blocks drawn in the grid column and the items, in order, with their texts and
+    /// elements (`set_blocks`).
+    static BLOCKS: std::cell::RefCell<[Vec<(usize, String, web_sys::Element)>; 2]> = const {
         std::cell::RefCell::new([Vec::new(), Vec::new()])
     };
     /// The items' blocks of the last drawing and what they were drawn from
@@ -1205,48 +1206,47 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
             Some((key, b))
         })
         .collect();
-    let find = |k: usize| {
-        container
-            .query_selector(&format!("[data-blk=\"{k}\"]"))
-            .ok()
-            .flatten()
+    // The element just put after `prev` (or first, where there is none). The blocks
+    // are the container's first children, in order: the element handles kept spare a
+    // search of the container for every block in view at every frame.
+    let after = |prev: Option<&web_sys::Element>| match prev {
+        Some(p) => p.next_element_sibling(),
+        None => container.first_element_child(),
     };
     BLOCKS.with(|b| {
         let mut b = b.borrow_mut();
-        let old = &mut b[slot];
-        for (k, _) in old.iter() {
-            if !new.iter().any(|(n, _)| n == k)
-                && let Some(e) = find(*k)
-            {
-                e.remove();
+        // Both lists are in the keys' order: walked together.
+        let mut old = std::mem::take(&mut b[slot]).into_iter().peekable();
+        let mut now: Vec<(usize, String, web_sys::Element)> = Vec::with_capacity(new.len());
+        for (k, html) in new {
+            while let Some((_, _, gone)) = old.next_if(|o| o.0 < k) {
+                gone.remove();
             }
-        }
-        let mut prev: Option<web_sys::Element> = None;
-        for (k, html) in &new {
-            let here = match old.iter().find(|(o, _)| o == k) {
-                Some((_, was)) if was == html => find(*k),
-                Some(_) => {
+            let prev = now.last().map(|n| &n.2);
+            let here = match old.next_if(|o| o.0 == k) {
+                Some((_, was, e)) if was == html => Some((was, e)),
+                Some((_, _, e)) => {
                     host::trace("block changed");
-                    if let Some(e) = find(*k) {
-                        e.set_outer_html(html);
-                    }
-                    find(*k)
+                    e.set_outer_html(html);
+                    after(prev).map(|e| (html.to_owned(), e))
                 }
                 None => {
                     host::trace("block added");
-                    // After the block before it, or first: every other block comes later.
-                    let _ = match &prev {
+                    let _ = match prev {
                         Some(p) => p.insert_adjacent_html("afterend", html),
                         None => container.insert_adjacent_html("afterbegin", html),
                     };
-                    find(*k)
+                    after(prev).map(|e| (html.to_owned(), e))
                 }
             };
-            if here.is_some() {
-                prev = here;
+            if let Some((text, e)) = here {
+                now.push((k, text, e));
             }
         }
-        *old = new.iter().map(|(k, h)| (*k, (*h).to_owned())).collect();
+        for (_, _, gone) in old {
+            gone.remove();
+        }
+        b[slot] = now;
     });
 }
 
