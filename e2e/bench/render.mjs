@@ -22,7 +22,9 @@
 // the one in the same place of the row below as well (most links then run between two
 // rows; bench/schedule.mjs); BENCH_ONLY=strict or
 // BENCH_ONLY=permissive runs that profile alone; BENCH_TRACE_FILE=path%.json keeps
-// BENCH_TRACE's trace of the scrolling (% becomes size and profile).
+// BENCH_TRACE's trace of the scrolling (% becomes size and profile). BENCH_TRACE=1 also
+// gives each scrolling frame's tasks on the view's thread, in wall time and in the time
+// the thread ran them.
 // BENCH_DHTMLX=1 also gives each size to DHTMLX Gantt in the same browser, before our
 // view (bench/dhtmlx.mjs), and prints our figures as ratios of its own: machines here
 // vary up to 2x, a ratio taken in one run does not. BENCH_CENSUS=1 counts the chart's
@@ -371,6 +373,23 @@ try {
         // The view's thread is the one that ran the most animation frame callbacks.
         const view = Object.entries(per).sort((a, b) => (b[1].FireAnimationFrame?.[1] ?? 0) - (a[1].FireAnimationFrame?.[1] ?? 0))[0];
         if (view) process.stderr.write(`  ${n} ${profile} scrolling, the view's main thread (ms, count; nested events overlap): ${Object.entries(view[1]).sort((a, b) => b[1][0] - a[1][0]).slice(0, 16).map(([k, [ms, c]]) => `${k} ${ms.toFixed(1)} (${c})`).join(', ')}\n`);
+        // Each scrolling frame's tasks on that thread (frames cut at the end of each
+        // commit, from the first animation frame on): their wall time, and the time the
+        // thread really ran them (`tdur`). On a shared machine of two cores the thread
+        // also waits for one: a frame's work, read in wall time, counts that wait.
+        if (view) {
+          const tasks = traceEvents.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === view[0] && e.dur).sort((a, b) => a.ts - b.ts);
+          const first = tasks.find((e) => e.name === 'FireAnimationFrame');
+          const cuts = first ? [first.ts, ...tasks.filter((e) => e.name === 'Commit' && e.ts > first.ts).map((e) => e.ts + e.dur)].slice(0, 120) : [];
+          const wall = [];
+          const ran = [];
+          for (let i = 0; i + 1 < cuts.length; i++) {
+            const inFrame = tasks.filter((e) => e.name === 'RunTask' && e.ts >= cuts[i] && e.ts < cuts[i + 1]);
+            wall.push(inFrame.reduce((t, e) => t + e.dur / 1000, 0));
+            ran.push(inFrame.reduce((t, e) => t + (e.tdur ?? e.dur) / 1000, 0));
+          }
+          if (wall.length) process.stderr.write(`  ${n} ${profile} scrolling, the view's main thread a frame (${wall.length} frames): tasks p50/p95 ${pct(wall, 50).toFixed(1)}/${pct(wall, 95).toFixed(1)} ms, of which it ran p50/p95 ${pct(ran, 50).toFixed(1)}/${pct(ran, 95).toFixed(1)} ms\n`);
+        }
       }
       // The view's own share of each scrolling frame: from the start of its drawing to
       // the end of its DOM changes (the browser's style, layout and paint come after).
