@@ -80,10 +80,20 @@ const stepsByKind = (tl) => {
   return by;
 };
 
-// BENCH_LINKS has one value.
+// BENCH_LINKS has one value, and its schedules grow: at 100,000 bars the import would
+// pass the server's request bound (16 MiB, server/src/http.rs), which refuses it.
 if (process.env.BENCH_LINKS && process.env.BENCH_LINKS !== 'rows') {
   console.error(`BENCH_LINKS=${process.env.BENCH_LINKS}: the one value is rows`);
   process.exit(2);
+}
+if (process.env.BENCH_LINKS) {
+  for (const n of sizes) {
+    const bytes = JSON.stringify(schedule(n, { rows: true })).length;
+    if (bytes > 16 * 1024 * 1024 - 64 * 1024) {
+      console.error(`BENCH_LINKS=rows at ${n} bars makes an import of ${(bytes / 1048576).toFixed(1)} MiB, past the server's 16 MiB request bound: give sizes up to 90000`);
+      process.exit(2);
+    }
+  }
 }
 // BENCH_ONLY=strict (or permissive) runs one profile; another name would run none.
 if (process.env.BENCH_ONLY && !PROFILES.includes(process.env.BENCH_ONLY)) {
