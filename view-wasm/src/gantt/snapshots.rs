@@ -18,9 +18,9 @@
 //!
 //! and read their diff before committing it.
 //!
-//! Beside them, the blocks the chart keeps between drawings (`DRAWN`) are checked
-//! against drawings from nothing: while scrolling, and after a change of each thing a
-//! block is drawn from.
+//! Beside them, the blocks and grid lines the chart keeps between drawings (`DRAWN`,
+//! `GRID`) are checked against drawings from nothing: while scrolling, and after a
+//! change of each thing a block or a grid line is drawn from.
 
 use std::sync::Arc;
 
