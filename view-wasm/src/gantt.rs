@@ -3106,13 +3106,14 @@ fn chart_html(
         };
         // A link between two items of one block is drawn in that block. One between
         // two blocks is drawn in a block of links of its own, that of the lower of its
-        // two blocks (slot `count + j` for block `j`), built at each drawing but set in
-        // the page only when its text changed. A block's text thus depends on its own
-        // lines only: a block in view is kept whatever enters and leaves around it, and
-        // a kept block has drawn its links already. The links between blocks change
-        // only at the view's edges: scrolling replaces the blocks of links that gain or
-        // lose one, not one layer of all of them (one layer, replaced at each frame,
-        // was ~0.7 ms of the view's 3 ms a frame at 100,000 bars).
+        // two blocks (slot `count + j` for block `j`), kept while it holds the same
+        // links (`DrawnLinks`). A block's text thus depends on its own lines only: a
+        // block in view is kept whatever enters and leaves around it, and a kept block
+        // has drawn its links already. The links between blocks change only at the
+        // view's edges: scrolling adds the blocks of links of the lines it uncovers,
+        // rather than replacing one layer of all of them at each frame (with ten links
+        // between each two rows, 15% of the main thread's time while scrolling:
+        // e2e/README.md, `BENCH_LINKS=rows`).
         let cross = count;
         let mut paths: Vec<H> = std::iter::repeat_with(H::new).take(2 * count).collect();
         // The ground of every link of a group in one wider, invisible path, which takes
