@@ -295,11 +295,45 @@ for (const profile of PROFILES) {
     await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { ms: 20000, what: 'the keyed bar in rename mode' });
     await field.fill('Keyed bar');
     await field.press('Enter');
-    await waitFor(async () => (await bars(sid)).some((b) => b.id === keyed.id && b.label === 'Keyed bar'), { what: 'the keyed bar, named, on the server' });
+    await waitFor(async () => (await bars(sid)).some((b) => b.id === keyed.id && b.label === 'Keyed bar'), { ms: 20000, what: 'the keyed bar, named, on the server' }).catch(async (err) => {
+      // What the view sent, said and still shows, so that a failure says which side missed.
+      const renames = (await patches(host, 'update_period')).filter((c) => c.bar === keyed.id);
+      const onServer = (await bars(sid)).find((b) => b.id === keyed.id);
+      throw new Error(`${err.message}: renames sent ${JSON.stringify(renames)}, on the server ${JSON.stringify(onServer)}, notice ${await f.locator('.pp-notice').allInnerTexts()}, field ${await field.count()} ${(await field.count()) ? await field.inputValue() : ''}`);
+    });
 
     // Everything above is in the journal, one entry per gesture.
     const h = await call(ctx.owner, 'history', { schedule: sid, since_rank: 0, lang: 'en' });
     assert.ok(!h.isError, h.text);
+    assertClean(host);
+  });
+
+  test(`(edit) ${profile}: a name being typed keeps its text, focus and selection when someone else moves its bar`, async () => {
+    const made = await call(ctx.owner, 'create_schedule', { name: 'Typing kept', demo: true, lang: 'en' });
+    const sid = made.structured.schedule_id;
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile, locale: 'en-US' });
+    await waitBars(view);
+    const f = view.frame();
+    const g = await grid(f);
+    const id = await selectNext(f, g);
+    await g.press('F2');
+    const field = f.locator('.pp-rename');
+    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'the rename field, focused' }).catch(async (err) => {
+      throw new Error(`${err.message}: ${await field.count()} field(s), focus on ${await f.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))}, notice ${await f.locator('.pp-notice').allInnerTexts()}`);
+    });
+    await field.fill('Half typed');
+    // "lf t" selected, and the element marked: the one drawn again has no mark.
+    await field.evaluate((e) => { e.setSelectionRange(2, 6); e.dataset.was = '1'; });
+    const moved = await call(ctx.owner, 'move_periods', { schedule: sid, bars: [Number(id)], by: 5, lang: 'en' });
+    assert.ok(!moved.isError, moved.text);
+    await waitFor(async () => (await f.locator('.pp-rename:not([data-was])').count()) === 1, { ms: 20000, what: 'the field drawn again over the moved bar' });
+    const now = await field.evaluate((e) => ({ value: e.value, focused: document.activeElement === e, start: e.selectionStart, end: e.selectionEnd }));
+    assert.deepEqual(now, { value: 'Half typed', focused: true, start: 2, end: 6 });
+    // The next key replaces the selection, as it would have in the first field.
+    await field.press('X');
+    await field.press('Enter');
+    await waitFor(async () => (await bars(sid)).find((b) => String(b.id) === id)?.label === 'HaXyped', { what: 'the name typed across the redraw, on the server' });
     assertClean(host);
   });
 

@@ -1402,9 +1402,16 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
             host::trace("chart html");
             let parts: Vec<&str> = html.as_str().split(CUT).collect();
             // A name being typed survives its field being drawn again (the bar moved
-            // as the state was read in steps, or the frame changed): its text and the
-            // focus go to the new field.
-            let typing = rename_field(&p.inner).filter(is_active).map(|f| f.value());
+            // as the state was read in steps or by someone else, or the frame changed):
+            // its text, the focus and the caret or selection go to the new field, so a
+            // key typed next lands where it would have.
+            let typing = rename_field(&p.inner).filter(is_active).map(|f| {
+                let at = (
+                    f.selection_start().ok().flatten(),
+                    f.selection_end().ok().flatten(),
+                );
+                (f.value(), at)
+            });
             let frame: String = parts.iter().step_by(2).copied().collect();
             if set_part(0, &p.inner, &frame) {
                 host::trace("frame");
@@ -1435,12 +1442,15 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                 FOCUS_RENAME.with(|f| f.set(false));
                 let _ = field.focus();
                 field.select();
-            } else if let Some(text) = typing
+            } else if let Some((text, at)) = typing
                 && let Some(field) = rename_field(&p.inner)
                 && !is_active(&field)
             {
                 field.set_value(&text);
                 let _ = field.focus();
+                if let (Some(start), Some(end)) = at {
+                    let _ = field.set_selection_range(start, end);
+                }
             }
         } else {
             p.scroller.set_hidden(true);
