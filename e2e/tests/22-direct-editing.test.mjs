@@ -4,7 +4,8 @@
 // draw a link from a bar's or a milestone's end to another item, draw a new bar in a
 // row (whole weeks in a schedule counted in weeks) — calls apply_patch through the host
 // as a model would, and the server's state (read over MCP) is what the gesture meant.
-// An empty name is refused in the view; a locked bar refuses its gestures in the view
+// A name being typed keeps its text, focus and selection when someone else moves its
+// bar. An empty name is refused in the view; a locked bar refuses its gestures in the view
 // with the lock's words; an editor made viewer while the view is open gets the
 // server's refusal, said in the view.
 import { test } from 'node:test';
