@@ -35,6 +35,15 @@ async function frameOrigin(f) {
   return { x: page.x - inner.x, y: page.y - inner.y };
 }
 
+/** Waits for the one rename field to have the focus; a timeout says how many fields
+ * there are, what has the focus and what the notice says. */
+async function renameFocused(f, what, ms = 10000) {
+  const field = f.locator('.pp-rename');
+  await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { ms, what }).catch(async (err) => {
+    throw new Error(`${err.message}: ${await field.count()} field(s), focus on ${await f.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))}, notice ${await f.locator('.pp-notice').allInnerTexts()}`);
+  });
+}
+
 /** The grid, focused. */
 async function grid(f) {
   const g = f.locator('.pp-scroll[role=grid]');
@@ -175,9 +184,7 @@ for (const profile of PROFILES) {
     const first = await f.locator('[data-bar]').first().getAttribute('data-bar');
     await f.locator(`[data-bar="${first}"]`).dblclick();
     const field = f.locator('.pp-rename');
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'the rename field, focused' }).catch(async (err) => {
-      throw new Error(`${err.message}: ${await field.count()} field(s), focus on ${await f.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))}, notice ${await f.locator('.pp-notice').allInnerTexts()}`);
-    });
+    await renameFocused(f, 'the rename field, focused');
     assert.match(await field.getAttribute('aria-label'), /^New name of “.+” \(Enter: rename, Esc: cancel\)$/);
     await field.fill('   ');
     await field.press('Enter');
@@ -193,12 +200,12 @@ for (const profile of PROFILES) {
     g = await grid(f);
     const second = await selectNext(f, g);
     await g.press('F2');
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'F2 opens the field' });
+    await renameFocused(f, 'F2 opens the field');
     await field.press('Escape');
     await waitFor(async () => (await field.count()) === 0, { what: 'Escape closes it' });
     g = await grid(f);
     await g.press('F2');
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'F2 again' });
+    await renameFocused(f, 'F2 again');
     await field.press('Control+a');
     await field.pressSequentially('Renamed with keys');
     await field.press('Enter');
@@ -274,7 +281,7 @@ for (const profile of PROFILES) {
     const add = (await patches(host, 'add_period'))[0];
     assert.equal(add.label, 'New bar');
     assert.equal(`New bar: ${add.start} → ${add.end}`, drawnTip, 'the dates previewed are the dates sent');
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { ms: 20000, what: 'the new bar in rename mode' }).catch(async (err) => {
+    await renameFocused(f, 'the new bar in rename mode', 20000).catch(async (err) => {
       throw new Error(`${err.message}: ${JSON.stringify(add)}, notice ${await f.locator('.pp-notice').allInnerTexts()}, field ${await field.count()}, bar drawn ${await f.locator(`[data-bar="${add.id}"]`).count()}, selected ${await f.locator('[data-bar].sel').count()}`);
     });
     assert.equal(await field.inputValue(), 'New bar');
@@ -293,7 +300,7 @@ for (const profile of PROFILES) {
     const beside = (await bars(sid)).find((b) => String(b.id) === nextTo);
     assert.equal(keyed.row, beside.row, 'on the selected bar\'s row');
     assert.ok(keyed.start > beside.end, `after it: ${JSON.stringify(keyed)}`);
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { ms: 20000, what: 'the keyed bar in rename mode' });
+    await renameFocused(f, 'the keyed bar in rename mode', 20000);
     await field.fill('Keyed bar');
     await field.press('Enter');
     await waitFor(async () => (await bars(sid)).some((b) => b.id === keyed.id && b.label === 'Keyed bar'), { ms: 20000, what: 'the keyed bar, named, on the server' }).catch(async (err) => {
@@ -320,9 +327,7 @@ for (const profile of PROFILES) {
     const id = await selectNext(f, g);
     await g.press('F2');
     const field = f.locator('.pp-rename');
-    await waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'the rename field, focused' }).catch(async (err) => {
-      throw new Error(`${err.message}: ${await field.count()} field(s), focus on ${await f.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))}, notice ${await f.locator('.pp-notice').allInnerTexts()}`);
-    });
+    await renameFocused(f, 'the rename field, focused');
     await field.fill('Half typed');
     // "lf t" selected, and the element marked: the one drawn again has no mark.
     await field.evaluate((e) => { e.setSelectionRange(2, 6); e.dataset.was = '1'; });
@@ -423,7 +428,7 @@ for (const profile of PROFILES) {
     const f = view.frame();
     const field = f.locator('.pp-rename');
     const active = () => f.locator('.pp-scroll').getAttribute('aria-activedescendant');
-    const focused = () => waitFor(async () => (await field.count()) === 1 && (await field.evaluate((e) => document.activeElement === e)), { what: 'the rename field, focused' });
+    const focused = () => renameFocused(f, 'the rename field, focused');
 
     // 1. A row renamed with a double click on its name cell.
     await f.locator('.pp-cell[data-row="6"]').dblclick();
