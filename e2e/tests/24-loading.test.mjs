@@ -1,7 +1,8 @@
 // Loading a schedule of several pages: page 0 is asked for on the tool's input, while
 // the tool runs, read as it comes, and drawn once the result asks for that very page; the pages after it
 // are asked for a few at a time (never one round trip each), each once, packed (the
-// served page unpacks gzip: several of the model's pages to an answer); a host that
+// served page unpacks gzip: several of the model's pages to an answer, whose bytes are
+// freed as soon as the view copied them); a host that
 // does not name the tool, or an input that names another schedule, gets the plain
 // reading (page 0 after the result), and nothing is asked for twice. While the pages
 // come, the toolbar (a Leptos component) is not built again: a focused button stays
@@ -75,6 +76,16 @@ for (const profile of PROFILES) {
     assert.deepEqual((await pageCalls(view, id)).map(([p]) => p), [0], 'nothing but page 0 before the result');
     // And read as it came, while the tool ran: the result only draws it.
     await waitFor(() => view.frame().evaluate(() => window.__pp?.earlyRead === true), { ms: 20000, what: 'page 0 read before the result' });
+    // The unpacked pages' bytes are lent to the view for one call and freed when it
+    // returns (`__pp.unpack`): the bytes each call lent are kept here to look at after.
+    await view.frame().evaluate(() => {
+      const unpack = window.__pp.unpack;
+      window.e2eLent = [];
+      window.__pp.unpack = (texts, take) => unpack(texts, (parts) => {
+        if (Array.isArray(parts)) window.e2eLent.push(...new Set(parts.map((p) => p.buffer)));
+        take(parts);
+      });
+    });
     await host.page.evaluate((v) => window.e2e.release(v), view.id);
     assert.ok((await waitBars(view, 20000)) > 0);
     const calls = await allPages(view, id);
@@ -91,6 +102,10 @@ for (const profile of PROFILES) {
       await f.evaluate(() => { const el = document.querySelector('.pp-scroll'); el.scrollTop = el.scrollHeight; });
       return (await f.locator('.pp-cell[role=rowheader]').allTextContents()).some((t) => t.includes('Row 2000'));
     }, { ms: 20000, what: 'the last row drawn' });
+    // Read, then given back at once rather than at a later garbage collection.
+    const lent = await f.evaluate(() => window.e2eLent.map((b) => ({ detached: b.detached, bytes: b.byteLength })));
+    assert.ok(lent.length >= pages.length - 2, `every packed page's bytes lent: ${lent.length} buffers for ${pages.length} pages`);
+    assert.deepEqual(lent.filter((b) => !b.detached), [], 'the unpacked bytes freed once the view copied them');
     assertClean(host);
   });
 }

@@ -44,28 +44,74 @@ const fromBase64 = Uint8Array.fromBase64
       return bytes;
     };
 
-/** A gzip stream in base64, inflated by the browser, as a Response to read it from.
- *  The bytes are written to the stream as they are: a Blob of them went through the
- *  browser's blob store (~0.1 s over a 100,000-bar schedule's pages). A bad stream
- *  fails the Response's reading; the writer's own promises are left quiet. */
-function gunzip(text) {
+/** A gzip stream, inflated by the browser, as a Response to read it from. The bytes
+ *  are written to the stream as they are: a Blob of them went through the browser's
+ *  blob store (~0.1 s over a 100,000-bar schedule's pages). A bad stream fails the
+ *  Response's reading; the writer's own promises are left quiet. */
+function gunzip(bytes) {
   const inflate = new DecompressionStream("gzip");
   const w = inflate.writable.getWriter();
-  w.write(fromBase64(text.trim())).catch(() => {});
+  w.write(bytes).catch(() => {});
   w.close().catch(() => {});
   return new Response(inflate.readable);
 }
 
+/** Gives `buffer`'s memory back now. An ArrayBuffer's memory is otherwise given back
+ *  by a garbage collection, and one that lived through a few tasks (a page's bytes wait
+ *  for the other pages of its answer) by a major one only. Detached (`transfer` to
+ *  nothing), it is freed at once. */
+function free(buffer) {
+  if (typeof buffer.transfer === "function" && !buffer.detached) buffer.transfer(0);
+}
+
+/** `packed` inflated into one buffer of its size. The stream's chunks are copied into
+ *  it and freed, rather than left to a collection as `Response.arrayBuffer` leaves
+ *  them: a 100,000-bar schedule's pages inflate to ~17 MB, and the chunks, the inflated
+ *  pages and their packed bytes (~4 MB) were mostly still waiting for a major
+ *  collection when the loaded chart was first scrolled. */
+async function inflate(packed) {
+  const reader = gunzip(packed).body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    chunks.push(r.value);
+    size += r.value.length;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+    free(chunk.buffer);
+  }
+  return bytes;
+}
+
 /** Unpacks a packed page's parts for the view (`get_schedule_page` with `packed`): each
  *  is a gzip stream in base64 of record parts one per line (a record part is a JSON text,
- *  which never holds a raw line break). Gives the parts in order, as bytes, or why not
- *  as a text: it never rejects, so the view always hears back. */
-pp.unpack = (texts) =>
+ *  which never holds a raw line break). Calls `take` once, with the parts in order as
+ *  bytes, or why not as a text: the view always hears back. The bytes are lent for the
+ *  call: `take` copies them, and they are freed when it returns. */
+pp.unpack = (texts, take) => {
   // async: a text that is not base64 fails here as a rejection, like a bad stream.
-  Promise.all(Array.from(texts, async (t) => new Uint8Array(await gunzip(t).arrayBuffer()))).then(
-    (all) => all.flatMap(lines),
-    (e) => String((e && e.message) || e),
+  Promise.all(
+    Array.from(texts, async (t) => {
+      const packed = fromBase64(t.trim());
+      const bytes = await inflate(packed);
+      free(packed.buffer);
+      return bytes;
+    }),
+  ).then(
+    (all) => {
+      try {
+        take(all.flatMap(lines));
+      } finally {
+        for (const bytes of all) free(bytes.buffer);
+      }
+    },
+    (e) => take(String((e && e.message) || e)),
   );
+};
 
 /** The lines of `bytes` (split at each "\n", as `String.split` would split its text),
  *  as views of the same bytes. The view copies each into its memory in one move and
@@ -137,7 +183,7 @@ function hostAllowsWasm(init) {
 }
 
 async function wasmExports(imports) {
-  const { instance } = await WebAssembly.instantiate(await gunzip(document.getElementById("pp-wasm").textContent).arrayBuffer(), imports);
+  const { instance } = await WebAssembly.instantiate(await gunzip(fromBase64(document.getElementById("pp-wasm").textContent.trim())).arrayBuffer(), imports);
   return instance.exports;
 }
 
@@ -182,7 +228,7 @@ async function translationExports(imports, fromHost) {
   const build = tag.content;
   const text = fromHost ? await translationFromHost(build, Number(tag.dataset.parts)) : await translationFromServer(build);
   const script = document.createElement("script");
-  script.textContent = await gunzip(text).text();
+  script.textContent = await gunzip(fromBase64(text.trim())).text();
   document.head.appendChild(script);
   script.remove();
   const asm = window.__ppAsm;

@@ -349,24 +349,15 @@ pub fn can_unpack() -> bool {
 }
 
 /// Unpacks a packed page's parts (`__pp.unpack`: gzip in base64, record parts one per
-/// line, given back as bytes) into the records set aside as `n`.
+/// line, lent back as bytes for one call) into the records set aside as `n`.
 fn unpack(n: u64, packed: &JsValue) {
     let unpack = bootstrap("unpack").and_then(|f| f.dyn_into::<js_sys::Function>().ok());
     let Some(unpack) = unpack else {
         return crate::data::unpacked(n, Err("this page cannot unpack records".into()));
     };
-    let promise = unpack.call1(&JsValue::NULL, packed).ok();
-    let then = promise.as_ref().and_then(|p| {
-        js_sys::Reflect::get(p, &JsValue::from_str("then"))
-            .ok()?
-            .dyn_into::<js_sys::Function>()
-            .ok()
-    });
-    let (Some(promise), Some(then)) = (promise, then) else {
-        return crate::data::unpacked(n, Err("records could not be unpacked".into()));
-    };
-    // `__pp.unpack` never rejects: it gives the parts, or why not as a text.
-    let done = Closure::once_into_js(move |parts: JsValue| {
+    // `__pp.unpack` calls this once, with the parts or why not as a text; the parts'
+    // bytes are freed when it returns, so they are copied here.
+    let take = Closure::once_into_js(move |parts: JsValue| {
         let read = if js_sys::Array::is_array(&parts) {
             let parts: js_sys::Array = parts.unchecked_into();
             // Each part's bytes copied into this module's memory in one move (a text
@@ -390,7 +381,9 @@ fn unpack(n: u64, packed: &JsValue) {
         };
         crate::data::unpacked(n, read);
     });
-    let _ = then.call1(&promise, &done);
+    if unpack.call2(&JsValue::NULL, packed, &take).is_err() {
+        crate::data::unpacked(n, Err("records could not be unpacked".into()));
+    }
 }
 
 /// A property of the inline bootstrap's `window.__pp`.
