@@ -28,7 +28,9 @@
 // BENCH_DHTMLX=1 also gives each size to DHTMLX Gantt in the same browser, before our
 // view (bench/dhtmlx.mjs), and prints our figures as ratios of its own: machines here
 // vary up to 2x, a ratio taken in one run does not. BENCH_CENSUS=1 counts the chart's
-// elements by kind once scrolled.
+// elements by kind once scrolled. BENCH_MEM=1 gives the view's memory just before the
+// loaded scrolling (V8's heap, the DOM's, ArrayBuffers); BENCH_MEM=gc then collects
+// the garbage and gives it again (what stays is what the page holds).
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -354,6 +356,23 @@ try {
         await scrollCdp.send('Profiler.enable');
         await scrollCdp.send('Profiler.setSamplingInterval', { interval: 100 });
         await scrollCdp.send('Profiler.start');
+      }
+      if (process.env.BENCH_MEM) {
+        // Chromium's own count (CDP `Runtime.getHeapUsage`): V8's heap, the embedder's
+        // (the DOM) and ArrayBuffers' memory, which holds the translation's linear memory.
+        const mem = await host.page.context().newCDPSession(view.frame());
+        const usage = async () => {
+          const u = await mem.send('Runtime.getHeapUsage');
+          const mib = (b) => ((b ?? 0) / 1048576).toFixed(1);
+          return `V8 ${mib(u.usedSize)}, DOM ${mib(u.embedderHeapUsedSize)}, ArrayBuffers ${mib(u.backingStorageSize)} MiB`;
+        };
+        process.stderr.write(`  ${n} ${profile} memory before the loaded scrolling: ${await usage()}\n`);
+        if (process.env.BENCH_MEM === 'gc') {
+          await mem.send('HeapProfiler.enable');
+          await mem.send('HeapProfiler.collectGarbage');
+          process.stderr.write(`  ${n} ${profile} the same after a forced collection: ${await usage()}\n`);
+        }
+        await mem.detach();
       }
       const { times: framesLoaded, work: workLoaded } = await scroll();
       if (scrollCdp) {

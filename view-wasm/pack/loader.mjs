@@ -44,16 +44,16 @@ const fromBase64 = Uint8Array.fromBase64
       return bytes;
     };
 
-/** A gzip stream, inflated by the browser, as a Response to read it from. The bytes
- *  are written to the stream as they are: a Blob of them went through the browser's
- *  blob store (~0.1 s over a 100,000-bar schedule's pages). A bad stream fails the
- *  Response's reading; the writer's own promises are left quiet. */
+/** A gzip stream, inflated by the browser, as a stream of chunks. The bytes are
+ *  written to the stream as they are: a Blob of them went through the browser's blob
+ *  store (~0.1 s over a 100,000-bar schedule's pages). A bad stream fails the reading;
+ *  the writer's own promises are left quiet. */
 function gunzip(bytes) {
   const inflate = new DecompressionStream("gzip");
   const w = inflate.writable.getWriter();
   w.write(bytes).catch(() => {});
   w.close().catch(() => {});
-  return new Response(inflate.readable);
+  return inflate.readable;
 }
 
 /** Gives `buffer`'s memory back now. An ArrayBuffer's memory is otherwise given back
@@ -64,19 +64,23 @@ function free(buffer) {
   if (typeof buffer.transfer === "function" && !buffer.detached) buffer.transfer(0);
 }
 
-/** `packed` inflated into one buffer of its size. The stream's chunks are copied into
- *  it and freed, rather than left to a collection as `Response.arrayBuffer` leaves
- *  them: a 100,000-bar schedule's pages inflate to ~17 MB, and the chunks, the inflated
- *  pages and their packed bytes (~4 MB) were mostly still waiting for a major
- *  collection when the loaded chart was first scrolled. */
-async function inflate(packed) {
-  const reader = gunzip(packed).body.getReader();
+/** `packed` (gzip in base64) inflated into one buffer of its size. The packed bytes
+ *  and the stream's chunks are freed once copied, rather than left to a collection as
+ *  `Response.arrayBuffer` leaves them: a 100,000-bar schedule's pages inflate to
+ *  ~17 MB, and the chunks, the inflated pages and their packed bytes (~4 MB) were
+ *  mostly still waiting for a major collection when the loaded chart was first
+ *  scrolled; the code's own (the module, 1 MB, or its translation, 2 MB) ~2.4 MB
+ *  more. */
+async function inflate(text) {
+  const packed = fromBase64(text.trim());
+  const reader = gunzip(packed).getReader();
   const chunks = [];
   let size = 0;
   for (let r = await reader.read(); !r.done; r = await reader.read()) {
     chunks.push(r.value);
     size += r.value.length;
   }
+  free(packed.buffer);
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
@@ -93,15 +97,8 @@ async function inflate(packed) {
  *  bytes, or why not as a text: the view always hears back. The bytes are lent for the
  *  call: `take` copies them, and they are freed when it returns. */
 pp.unpack = (texts, take) => {
-  // async: a text that is not base64 fails here as a rejection, like a bad stream.
-  Promise.all(
-    Array.from(texts, async (t) => {
-      const packed = fromBase64(t.trim());
-      const bytes = await inflate(packed);
-      free(packed.buffer);
-      return bytes;
-    }),
-  ).then(
+  // `inflate` is async: a text that is not base64 fails as a rejection, like a bad stream.
+  Promise.all(Array.from(texts, (t) => inflate(t))).then(
     (all) => {
       try {
         take(all.flatMap(lines));
@@ -183,7 +180,10 @@ function hostAllowsWasm(init) {
 }
 
 async function wasmExports(imports) {
-  const { instance } = await WebAssembly.instantiate(await gunzip(fromBase64(document.getElementById("pp-wasm").textContent.trim())).arrayBuffer(), imports);
+  const bytes = await inflate(document.getElementById("pp-wasm").textContent);
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  // Compiled from a copy: the bytes are not needed any more.
+  free(bytes.buffer);
   return instance.exports;
 }
 
@@ -228,7 +228,9 @@ async function translationExports(imports, fromHost) {
   const build = tag.content;
   const text = fromHost ? await translationFromHost(build, Number(tag.dataset.parts)) : await translationFromServer(build);
   const script = document.createElement("script");
-  script.textContent = await gunzip(fromBase64(text.trim())).text();
+  const bytes = await inflate(text);
+  script.textContent = new TextDecoder().decode(bytes);
+  free(bytes.buffer);
   document.head.appendChild(script);
   script.remove();
   const asm = window.__ppAsm;
