@@ -86,8 +86,9 @@ async function inflate(text) {
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.length;
-    free(chunk.buffer);
   }
+  // Freed once all are copied: a browser may hand out chunks of one buffer.
+  for (const chunk of chunks) free(chunk.buffer);
   return bytes;
 }
 
