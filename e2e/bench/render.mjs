@@ -30,7 +30,8 @@
 // vary up to 2x, a ratio taken in one run does not. BENCH_CENSUS=1 counts the chart's
 // elements by kind once scrolled. BENCH_MEM=1 gives the view's memory just before the
 // loaded scrolling (V8's heap, the DOM's, ArrayBuffers); BENCH_MEM=gc then collects
-// the garbage and gives it again (what stays is what the page holds).
+// the garbage and gives it again (what stays is what the page holds; that run's scrolling
+// then starts with no garbage waiting).
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
