@@ -6,7 +6,8 @@
 // does not name the tool, or an input that names another schedule, gets the plain
 // reading (page 0 after the result), and nothing is asked for twice. While the pages
 // come, the toolbar (a Leptos component) is not built again: a focused button stays
-// the same element.
+// the same element. Scrolling the whole schedule keeps each line in view drawn once,
+// in order.
 import { test } from 'node:test';
 import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
 
@@ -133,6 +134,53 @@ test('while the pages come, the toolbar is not built again: a focused button sta
   assert.deepEqual(kept, { same: true, focused: true }, 'the toolbar\'s button kept across the pages');
   assertClean(host);
 });
+
+// Scrolling adds the lines it uncovers and removes those it leaves, several at a frame
+// (inserted by one parse): at every step, each container holds each of its blocks once,
+// in order, the grid's and the items' blocks are those of the same lines, one run of
+// consecutive rows that covers the viewport.
+for (const profile of ['strict', 'permissive']) {
+  test(`${profile}: scrolling down, up and far keeps each line in view drawn once, in order`, async () => {
+    const id = await manyPages();
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: id }, profile });
+    assert.ok((await waitBars(view, 20000)) > 0);
+    await allPages(view, id);
+    const f = view.frame();
+    await waitFor(() => f.evaluate(() => !document.querySelector('.pp-sub')), { ms: 10000, what: 'every page in' });
+    const steps = [...Array(30).fill(120), ...Array(10).fill(-90), 25000, -300, 360, 1e9, -1e9];
+    const seen = [];
+    for (const by of steps) {
+      seen.push(await f.evaluate(async (by) => {
+        const el = document.querySelector('.pp-scroll');
+        el.scrollTop = Math.max(0, el.scrollTop + by);
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const keys = (sel) => [...document.querySelectorAll(`${sel} > .pp-blk`)].map((b) => +b.dataset.blk);
+        const lines = +el.getAttribute('aria-rowcount');
+        const view = el.getBoundingClientRect();
+        const cells = [...document.querySelectorAll('.pp-gridcol .pp-cell[role=rowheader]')].map((c) => {
+          const r = c.getBoundingClientRect();
+          return { n: +c.textContent.match(/Row (\d+)/)?.[1], top: r.top, bottom: r.bottom };
+        });
+        const rows = cells.filter((r) => r.n > 0);
+        // The line under the header's bottom edge and the last one at the bottom.
+        const under = view.top + 41;
+        return { top: el.scrollTop, lines, grid: keys('.pp-gridcol'), items: keys('.pp-items').filter((k) => k >= lines).map((k) => k - lines), rows: rows.map((r) => r.n), covered: cells.some((r) => r.top <= under && r.bottom > under) && cells.some((r) => r.top < view.bottom - 2 && r.bottom >= view.bottom - 2) };
+      }, by));
+    }
+    for (const s of seen) {
+      const at = `at scrollTop ${s.top}`;
+      assert.ok(s.lines > 2000, `${at}: aria-rowcount counts the lines (${s.lines})`);
+      assert.ok(s.grid.length >= 5, `${at}: the lines in view drawn (${s.grid})`);
+      assert.ok(s.grid.every((k, i) => i === 0 || k === s.grid[i - 1] + 1), `${at}: the grid's blocks, one run in order: ${s.grid}`);
+      assert.deepEqual(s.items, s.grid, `${at}: the items' blocks are the grid's lines`);
+      assert.ok(s.rows.every((n, i) => i === 0 || n === s.rows[i - 1] + 1), `${at}: consecutive rows, each once: ${s.rows}`);
+      assert.ok(s.covered, `${at}: the rows drawn cover the viewport`);
+    }
+    assert.ok(seen.some((s) => s.rows.includes(2000)) && seen.at(-1).rows.includes(1), 'scrolled to both ends');
+    assertClean(host);
+  });
+}
 
 // Packed pages reach the module as bytes, read as UTF-8 there: bytes that are not are
 // refused with the reason, under both paths (the translation and the module).

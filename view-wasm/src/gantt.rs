@@ -516,32 +516,45 @@ pub fn mount(st: St) -> Option<()> {
 
     let measure = {
         let scroller = scroller.clone();
-        move || {
+        // Whether the scroll or the viewport changed.
+        move || -> bool {
             // Hidden, the chart has no size (and the ResizeObserver above keeps its width).
             if scroller.hidden() {
-                return;
+                return false;
             }
-            ui.scroll.set((
+            // Read by the drawing alone: the listeners below ask for it when they
+            // changed (through the chart's effect, each scroll event also tracked every
+            // cell again: 0.2-0.9 ms of a scrolling frame in the translation).
+            let scroll = (
                 f64::from(scroller.scroll_left()),
                 f64::from(scroller.scroll_top()),
-            ));
-            ui.viewport.set((
+            );
+            let viewport = (
                 f64::from(scroller.client_width()),
                 f64::from(scroller.client_height()),
-            ));
+            );
+            let moved =
+                ui.scroll.get_untracked() != scroll || ui.viewport.get_untracked() != viewport;
+            ui.scroll.update_untracked(|s| *s = scroll);
+            ui.viewport.update_untracked(|v| *v = viewport);
             let w = f64::from(scroller.client_width());
             if w > 0.0 && (st.width.get_untracked() - w).abs() > 1.0 {
                 st.width.set(w);
                 st.relayout();
             }
+            moved
         }
     };
     let measure = std::rc::Rc::new(measure);
     {
         let m = std::rc::Rc::clone(&measure);
-        listen::<web_sys::Event>(scroller.as_ref(), "scroll", move |_| m());
-        let m = std::rc::Rc::clone(&measure);
-        listen::<web_sys::Event>(window.as_ref(), "resize", move |_| m());
+        let ask = move |_| {
+            if m() {
+                crate::sig::dirty();
+            }
+        };
+        listen::<web_sys::Event>(scroller.as_ref(), "scroll", ask.clone());
+        listen::<web_sys::Event>(window.as_ref(), "resize", ask);
     }
 
     // The name cell of a row or a group, or a milestone: a press selects it, the second
@@ -828,8 +841,6 @@ pub fn mount(st: St) -> Option<()> {
     Effect::new(move || document_attributes(st));
     Effect::new(move || {
         st.track_all();
-        ui.scroll.track();
-        ui.viewport.track();
         ui.drag.track();
         ui.pv.track();
         crate::sig::dirty_unless_drawn();
@@ -1218,31 +1229,51 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
         // Both lists are in the keys' order: walked together.
         let mut old = std::mem::take(&mut b[slot]).into_iter().peekable();
         let mut now: Vec<(usize, String, web_sys::Element)> = Vec::with_capacity(new.len());
+        // New blocks that follow one another are inserted by one parse of their texts
+        // together (the browser sets up its parser once per call: scrolling adds a few
+        // blocks in a row at each frame).
+        let mut run: Vec<(usize, &str)> = Vec::new();
+        let insert = |run: &mut Vec<(usize, &str)>,
+                      now: &mut Vec<(usize, String, web_sys::Element)>| {
+            if run.is_empty() {
+                return;
+            }
+            host::trace("blocks added");
+            let html: String = run.iter().map(|r| r.1).collect();
+            let prev = now.last().map(|n| n.2.clone());
+            let _ = match &prev {
+                Some(p) => p.insert_adjacent_html("afterend", &html),
+                None => container.insert_adjacent_html("afterbegin", &html),
+            };
+            let mut at = prev;
+            for (k, text) in run.drain(..) {
+                let Some(e) = after(at.as_ref()) else { break };
+                now.push((k, text.to_owned(), e.clone()));
+                at = Some(e);
+            }
+        };
         for (k, html) in new {
             while let Some((_, _, gone)) = old.next_if(|o| o.0 < k) {
                 gone.remove();
             }
-            let prev = now.last().map(|n| &n.2);
-            let here = match old.next_if(|o| o.0 == k) {
-                Some((_, was, e)) if was == html => Some((was, e)),
-                Some((_, _, e)) => {
-                    host::trace("block changed");
-                    e.set_outer_html(html);
-                    after(prev).map(|e| (html.to_owned(), e))
+            match old.next_if(|o| o.0 == k) {
+                None => run.push((k, html)),
+                Some((_, was, e)) => {
+                    insert(&mut run, &mut now);
+                    if was == html {
+                        now.push((k, was, e));
+                    } else {
+                        host::trace("block changed");
+                        e.set_outer_html(html);
+                        let prev = now.last().map(|n| &n.2);
+                        if let Some(e) = after(prev) {
+                            now.push((k, html.to_owned(), e));
+                        }
+                    }
                 }
-                None => {
-                    host::trace("block added");
-                    let _ = match prev {
-                        Some(p) => p.insert_adjacent_html("afterend", html),
-                        None => container.insert_adjacent_html("afterbegin", html),
-                    };
-                    after(prev).map(|e| (html.to_owned(), e))
-                }
-            };
-            if let Some((text, e)) = here {
-                now.push((k, text, e));
             }
         }
+        insert(&mut run, &mut now);
         for (_, _, gone) in old {
             gone.remove();
         }
@@ -1310,7 +1341,7 @@ fn document_attributes(st: St) {
 }
 
 /// Draws the chart from the state (once per animation frame after changes).
-fn render(st: St, ui: Ui, measure: &dyn Fn()) {
+fn render(st: St, ui: Ui, measure: &dyn Fn() -> bool) {
     let started = host::now_precise();
     host::trace("render");
     let chart_shown = st.doc.with(|d| d.is_some())
@@ -1361,7 +1392,8 @@ fn render(st: St, ui: Ui, measure: &dyn Fn()) {
                     }
                     _ => {
                         host::trace("measure");
-                        measure();
+                        // Drawn just below with what it read.
+                        let _ = measure();
                         host::trace("measured");
                     }
                 }
