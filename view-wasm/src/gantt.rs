@@ -1229,9 +1229,9 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
         // Both lists are in the keys' order: walked together.
         let mut old = std::mem::take(&mut b[slot]).into_iter().peekable();
         let mut now: Vec<(usize, String, web_sys::Element)> = Vec::with_capacity(new.len());
-        // New blocks that follow one another are inserted by one parse of their texts
-        // together (the browser sets up its parser once per call: scrolling adds a few
-        // blocks in a row at each frame).
+        // New or changed blocks that follow one another are inserted by one parse of
+        // their texts together (the browser sets up its parser once per call: scrolling
+        // adds a few blocks in a row at each frame).
         let mut run: Vec<(usize, &str)> = Vec::new();
         let insert = |run: &mut Vec<(usize, &str)>,
                       now: &mut Vec<(usize, String, web_sys::Element)>| {
@@ -1257,20 +1257,18 @@ fn set_blocks(slot: usize, container: &web_sys::Element, content: &str) {
                 gone.remove();
             }
             match old.next_if(|o| o.0 == k) {
-                None => run.push((k, html)),
-                Some((_, was, e)) => {
+                Some((_, was, e)) if was == html => {
                     insert(&mut run, &mut now);
-                    if was == html {
-                        now.push((k, was, e));
-                    } else {
-                        host::trace("block changed");
-                        e.set_outer_html(html);
-                        let prev = now.last().map(|n| &n.2);
-                        if let Some(e) = after(prev) {
-                            now.push((k, html.to_owned(), e));
-                        }
-                    }
+                    now.push((k, was, e));
                 }
+                // A changed block is taken out and its new text joins the run: a drag
+                // whose cascade moves every line in view changes them all at once.
+                Some((_, _, e)) => {
+                    host::trace("block changed");
+                    e.remove();
+                    run.push((k, html));
+                }
+                None => run.push((k, html)),
             }
         }
         insert(&mut run, &mut now);
