@@ -136,7 +136,8 @@ test('while the pages come, the toolbar is not built again: a focused button sta
 });
 
 // Scrolling adds the lines it uncovers and removes those it leaves, several at a frame
-// (inserted by one parse): at every step, each container holds each of its blocks once,
+// (inserted by one parse), and a selection moved by the keys changes the blocks of the
+// bars it leaves and reaches: at every step, each container holds each of its blocks once,
 // in order, the grid's and the items' blocks are those of the same lines, one run of
 // consecutive rows that covers the viewport.
 for (const profile of ['strict', 'permissive']) {
@@ -148,9 +149,13 @@ for (const profile of ['strict', 'permissive']) {
     await allPages(view, id);
     const f = view.frame();
     await waitFor(() => f.evaluate(() => !document.querySelector('.pp-sub')), { ms: 10000, what: 'every page in' });
-    const steps = [...Array(30).fill(120), ...Array(10).fill(-90), 25000, -300, 360, 1e9, -1e9];
+    // Scrolls by so many pixels; 'down' selects the next bar (ArrowDown), which draws
+    // its block and the one it leaves again, changed.
+    const steps = [...Array(30).fill(120), ...Array(10).fill(-90), 25000, -300, 360, 1e9, -1e9, ...Array(14).fill('down')];
     const seen = [];
-    for (const by of steps) {
+    for (const step of steps) {
+      if (step === 'down') await f.locator('.pp-scroll[role=grid]').press('ArrowDown');
+      const by = step === 'down' ? 0 : step;
       seen.push(await f.evaluate(async (by) => {
         const el = document.querySelector('.pp-scroll');
         el.scrollTop = Math.max(0, el.scrollTop + by);
@@ -165,7 +170,7 @@ for (const profile of ['strict', 'permissive']) {
         const rows = cells.filter((r) => r.n > 0);
         // The line under the header's bottom edge and the last one at the bottom.
         const under = view.top + 41;
-        return { top: el.scrollTop, lines, grid: keys('.pp-gridcol'), items: keys('.pp-items').filter((k) => k >= lines).map((k) => k - lines), rows: rows.map((r) => r.n), covered: cells.some((r) => r.top <= under && r.bottom > under) && cells.some((r) => r.top < view.bottom - 2 && r.bottom >= view.bottom - 2) };
+        return { top: el.scrollTop, lines, selected: document.querySelectorAll('.pp-b.sel').length, grid: keys('.pp-gridcol'), items: keys('.pp-items').filter((k) => k >= lines).map((k) => k - lines), rows: rows.map((r) => r.n), covered: cells.some((r) => r.top <= under && r.bottom > under) && cells.some((r) => r.top < view.bottom - 2 && r.bottom >= view.bottom - 2) };
       }, by));
     }
     for (const s of seen) {
@@ -176,7 +181,9 @@ for (const profile of ['strict', 'permissive']) {
       assert.deepEqual(s.items, s.grid, `${at}: the items' blocks are the grid's lines`);
       assert.ok(s.rows.every((n, i) => i === 0 || n === s.rows[i - 1] + 1), `${at}: consecutive rows, each once: ${s.rows}`);
       assert.ok(s.covered, `${at}: the rows drawn cover the viewport`);
+      assert.ok(s.selected <= 1, `${at}: ${s.selected} bars drawn selected`);
     }
+    assert.equal(seen.at(-1).selected, 1, 'the bar selected by the keys drawn once');
     assert.ok(seen.some((s) => s.rows.includes(2000)) && seen.at(-1).rows.includes(1), 'scrolled to both ends');
     assertClean(host);
   });
