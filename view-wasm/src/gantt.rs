@@ -317,6 +317,9 @@ struct Drag {
 /// The chart's own state: scroll, viewport, the drag in progress and its preview.
 #[derive(Clone, Copy, Debug)]
 struct Ui {
+    /// Scroll and viewport are written untracked (no effect reads them): whoever
+    /// changes them asks for the drawing (`sig::dirty`), as the scroll and resize
+    /// listeners do.
     scroll: Sig<(f64, f64)>,
     viewport: Sig<(f64, f64)>,
     drag: Sig<Option<Drag>>,
