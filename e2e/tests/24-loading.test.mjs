@@ -6,8 +6,8 @@
 // does not name the tool, or an input that names another schedule, gets the plain
 // reading (page 0 after the result), and nothing is asked for twice. While the pages
 // come, the toolbar (a Leptos component) is not built again: a focused button stays
-// the same element. Scrolling the whole schedule keeps each line in view drawn once,
-// in order.
+// the same element. Scrolling the whole schedule, and moving the selection after,
+// keeps each line in view drawn once, in order.
 import { test } from 'node:test';
 import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES } from './fixture.mjs';
 
