@@ -161,7 +161,18 @@ pub fn risk_details(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<String> {
 /// after, the new risks, and the changes the chart cannot show. `before` is the state
 /// the diff starts from; items that only exist after it are named from the diff itself.
 pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
-    let w = Words::new(lang);
+    list_changes(&Words::new(lang), before, d)
+}
+
+/// [`change_list`] for the person who reads a before/after, not for the model: items,
+/// links and members are named by their labels alone, without the ids a model needs to
+/// act on them ("« Pose » (bloc 12)" becomes "« Pose »", "Lien 22 (FS)…" "Lien FS…").
+pub fn change_list_for_person(before: &Schedule, d: &Diff, lang: Lang) -> String {
+    list_changes(&Words::for_person(lang), before, d)
+}
+
+fn list_changes(w: &Words, before: &Schedule, d: &Diff) -> String {
+    let w = *w;
     let mut out: Vec<String> = Vec::new();
 
     if d.is_empty() {
@@ -352,11 +363,13 @@ fn risk_lines<'a>(
 }
 
 /// Why each bar of `risks` is at risk, one text per bar in bar id order, its reasons
-/// joined: the absence of its row's member (with the days), a violated link into it, a
-/// broken constraint, a missed deadline, late or overdue. Without the bar's name, since
-/// the chart writes it after the bar's own label (tooltip and accessible name).
+/// joined: the absence of its row's member (with the days), a violated link into it
+/// (named by the item it comes from), a broken constraint, a missed deadline, late or
+/// overdue. Without the bar's name, since the chart writes it after the bar's own label
+/// (tooltip and accessible name).
 pub fn bar_risk_reasons(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<(BarId, String)> {
-    let w = Words::new(lang);
+    // A person reads them: the link is named by the item it comes from, not its id.
+    let w = Words::for_person(lang);
     let names = Names::of(s);
     let cal = Calendar::for_schedule(s);
     let days = |n: i64| w.count(n, Msg::WorkingDays);
@@ -370,7 +383,7 @@ pub fn bar_risk_reasons(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<(BarId, 
     for v in &risks.violated_links {
         out.push((
             BarId(v.to.0),
-            w.say(Msg::WhyLink, &[&v.link, &days(v.by_days)]),
+            w.say(Msg::WhyLink, &[&names.item(&w, v.from), &days(v.by_days)]),
         ));
     }
     for r in &risks.broken_constraints {
@@ -1038,21 +1051,36 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
     }
 }
 
-/// The writer of one language: picks messages and fills them.
+/// The writer of one language: picks messages and fills them. For a person (`person`),
+/// the messages of `for_person` replace those that name things by their ids.
+#[derive(Clone, Copy)]
 struct Words {
     lang: Lang,
+    person: bool,
 }
 
 impl Words {
     fn new(lang: Lang) -> Words {
-        Words { lang }
+        Words {
+            lang,
+            person: false,
+        }
+    }
+
+    fn for_person(lang: Lang) -> Words {
+        Words { lang, person: true }
     }
 
     fn template(&self, m: Msg) -> &'static str {
-        match self.lang {
+        let person = if self.person {
+            for_person(self.lang, m)
+        } else {
+            None
+        };
+        person.unwrap_or(match self.lang {
             Lang::Fr => fr(m),
             Lang::En => en(m),
-        }
+        })
     }
 
     /// The message with its `{k}` slots replaced by `args[k]`.
@@ -1327,7 +1355,7 @@ fn fr(m: Msg) -> &'static str {
         }
         Msg::BarOverdue => "{0}\u{a0}: fin dépassée de {1} au {2}, avancement {3}\u{202f}%.",
         Msg::WhyAbsent => "absence de {0} sur {1} ({2})",
-        Msg::WhyLink => "lien {0} non respecté de {1}",
+        Msg::WhyLink => "lien depuis {0} non respecté de {1}",
         Msg::WhyConstraint => "contrainte «\u{a0}{0}\u{a0}» non respectée de {1}",
         Msg::WhyDeadline => "échéance du {0} dépassée de {1}",
         Msg::WhyLate => "en retard de {0} (avancement {1}\u{202f}%, prévu {2}\u{202f}%)",
@@ -1459,7 +1487,7 @@ fn en(m: Msg) -> &'static str {
         Msg::BarLate => "{0}: late by {1} at {2} (progress {3}%, planned {4}%).",
         Msg::BarOverdue => "{0}: overdue by {1} at {2}, progress {3}%.",
         Msg::WhyAbsent => "{0} away on {1} ({2})",
-        Msg::WhyLink => "link {0} broken by {1}",
+        Msg::WhyLink => "link from {0} broken by {1}",
         Msg::WhyConstraint => "constraint “{0}” broken by {1}",
         Msg::WhyDeadline => "deadline {0} missed by {1}",
         Msg::WhyLate => "late by {0} (progress {1}%, planned {2}%)",
@@ -1469,6 +1497,53 @@ fn en(m: Msg) -> &'static str {
         Msg::ActualStartChanged => "Actual start of {0}: {1} → {2}",
         Msg::ActualFinishChanged => "Actual finish of {0}: {1} → {2}",
     }
+}
+
+/// The messages a person reads differently from the model (`Words::for_person`): the
+/// same words without the ids, which only a model acts on. `None`: as the model's.
+fn for_person(lang: Lang, m: Msg) -> Option<&'static str> {
+    Some(match (lang, m) {
+        (
+            Lang::Fr,
+            Msg::BarRef | Msg::MilestoneRef | Msg::GroupRef | Msg::RowRef | Msg::ActionRef,
+        ) => "«\u{a0}{0}\u{a0}»",
+        (
+            Lang::En,
+            Msg::BarRef | Msg::MilestoneRef | Msg::GroupRef | Msg::RowRef | Msg::ActionRef,
+        ) => "“{0}”",
+        (_, Msg::MemberRef) => "{0}",
+        (Lang::Fr, Msg::LinkViolated) => "Lien {1} {3} → {4} non respecté de {2}.",
+        (Lang::En, Msg::LinkViolated) => "Link {1} {3} → {4} violated by {2}.",
+        (Lang::Fr, Msg::LinkAdded) => "Lien ajouté\u{a0}: {1} → {2}, {3}",
+        (Lang::En, Msg::LinkAdded) => "Link added: {1} → {2}, {3}",
+        (Lang::Fr, Msg::LinkRemoved) => "Lien supprimé\u{a0}: {1} → {2}, {3}",
+        (Lang::En, Msg::LinkRemoved) => "Link removed: {1} → {2}, {3}",
+        (Lang::Fr, Msg::LinkChanged) => "Lien {1} → {2}\u{a0}: {3} → {4}",
+        (Lang::En, Msg::LinkChanged) => "Link {1} → {2}: {3} → {4}",
+        (Lang::Fr, Msg::LinkRewired) => "Lien {1} → {2}, {3} devient {4} → {5}, {6}",
+        (Lang::En, Msg::LinkRewired) => "Link {1} → {2}, {3} becomes {4} → {5}, {6}",
+        (Lang::Fr, Msg::BarRenamed) => "Bloc renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
+        (Lang::En, Msg::BarRenamed) => "Bar renamed: “{1}” → “{2}”",
+        (Lang::Fr, Msg::MilestoneRenamed) => {
+            "Jalon renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»"
+        }
+        (Lang::En, Msg::MilestoneRenamed) => "Milestone renamed: “{1}” → “{2}”",
+        (Lang::Fr, Msg::GroupRenamed) => {
+            "Groupe renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»"
+        }
+        (Lang::En, Msg::GroupRenamed) => "Group renamed: “{1}” → “{2}”",
+        (Lang::Fr, Msg::RowRenamed) => {
+            "Ligne renommée\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»"
+        }
+        (Lang::En, Msg::RowRenamed) => "Row renamed: “{1}” → “{2}”",
+        (Lang::Fr, Msg::ActionRenamed) => {
+            "Action renommée\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»"
+        }
+        (Lang::En, Msg::ActionRenamed) => "Action renamed: “{1}” → “{2}”",
+        (Lang::Fr, Msg::MemberRenamed) => "Membre renommé\u{a0}: {1} → {2}",
+        (Lang::En, Msg::MemberRenamed) => "Member renamed: {1} → {2}",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -1523,6 +1598,20 @@ mod tests {
             "{}\n\n{}",
             change_list(&before, &out, Lang::Fr),
             change_list(&before, &out, Lang::En)
+        );
+        check(text, expect);
+    }
+
+    /// [`check_edit`] for the person's change list.
+    fn check_person_edit(f: impl FnOnce(&mut Schedule), expect: Expect) {
+        let before = s4hana_migration();
+        let mut after = before.clone();
+        f(&mut after);
+        let out = diff(&before, &after);
+        let text = format!(
+            "{}\n\n{}",
+            change_list_for_person(&before, &out, Lang::Fr),
+            change_list_for_person(&before, &out, Lang::En)
         );
         check(text, expect);
     }
@@ -2044,96 +2133,99 @@ mod tests {
         );
     }
 
+    /// An edit that makes every kind of change a diff lists.
+    fn every_change(s: &mut Schedule) {
+        s.name = "Migration S/4".into();
+        s.notes.clear();
+        s.settings.holidays.push(d("2026-12-24"));
+        s.groups[1].name = "Bascule et démarrage".into();
+        s.groups.swap(0, 1);
+        s.groups.push(Group {
+            id: GroupId(32),
+            name: "Hypercare".into(),
+        });
+        s.rows.push(Row {
+            id: RowId(33),
+            group: GroupId(32),
+            name: "Support".into(),
+            member: Some(MemberId(2)),
+        });
+        s.rows.swap(3, 4);
+        s.rows[0].name = "Audit".into();
+        s.rows[2].group = GroupId(9);
+        s.rows[1].member = None;
+        {
+            let b = bar_mut(s, 13);
+            b.label = "Audit ECC".into();
+            b.color = Some("#000000".into());
+            b.notes.clear();
+            b.pin = Some(d("2026-11-02"));
+            b.start = d("2026-11-03");
+        }
+        bar_mut(s, 16).row = RowId(11);
+        bar_mut(s, 17).end = d("2026-12-10");
+        s.bars.push(Bar {
+            id: BarId(34),
+            row: RowId(33),
+            label: "Support renforcé".into(),
+            start: d("2026-12-21"),
+            end: d("2027-01-08"),
+            color: None,
+            notes: String::new(),
+            pin: None,
+            constraint: None,
+            deadline: None,
+            progress: 0,
+            actual_start: None,
+            actual_finish: None,
+        });
+        let m = &mut s.milestones[0];
+        m.date = d("2026-12-21");
+        m.label = "Go-live".into();
+        m.notes = "Prévenir les équipes".into();
+        s.links.retain(|l| l.id != LinkId(24));
+        s.links[0].lag = 3;
+        s.links[1].to = ItemId(16);
+        s.links.push(Link {
+            id: LinkId(35),
+            from: ItemId(19),
+            to: ItemId(34),
+            kind: LinkKind::SS,
+            lag: -1,
+        });
+        s.actions[0].status = ActionStatus::InProgress;
+        s.actions[1].label = "Archiver".into();
+        s.actions[2].assignee = None;
+        s.actions[3].bar = BarId(18);
+        s.actions.push(Action {
+            id: ActionId(36),
+            bar: BarId(34),
+            label: "Ouvrir la cellule de support".into(),
+            status: ActionStatus::Todo,
+            assignee: Some(MemberId(37)),
+        });
+        s.members[0].name = "Camille Martin-Roux".into();
+        s.members[1].email = None;
+        s.members.push(Member {
+            id: MemberId(37),
+            name: "Léa Garnier".into(),
+            email: Some("lea.garnier@example.org".into()),
+        });
+        s.absences[0].reason = "Autre".into();
+        s.absences.push(Absence {
+            id: AbsenceId(38),
+            member: MemberId(37),
+            start: d("2026-12-28"),
+            end: d("2026-12-31"),
+            reason: "Congés".into(),
+        });
+        s.next_id = 39;
+    }
+
     #[test]
     fn every_kind_of_change() {
         check_edit(
-            |s| {
-                s.name = "Migration S/4".into();
-                s.notes.clear();
-                s.settings.holidays.push(d("2026-12-24"));
-                s.groups[1].name = "Bascule et démarrage".into();
-                s.groups.swap(0, 1);
-                s.groups.push(Group {
-                    id: GroupId(32),
-                    name: "Hypercare".into(),
-                });
-                s.rows.push(Row {
-                    id: RowId(33),
-                    group: GroupId(32),
-                    name: "Support".into(),
-                    member: Some(MemberId(2)),
-                });
-                s.rows.swap(3, 4);
-                s.rows[0].name = "Audit".into();
-                s.rows[2].group = GroupId(9);
-                s.rows[1].member = None;
-                {
-                    let b = bar_mut(s, 13);
-                    b.label = "Audit ECC".into();
-                    b.color = Some("#000000".into());
-                    b.notes.clear();
-                    b.pin = Some(d("2026-11-02"));
-                    b.start = d("2026-11-03");
-                }
-                bar_mut(s, 16).row = RowId(11);
-                bar_mut(s, 17).end = d("2026-12-10");
-                s.bars.push(Bar {
-                    id: BarId(34),
-                    row: RowId(33),
-                    label: "Support renforcé".into(),
-                    start: d("2026-12-21"),
-                    end: d("2027-01-08"),
-                    color: None,
-                    notes: String::new(),
-                    pin: None,
-                    constraint: None,
-                    deadline: None,
-                    progress: 0,
-                    actual_start: None,
-                    actual_finish: None,
-                });
-                let m = &mut s.milestones[0];
-                m.date = d("2026-12-21");
-                m.label = "Go-live".into();
-                m.notes = "Prévenir les équipes".into();
-                s.links.retain(|l| l.id != LinkId(24));
-                s.links[0].lag = 3;
-                s.links[1].to = ItemId(16);
-                s.links.push(Link {
-                    id: LinkId(35),
-                    from: ItemId(19),
-                    to: ItemId(34),
-                    kind: LinkKind::SS,
-                    lag: -1,
-                });
-                s.actions[0].status = ActionStatus::InProgress;
-                s.actions[1].label = "Archiver".into();
-                s.actions[2].assignee = None;
-                s.actions[3].bar = BarId(18);
-                s.actions.push(Action {
-                    id: ActionId(36),
-                    bar: BarId(34),
-                    label: "Ouvrir la cellule de support".into(),
-                    status: ActionStatus::Todo,
-                    assignee: Some(MemberId(37)),
-                });
-                s.members[0].name = "Camille Martin-Roux".into();
-                s.members[1].email = None;
-                s.members.push(Member {
-                    id: MemberId(37),
-                    name: "Léa Garnier".into(),
-                    email: Some("lea.garnier@example.org".into()),
-                });
-                s.absences[0].reason = "Autre".into();
-                s.absences.push(Absence {
-                    id: AbsenceId(38),
-                    member: MemberId(37),
-                    start: d("2026-12-28"),
-                    end: d("2026-12-31"),
-                    reason: "Congés".into(),
-                });
-                s.next_id = 39;
-            },
+            every_change,
             expect![[r#"
                 Changements⟨nbsp⟩:
                 - Ligne 6 renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»
@@ -2216,6 +2308,123 @@ mod tests {
                 - Action added to “Support renforcé” (bar 34): “Ouvrir la cellule de support” (action 36)
                 - Joined the team: Léa Garnier (member 37)
                 - Absence of Léa Garnier added: 2026-12-28 → 2026-12-31"#]],
+        );
+    }
+
+    #[test]
+    fn a_person_reads_every_kind_of_change_without_ids() {
+        check_person_edit(
+            every_change,
+            expect![[r#"
+            Changements⟨nbsp⟩:
+            - Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»
+            - «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1
+            - Groupe renommé⟨nbsp⟩: «⟨nbsp⟩Bascule⟨nbsp⟩» → «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+            - «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩» déplacé en position 1
+            - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» déplacée en position 2 du groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+            - Bloc renommé⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit ECC⟨nbsp⟩»
+            - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: début 2026-11-02 → 2026-11-03
+            - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: couleur #2f6fdf → #000000
+            - «⟨nbsp⟩Migration à blanc⟨nbsp⟩»⟨nbsp⟩: ligne «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»
+            - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»⟨nbsp⟩: fin 2026-12-11 → 2026-12-10
+            - Jalon renommé⟨nbsp⟩: «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» → «⟨nbsp⟩Go-live⟨nbsp⟩»
+            - «⟨nbsp⟩Go-live⟨nbsp⟩»⟨nbsp⟩: 2026-12-18 → 2026-12-21
+            - Lien «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: SS +5 j → SS +3 j
+            - Lien «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩», FS devient «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩», FS
+            - Lien supprimé⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩», FS
+            - «⟨nbsp⟩Hypercare⟨nbsp⟩» ajouté en position 3
+            - «⟨nbsp⟩Support⟨nbsp⟩» ajoutée au groupe «⟨nbsp⟩Hypercare⟨nbsp⟩»
+            - «⟨nbsp⟩Support renforcé⟨nbsp⟩» ajouté sur la ligne «⟨nbsp⟩Support⟨nbsp⟩»⟨nbsp⟩: 2026-12-21 → 2027-01-08
+            - Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Go-live⟨nbsp⟩» → «⟨nbsp⟩Support renforcé⟨nbsp⟩», SS -1 j
+            Fin du projet⟨nbsp⟩: 2026-12-18 → 2027-01-08 (+21 jours).
+            Aucun nouveau risque.
+            Changements non affichés⟨nbsp⟩:
+            - Planning renommé⟨nbsp⟩: «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» → «⟨nbsp⟩Migration S/4⟨nbsp⟩»
+            - Notes du planning modifiées
+            - Réglage modifié⟨nbsp⟩: jours fériés
+            - Membre renommé⟨nbsp⟩: Camille Martin → Camille Martin-Roux
+            - E-mail de Karim Benali modifié
+            - Membre de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: Sophie Lefèvre → aucun
+            - Notes de «⟨nbsp⟩Audit ECC⟨nbsp⟩» modifiées
+            - Début au plus tôt de «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: aucun → 2026-11-02
+            - Notes de «⟨nbsp⟩Go-live⟨nbsp⟩» modifiées
+            - «⟨nbsp⟩Inventorier les programmes spécifiques⟨nbsp⟩»⟨nbsp⟩: terminée → en cours
+            - Action renommée⟨nbsp⟩: «⟨nbsp⟩Archiver les commandes soldées⟨nbsp⟩» → «⟨nbsp⟩Archiver⟨nbsp⟩»
+            - «⟨nbsp⟩Corriger les accès aux tables obsolètes⟨nbsp⟩»⟨nbsp⟩: responsable Thomas Dubois → aucun
+            - «⟨nbsp⟩Rédiger les cas de test⟨nbsp⟩» déplacée de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» vers «⟨nbsp⟩Bascule en production⟨nbsp⟩»
+            - Absence de Thomas Dubois modifiée
+            - Action ajoutée à «⟨nbsp⟩Support renforcé⟨nbsp⟩»⟨nbsp⟩: «⟨nbsp⟩Ouvrir la cellule de support⟨nbsp⟩»
+            - Arrivée dans l'équipe⟨nbsp⟩: Léa Garnier
+            - Absence de Léa Garnier ajoutée⟨nbsp⟩: 2026-12-28 → 2026-12-31
+
+            Changes:
+            - Row renamed: “Audit du système” → “Audit”
+            - “Adaptation du code spécifique” moved to group “Bascule et démarrage”, at position 1
+            - Group renamed: “Bascule” → “Bascule et démarrage”
+            - “Bascule et démarrage” moved to position 1
+            - “Recette utilisateurs” moved to position 2 in group “Bascule et démarrage”
+            - Bar renamed: “Audit du système” → “Audit ECC”
+            - “Audit ECC”: start 2026-11-02 → 2026-11-03
+            - “Audit ECC”: colour #2f6fdf → #000000
+            - “Migration à blanc”: row “Migration à blanc” → “Recette utilisateurs”
+            - “Recette utilisateurs”: end 2026-12-11 → 2026-12-10
+            - Milestone renamed: “Go-live S/4HANA” → “Go-live”
+            - “Go-live”: 2026-12-18 → 2026-12-21
+            - Link “Audit ECC” → “Nettoyage des données”: SS +5 d → SS +3 d
+            - Link “Audit du système” → “Adaptation du code ABAP”, FS becomes “Audit ECC” → “Migration à blanc”, FS
+            - Link removed: “Migration à blanc” → “Recette utilisateurs”, FS
+            - “Hypercare” added at position 3
+            - “Support” added to group “Hypercare”
+            - “Support renforcé” added on row “Support”: 2026-12-21 → 2027-01-08
+            - Link added: “Go-live” → “Support renforcé”, SS -1 d
+            Project end: 2026-12-18 → 2027-01-08 (+21 days).
+            No new risk.
+            Changes not shown:
+            - Schedule renamed: “S/4HANA Migration” → “Migration S/4”
+            - Schedule notes changed
+            - Setting changed: holidays
+            - Member renamed: Camille Martin → Camille Martin-Roux
+            - E-mail of Karim Benali changed
+            - Member of “Nettoyage des données”: Sophie Lefèvre → none
+            - Notes of “Audit ECC” changed
+            - “Start no earlier than” date of “Audit ECC”: none → 2026-11-02
+            - Notes of “Go-live” changed
+            - “Inventorier les programmes spécifiques”: done → in progress
+            - Action renamed: “Archiver les commandes soldées” → “Archiver”
+            - “Corriger les accès aux tables obsolètes”: assignee Thomas Dubois → none
+            - “Rédiger les cas de test” moved from “Recette utilisateurs” to “Bascule en production”
+            - Absence of Thomas Dubois changed
+            - Action added to “Support renforcé”: “Ouvrir la cellule de support”
+            - Joined the team: Léa Garnier
+            - Absence of Léa Garnier added: 2026-12-28 → 2026-12-31"#]],
+        );
+    }
+
+    #[test]
+    fn a_person_reads_a_violated_link_by_its_ends() {
+        check_person_edit(
+            |s| {
+                s.links.push(Link {
+                    id: LinkId(32),
+                    from: ItemId(15),
+                    to: ItemId(16),
+                    kind: LinkKind::FS,
+                    lag: 0,
+                });
+                s.next_id = 33;
+            },
+            expect![[r#"
+                Changements⟨nbsp⟩:
+                - Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩», FS
+                Fin du projet⟨nbsp⟩: 2026-12-18 (inchangée).
+                Nouveaux risques⟨nbsp⟩:
+                - Lien FS «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» non respecté de 10 jours ouvrés.
+
+                Changes:
+                - Link added: “Adaptation du code ABAP” → “Migration à blanc”, FS
+                Project end: 2026-12-18 (unchanged).
+                New risks:
+                - Link FS “Adaptation du code ABAP” → “Migration à blanc” violated by 10 working days."#]],
         );
     }
 
@@ -2455,6 +2664,14 @@ mod tests {
             };
             assert_eq!(slots(fr(m)), slots(en(m)), "{m:?}");
             assert_eq!(fr(m).contains('|'), en(m).contains('|'), "{m:?}");
+            // A person's message says the same in both languages, with the model's
+            // slots less the ids.
+            let person = [Lang::Fr, Lang::En].map(|l| for_person(l, m));
+            assert_eq!(person[0].is_some(), person[1].is_some(), "{m:?}");
+            if let [Some(f), Some(e)] = person {
+                assert_eq!(slots(f), slots(e), "{m:?}");
+                assert!(slots(f).iter().all(|k| slots(fr(m)).contains(k)), "{m:?}");
+            }
         }
     }
 }
