@@ -224,24 +224,31 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         ),
     );
     // What the person reads under the before/after (the view's change list): what
-    // changes, the ends and the risks; not the model's way to accept it.
-    let for_person = text.len();
+    // changes, the ends and the risks, with items named by their labels; not the ids
+    // nor the tools the model acts with.
+    let mut person = String::new();
     if let Some(sentence) = text::cascade_summary(
         &after,
         &applied.cascade,
         before.span().map(|(_, e)| e),
         ctx.lang(),
     ) {
-        text.push_str(&sentence);
-        text.push('\n');
+        for t in [&mut text, &mut person] {
+            t.push_str(&sentence);
+            t.push('\n');
+        }
     }
     text.push_str(&text::change_list(before, &d, ctx.lang()));
     text.push('\n');
+    person.push_str(&text::change_list_for_person(before, &d, ctx.lang()));
     if let Some(line) = super::scheduling::ends_line(&ctx, &after) {
         text.push_str(&line);
         text.push('\n');
     }
-    let mut person = text[for_person..].trim_end().to_owned();
+    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &after) {
+        person.push('\n');
+        person.push_str(&line);
+    }
     if let Some(r) = &refused {
         person.push('\n');
         person.push_str(&r.text);
@@ -415,13 +422,17 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
             side_name(&ctx, &to)
         ),
     );
-    let for_person = text.len();
     text.push_str(&text::change_list(&from.state, &d, ctx.lang()));
+    let mut person = text::change_list_for_person(&from.state, &d, ctx.lang());
     // The project end above is the plan's; where the compared state breaks links, the
     // end once they hold is said too.
     if let Some(line) = super::scheduling::ends_line(&ctx, &to.state) {
         text.push('\n');
         text.push_str(&line);
+    }
+    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &to.state) {
+        person.push('\n');
+        person.push_str(&line);
     }
     let current = ctx.store().rank(id).await.map_err(|e| ctx.db_error(e))?;
     let structured = json!(wire::Comparison {
@@ -434,7 +445,6 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         read_only: true,
         diff: diff_summary(&d),
     });
-    let person = text[for_person..].trim().to_owned();
     Ok(Reply::ok(text, structured).with_meta(person_meta(person)))
 }
 
@@ -468,6 +478,16 @@ mod tests {
             !person.contains("apply_patch") && !person.contains("expected_rank"),
             "{person}"
         );
+        // Items by their labels, links by their ends: the ids and the tool that
+        // replans are the model's (its text keeps them).
+        assert!(
+            person.contains("Lien FS «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Migration à blanc\u{a0}» non respecté de 5 jours ouvrés."),
+            "{person}"
+        );
+        for model_only in ["(bloc ", "Lien 22", "reschedule"] {
+            assert!(!person.contains(model_only), "{model_only}: {person}");
+            assert!(r.text.contains(model_only), "{model_only}: {}", r.text);
+        }
         // The viewer may simulate, not apply: the answer says why, as the write would.
         let v = k
             .ok(

@@ -116,6 +116,17 @@ pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Opt
     ))
 }
 
+/// [`ends_line`] for the person under a before/after: the same two ends, without the
+/// tool that replans (the model's to call).
+pub(super) fn ends_line_for_person(ctx: &Ctx, s: &Schedule) -> Option<String> {
+    let held = end_once_links_hold(s)?;
+    let plan = s.span()?.1;
+    Some(ctx.tr(
+        format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held}."),
+        format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held}."),
+    ))
+}
+
 /// How a `reschedule` moves items.
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
