@@ -33,6 +33,8 @@ for (const profile of PROFILES) {
       // The person reads what changes, not the model's instructions to accept it.
       const listed = await view.frame().evaluate(() => document.querySelector('.pp-changes').innerText);
       assert.doesNotMatch(listed, /apply_patch|expected_rank|structuredContent/, listed);
+      // Items by their labels, without the ids the model acts with.
+      assert.doesNotMatch(listed, /\((bar|bloc|milestone|jalon) \d+\)|\b(Link|Lien) \d+/, listed);
       assert.ok((await view.locator('[data-bar]').count()) > 0, 'the before/after Gantt');
       const r0 = await rank(sid);
       await view.locator('[data-act=accept]').click();
