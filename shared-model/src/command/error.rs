@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::date::{Date, MAX_YEAR, MIN_YEAR};
 use crate::schedule::{
-    BarId, Constraint, ConstraintKind, GroupId, ItemId, LinkId, Lock, LockTarget,
+    BarId, Constraint, ConstraintKind, GroupId, ItemId, LinkId, Lock, LockTarget, Schedule,
 };
 use crate::{Lang, text};
 
@@ -504,13 +504,38 @@ pub fn lock_target(target: LockTarget, lang: Lang) -> String {
 
 /// A lock in one phrase: « le bloc 14, par Alice le 2026-12-01 à 09:14 UTC (« revue ») ».
 pub fn lock_summary(lock: &Lock, lang: Lang) -> String {
+    held_by(lock_target(lock.target, lang), lock, lang)
+}
+
+/// [`lock_summary`] for a person: the locked item named by its label, where the model's
+/// phrase gives its id (« le bloc « Pose », par Alice le … »); by its id still if `s`
+/// does not hold it.
+pub fn lock_summary_named(lock: &Lock, s: &Schedule, lang: Lang) -> String {
+    let named = |what_fr: &str, what_en: &str, name: &str| match lang {
+        Lang::Fr => format!("{what_fr} «\u{a0}{name}\u{a0}»"),
+        Lang::En => format!("{what_en} “{name}”"),
+    };
+    let target = match lock.target {
+        LockTarget::Group(g) => s.group(g).map(|g| named("le groupe", "group", &g.name)),
+        LockTarget::Row(r) => s.row(r).map(|r| named("la ligne", "row", &r.name)),
+        LockTarget::Bar(b) => s.bar(b).map(|b| named("le bloc", "bar", &b.label)),
+        LockTarget::Schedule => None,
+    };
+    held_by(
+        target.unwrap_or_else(|| lock_target(lock.target, lang)),
+        lock,
+        lang,
+    )
+}
+
+/// A lock's phrase after its target: who holds it, since when, and why.
+fn held_by(target: String, lock: &Lock, lang: Lang) -> String {
     let (by, on) = match lang {
         Lang::Fr => ("par", "le"),
         Lang::En => ("by", "on"),
     };
     format!(
-        "{}, {by} {} {on} {}{}",
-        lock_target(lock.target, lang),
+        "{target}, {by} {} {on} {}{}",
         lock.by_name,
         when(lock.since_ms, lang),
         reason(&lock.reason, lang)
@@ -641,3 +666,50 @@ impl fmt::Display for ScheduleError {
 }
 
 impl std::error::Error for ScheduleError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::s4hana_migration;
+    use crate::schedule::RowId;
+
+    #[test]
+    fn a_person_reads_a_lock_by_the_name_of_what_it_holds() {
+        let s = s4hana_migration();
+        let lock = |target| Lock {
+            target,
+            by: 1,
+            by_name: "Alice".into(),
+            // 2026-12-01 09:14 UTC.
+            since_ms: 1_796_116_440_000,
+            reason: "revue".into(),
+        };
+        let bar = lock(LockTarget::Bar(BarId(14)));
+        assert_eq!(
+            lock_summary_named(&bar, &s, Lang::Fr),
+            "le bloc «\u{a0}Nettoyage des données\u{a0}», par Alice le 2026-12-01 à 09:14 UTC («\u{a0}revue\u{a0}»)"
+        );
+        assert_eq!(
+            lock_summary(&bar, Lang::En),
+            "bar 14, by Alice on 2026-12-01 at 09:14 UTC (“revue”)",
+            "the model's phrase keeps the id"
+        );
+        assert_eq!(
+            lock_summary_named(&lock(LockTarget::Row(RowId(7))), &s, Lang::En),
+            "row “Nettoyage des données”, by Alice on 2026-12-01 at 09:14 UTC (“revue”)"
+        );
+        assert_eq!(
+            lock_summary_named(&lock(LockTarget::Group(GroupId(5))), &s, Lang::En),
+            "group “Préparation”, by Alice on 2026-12-01 at 09:14 UTC (“revue”)"
+        );
+        assert_eq!(
+            lock_summary_named(&lock(LockTarget::Schedule), &s, Lang::Fr),
+            "le planning, par Alice le 2026-12-01 à 09:14 UTC («\u{a0}revue\u{a0}»)"
+        );
+        // Something the schedule no longer holds keeps its id.
+        assert!(
+            lock_summary_named(&lock(LockTarget::Bar(BarId(999))), &s, Lang::En)
+                .starts_with("bar 999,")
+        );
+    }
+}

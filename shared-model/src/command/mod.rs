@@ -64,7 +64,9 @@ use crate::date::{Date, Weekday};
 use crate::schedule::*;
 
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
-pub use error::{ApplyError, Kind, Problem, ScheduleError, lock_summary, lock_target};
+pub use error::{
+    ApplyError, Kind, Problem, ScheduleError, lock_summary, lock_summary_named, lock_target,
+};
 pub use footprint::{Footprint, SCHEDULE_FIELDS};
 pub use locks::MAX_REASON;
 pub use policy::{Clearance, Subject};
