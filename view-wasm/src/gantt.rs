@@ -2107,7 +2107,7 @@ fn held_item(st: St, item: ItemId) -> bool {
     let Some(doc) = st.doc.get_untracked() else {
         return false;
     };
-    edit::item_lock(&doc.s, item).is_some_and(|l| say_held(st, l))
+    edit::item_lock(&doc.s, item).is_some_and(|l| say_held(st, &doc.s, l))
 }
 
 /// [`held_by_lock`] for a row (a bar drawn in it).
@@ -2115,7 +2115,7 @@ fn held_row(st: St, row: palmaplan_model::RowId) -> bool {
     let Some(doc) = st.doc.get_untracked() else {
         return false;
     };
-    doc.s.row_lock(row).is_some_and(|l| say_held(st, l))
+    doc.s.row_lock(row).is_some_and(|l| say_held(st, &doc.s, l))
 }
 
 /// [`held_by_lock`] for what a rename names.
@@ -2123,13 +2123,14 @@ fn held_named(st: St, n: Named) -> bool {
     let Some(doc) = st.doc.get_untracked() else {
         return false;
     };
-    edit::named_lock(&doc.s, n).is_some_and(|l| say_held(st, l))
+    edit::named_lock(&doc.s, n).is_some_and(|l| say_held(st, &doc.s, l))
 }
 
 /// Says which lock holds what a gesture touches; true, so the gesture stops.
-fn say_held(st: St, lock: &palmaplan_model::Lock) -> bool {
+fn say_held(st: St, s: &palmaplan_model::Schedule, lock: &palmaplan_model::Lock) -> bool {
     let lang = st.lang.get_untracked();
-    let held = command::lock_summary(lock, lang);
+    // What it holds by its name: the person reads it (the model's phrase gives ids).
+    let held = command::lock_summary_named(lock, s, lang);
     st.notice.set(Notice::Error(match lang {
         Lang::Fr => format!(
             "Verrouillé\u{a0}: {held}. Rien de ce qu'il tient ne peut être modifié tant que le verrou tient."
@@ -2951,7 +2952,10 @@ fn chart_html(
                             h.lit(tr(lang, "\u{a0}:", ":")).lit(" ").text(w);
                         }
                     };
-                    let held = doc.s.bar_lock(id).map(|l| command::lock_summary(l, lang));
+                    let held = doc
+                        .s
+                        .bar_lock(id)
+                        .map(|l| command::lock_summary_named(l, &doc.s, lang));
                     let glyph = if held.is_some() { "🔒 " } else { "" };
                     bars.lit("<div id=\"pp-b").num(id.0).lit("\" class=\"pp-b");
                     if let Some(l) = &lateness {
