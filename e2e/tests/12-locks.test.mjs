@@ -21,7 +21,7 @@ for (const profile of PROFILES) {
     const f = view.frame();
     const bar = f.locator('[data-bar="14"]');
     await waitFor(async () => (await bar.getAttribute('class')).includes('locked'), { what: 'bar 14 marked locked' });
-    assert.match(await bar.getAttribute('aria-label'), /locked: bar 14, by Owner on \d{4}-\d\d-\d\d at \d\d:\d\d UTC \(“Scope review”\)/);
+    assert.match(await bar.getAttribute('aria-label'), /locked: bar “Nettoyage des données”, by Owner on \d{4}-\d\d-\d\d at \d\d:\d\d UTC \(“Scope review”\)/);
     assert.match(await bar.innerText(), /🔒/);
     // Unlocked bars carry no mark.
     assert.ok(!(await f.locator('[data-bar="13"]').getAttribute('class')).includes('locked'));
@@ -29,7 +29,7 @@ for (const profile of PROFILES) {
     // A keyboard move of the locked bar: refused in the view, nothing sent.
     await bar.click();
     await f.locator('.pp-scroll[role=grid]').press('ArrowRight');
-    await waitFor(async () => (await f.locator('body').innerText()).includes('Locked: bar 14'), { what: 'the refusal naming the lock' });
+    await waitFor(async () => (await f.locator('body').innerText()).includes('Locked: bar “Nettoyage des données”'), { what: 'the refusal naming the locked bar by its label' });
     const moves = async () => (await host.state()).appCalls.filter((c) => c.name === 'move_periods').length;
     assert.equal(await moves(), 0, 'no call for a locked bar');
 

@@ -361,7 +361,7 @@ for (const profile of PROFILES) {
     await f.locator('[data-bar="14"]').click();
     const g = await grid(f);
     await g.press('F2');
-    await waitFor(async () => (await f.locator('body').innerText()).includes('Locked: bar 14'), { what: 'the rename refused by the lock' });
+    await waitFor(async () => (await f.locator('body').innerText()).includes('Locked: bar “Nettoyage des données”'), { what: 'the rename refused by the lock' });
     assert.equal(await f.locator('.pp-rename').count(), 0);
     await g.press('c');
     assert.equal(await f.locator('.pp-tip').count(), 0, 'no link drawn from a locked bar');
