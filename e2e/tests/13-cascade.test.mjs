@@ -1,7 +1,8 @@
 // Issue 16 §5 in a real browser: with automatic scheduling, dragging a bar that has
 // successors shows them moving during the drag (the model's push, run in the view) with
 // the new project end, and the write the drop makes gives exactly the previewed dates;
-// what_if with a push shows every moved bar, and Accept writes exactly them. Real mouse
+// what_if with a push shows every moved bar, and Accept writes exactly them; a drag
+// whose cascade would break a constraint names the item by its label. Real mouse
 // events through the host page and the sandbox proxy into the view's frame.
 import { test } from 'node:test';
 import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES, pageRecords } from './fixture.mjs';
@@ -73,6 +74,37 @@ for (const profile of PROFILES) {
     await waitFor(async () => (await f.locator('.pushed').count()) === 0, { what: 'the preview gone' });
     await waitFor(async () => JSON.stringify(await Promise.all(CHAIN.map((s) => dates(f, s)))) === JSON.stringify(previewed), { ms: 20000, what: 'the chart at the written dates' });
     assert.doesNotMatch(await f.evaluate(() => document.body.innerText), /other items than the preview/);
+    assertClean(host);
+  });
+
+  test(`(cascade) ${profile}: a drag whose cascade would break a constraint says which item's, by its label`, async () => {
+    const sid = await autoDemo(`Blocked ${profile}`);
+    // « Migration à blanc » (16) may not finish later than it does now.
+    const [, end16] = (await stored(sid))[0];
+    const c = await call(ctx.owner, 'set_constraint', { schedule: sid, item: 16, kind: 'finish_no_later_than', date: end16 });
+    assert.ok(!c.isError, c.text);
+    const host = await ctx.host();
+    const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
+    await waitBars(view);
+    const f = view.frame();
+    const bar = f.locator('[data-bar="14"]');
+    await bar.scrollIntoViewIfNeeded();
+    const box = await bar.boundingBox();
+    const x = box.x + box.width / 2;
+    const y = box.y + box.height / 2;
+    await host.page.mouse.move(x, y);
+    await host.page.mouse.down();
+    for (let i = 1; i <= 8; i++) await host.page.mouse.move(x + (100 * i) / 8, y);
+    const tip = await waitFor(async () => {
+      const t = (await f.locator('.pp-tip[role=status]').count()) > 0 && (await f.locator('.pp-tip[role=status]').textContent());
+      return t && /refused/.test(t) && t;
+    }, { what: 'the refusal in the drag preview' });
+    // The person reads the item's label, not its id.
+    assert.match(tip, /the cascade would break a constraint of “Migration à blanc” by \d+ working days?: refused/, tip);
+    // Back where it began: nothing is written.
+    for (let i = 7; i >= 0; i--) await host.page.mouse.move(x + (100 * i) / 8, y);
+    await host.page.mouse.up();
+    assert.equal((await host.state()).appCalls.filter((c) => c.name === 'move_periods').length, 0);
     assertClean(host);
   });
 

@@ -3376,27 +3376,27 @@ fn chart_html(
                 (Lang::En, n) => h.lit(" · ").num(n).lit(" successors moved"),
             };
             if let Some((item, by)) = p.blocked {
+                // The item by its label: the person reads the tip (its id is the model's).
+                let name = edit::item_label(&doc.s, ItemId(item));
                 match (lang, by) {
                     (Lang::Fr, 1) => h
-                        .lit(
-                            " · la cascade dépasserait d'1 jour ouvré une contrainte de l'élément ",
-                        )
-                        .num(item)
-                        .lit("\u{a0}: refusée"),
+                        .lit(" · la cascade dépasserait d'1 jour ouvré une contrainte de «\u{a0}")
+                        .text(name)
+                        .lit("\u{a0}»\u{a0}: refusée"),
                     (Lang::Fr, n) => h
                         .lit(" · la cascade dépasserait de ")
                         .num(n)
-                        .lit(" jours ouvrés une contrainte de l'élément ")
-                        .num(item)
-                        .lit("\u{a0}: refusée"),
+                        .lit(" jours ouvrés une contrainte de «\u{a0}")
+                        .text(name)
+                        .lit("\u{a0}»\u{a0}: refusée"),
                     (Lang::En, 1) => h
-                        .lit(" · the cascade would break a constraint of item ")
-                        .num(item)
-                        .lit(" by 1 working day: refused"),
+                        .lit(" · the cascade would break a constraint of “")
+                        .text(name)
+                        .lit("” by 1 working day: refused"),
                     (Lang::En, n) => h
-                        .lit(" · the cascade would break a constraint of item ")
-                        .num(item)
-                        .lit(" by ")
+                        .lit(" · the cascade would break a constraint of “")
+                        .text(name)
+                        .lit("” by ")
                         .num(n)
                         .lit(" working days: refused"),
                 };
