@@ -429,10 +429,15 @@ pub enum NotShown {
     /// A lock set (or changed: its holder or reason) on a target.
     LockSet {
         target: LockTarget,
+        /// What it holds by its name (`None`: the whole schedule), for a person's text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_name: Option<String>,
         by_name: String,
     },
     LockRemoved {
         target: LockTarget,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_name: Option<String>,
         by_name: String,
     },
 }
@@ -1186,6 +1191,8 @@ fn diff_members(old: &Side, new: &Side, not_shown: &mut Vec<NotShown>) {
 }
 
 fn diff_locks(before: &Schedule, after: &Schedule, not_shown: &mut Vec<NotShown>) {
+    // Named from the side where the lock is: a removed lock's item may be gone after.
+    let name = |s: &Schedule, t| crate::command::lock_target_name(s, t).map(str::to_owned);
     merge_join(
         &before.locks,
         &after.locks,
@@ -1193,16 +1200,19 @@ fn diff_locks(before: &Schedule, after: &Schedule, not_shown: &mut Vec<NotShown>
         |pair| match pair {
             Pair::Removed(l) => not_shown.push(NotShown::LockRemoved {
                 target: l.target,
+                target_name: name(before, l.target),
                 by_name: l.by_name.clone(),
             }),
             Pair::Added(l) => not_shown.push(NotShown::LockSet {
                 target: l.target,
+                target_name: name(after, l.target),
                 by_name: l.by_name.clone(),
             }),
             Pair::Both(o, n) => {
                 if o != n {
                     not_shown.push(NotShown::LockSet {
                         target: n.target,
+                        target_name: name(after, n.target),
                         by_name: n.by_name.clone(),
                     });
                 }

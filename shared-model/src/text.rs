@@ -3,7 +3,9 @@
 //! plural rule of both languages (`plural`, `count`), which every text with a count,
 //! here or in the server and the view, goes through.
 //!
-//! Every word lives in two tables, `fr` and `en`, one `match` each, keyed by `Msg`; the
+//! Every word lives in two tables, `fr` and `en`, one `match` each, keyed by `Msg`, and
+//! the few messages a person reads without the ids a model acts on (a before/after's
+//! change list, a write's notice, a bar's tooltip) in a third, `person_table`; the
 //! functions below only choose messages and fill their `{0}`, `{1}`... slots. A wording
 //! is therefore changed, or a language added, in one place, and the snapshot tests show
 //! every sentence in both languages. Dates are always written YYYY-MM-DD: assistants
@@ -15,6 +17,7 @@ use std::fmt::{self, Display};
 
 use crate::Lang;
 use crate::calendar::Calendar;
+use crate::command::Command;
 use crate::date::Date;
 use crate::diff::{Change, Diff, ItemRef, NotShown, SettingField};
 use crate::idset::IdMap;
@@ -161,18 +164,184 @@ pub fn risk_details(s: &Schedule, risks: &Risks, lang: Lang) -> Vec<String> {
 /// after, the new risks, and the changes the chart cannot show. `before` is the state
 /// the diff starts from; items that only exist after it are named from the diff itself.
 pub fn change_list(before: &Schedule, d: &Diff, lang: Lang) -> String {
-    list_changes(&Words::new(lang), before, d)
+    list_changes(Words::new(lang), before, d)
 }
 
 /// [`change_list`] for the person who reads a before/after, not for the model: items,
 /// links and members are named by their labels alone, without the ids a model needs to
 /// act on them ("« Pose » (bloc 12)" becomes "« Pose »", "Lien 22 (FS)…" "Lien FS…").
 pub fn change_list_for_person(before: &Schedule, d: &Diff, lang: Lang) -> String {
-    list_changes(&Words::for_person(lang), before, d)
+    list_changes(Words::for_person(lang), before, d)
 }
 
-fn list_changes(w: &Words, before: &Schedule, d: &Diff) -> String {
-    let w = *w;
+/// What a write changed, in one sentence for the person who made it (the notice after
+/// a gesture): its first `named` changes, those the chart shows then the others, in the
+/// words of [`change_list_for_person`], joined by semicolons, and how many more; that
+/// nothing changed when nothing did.
+pub fn changes_in_brief(d: &Diff, lang: Lang, named: usize) -> String {
+    let w = Words::for_person(lang);
+    if d.is_empty() {
+        return w.say(Msg::NoChange, &[]);
+    }
+    let lines: Vec<String> = d
+        .changes
+        .iter()
+        .map(|c| change_line(&w, c))
+        .chain(d.not_shown.iter().map(|n| not_shown_line(&w, n)))
+        .take(named)
+        .collect();
+    let total = d.changes.len() + d.not_shown.len();
+    let sep = match lang {
+        Lang::Fr => "\u{202f}; ",
+        Lang::En => "; ",
+    };
+    let mut out = lines.join(sep);
+    if total > named {
+        let rest = w.count((total - named) as i64, Msg::Others);
+        out.push_str(sep);
+        out.push_str(&w.say(Msg::More, &[&rest]));
+    }
+    out
+}
+
+/// What one write of the view's gestures did, for the person who made it, in the words
+/// of [`change_list_for_person`]: a bar added, a bar, milestone, row or group renamed,
+/// a link added, changed or deleted, when the write is that one command. `after` is the
+/// state the write made, `inverse` its inverse (the old values); `None` for anything
+/// else, which the caller says in general words.
+pub fn command_for_person(
+    after: &Schedule,
+    applied: &[Command],
+    inverse: &[Command],
+    lang: Lang,
+) -> Option<String> {
+    let item = |id: ItemId| ItemRef {
+        id,
+        label: after.item_label(id).unwrap_or("?").to_owned(),
+        is_milestone: after.milestone(MilestoneId(id.0)).is_some(),
+    };
+    let unit = after.settings.time_unit;
+    let change = match applied {
+        [Command::AddPeriod { id: Some(bar), .. }] => {
+            let b = after.bar(*bar)?;
+            Change::BarAdded {
+                bar: b.id,
+                label: b.label.clone(),
+                row: b.row,
+                row_name: after.row(b.row)?.name.clone(),
+                start: b.start,
+                end: b.end,
+            }
+        }
+        [
+            Command::UpdatePeriod {
+                bar,
+                label: Some(new_label),
+                color: None,
+                notes: None,
+                pin: None,
+                row: None,
+            },
+        ] => Change::BarRenamed {
+            bar: *bar,
+            old_label: inverse.iter().find_map(|c| match c {
+                Command::UpdatePeriod { bar: b, label, .. } if b == bar => label.clone(),
+                _ => None,
+            })?,
+            new_label: new_label.clone(),
+        },
+        [
+            Command::UpdateMilestone {
+                milestone,
+                label: Some(new_label),
+                color: None,
+                notes: None,
+                row: None,
+            },
+        ] => Change::MilestoneRenamed {
+            milestone: *milestone,
+            old_label: inverse.iter().find_map(|c| match c {
+                Command::UpdateMilestone {
+                    milestone: m,
+                    label,
+                    ..
+                } if m == milestone => label.clone(),
+                _ => None,
+            })?,
+            new_label: new_label.clone(),
+        },
+        [Command::RenameRow { row, name }] => Change::RowRenamed {
+            row: *row,
+            old_name: inverse.iter().find_map(|c| match c {
+                Command::RenameRow { row: r, name } if r == row => Some(name.clone()),
+                _ => None,
+            })?,
+            new_name: name.clone(),
+        },
+        [Command::RenameGroup { group, name }] => Change::GroupRenamed {
+            group: *group,
+            old_name: inverse.iter().find_map(|c| match c {
+                Command::RenameGroup { group: g, name } if g == group => Some(name.clone()),
+                _ => None,
+            })?,
+            new_name: name.clone(),
+        },
+        [Command::AddLink { id: Some(link), .. }] => {
+            let l = after.link(*link)?;
+            Change::LinkAdded {
+                link: l.id,
+                from: item(l.from),
+                to: item(l.to),
+                link_type: l.kind,
+                lag: l.lag,
+                lag_unit: unit,
+            }
+        }
+        [Command::UpdateLink { link, .. }] => {
+            let l = after.link(*link)?;
+            let (old_type, old_lag) = inverse.iter().find_map(|c| match c {
+                Command::UpdateLink { link: k, kind, lag } if k == link => {
+                    Some((kind.unwrap_or(l.kind), lag.unwrap_or(l.lag)))
+                }
+                _ => None,
+            })?;
+            Change::LinkChanged {
+                link: l.id,
+                old_from: item(l.from),
+                old_to: item(l.to),
+                old_type,
+                old_lag,
+                old_lag_unit: unit,
+                new_from: item(l.from),
+                new_to: item(l.to),
+                new_type: l.kind,
+                new_lag: l.lag,
+                new_lag_unit: unit,
+            }
+        }
+        [Command::DeleteLink { link }] => inverse.iter().find_map(|c| match c {
+            Command::AddLink {
+                id: Some(k),
+                from,
+                to,
+                kind,
+                lag,
+            } if k == link => Some(Change::LinkRemoved {
+                link: *link,
+                from: item(*from),
+                to: item(*to),
+                link_type: kind.unwrap_or_default(),
+                lag: lag.unwrap_or(0),
+                lag_unit: unit,
+            }),
+            _ => None,
+        })?,
+        _ => return None,
+    };
+    Some(change_line(&Words::for_person(lang), &change))
+}
+
+fn list_changes(w: Words, before: &Schedule, d: &Diff) -> String {
     let mut out: Vec<String> = Vec::new();
 
     if d.is_empty() {
@@ -1019,13 +1188,21 @@ fn not_shown_line(w: &Words, n: &NotShown) -> String {
             end,
             ..
         } => w.say(Msg::AbsenceRemoved, &[member_name, &period(*start, *end)]),
-        NotShown::LockSet { target, by_name } => w.say(
+        NotShown::LockSet {
+            target,
+            target_name,
+            by_name,
+        } => w.say(
             Msg::LockSet,
-            &[&crate::command::lock_target(*target, w.lang), by_name],
+            &[&w.lock_target(*target, target_name), by_name],
         ),
-        NotShown::LockRemoved { target, by_name } => w.say(
+        NotShown::LockRemoved {
+            target,
+            target_name,
+            by_name,
+        } => w.say(
             Msg::LockRemoved,
-            &[&crate::command::lock_target(*target, w.lang), by_name],
+            &[&w.lock_target(*target, target_name), by_name],
         ),
         NotShown::AbsenceChanged {
             member_name,
@@ -1073,7 +1250,7 @@ impl Words {
 
     fn template(&self, m: Msg) -> &'static str {
         let person = if self.person {
-            for_person(self.lang, m)
+            person_table(self.lang, m)
         } else {
             None
         };
@@ -1130,6 +1307,15 @@ impl Words {
 
     fn member(&self, name: &str, id: MemberId) -> String {
         self.say(Msg::MemberRef, &[&name, &id])
+    }
+
+    /// What a lock holds: by its id for the model, by its name for a person.
+    fn lock_target(&self, target: LockTarget, name: &Option<String>) -> String {
+        if self.person {
+            crate::command::lock_target_named(target, name.as_deref(), self.lang)
+        } else {
+            crate::command::lock_target(target, self.lang)
+        }
     }
 
     fn color(&self, c: &Option<String>) -> String {
@@ -1500,18 +1686,26 @@ fn en(m: Msg) -> &'static str {
 }
 
 /// The messages a person reads differently from the model (`Words::for_person`): the
-/// same words without the ids, which only a model acts on. `None`: as the model's.
-fn for_person(lang: Lang, m: Msg) -> Option<&'static str> {
+/// same words without the ids, which only a model acts on. `None`: as the model's. A
+/// bar, what the chart mostly shows, is named by its label alone; the other kinds keep
+/// their kind's name.
+fn person_table(lang: Lang, m: Msg) -> Option<&'static str> {
     Some(match (lang, m) {
-        (
-            Lang::Fr,
-            Msg::BarRef | Msg::MilestoneRef | Msg::GroupRef | Msg::RowRef | Msg::ActionRef,
-        ) => "«\u{a0}{0}\u{a0}»",
-        (
-            Lang::En,
-            Msg::BarRef | Msg::MilestoneRef | Msg::GroupRef | Msg::RowRef | Msg::ActionRef,
-        ) => "“{0}”",
+        (Lang::Fr, Msg::BarRef) => "«\u{a0}{0}\u{a0}»",
+        (Lang::En, Msg::BarRef) => "“{0}”",
+        (Lang::Fr, Msg::MilestoneRef) => "«\u{a0}{0}\u{a0}» (jalon)",
+        (Lang::En, Msg::MilestoneRef) => "“{0}” (milestone)",
+        (Lang::Fr, Msg::GroupRef) => "«\u{a0}{0}\u{a0}» (groupe)",
+        (Lang::En, Msg::GroupRef) => "“{0}” (group)",
+        (Lang::Fr, Msg::RowRef) => "«\u{a0}{0}\u{a0}» (ligne)",
+        (Lang::En, Msg::RowRef) => "“{0}” (row)",
+        (Lang::Fr, Msg::ActionRef) => "«\u{a0}{0}\u{a0}» (action)",
+        (Lang::En, Msg::ActionRef) => "“{0}” (action)",
         (_, Msg::MemberRef) => "{0}",
+        (Lang::Fr, Msg::UnknownItem) => "un élément supprimé",
+        (Lang::En, Msg::UnknownItem) => "a deleted item",
+        (Lang::Fr, Msg::UnknownMember) => "un membre parti",
+        (Lang::En, Msg::UnknownMember) => "a former member",
         (Lang::Fr, Msg::LinkViolated) => "Lien {1} {3} → {4} non respecté de {2}.",
         (Lang::En, Msg::LinkViolated) => "Link {1} {3} → {4} violated by {2}.",
         (Lang::Fr, Msg::LinkAdded) => "Lien ajouté\u{a0}: {1} → {2}, {3}",
@@ -1520,8 +1714,8 @@ fn for_person(lang: Lang, m: Msg) -> Option<&'static str> {
         (Lang::En, Msg::LinkRemoved) => "Link removed: {1} → {2}, {3}",
         (Lang::Fr, Msg::LinkChanged) => "Lien {1} → {2}\u{a0}: {3} → {4}",
         (Lang::En, Msg::LinkChanged) => "Link {1} → {2}: {3} → {4}",
-        (Lang::Fr, Msg::LinkRewired) => "Lien {1} → {2}, {3} devient {4} → {5}, {6}",
-        (Lang::En, Msg::LinkRewired) => "Link {1} → {2}, {3} becomes {4} → {5}, {6}",
+        (Lang::Fr, Msg::LinkRewired) => "Lien {1} → {2} ({3}) devient {4} → {5} ({6})",
+        (Lang::En, Msg::LinkRewired) => "Link {1} → {2} ({3}) becomes {4} → {5} ({6})",
         (Lang::Fr, Msg::BarRenamed) => "Bloc renommé\u{a0}: «\u{a0}{1}\u{a0}» → «\u{a0}{2}\u{a0}»",
         (Lang::En, Msg::BarRenamed) => "Bar renamed: “{1}” → “{2}”",
         (Lang::Fr, Msg::MilestoneRenamed) => {
@@ -2316,87 +2510,233 @@ mod tests {
         check_person_edit(
             every_change,
             expect![[r#"
-            Changements⟨nbsp⟩:
-            - Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»
-            - «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1
-            - Groupe renommé⟨nbsp⟩: «⟨nbsp⟩Bascule⟨nbsp⟩» → «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
-            - «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩» déplacé en position 1
-            - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» déplacée en position 2 du groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
-            - Bloc renommé⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit ECC⟨nbsp⟩»
-            - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: début 2026-11-02 → 2026-11-03
-            - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: couleur #2f6fdf → #000000
-            - «⟨nbsp⟩Migration à blanc⟨nbsp⟩»⟨nbsp⟩: ligne «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»
-            - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»⟨nbsp⟩: fin 2026-12-11 → 2026-12-10
-            - Jalon renommé⟨nbsp⟩: «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» → «⟨nbsp⟩Go-live⟨nbsp⟩»
-            - «⟨nbsp⟩Go-live⟨nbsp⟩»⟨nbsp⟩: 2026-12-18 → 2026-12-21
-            - Lien «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: SS +5 j → SS +3 j
-            - Lien «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩», FS devient «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩», FS
-            - Lien supprimé⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩», FS
-            - «⟨nbsp⟩Hypercare⟨nbsp⟩» ajouté en position 3
-            - «⟨nbsp⟩Support⟨nbsp⟩» ajoutée au groupe «⟨nbsp⟩Hypercare⟨nbsp⟩»
-            - «⟨nbsp⟩Support renforcé⟨nbsp⟩» ajouté sur la ligne «⟨nbsp⟩Support⟨nbsp⟩»⟨nbsp⟩: 2026-12-21 → 2027-01-08
-            - Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Go-live⟨nbsp⟩» → «⟨nbsp⟩Support renforcé⟨nbsp⟩», SS -1 j
-            Fin du projet⟨nbsp⟩: 2026-12-18 → 2027-01-08 (+21 jours).
-            Aucun nouveau risque.
-            Changements non affichés⟨nbsp⟩:
-            - Planning renommé⟨nbsp⟩: «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» → «⟨nbsp⟩Migration S/4⟨nbsp⟩»
-            - Notes du planning modifiées
-            - Réglage modifié⟨nbsp⟩: jours fériés
-            - Membre renommé⟨nbsp⟩: Camille Martin → Camille Martin-Roux
-            - E-mail de Karim Benali modifié
-            - Membre de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: Sophie Lefèvre → aucun
-            - Notes de «⟨nbsp⟩Audit ECC⟨nbsp⟩» modifiées
-            - Début au plus tôt de «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: aucun → 2026-11-02
-            - Notes de «⟨nbsp⟩Go-live⟨nbsp⟩» modifiées
-            - «⟨nbsp⟩Inventorier les programmes spécifiques⟨nbsp⟩»⟨nbsp⟩: terminée → en cours
-            - Action renommée⟨nbsp⟩: «⟨nbsp⟩Archiver les commandes soldées⟨nbsp⟩» → «⟨nbsp⟩Archiver⟨nbsp⟩»
-            - «⟨nbsp⟩Corriger les accès aux tables obsolètes⟨nbsp⟩»⟨nbsp⟩: responsable Thomas Dubois → aucun
-            - «⟨nbsp⟩Rédiger les cas de test⟨nbsp⟩» déplacée de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» vers «⟨nbsp⟩Bascule en production⟨nbsp⟩»
-            - Absence de Thomas Dubois modifiée
-            - Action ajoutée à «⟨nbsp⟩Support renforcé⟨nbsp⟩»⟨nbsp⟩: «⟨nbsp⟩Ouvrir la cellule de support⟨nbsp⟩»
-            - Arrivée dans l'équipe⟨nbsp⟩: Léa Garnier
-            - Absence de Léa Garnier ajoutée⟨nbsp⟩: 2026-12-28 → 2026-12-31
+                Changements⟨nbsp⟩:
+                - Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»
+                - «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» (ligne) déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1
+                - Groupe renommé⟨nbsp⟩: «⟨nbsp⟩Bascule⟨nbsp⟩» → «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+                - «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩» (groupe) déplacé en position 1
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» (ligne) déplacée en position 2 du groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩»
+                - Bloc renommé⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit ECC⟨nbsp⟩»
+                - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: début 2026-11-02 → 2026-11-03
+                - «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: couleur #2f6fdf → #000000
+                - «⟨nbsp⟩Migration à blanc⟨nbsp⟩»⟨nbsp⟩: ligne «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»
+                - «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩»⟨nbsp⟩: fin 2026-12-11 → 2026-12-10
+                - Jalon renommé⟨nbsp⟩: «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» → «⟨nbsp⟩Go-live⟨nbsp⟩»
+                - «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon)⟨nbsp⟩: 2026-12-18 → 2026-12-21
+                - Lien «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: SS +5 j → SS +3 j
+                - Lien «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (FS) devient «⟨nbsp⟩Audit ECC⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (FS)
+                - Lien supprimé⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» → «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩», FS
+                - «⟨nbsp⟩Hypercare⟨nbsp⟩» (groupe) ajouté en position 3
+                - «⟨nbsp⟩Support⟨nbsp⟩» (ligne) ajoutée au groupe «⟨nbsp⟩Hypercare⟨nbsp⟩»
+                - «⟨nbsp⟩Support renforcé⟨nbsp⟩» ajouté sur la ligne «⟨nbsp⟩Support⟨nbsp⟩»⟨nbsp⟩: 2026-12-21 → 2027-01-08
+                - Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon) → «⟨nbsp⟩Support renforcé⟨nbsp⟩», SS -1 j
+                Fin du projet⟨nbsp⟩: 2026-12-18 → 2027-01-08 (+21 jours).
+                Aucun nouveau risque.
+                Changements non affichés⟨nbsp⟩:
+                - Planning renommé⟨nbsp⟩: «⟨nbsp⟩S/4HANA Migration⟨nbsp⟩» → «⟨nbsp⟩Migration S/4⟨nbsp⟩»
+                - Notes du planning modifiées
+                - Réglage modifié⟨nbsp⟩: jours fériés
+                - Membre renommé⟨nbsp⟩: Camille Martin → Camille Martin-Roux
+                - E-mail de Karim Benali modifié
+                - Membre de «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» (ligne)⟨nbsp⟩: Sophie Lefèvre → aucun
+                - Notes de «⟨nbsp⟩Audit ECC⟨nbsp⟩» modifiées
+                - Début au plus tôt de «⟨nbsp⟩Audit ECC⟨nbsp⟩»⟨nbsp⟩: aucun → 2026-11-02
+                - Notes de «⟨nbsp⟩Go-live⟨nbsp⟩» (jalon) modifiées
+                - «⟨nbsp⟩Inventorier les programmes spécifiques⟨nbsp⟩» (action)⟨nbsp⟩: terminée → en cours
+                - Action renommée⟨nbsp⟩: «⟨nbsp⟩Archiver les commandes soldées⟨nbsp⟩» → «⟨nbsp⟩Archiver⟨nbsp⟩»
+                - «⟨nbsp⟩Corriger les accès aux tables obsolètes⟨nbsp⟩» (action)⟨nbsp⟩: responsable Thomas Dubois → aucun
+                - «⟨nbsp⟩Rédiger les cas de test⟨nbsp⟩» (action) déplacée de «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» vers «⟨nbsp⟩Bascule en production⟨nbsp⟩»
+                - Absence de Thomas Dubois modifiée
+                - Action ajoutée à «⟨nbsp⟩Support renforcé⟨nbsp⟩»⟨nbsp⟩: «⟨nbsp⟩Ouvrir la cellule de support⟨nbsp⟩» (action)
+                - Arrivée dans l'équipe⟨nbsp⟩: Léa Garnier
+                - Absence de Léa Garnier ajoutée⟨nbsp⟩: 2026-12-28 → 2026-12-31
 
-            Changes:
-            - Row renamed: “Audit du système” → “Audit”
-            - “Adaptation du code spécifique” moved to group “Bascule et démarrage”, at position 1
-            - Group renamed: “Bascule” → “Bascule et démarrage”
-            - “Bascule et démarrage” moved to position 1
-            - “Recette utilisateurs” moved to position 2 in group “Bascule et démarrage”
-            - Bar renamed: “Audit du système” → “Audit ECC”
-            - “Audit ECC”: start 2026-11-02 → 2026-11-03
-            - “Audit ECC”: colour #2f6fdf → #000000
-            - “Migration à blanc”: row “Migration à blanc” → “Recette utilisateurs”
-            - “Recette utilisateurs”: end 2026-12-11 → 2026-12-10
-            - Milestone renamed: “Go-live S/4HANA” → “Go-live”
-            - “Go-live”: 2026-12-18 → 2026-12-21
-            - Link “Audit ECC” → “Nettoyage des données”: SS +5 d → SS +3 d
-            - Link “Audit du système” → “Adaptation du code ABAP”, FS becomes “Audit ECC” → “Migration à blanc”, FS
-            - Link removed: “Migration à blanc” → “Recette utilisateurs”, FS
-            - “Hypercare” added at position 3
-            - “Support” added to group “Hypercare”
-            - “Support renforcé” added on row “Support”: 2026-12-21 → 2027-01-08
-            - Link added: “Go-live” → “Support renforcé”, SS -1 d
-            Project end: 2026-12-18 → 2027-01-08 (+21 days).
-            No new risk.
-            Changes not shown:
-            - Schedule renamed: “S/4HANA Migration” → “Migration S/4”
-            - Schedule notes changed
-            - Setting changed: holidays
-            - Member renamed: Camille Martin → Camille Martin-Roux
-            - E-mail of Karim Benali changed
-            - Member of “Nettoyage des données”: Sophie Lefèvre → none
-            - Notes of “Audit ECC” changed
-            - “Start no earlier than” date of “Audit ECC”: none → 2026-11-02
-            - Notes of “Go-live” changed
-            - “Inventorier les programmes spécifiques”: done → in progress
-            - Action renamed: “Archiver les commandes soldées” → “Archiver”
-            - “Corriger les accès aux tables obsolètes”: assignee Thomas Dubois → none
-            - “Rédiger les cas de test” moved from “Recette utilisateurs” to “Bascule en production”
-            - Absence of Thomas Dubois changed
-            - Action added to “Support renforcé”: “Ouvrir la cellule de support”
-            - Joined the team: Léa Garnier
-            - Absence of Léa Garnier added: 2026-12-28 → 2026-12-31"#]],
+                Changes:
+                - Row renamed: “Audit du système” → “Audit”
+                - “Adaptation du code spécifique” (row) moved to group “Bascule et démarrage”, at position 1
+                - Group renamed: “Bascule” → “Bascule et démarrage”
+                - “Bascule et démarrage” (group) moved to position 1
+                - “Recette utilisateurs” (row) moved to position 2 in group “Bascule et démarrage”
+                - Bar renamed: “Audit du système” → “Audit ECC”
+                - “Audit ECC”: start 2026-11-02 → 2026-11-03
+                - “Audit ECC”: colour #2f6fdf → #000000
+                - “Migration à blanc”: row “Migration à blanc” → “Recette utilisateurs”
+                - “Recette utilisateurs”: end 2026-12-11 → 2026-12-10
+                - Milestone renamed: “Go-live S/4HANA” → “Go-live”
+                - “Go-live” (milestone): 2026-12-18 → 2026-12-21
+                - Link “Audit ECC” → “Nettoyage des données”: SS +5 d → SS +3 d
+                - Link “Audit du système” → “Adaptation du code ABAP” (FS) becomes “Audit ECC” → “Migration à blanc” (FS)
+                - Link removed: “Migration à blanc” → “Recette utilisateurs”, FS
+                - “Hypercare” (group) added at position 3
+                - “Support” (row) added to group “Hypercare”
+                - “Support renforcé” added on row “Support”: 2026-12-21 → 2027-01-08
+                - Link added: “Go-live” (milestone) → “Support renforcé”, SS -1 d
+                Project end: 2026-12-18 → 2027-01-08 (+21 days).
+                No new risk.
+                Changes not shown:
+                - Schedule renamed: “S/4HANA Migration” → “Migration S/4”
+                - Schedule notes changed
+                - Setting changed: holidays
+                - Member renamed: Camille Martin → Camille Martin-Roux
+                - E-mail of Karim Benali changed
+                - Member of “Nettoyage des données” (row): Sophie Lefèvre → none
+                - Notes of “Audit ECC” changed
+                - “Start no earlier than” date of “Audit ECC”: none → 2026-11-02
+                - Notes of “Go-live” (milestone) changed
+                - “Inventorier les programmes spécifiques” (action): done → in progress
+                - Action renamed: “Archiver les commandes soldées” → “Archiver”
+                - “Corriger les accès aux tables obsolètes” (action): assignee Thomas Dubois → none
+                - “Rédiger les cas de test” (action) moved from “Recette utilisateurs” to “Bascule en production”
+                - Absence of Thomas Dubois changed
+                - Action added to “Support renforcé”: “Ouvrir la cellule de support” (action)
+                - Joined the team: Léa Garnier
+                - Absence of Léa Garnier added: 2026-12-28 → 2026-12-31"#]],
+        );
+    }
+
+    /// The ids a text still names: a kind's word followed by a number ("bloc 14",
+    /// "Lien 22", "(membre 4)"), in either language.
+    fn ids_in(text: &str) -> Vec<String> {
+        const KINDS: &[&str] = &[
+            "bloc",
+            "bar",
+            "jalon",
+            "milestone",
+            "groupe",
+            "group",
+            "ligne",
+            "row",
+            "action",
+            "membre",
+            "member",
+            "lien",
+            "link",
+            "élément",
+            "item",
+        ];
+        let words: Vec<&str> = text.split([' ', '\u{a0}', '(', '\n']).collect();
+        words
+            .windows(2)
+            .filter(|w| {
+                KINDS.contains(&w[0].to_lowercase().as_str())
+                    && w[1].starts_with(|c: char| c.is_ascii_digit())
+            })
+            .map(|w| w.join(" "))
+            .collect()
+    }
+
+    #[test]
+    fn a_person_reads_no_id_whatever_changed() {
+        // Every kind of change, removals, and locks set and lifted.
+        let lock = |target| Lock {
+            target,
+            by: 1,
+            by_name: "Alice".into(),
+            since_ms: 0,
+            reason: String::new(),
+        };
+        let mut before = s4hana_migration();
+        before.locks.push(lock(LockTarget::Row(RowId(12))));
+        for removals in [false, true] {
+            let mut after = before.clone();
+            if removals {
+                after.groups.truncate(1);
+                after.rows.truncate(3);
+                after.bars.truncate(3);
+                after.milestones.clear();
+                after.links.retain(|l| l.to.0 <= 15);
+                after.actions.truncate(2);
+                after.absences.clear();
+                after.members.pop();
+            } else {
+                every_change(&mut after);
+            }
+            // In the order of their targets, as a schedule keeps them.
+            after.locks = vec![
+                lock(LockTarget::Schedule),
+                lock(LockTarget::Group(GroupId(5))),
+                lock(LockTarget::Bar(BarId(14))),
+            ];
+            let d = diff(&before, &after);
+            assert!(d.not_shown.len() > 3 && d.changes.len() > 5, "{d:?}");
+            for lang in [Lang::Fr, Lang::En] {
+                let text = change_list_for_person(&before, &d, lang);
+                assert_eq!(ids_in(&text), Vec::<String>::new(), "{text}");
+                let brief = changes_in_brief(&d, lang, 100);
+                assert_eq!(ids_in(&brief), Vec::<String>::new(), "{brief}");
+                // The model's list names them: the check above can fail.
+                assert!(!ids_in(&change_list(&before, &d, lang)).is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn a_gesture_s_write_in_the_person_s_words() {
+        let s = s4hana_migration();
+        let said = |json: serde_json::Value| {
+            let cmds: Vec<Command> = serde_json::from_value(json).unwrap();
+            let (after, a) = crate::command::apply(&s, &cmds).unwrap();
+            [Lang::Fr, Lang::En]
+                .map(|l| {
+                    command_for_person(&after, &a.applied, &a.inverse, l).unwrap_or("-".into())
+                })
+                .join(" | ")
+        };
+        check(
+            [
+                said(serde_json::json!([{"op": "add_period", "row": 7, "label": "Revue", "start": "2026-11-30", "end": "2026-12-02"}])),
+                said(serde_json::json!([{"op": "update_period", "bar": 14, "label": "Nettoyage"}])),
+                said(serde_json::json!([{"op": "update_milestone", "milestone": 19, "label": "Go-live"}])),
+                said(serde_json::json!([{"op": "rename_row", "row": 7, "name": "Données"}])),
+                said(serde_json::json!([{"op": "rename_group", "group": 5, "name": "Avant"}])),
+                said(serde_json::json!([{"op": "add_link", "from": 13, "to": 18, "kind": "SS"}])),
+                said(serde_json::json!([{"op": "update_link", "link": 22, "lag": 2}])),
+                said(serde_json::json!([{"op": "delete_link", "link": 22}])),
+                // Anything else: the caller's general words.
+                said(serde_json::json!([{"op": "update_period", "bar": 14, "color": "#000000"}])),
+                said(serde_json::json!([
+                    {"op": "delete_link", "link": 22},
+                    {"op": "delete_link", "link": 23}
+                ])),
+            ]
+            .join("\n"),
+            expect![[r#"
+                «⟨nbsp⟩Revue⟨nbsp⟩» ajouté sur la ligne «⟨nbsp⟩Nettoyage des données⟨nbsp⟩»⟨nbsp⟩: 2026-11-30 → 2026-12-02 | “Revue” added on row “Nettoyage des données”: 2026-11-30 → 2026-12-02
+                Bloc renommé⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» → «⟨nbsp⟩Nettoyage⟨nbsp⟩» | Bar renamed: “Nettoyage des données” → “Nettoyage”
+                Jalon renommé⟨nbsp⟩: «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» → «⟨nbsp⟩Go-live⟨nbsp⟩» | Milestone renamed: “Go-live S/4HANA” → “Go-live”
+                Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» → «⟨nbsp⟩Données⟨nbsp⟩» | Row renamed: “Nettoyage des données” → “Données”
+                Groupe renommé⟨nbsp⟩: «⟨nbsp⟩Préparation⟨nbsp⟩» → «⟨nbsp⟩Avant⟨nbsp⟩» | Group renamed: “Préparation” → “Avant”
+                Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Bascule en production⟨nbsp⟩», SS | Link added: “Audit du système” → “Bascule en production”, SS
+                Lien «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩»⟨nbsp⟩: FS → FS +2 j | Link “Nettoyage des données” → “Migration à blanc”: FS → FS +2 d
+                Lien supprimé⟨nbsp⟩: «⟨nbsp⟩Nettoyage des données⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩», FS | Link removed: “Nettoyage des données” → “Migration à blanc”, FS
+                - | -
+                - | -"#]],
+        );
+    }
+
+    #[test]
+    fn a_write_in_brief_names_its_first_changes_and_counts_the_rest() {
+        let before = s4hana_migration();
+        let mut after = before.clone();
+        every_change(&mut after);
+        let all = diff(&before, &after);
+        check(
+            [Lang::Fr, Lang::En]
+                .map(|l| changes_in_brief(&all, l, 2))
+                .join("\n"),
+            expect![[r#"
+                Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»⟨nnbsp⟩; «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» (ligne) déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1⟨nnbsp⟩; … et 34 autres
+                Row renamed: “Audit du système” → “Audit”; “Adaptation du code spécifique” (row) moved to group “Bascule et démarrage”, at position 1; … and 34 more"#]],
+        );
+        let mut one = before.clone();
+        bar_mut(&mut one, 14).end = d("2026-11-23");
+        check(
+            changes_in_brief(&diff(&before, &one), Lang::En, 3),
+            expect!["“Nettoyage des données”: end 2026-11-20 → 2026-11-23"],
+        );
+        assert_eq!(
+            changes_in_brief(&diff(&before, &before), Lang::Fr, 3),
+            "Aucun changement."
         );
     }
 
@@ -2664,9 +3004,9 @@ mod tests {
             };
             assert_eq!(slots(fr(m)), slots(en(m)), "{m:?}");
             assert_eq!(fr(m).contains('|'), en(m).contains('|'), "{m:?}");
-            // A person's message says the same in both languages, with the model's
-            // slots less the ids.
-            let person = [Lang::Fr, Lang::En].map(|l| for_person(l, m));
+            // A person's message has the same slots in both languages, all of them
+            // the model's (that none is an id: `a_person_reads_no_id_whatever_changed`).
+            let person = [Lang::Fr, Lang::En].map(|l| person_table(l, m));
             assert_eq!(person[0].is_some(), person[1].is_some(), "{m:?}");
             if let [Some(f), Some(e)] = person {
                 assert_eq!(slots(f), slots(e), "{m:?}");

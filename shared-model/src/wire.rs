@@ -209,8 +209,10 @@ pub struct ResultMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub help_url: Option<String>,
-    /// The text the view shows the person under a before/after: the answer's text
-    /// without what is for the model (how to accept it with apply_patch).
+    /// The words the view shows the person for this answer: a before/after's change
+    /// list (with its ends, and why it could not be accepted), or what a write did;
+    /// items named by their labels, without the ids, ranks and tools the model's text
+    /// gives it to act with (`text::change_list_for_person`).
     #[serde(
         rename = "palmaplan/person_text",
         default,

@@ -1,7 +1,9 @@
 //! Why a command or an imported schedule is refused: [`ApplyError`] and
 //! [`ScheduleError`] locate the fault, [`Problem`] says what is wrong in typed form,
 //! and the messages (French by default, English on request) say what would be valid,
-//! so that an assistant can correct its call without guessing.
+//! so that an assistant can correct its call without guessing. A lock's phrase is here
+//! too, by ids for the assistant (`lock_summary`) and by names for a person reading the
+//! view (`lock_summary_named`).
 
 use std::fmt;
 
@@ -504,32 +506,51 @@ pub fn lock_target(target: LockTarget, lang: Lang) -> String {
 
 /// A lock in one phrase: « le bloc 14, par Alice le 2026-12-01 à 09:14 UTC (« revue ») ».
 pub fn lock_summary(lock: &Lock, lang: Lang) -> String {
-    held_by(lock_target(lock.target, lang), lock, lang)
+    lock_held_by(lock_target(lock.target, lang), lock, lang)
 }
 
 /// [`lock_summary`] for a person: the locked item named by its label, where the model's
 /// phrase gives its id (« le bloc « Pose », par Alice le … »); by its id still if `s`
 /// does not hold it.
 pub fn lock_summary_named(lock: &Lock, s: &Schedule, lang: Lang) -> String {
-    let named = |what_fr: &str, what_en: &str, name: &str| match lang {
-        Lang::Fr => format!("{what_fr} «\u{a0}{name}\u{a0}»"),
-        Lang::En => format!("{what_en} “{name}”"),
-    };
-    let target = match lock.target {
-        LockTarget::Group(g) => s.group(g).map(|g| named("le groupe", "group", &g.name)),
-        LockTarget::Row(r) => s.row(r).map(|r| named("la ligne", "row", &r.name)),
-        LockTarget::Bar(b) => s.bar(b).map(|b| named("le bloc", "bar", &b.label)),
-        LockTarget::Schedule => None,
-    };
-    held_by(
-        target.unwrap_or_else(|| lock_target(lock.target, lang)),
-        lock,
-        lang,
-    )
+    let name = lock_target_name(s, lock.target);
+    lock_held_by(lock_target_named(lock.target, name, lang), lock, lang)
 }
 
-/// A lock's phrase after its target: who holds it, since when, and why.
-fn held_by(target: String, lock: &Lock, lang: Lang) -> String {
+/// The name of what a lock holds in `s`: its group's, row's or bar's (`None` for the
+/// whole schedule, or an item `s` does not hold).
+pub fn lock_target_name(s: &Schedule, target: LockTarget) -> Option<&str> {
+    match target {
+        LockTarget::Group(g) => s.group(g).map(|g| g.name.as_str()),
+        LockTarget::Row(r) => s.row(r).map(|r| r.name.as_str()),
+        LockTarget::Bar(b) => s.bar(b).map(|b| b.label.as_str()),
+        LockTarget::Schedule => None,
+    }
+}
+
+/// [`lock_target`] for a person, by its `name` (« le bloc « Pose » », "row “Pose”");
+/// by its id when the name is unknown.
+pub fn lock_target_named(target: LockTarget, name: Option<&str>, lang: Lang) -> String {
+    let (Some(name), Some((fr, en))) = (
+        name,
+        match target {
+            LockTarget::Group(_) => Some(("le groupe", "group")),
+            LockTarget::Row(_) => Some(("la ligne", "row")),
+            LockTarget::Bar(_) => Some(("le bloc", "bar")),
+            LockTarget::Schedule => None,
+        },
+    ) else {
+        return lock_target(target, lang);
+    };
+    match lang {
+        Lang::Fr => format!("{fr} «\u{a0}{name}\u{a0}»"),
+        Lang::En => format!("{en} “{name}”"),
+    }
+}
+
+/// A lock's phrase after the words for its `target`: who holds it, since when, and why
+/// (« ce bloc, par Alice le … » in the locked bar's own tooltip).
+pub fn lock_held_by(target: String, lock: &Lock, lang: Lang) -> String {
     let (by, on) = match lang {
         Lang::Fr => ("par", "le"),
         Lang::En => ("by", "on"),
@@ -695,8 +716,8 @@ mod tests {
             "the model's phrase keeps the id"
         );
         assert_eq!(
-            lock_summary_named(&lock(LockTarget::Row(RowId(7))), &s, Lang::En),
-            "row “Nettoyage des données”, by Alice on 2026-12-01 at 09:14 UTC (“revue”)"
+            lock_summary_named(&lock(LockTarget::Row(RowId(8))), &s, Lang::En),
+            "row “Adaptation du code spécifique”, by Alice on 2026-12-01 at 09:14 UTC (“revue”)"
         );
         assert_eq!(
             lock_summary_named(&lock(LockTarget::Group(GroupId(5))), &s, Lang::En),
