@@ -7,8 +7,8 @@
 
 use crate::planning::Code;
 use palmaplan_model::command::Command;
-use palmaplan_model::text::count;
-use palmaplan_model::{BarId, Lang, RowId, wire};
+use palmaplan_model::text::{self, count};
+use palmaplan_model::{BarId, Lang, MilestoneId, RowId, Schedule, wire};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -224,8 +224,60 @@ async fn move_periods(ctx: Ctx, p: MovePeriods) -> Result<Reply, Refusal> {
             moved: p.bars.len() + p.milestones.len(),
             cascade: None,
         }),
-    );
+    )
+    .for_person(moved_for_person(&ctx, &wrote.state, &p, &by));
     Ok(with_cascade(&ctx, &wrote, reply))
+}
+
+/// What `move_periods` did, for the person who moved: the one item by its label and
+/// where it now is, or how many moved; no ids, no rank.
+fn moved_for_person(ctx: &Ctx, s: &Schedule, p: &MovePeriods, by: &str) -> String {
+    let one = match (p.bars.as_slice(), p.milestones.as_slice()) {
+        ([b], []) => s.bar(BarId(*b)).map(|b| {
+            let (label, start, end) = (&b.label, b.start, b.end);
+            ctx.tr(
+                format!("«\u{a0}{label}\u{a0}» déplacé de {by}\u{a0}: il va maintenant du {start} au {end}."),
+                format!("“{label}” moved by {by}: it now runs from {start} to {end}."),
+            )
+        }),
+        ([], [m]) => s.milestone(MilestoneId(*m)).map(|m| {
+            let (label, date) = (&m.label, m.date);
+            ctx.tr(
+                format!("Jalon «\u{a0}{label}\u{a0}» déplacé de {by}\u{a0}: le {date}."),
+                format!("Milestone “{label}” moved by {by}: now on {date}."),
+            )
+        }),
+        _ => None,
+    };
+    one.unwrap_or_else(|| {
+        let (bars, milestones) = (p.bars.len(), p.milestones.len());
+        let what = |lang, (b1, bn): (&str, &str), (m1, mn): (&str, &str), and: &str| match (
+            bars, milestones,
+        ) {
+            (b, 0) => count(lang, b, b1, bn),
+            (0, m) => count(lang, m, m1, mn),
+            (b, m) => format!(
+                "{} {and} {}",
+                count(lang, b, b1, bn),
+                count(lang, m, m1, mn)
+            ),
+        };
+        ctx.tr(
+            format!(
+                "{} déplacés de {by}.",
+                what(Lang::Fr, ("bloc", "blocs"), ("jalon", "jalons"), "et")
+            ),
+            format!(
+                "{} moved by {by}.",
+                what(
+                    Lang::En,
+                    ("bar", "bars"),
+                    ("milestone", "milestones"),
+                    "and"
+                )
+            ),
+        )
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -304,6 +356,34 @@ async fn apply_patch(ctx: Ctx, p: ApplyPatch) -> Result<Reply, Refusal> {
             applied: commands.len(),
             cascade: None,
         }),
-    );
+    )
+    .for_person(patch_for_person(&ctx, &wrote, commands.len()));
     Ok(with_cascade(&ctx, &wrote, reply))
+}
+
+/// What `apply_patch` did, for the person (the view's gestures write through it): the
+/// one change in words when it is a gesture's (`text::command_for_person`), else how
+/// many; no ids, no rank. The cascade's commands, after the `asked` ones, are said by
+/// the cascade's own sentence.
+fn patch_for_person(ctx: &Ctx, wrote: &super::Wrote, asked: usize) -> String {
+    let mine = &wrote.applied[..asked.min(wrote.applied.len())];
+    text::command_for_person(&wrote.state, mine, &wrote.inverse, ctx.lang())
+        .map(|line| format!("{line}."))
+        .unwrap_or_else(|| {
+            ctx.tr(
+                format!(
+                    "{}.",
+                    count(
+                        Lang::Fr,
+                        asked,
+                        "modification enregistrée",
+                        "modifications enregistrées"
+                    )
+                ),
+                format!(
+                    "{}.",
+                    count(Lang::En, asked, "change saved", "changes saved")
+                ),
+            )
+        })
 }

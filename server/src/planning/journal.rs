@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::periods::{busy, change_text};
+use super::periods::{busy, change_texts};
 use super::privacy::{CommandViewer, needs_state, redact_command};
 use super::{Access, Ctx, Failed, Origin, Refusal, Reply, ScheduleRef, ToolSpec, Write, tool};
 use crate::storage::{EntryKind, JournalEntry, Role};
@@ -1043,7 +1043,20 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 format!("Redone: {what}, undone at rank {target_rank}. The schedule is now at rank {rank}."),
             ),
         };
-        let text = format!("{head}\n{}", change_text(&ctx, &cur.state, &after));
+        let (changes, brief) = change_texts(&ctx, &cur.state, &after);
+        let text = format!("{head}\n{changes}");
+        // The person reads what came back or went, not the ranks and the tool.
+        let brief = brief.trim_end_matches('.');
+        let person = match way {
+            Way::Undo => ctx.tr(
+                format!("Annulé\u{a0}: {brief}."),
+                format!("Undone: {brief}."),
+            ),
+            Way::Redo => ctx.tr(
+                format!("Rétabli\u{a0}: {brief}."),
+                format!("Redone: {brief}."),
+            ),
+        };
         let structured = match way {
             Way::Undo => json!(Undone {
                 schedule_id: id,
@@ -1057,7 +1070,7 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 undo_rank: target_rank,
             }),
         };
-        return Ok(Reply::ok(text, structured));
+        return Ok(Reply::ok(text, structured).for_person(person));
     }
     Err(busy(&ctx))
 }

@@ -132,6 +132,49 @@ fn check_text(r: &Reply) {
     }
     let size = r.structured.to_string().len();
     assert!(size < 4_096, "structured is {size} bytes: {}", r.structured);
+    if let Some(person) = palmaplan_model::wire::ResultMeta::read(&r.meta).person_text {
+        check_person(&person);
+    }
+}
+
+/// The person's words (`_meta` `palmaplan/person_text`) hold none of what the model
+/// acts with: an id after a kind's word ("bloc 14", "Lien 22"), a rank, a tool's name.
+pub(super) fn check_person(text: &str) {
+    const KINDS: &[&str] = &[
+        "bloc",
+        "bar",
+        "jalon",
+        "milestone",
+        "groupe",
+        "group",
+        "ligne",
+        "row",
+        "action",
+        "membre",
+        "member",
+        "lien",
+        "link",
+        "élément",
+        "item",
+        "rang",
+        "rank",
+        "commande",
+        "command",
+    ];
+    let words: Vec<&str> = text.split([' ', '\u{a0}', '(', '\n']).collect();
+    for w in words.windows(2) {
+        let id = KINDS.contains(&w[0].to_lowercase().as_str())
+            && w[1].starts_with(|c: char| c.is_ascii_digit());
+        assert!(!id, "“{} {}” in the person's words: {text}", w[0], w[1]);
+    }
+    for tool in super::specs().iter().map(|t| t.name) {
+        // A tool's name as a word of its own (“undo” and “redo” are English words too).
+        let as_word = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == tool && w.contains('_'));
+        assert!(!as_word, "the tool {tool} in the person's words: {text}");
+    }
+    assert!(!text.contains("reschedule"), "{text}");
 }
 
 /// Two states equal but for `next_id`, which an undo never brings back.
@@ -139,4 +182,16 @@ pub(super) fn same(a: &Schedule, b: &Schedule) -> bool {
     let mut a = a.clone();
     a.next_id = b.next_id;
     a == *b
+}
+
+#[test]
+#[should_panic(expected = "“bloc 14")]
+fn the_person_check_finds_an_id() {
+    check_person("«\u{a0}Pose\u{a0}» (bloc 14) déplacé.");
+}
+
+#[test]
+#[should_panic(expected = "the tool apply_patch in the person's words")]
+fn the_person_check_finds_a_tool() {
+    check_person("Acceptez avec apply_patch.");
 }

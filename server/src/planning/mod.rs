@@ -55,7 +55,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use palmaplan_model::command::{self, Command};
-use palmaplan_model::{Lang, Schedule};
+use palmaplan_model::{Lang, Schedule, wire};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -145,6 +145,26 @@ impl Reply {
     pub fn with_meta(mut self, meta: Value) -> Reply {
         self.meta = meta;
         self
+    }
+
+    /// The words the view shows the person for this answer (`_meta`
+    /// `palmaplan/person_text`, read as `wire::ResultMeta`): what was done, items named
+    /// by their labels, without the ids, ranks and tools the model acts with.
+    pub fn for_person(mut self, text: impl Into<String>) -> Reply {
+        let mut meta = wire::ResultMeta::read(&self.meta);
+        meta.person_text = Some(text.into());
+        self.meta = meta.to_value();
+        self
+    }
+
+    /// Adds a sentence to the person's words, when the answer has some.
+    pub fn person_also(&mut self, sentence: &str) {
+        let mut meta = wire::ResultMeta::read(&self.meta);
+        if let Some(text) = &mut meta.person_text {
+            text.push(' ');
+            text.push_str(sentence);
+            self.meta = meta.to_value();
+        }
     }
 }
 

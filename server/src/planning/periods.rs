@@ -113,7 +113,20 @@ pub(super) fn busy(ctx: &Ctx) -> Refusal {
 
 /// The model's change list between two states (moves, project end, new risks).
 pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> String {
-    text::change_list(before, &diff::diff(before, after), ctx.lang())
+    change_texts(ctx, before, after).0
+}
+
+/// How many changes the person's brief names before "and N more".
+const BRIEF: usize = 3;
+
+/// [`change_text`], and the same changes in brief for the person who made the write
+/// (`text::changes_in_brief`), from one diff.
+pub(super) fn change_texts(ctx: &Ctx, before: &Schedule, after: &Schedule) -> (String, String) {
+    let d = diff::diff(before, after);
+    (
+        text::change_list(before, &d, ctx.lang()),
+        text::changes_in_brief(&d, ctx.lang(), BRIEF),
+    )
 }
 
 /// Parses a YYYY-MM-DD argument.
@@ -136,6 +149,12 @@ fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
         format!("«\u{a0}{label}\u{a0}» (bloc {bar})"),
         format!("“{label}” (bar {bar})"),
     )
+}
+
+/// [`bar_name`] for the person: the label alone, quoted.
+pub(super) fn bar_label(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
+    let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
+    ctx.tr(format!("«\u{a0}{label}\u{a0}»"), format!("“{label}”"))
 }
 
 /// "+2 jours ouvrés" / "+2 working days", "-1 jour ouvré": an offset in the schedule's
@@ -207,19 +226,26 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
             ),
         ));
     };
-    let name = bar_name(&ctx, &before, p.bar);
     let by = units(&ctx, &before, p.by);
-    let head = match edge {
+    // The model's sentence names the bar's id and the rank; the person's, neither.
+    let said = |name: &str, rank: &str| {
+        match edge {
         Edge::Start => ctx.tr(
-            format!("Début de {name} déplacé de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
-            format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
+            format!("Début de {name} déplacé de {by}\u{a0}: le bloc va maintenant du {start} au {end}{rank}."),
+            format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}{rank}."),
         ),
         Edge::End => ctx.tr(
-            format!("Fin de {name} déplacée de {by}\u{a0}: le bloc va maintenant du {start} au {end}\u{202f}; rang {}.", wrote.rank),
-            format!("End of {name} moved by {by}: the bar now runs from {start} to {end}; rank {}.", wrote.rank),
+            format!("Fin de {name} déplacée de {by}\u{a0}: le bloc va maintenant du {start} au {end}{rank}."),
+            format!("End of {name} moved by {by}: the bar now runs from {start} to {end}{rank}."),
         ),
+    }
     };
+    let head = said(
+        &bar_name(&ctx, &before, p.bar),
+        &rank_clause(&ctx, wrote.rank),
+    );
     let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    let person = said(&bar_label(&ctx, &before, p.bar), "");
     let reply = Reply::ok(
         text,
         json!(PeriodDates {
@@ -230,8 +256,14 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
             end,
             cascade: None,
         }),
-    );
+    )
+    .for_person(person);
     Ok(with_cascade(&ctx, &wrote, reply))
+}
+
+/// « ; rang 4 » / "; rank 4": the rank a write's sentence ends on, for the model.
+fn rank_clause(ctx: &Ctx, rank: i64) -> String {
+    ctx.tr(format!("\u{202f}; rang {rank}"), format!("; rank {rank}"))
 }
 
 /// `update_period`'s result: with its dates when they changed.
@@ -293,9 +325,10 @@ async fn set_period_dates(
             was.0, was.1, wrote.rank
         ),
     );
-    let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    // The person reads the changes themselves (dates, and any other field, in words).
+    let (changes, person) = change_texts(&ctx, &before, &wrote.state);
     let reply = Reply::ok(
-        text,
+        format!("{head}\n{changes}"),
         json!(PeriodDates {
             schedule_id: id,
             rank: wrote.rank,
@@ -304,7 +337,8 @@ async fn set_period_dates(
             end,
             cascade: None,
         }),
-    );
+    )
+    .for_person(person);
     Ok(with_cascade(&ctx, &wrote, reply))
 }
 
@@ -418,16 +452,18 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
             wrote.rank
         ),
     );
-    let text = format!("{head}\n{}", change_text(&ctx, &before, &wrote.state));
+    // The person reads the changes in words, not the tool's field names.
+    let (changes, person) = change_texts(&ctx, &before, &wrote.state);
     Ok(Reply::ok(
-        text,
+        format!("{head}\n{changes}"),
         json!(PeriodUpdated {
             schedule_id: id,
             rank: wrote.rank,
             bar: BarId(p.bar),
             changed: fields,
         }),
-    ))
+    )
+    .for_person(person))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -525,10 +561,39 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
             return Err(confirm_needed(&ctx, s, &bars, &links, &actions));
         }
         let labels: Vec<String> = bars.iter().map(|b| bar_name(&ctx, s, b.0)).collect();
+        let plain: Vec<String> = bars.iter().map(|b| bar_label(&ctx, s, b.0)).collect();
         let cmd = Command::DeletePeriods { bars: bars.clone() };
-        Ok((vec![cmd], (labels, links, actions)))
+        Ok((vec![cmd], (labels, plain, links, actions)))
     };
-    let (_, wrote, (labels, links, actions)) = apply_fresh(&ctx, id, build).await?;
+    let (_, wrote, (labels, plain, links, actions)) = apply_fresh(&ctx, id, build).await?;
+    // The person's words: the bars by their labels, what went with them by count.
+    let mut person = ctx.tr(
+        format!(
+            "{}\u{a0}: {}",
+            text::count(Lang::Fr, plain.len(), "bloc supprimé", "blocs supprimés"),
+            named_list(&ctx, &plain)
+        ),
+        format!(
+            "{} deleted: {}",
+            text::count(Lang::En, plain.len(), "bar", "bars"),
+            named_list(&ctx, &plain)
+        ),
+    );
+    if !links.is_empty() || !actions.is_empty() {
+        person.push_str(&ctx.tr(
+            format!(
+                ". Partis avec eux\u{a0}: {}, {}",
+                text::count(Lang::Fr, links.len(), "lien", "liens"),
+                text::count(Lang::Fr, actions.len(), "action", "actions")
+            ),
+            format!(
+                ". Gone with them: {}, {}",
+                text::count(Lang::En, links.len(), "link", "links"),
+                text::count(Lang::En, actions.len(), "action", "actions")
+            ),
+        ));
+    }
+    person.push('.');
     let mut text = ctx.tr(
         format!(
             "{}\u{a0}: {}",
@@ -575,7 +640,8 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
             links_removed: links.len(),
             actions_removed: actions.len(),
         }),
-    ))
+    )
+    .for_person(person))
 }
 
 fn confirm_needed(
@@ -852,6 +918,93 @@ mod tests {
     use super::super::journal_testkit::{Kit, en, same};
     use super::*;
     use serde_json::json;
+
+    /// The words an answer gives the person (the view's notice after a gesture).
+    fn person(r: &Reply) -> String {
+        wire::ResultMeta::read(&r.meta)
+            .person_text
+            .unwrap_or_else(|| panic!("no words for the person: {}", r.text))
+    }
+
+    #[tokio::test]
+    async fn each_gesture_s_answer_tells_the_person_what_it_did() {
+        let k = Kit::new("periods_person_words").await;
+        let id = k.schedule;
+        let said = |tool: &'static str, args: serde_json::Value| {
+            let k = &k;
+            async move {
+                let mut args = args;
+                args["schedule"] = json!(id);
+                person(&k.ok(&k.bob, tool, args).await)
+            }
+        };
+        let rank = || async { k.rank().await };
+        assert_eq!(
+            said(
+                "move_periods",
+                json!({"bars": [14], "by": 1, "cascade": false})
+            )
+            .await,
+            "«\u{a0}Nettoyage des données\u{a0}» déplacé de +1 jour ouvré\u{a0}: il va maintenant du 2026-11-10 au 2026-11-23."
+        );
+        assert_eq!(
+            said(
+                "move_periods",
+                json!({"bars": [13, 14], "milestones": [19], "by": -1, "cascade": false})
+            )
+            .await,
+            "2 blocs et 1 jalon déplacés de -1 jour ouvré."
+        );
+        assert_eq!(
+            said(
+                "resize_period",
+                json!({"bar": 14, "edge": "end", "by": 2, "cascade": false})
+            )
+            .await,
+            "Fin de «\u{a0}Nettoyage des données\u{a0}» déplacée de +2 jours ouvrés\u{a0}: le bloc va maintenant du 2026-11-09 au 2026-11-24."
+        );
+        assert_eq!(
+            said("update_period", json!({"bar": 14, "label": "Nettoyage"})).await,
+            "Bloc renommé\u{a0}: «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Nettoyage\u{a0}»"
+        );
+        assert_eq!(
+            said(
+                "set_progress",
+                json!({"bars": [{"bar": 14, "percent": 60}]})
+            )
+            .await,
+            "Avancement de «\u{a0}Nettoyage\u{a0}»\u{a0}: 0\u{202f}% → 60\u{202f}%."
+        );
+        let r = rank().await;
+        assert_eq!(
+            said(
+                "apply_patch",
+                json!({"commands": [{"op": "delete_link", "link": 22}], "expected_rank": r})
+            )
+            .await,
+            "Lien supprimé\u{a0}: «\u{a0}Nettoyage\u{a0}» → «\u{a0}Migration à blanc\u{a0}», FS."
+        );
+        let r = rank().await;
+        assert_eq!(
+            said(
+                "apply_patch",
+                json!({"commands": [
+                {"op": "update_period", "bar": 14, "color": "#000000"},
+                {"op": "update_period", "bar": 13, "color": "#000000"}
+            ], "expected_rank": r})
+            )
+            .await,
+            "2 modifications enregistrées."
+        );
+        assert_eq!(
+            said("undo", json!({})).await,
+            "Annulé\u{a0}: «\u{a0}Audit du système\u{a0}»\u{a0}: couleur #000000 → #2f6fdf\u{202f}; «\u{a0}Nettoyage\u{a0}»\u{a0}: couleur #000000 → #2f6fdf."
+        );
+        assert_eq!(
+            said("delete_periods", json!({"bars": [18], "confirm": true})).await,
+            "1 bloc supprimé\u{a0}: «\u{a0}Bascule en production\u{a0}». Partis avec eux\u{a0}: 2 liens, 0 action."
+        );
+    }
 
     #[tokio::test]
     async fn a_move_names_its_counts_and_its_unit() {

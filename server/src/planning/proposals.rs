@@ -15,7 +15,9 @@
 //! Both tools are `with_view`: for MCP Apps clients the MCP adapter points them at the
 //! view resource (the before/after chart). Their text stands on its own for hosts
 //! without MCP Apps, and their structuredContent stays compact (counts, ids, the
-//! commands): the view recomputes the before/after itself with the same model.
+//! commands): the view recomputes the before/after itself with the same model. The
+//! person reads the same changes in `_meta` (`text::change_list_for_person`): by the
+//! items' labels, without the ids, the rank and the tools the model acts with.
 //!
 //! Private data never shows: `diff` does not carry e-mails nor absence reasons, and
 //! the texts never write them.
@@ -30,7 +32,8 @@ use serde_json::{Value, json};
 
 use super::edits::command as parse_command;
 use super::versions::{VersionRef, find};
-use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, tool};
+use super::{Access, Ctx, Refusal, Reply, ScheduleRef, ToolSpec, role_name, tool};
+use crate::storage::Role;
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -67,6 +70,28 @@ fn person_meta(person: String) -> Value {
         ..Default::default()
     }
     .to_value()
+}
+
+/// Why the person could not accept a proposal, in their words: the role it takes (the
+/// gate's `needed` and `role`), not the command numbers and tools of the model's text.
+fn refused_for_person(ctx: &Ctx, r: &Refusal) -> String {
+    let role = |key: &str| {
+        r.details
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(Role::parse)
+            .map(|role| role_name(role, ctx.lang()))
+    };
+    match (r.code, role("needed"), role("role")) {
+        (Code::Forbidden, Some(needed), Some(yours)) => ctx.tr(
+            format!("Vous ne pourriez pas appliquer ces changements\u{a0}: il y faut le rôle {needed}, le vôtre est {yours}."),
+            format!("You could not apply these changes: they need the {needed} role; yours is {yours}."),
+        ),
+        _ => ctx.tr(
+            "Vous ne pourriez pas appliquer ces changements.",
+            "You could not apply these changes.",
+        ),
+    }
 }
 
 /// How many changed items the structured answer names (the text lists up to
@@ -241,17 +266,18 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
     text.push_str(&text::change_list(before, &d, ctx.lang()));
     text.push('\n');
     person.push_str(&text::change_list_for_person(before, &d, ctx.lang()));
-    if let Some(line) = super::scheduling::ends_line(&ctx, &after) {
+    let held = super::scheduling::end_once_links_hold(&after);
+    if let Some(line) = super::scheduling::ends_line_with(&ctx, &after, held) {
         text.push_str(&line);
         text.push('\n');
     }
-    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &after) {
+    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &after, held) {
         person.push('\n');
         person.push_str(&line);
     }
     if let Some(r) = &refused {
         person.push('\n');
-        person.push_str(&r.text);
+        person.push_str(&refused_for_person(&ctx, r));
     }
     text.push_str(&if let Some(r) = &refused {
         ctx.tr(
@@ -426,11 +452,12 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
     let mut person = text::change_list_for_person(&from.state, &d, ctx.lang());
     // The project end above is the plan's; where the compared state breaks links, the
     // end once they hold is said too.
-    if let Some(line) = super::scheduling::ends_line(&ctx, &to.state) {
+    let held = super::scheduling::end_once_links_hold(&to.state);
+    if let Some(line) = super::scheduling::ends_line_with(&ctx, &to.state, held) {
         text.push('\n');
         text.push_str(&line);
     }
-    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &to.state) {
+    if let Some(line) = super::scheduling::ends_line_for_person(&ctx, &to.state, held) {
         person.push('\n');
         person.push_str(&line);
     }
@@ -504,6 +531,15 @@ mod tests {
             "{}",
             v.text
         );
+        // The person reads the role it takes, not the model's command numbers.
+        let person = v.meta[PERSON_TEXT].as_str().unwrap();
+        assert!(
+            person.ends_with("Vous ne pourriez pas appliquer ces changements\u{a0}: il y faut le rôle éditeur, le vôtre est lecteur."),
+            "{person}"
+        );
+        for model_only in ["move_periods", "commande 1", "(bloc "] {
+            assert!(!person.contains(model_only), "{model_only}: {person}");
+        }
         let cmds = r.structured["commands"].clone();
         k.ok(
             &k.bob,
@@ -585,6 +621,14 @@ mod tests {
             "{}",
             r.text
         );
+        // The person reads the change by the bar's label; the model, with its id.
+        let person = r.meta[PERSON_TEXT].as_str().unwrap();
+        assert!(
+            person.contains("- «\u{a0}Nettoyage des données\u{a0}»\u{a0}: 2026-11-09 → "),
+            "{person}"
+        );
+        assert!(!person.contains("(bloc 14)"), "{person}");
+        assert!(r.text.contains("(bloc 14)"), "{}", r.text);
         k.refused(
             &k.carol,
             "diff_versions",

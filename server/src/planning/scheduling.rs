@@ -76,6 +76,7 @@ pub(super) fn with_cascade(ctx: &Ctx, wrote: &Wrote, mut reply: Reply) -> Reply 
     if let Some(sentence) = cascade_text(ctx, wrote) {
         reply.text.push('\n');
         reply.text.push_str(&sentence);
+        reply.person_also(&sentence);
         if let Some(obj) = reply.structured.as_object_mut() {
             obj.insert(
                 "cascade".into(),
@@ -116,10 +117,10 @@ pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Opt
     ))
 }
 
-/// [`ends_line`] for the person under a before/after: the same two ends, without the
-/// tool that replans (the model's to call).
-pub(super) fn ends_line_for_person(ctx: &Ctx, s: &Schedule) -> Option<String> {
-    let held = end_once_links_hold(s)?;
+/// [`ends_line_with`] for the person under a before/after: the same two ends, without
+/// the tool that replans (the model's to call).
+pub(super) fn ends_line_for_person(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Option<String> {
+    let held = held?;
     let plan = s.span()?.1;
     Some(ctx.tr(
         format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held}."),

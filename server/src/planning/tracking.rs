@@ -224,6 +224,37 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
         .iter()
         .filter(|l| p.bars.iter().any(|b| b.bar == l.bar.0))
         .collect();
+    // The person's words: the one bar by its label and its progress, or how many.
+    let one = match p.bars.as_slice() {
+        [b] => before.bar(BarId(b.bar)).zip(s.bar(BarId(b.bar))),
+        _ => None,
+    };
+    let person = match one {
+        Some((old, new)) => ctx.tr(
+            format!(
+                "Avancement de «\u{a0}{}\u{a0}»\u{a0}: {} → {}.",
+                new.label,
+                percent(Lang::Fr, old.progress),
+                percent(Lang::Fr, new.progress)
+            ),
+            format!(
+                "Progress of “{}”: {} → {}.",
+                new.label,
+                percent(Lang::En, old.progress),
+                percent(Lang::En, new.progress)
+            ),
+        ),
+        None => ctx.tr(
+            format!(
+                "Avancement de {} enregistré.",
+                text::count(Lang::Fr, n, "bloc", "blocs")
+            ),
+            format!(
+                "Progress of {} written.",
+                text::count(Lang::En, n, "bar", "bars")
+            ),
+        ),
+    };
     if !mine.is_empty() {
         text.push_str(&ctx.tr(format!("\nAu {today}\u{a0}:"), format!("\nAt {today}:")));
         let shown = only(&mine, today);
@@ -243,7 +274,8 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
             late: mine.iter().filter(|l| l.kind == LateKind::Late).count(),
             overdue: mine.iter().filter(|l| l.kind == LateKind::Overdue).count(),
         }),
-    ))
+    )
+    .for_person(person))
 }
 
 /// The risks made of these late and overdue bars alone, at `status`.
