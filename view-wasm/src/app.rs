@@ -37,6 +37,9 @@ pub enum Shown {
         rank: i64,
         commands: Value,
         acceptable: bool,
+        /// The caller could not write it (their role, a lock): the person's text says
+        /// why, rather than changes not shown.
+        refused: bool,
     },
     /// A `diff_versions` comparison (read-only).
     Comparison,
@@ -847,6 +850,7 @@ fn on_result(st: St, result: Value) {
                 rank: p.rank,
                 commands: Value::Array(p.commands),
                 acceptable: p.acceptable,
+                refused: p.refused.is_some(),
             },
             None,
             Some(p.diff.changes),
@@ -1635,7 +1639,11 @@ pub fn write_and(
         .set(Notice::Busy(st.tr("Enregistrement…", "Saving…").into()));
     st.call(tool, args, move |r| match r {
         Ok(reply) if !reply.is_error => {
-            let mut line = reply.text.lines().next().unwrap_or_default().to_owned();
+            // The server's words for the person (no ids, no rank), else the first line
+            // of the model's.
+            let mut line = wire::ResultMeta::read(&reply.meta)
+                .person_text
+                .unwrap_or_else(|| reply.text.lines().next().unwrap_or_default().to_owned());
             if let Some(want) = cascade {
                 // The write's answer names what its cascade moved (the model's type).
                 let c = reply
@@ -1676,6 +1684,7 @@ pub fn accept(st: St) {
             rank,
             commands,
             acceptable,
+            ..
         }),
         Some(doc),
     ) = (st.shown.get_untracked(), st.doc.get_untracked())

@@ -470,6 +470,7 @@ fn said_under(st: St) -> Option<String> {
         Some(Shown::Proposal { acceptable, .. }) => (true, acceptable),
         _ => (false, false),
     };
+    let refused = matches!(st.shown.get(), Some(Shown::Proposal { refused: true, .. }));
     let t = |fr: &'static str, en: &'static str| Some(tr(lang, fr, en).to_owned());
     if !proposal {
         t("Comparaison en lecture seule.", "Read-only comparison.")
@@ -484,6 +485,11 @@ fn said_under(st: St) -> Option<String> {
         t(
             "Cette proposition a trop de changements pour les dessiner tous ici\u{a0}: elle ne peut pas être acceptée dans la vue.",
             "This proposal has too many changes to draw them all here: it cannot be accepted in the view.",
+        )
+    } else if refused {
+        t(
+            "Vous ne pouvez pas accepter cette proposition ici (la raison est ci-dessus).",
+            "You cannot accept this proposal here (the reason is above).",
         )
     } else if !acceptable {
         t(
@@ -577,6 +583,7 @@ mod tests {
             rank: 3,
             commands: json!([]),
             acceptable: true,
+            refused: false,
         }));
         st.reply_text
             .set("Déplacé : « <b>Tests</b> »\n\n  \nFin du projet : inchangée".into());
@@ -603,9 +610,24 @@ mod tests {
             rank: 3,
             commands: json!([]),
             acceptable: false,
+            refused: false,
         }));
         let h = html_of(move || bottom(st));
         assert!(h.contains("changements non montrés"), "{h}");
+        // Refused to the caller (a viewer): the reason is the refusal's, not the changes'.
+        st.shown.set(Some(Shown::Proposal {
+            rank: 3,
+            commands: json!([]),
+            acceptable: false,
+            refused: true,
+        }));
+        let h = html_of(move || bottom(st));
+        assert!(
+            h.contains("Vous ne pouvez pas accepter cette proposition"),
+            "{h}"
+        );
+        assert!(!h.contains("changements non montrés"), "{h}");
+        assert!(!h.contains("data-act=\"accept\""), "{h}");
         st.shown.set(Some(Shown::Comparison));
         st.lang.set(Lang::En);
         let h = html_of(move || bottom(st));

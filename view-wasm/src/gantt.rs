@@ -824,6 +824,20 @@ pub fn mount(st: St) -> Option<()> {
                     .is_some_and(|b| (b.start, b.end) == (p.start, p.end))
             })
         };
+        // A cascade the preview showed refused is not sent: the server would refuse it
+        // too, in the model's words.
+        if let Some(blocked) = p.as_ref().and_then(|p| p.blocked) {
+            let lang = st.lang.get_untracked();
+            let said = st
+                .doc
+                .with_untracked(|d| d.as_ref().map(|d| blocked_words(&d.s, blocked, lang)))
+                .unwrap_or_default();
+            st.notice.set(Notice::Error(match lang {
+                Lang::Fr => format!("Rien n'a été écrit\u{a0}: {said}."),
+                Lang::En => format!("Nothing was written: {said}."),
+            }));
+            return;
+        }
         if let Some(p) = p.filter(|p| p.by != 0 && !(p.held && unchanged(p))) {
             // The write asks for the cascade the preview drew (none in manual mode),
             // and the answer is checked against it.
@@ -2952,10 +2966,14 @@ fn chart_html(
                             h.lit(tr(lang, "\u{a0}:", ":")).lit(" ").text(w);
                         }
                     };
-                    let held = doc
-                        .s
-                        .bar_lock(id)
-                        .map(|l| command::lock_summary_named(l, &doc.s, lang));
+                    // Its own lock says "this bar": its name is the label's already.
+                    let held = doc.s.bar_lock(id).map(|l| {
+                        if l.target == palmaplan_model::LockTarget::Bar(id) {
+                            command::lock_held_by(tr(lang, "ce bloc", "this bar").into(), l, lang)
+                        } else {
+                            command::lock_summary_named(l, &doc.s, lang)
+                        }
+                    });
                     let glyph = if held.is_some() { "🔒 " } else { "" };
                     bars.lit("<div id=\"pp-b").num(id.0).lit("\" class=\"pp-b");
                     if let Some(l) = &lateness {
@@ -3375,31 +3393,10 @@ fn chart_html(
                 (Lang::En, 1) => h.lit(" · 1 successor moved"),
                 (Lang::En, n) => h.lit(" · ").num(n).lit(" successors moved"),
             };
-            if let Some((item, by)) = p.blocked {
-                // The item by its label: the person reads the tip (its id is the model's).
-                let name = edit::item_label(&doc.s, ItemId(item));
-                match (lang, by) {
-                    (Lang::Fr, 1) => h
-                        .lit(" · la cascade dépasserait d'1 jour ouvré une contrainte de «\u{a0}")
-                        .text(name)
-                        .lit("\u{a0}»\u{a0}: refusée"),
-                    (Lang::Fr, n) => h
-                        .lit(" · la cascade dépasserait de ")
-                        .num(n)
-                        .lit(" jours ouvrés une contrainte de «\u{a0}")
-                        .text(name)
-                        .lit("\u{a0}»\u{a0}: refusée"),
-                    (Lang::En, 1) => h
-                        .lit(" · the cascade would break a constraint of “")
-                        .text(name)
-                        .lit("” by 1 working day: refused"),
-                    (Lang::En, n) => h
-                        .lit(" · the cascade would break a constraint of “")
-                        .text(name)
-                        .lit("” by ")
-                        .num(n)
-                        .lit(" working days: refused"),
-                };
+            if let Some(blocked) = p.blocked {
+                h.lit(" · ")
+                    .text(&blocked_words(&doc.s, blocked, lang))
+                    .lit(tr(lang, "\u{a0}: refusée", ": refused"));
             }
             if let Some((was, now)) = p.ends.filter(|(a, b)| a != b) {
                 match lang {
@@ -3412,6 +3409,19 @@ fn chart_html(
     }
     h.lit(CUT).lit("</div></div></div>");
     h.finish()
+}
+
+/// Why a drag's cascade is refused, as the person reads it: the item whose constraint
+/// it would break, by its label (its id is the model's), and by how much.
+fn blocked_words(s: &Schedule, (item, by): (u64, i64), lang: Lang) -> String {
+    let name = edit::item_label(s, ItemId(item));
+    let days = palmaplan_model::text::working_days(by, lang);
+    match lang {
+        Lang::Fr => {
+            format!("la cascade dépasserait de {days} une contrainte de «\u{a0}{name}\u{a0}»")
+        }
+        Lang::En => format!("the cascade would break a constraint of “{name}” by {days}"),
+    }
 }
 
 /// A label written beside its item (nothing for `Side::Inside`), on the lane whose top
