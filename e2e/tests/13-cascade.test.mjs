@@ -2,7 +2,8 @@
 // successors shows them moving during the drag (the model's push, run in the view) with
 // the new project end, and the write the drop makes gives exactly the previewed dates;
 // what_if with a push shows every moved bar, and Accept writes exactly them; a drag
-// whose cascade would break a constraint names the item by its label. Real mouse
+// whose cascade would break a constraint names the item by its label, and its drop
+// sends nothing. Real mouse
 // events through the host page and the sandbox proxy into the view's frame.
 import { test } from 'node:test';
 import { setup, assert, assertClean, waitBars, waitFor, call, PROFILES, pageRecords } from './fixture.mjs';
@@ -74,6 +75,13 @@ for (const profile of PROFILES) {
     await waitFor(async () => (await f.locator('.pushed').count()) === 0, { what: 'the preview gone' });
     await waitFor(async () => JSON.stringify(await Promise.all(CHAIN.map((s) => dates(f, s)))) === JSON.stringify(previewed), { ms: 20000, what: 'the chart at the written dates' });
     assert.doesNotMatch(await f.evaluate(() => document.body.innerText), /other items than the preview/);
+    // The notice tells the person what the move did, in the server's words for them:
+    // the bar by its label and what its cascade moved, no id, no rank.
+    const notice = await waitFor(async () => {
+      const t = await f.locator('.pp-notice').innerText();
+      return /^“Nettoyage des données” moved by \+\d+ working days?: it now runs from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\. \d+ bars? and \d+ milestones? moved by the cascade/.test(t) && t;
+    }, { what: "the move's words for the person" });
+    assert.doesNotMatch(notice, /rank|\(bar \d+\)/, notice);
     assertClean(host);
   });
 
@@ -101,10 +109,12 @@ for (const profile of PROFILES) {
     }, { what: 'the refusal in the drag preview' });
     // The person reads the item's label, not its id.
     assert.match(tip, /the cascade would break a constraint of “Migration à blanc” by \d+ working days?: refused/, tip);
-    // Back where it began: nothing is written.
-    for (let i = 7; i >= 0; i--) await host.page.mouse.move(x + (100 * i) / 8, y);
+    // Dropped there, it is not sent (the server would refuse it in the model's words):
+    // the notice says why, in the tip's words.
     await host.page.mouse.up();
-    assert.equal((await host.state()).appCalls.filter((c) => c.name === 'move_periods').length, 0);
+    await waitFor(async () => (await f.locator('.pp-notice').innerText()).includes('Nothing was written: the cascade would break a constraint of “Migration à blanc”'), { what: 'the drop refused in the view' });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await host.state()).appCalls.filter((c) => c.name === 'move_periods').length, 0, 'no write sent');
     assertClean(host);
   });
 
