@@ -341,6 +341,42 @@ pub fn command_for_person(
     Some(change_line(&Words::for_person(lang), &change))
 }
 
+/// The ids a text names: a kind's word followed by a number ("bloc 14", "Lien 22",
+/// "(membre 4)", "rang 3"), in either language. What a person's words must not hold
+/// (they are the model's to act with): the model's and the server's tests check with it.
+pub fn ids_named(text: &str) -> Vec<String> {
+    const KINDS: &[&str] = &[
+        "bloc",
+        "bar",
+        "jalon",
+        "milestone",
+        "groupe",
+        "group",
+        "ligne",
+        "row",
+        "action",
+        "membre",
+        "member",
+        "lien",
+        "link",
+        "élément",
+        "item",
+        "rang",
+        "rank",
+        "commande",
+        "command",
+    ];
+    let words: Vec<&str> = text.split([' ', '\u{a0}', '(', '\n']).collect();
+    words
+        .windows(2)
+        .filter(|w| {
+            KINDS.contains(&w[0].to_lowercase().as_str())
+                && w[1].starts_with(|c: char| c.is_ascii_digit())
+        })
+        .map(|w| w.join(" "))
+        .collect()
+}
+
 fn list_changes(w: Words, before: &Schedule, d: &Diff) -> String {
     let mut out: Vec<String> = Vec::new();
 
@@ -2184,19 +2220,22 @@ mod tests {
         );
     }
 
+    /// A link from bar 15 to bar 16, which it violates by ten working days.
+    fn a_violated_link(s: &mut Schedule) {
+        s.links.push(Link {
+            id: LinkId(32),
+            from: ItemId(15),
+            to: ItemId(16),
+            kind: LinkKind::FS,
+            lag: 0,
+        });
+        s.next_id = 33;
+    }
+
     #[test]
     fn adding_a_violated_link() {
         check_edit(
-            |s| {
-                s.links.push(Link {
-                    id: LinkId(32),
-                    from: ItemId(15),
-                    to: ItemId(16),
-                    kind: LinkKind::FS,
-                    lag: 0,
-                });
-                s.next_id = 33;
-            },
+            a_violated_link,
             expect![[r#"
                 Changements⟨nbsp⟩:
                 - Lien 32 ajouté⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» (bloc 15) → «⟨nbsp⟩Migration à blanc⟨nbsp⟩» (bloc 16), FS
@@ -2594,37 +2633,6 @@ mod tests {
         );
     }
 
-    /// The ids a text still names: a kind's word followed by a number ("bloc 14",
-    /// "Lien 22", "(membre 4)"), in either language.
-    fn ids_in(text: &str) -> Vec<String> {
-        const KINDS: &[&str] = &[
-            "bloc",
-            "bar",
-            "jalon",
-            "milestone",
-            "groupe",
-            "group",
-            "ligne",
-            "row",
-            "action",
-            "membre",
-            "member",
-            "lien",
-            "link",
-            "élément",
-            "item",
-        ];
-        let words: Vec<&str> = text.split([' ', '\u{a0}', '(', '\n']).collect();
-        words
-            .windows(2)
-            .filter(|w| {
-                KINDS.contains(&w[0].to_lowercase().as_str())
-                    && w[1].starts_with(|c: char| c.is_ascii_digit())
-            })
-            .map(|w| w.join(" "))
-            .collect()
-    }
-
     #[test]
     fn a_person_reads_no_id_whatever_changed() {
         // Every kind of change, removals, and locks set and lifted.
@@ -2661,11 +2669,11 @@ mod tests {
             assert!(d.not_shown.len() > 3 && d.changes.len() > 5, "{d:?}");
             for lang in [Lang::Fr, Lang::En] {
                 let text = change_list_for_person(&before, &d, lang);
-                assert_eq!(ids_in(&text), Vec::<String>::new(), "{text}");
+                assert_eq!(ids_named(&text), Vec::<String>::new(), "{text}");
                 let brief = changes_in_brief(&d, lang, 100);
-                assert_eq!(ids_in(&brief), Vec::<String>::new(), "{brief}");
+                assert_eq!(ids_named(&brief), Vec::<String>::new(), "{brief}");
                 // The model's list names them: the check above can fail.
-                assert!(!ids_in(&change_list(&before, &d, lang)).is_empty());
+                assert!(!ids_named(&change_list(&before, &d, lang)).is_empty());
             }
         }
     }
@@ -2743,16 +2751,7 @@ mod tests {
     #[test]
     fn a_person_reads_a_violated_link_by_its_ends() {
         check_person_edit(
-            |s| {
-                s.links.push(Link {
-                    id: LinkId(32),
-                    from: ItemId(15),
-                    to: ItemId(16),
-                    kind: LinkKind::FS,
-                    lag: 0,
-                });
-                s.next_id = 33;
-            },
+            a_violated_link,
             expect![[r#"
                 Changements⟨nbsp⟩:
                 - Lien ajouté⟨nbsp⟩: «⟨nbsp⟩Adaptation du code ABAP⟨nbsp⟩» → «⟨nbsp⟩Migration à blanc⟨nbsp⟩», FS

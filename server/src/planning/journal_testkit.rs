@@ -140,33 +140,8 @@ fn check_text(r: &Reply) {
 /// The person's words (`_meta` `palmaplan/person_text`) hold none of what the model
 /// acts with: an id after a kind's word ("bloc 14", "Lien 22"), a rank, a tool's name.
 pub(super) fn check_person(text: &str) {
-    const KINDS: &[&str] = &[
-        "bloc",
-        "bar",
-        "jalon",
-        "milestone",
-        "groupe",
-        "group",
-        "ligne",
-        "row",
-        "action",
-        "membre",
-        "member",
-        "lien",
-        "link",
-        "élément",
-        "item",
-        "rang",
-        "rank",
-        "commande",
-        "command",
-    ];
-    let words: Vec<&str> = text.split([' ', '\u{a0}', '(', '\n']).collect();
-    for w in words.windows(2) {
-        let id = KINDS.contains(&w[0].to_lowercase().as_str())
-            && w[1].starts_with(|c: char| c.is_ascii_digit());
-        assert!(!id, "“{} {}” in the person's words: {text}", w[0], w[1]);
-    }
+    let ids = palmaplan_model::text::ids_named(text);
+    assert!(ids.is_empty(), "{ids:?} in the person's words: {text}");
     for tool in super::specs().iter().map(|t| t.name) {
         // A tool's name as a word of its own (“undo” and “redo” are English words too).
         let as_word = text
@@ -185,7 +160,7 @@ pub(super) fn same(a: &Schedule, b: &Schedule) -> bool {
 }
 
 #[test]
-#[should_panic(expected = "“bloc 14")]
+#[should_panic(expected = "[\"bloc 14)\"] in the person's words")]
 fn the_person_check_finds_an_id() {
     check_person("«\u{a0}Pose\u{a0}» (bloc 14) déplacé.");
 }

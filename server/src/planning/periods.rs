@@ -566,64 +566,46 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
         Ok((vec![cmd], (labels, plain, links, actions)))
     };
     let (_, wrote, (labels, plain, links, actions)) = apply_fresh(&ctx, id, build).await?;
-    // The person's words: the bars by their labels, what went with them by count.
-    let mut person = ctx.tr(
+    let deleted = |names: &[String]| {
+        ctx.tr(
+            format!(
+                "{}\u{a0}: {}",
+                text::count(Lang::Fr, names.len(), "bloc supprimé", "blocs supprimés"),
+                named_list(&ctx, names)
+            ),
+            format!(
+                "{} deleted: {}",
+                text::count(Lang::En, names.len(), "bar", "bars"),
+                named_list(&ctx, names)
+            ),
+        )
+    };
+    let gone = ctx.tr(
         format!(
-            "{}\u{a0}: {}",
-            text::count(Lang::Fr, plain.len(), "bloc supprimé", "blocs supprimés"),
-            named_list(&ctx, &plain)
+            ". Partis avec eux\u{a0}: {}, {}",
+            text::count(Lang::Fr, links.len(), "lien", "liens"),
+            text::count(Lang::Fr, actions.len(), "action", "actions")
         ),
         format!(
-            "{} deleted: {}",
-            text::count(Lang::En, plain.len(), "bar", "bars"),
-            named_list(&ctx, &plain)
+            ". Gone with them: {}, {}",
+            text::count(Lang::En, links.len(), "link", "links"),
+            text::count(Lang::En, actions.len(), "action", "actions")
         ),
     );
+    // The person's words: the bars by their labels, what went with them by count.
+    let mut person = deleted(&plain);
     if !links.is_empty() || !actions.is_empty() {
-        person.push_str(&ctx.tr(
-            format!(
-                ". Partis avec eux\u{a0}: {}, {}",
-                text::count(Lang::Fr, links.len(), "lien", "liens"),
-                text::count(Lang::Fr, actions.len(), "action", "actions")
-            ),
-            format!(
-                ". Gone with them: {}, {}",
-                text::count(Lang::En, links.len(), "link", "links"),
-                text::count(Lang::En, actions.len(), "action", "actions")
-            ),
-        ));
+        person.push_str(&gone);
     }
     person.push('.');
-    let mut text = ctx.tr(
-        format!(
-            "{}\u{a0}: {}",
-            text::count(Lang::Fr, labels.len(), "bloc supprimé", "blocs supprimés"),
-            named_list(&ctx, &labels)
-        ),
-        format!(
-            "{} deleted: {}",
-            text::count(Lang::En, labels.len(), "bar", "bars"),
-            named_list(&ctx, &labels)
-        ),
-    );
+    let mut text = deleted(&labels);
     if links.is_empty() && actions.is_empty() {
         text.push_str(&ctx.tr(
             "\u{202f}; aucun lien ni action n'en dépendait.",
             "; no link or action depended on them.",
         ));
     } else {
-        text.push_str(&ctx.tr(
-            format!(
-                ". Partis avec eux\u{a0}: {}, {}",
-                text::count(Lang::Fr, links.len(), "lien", "liens"),
-                text::count(Lang::Fr, actions.len(), "action", "actions")
-            ),
-            format!(
-                ". Gone with them: {}, {}",
-                text::count(Lang::En, links.len(), "link", "links"),
-                text::count(Lang::En, actions.len(), "action", "actions")
-            ),
-        ));
+        text.push_str(&gone);
         let both: Vec<String> = links.iter().chain(&actions).cloned().collect();
         text.push_str(&format!(" ({}).", named_list(&ctx, &both)));
     }
