@@ -176,8 +176,8 @@ pub fn change_list_for_person(before: &Schedule, d: &Diff, lang: Lang) -> String
 
 /// What a write changed, in one sentence for the person who made it (the notice after
 /// a gesture): its first `named` changes, those the chart shows then the others, in the
-/// words of [`change_list_for_person`], joined by semicolons, and how many more; that
-/// nothing changed when nothing did.
+/// words of [`change_list_for_person`], joined by semicolons, and how many more, as one
+/// sentence; that nothing changed when nothing did.
 pub fn changes_in_brief(d: &Diff, lang: Lang, named: usize) -> String {
     let w = Words::for_person(lang);
     if d.is_empty() {
@@ -200,6 +200,9 @@ pub fn changes_in_brief(d: &Diff, lang: Lang, named: usize) -> String {
         let rest = w.count((total - named) as i64, Msg::Others);
         out.push_str(sep);
         out.push_str(&w.say(Msg::More, &[&rest]));
+    }
+    if !out.ends_with('.') {
+        out.push('.');
     }
     out
 }
@@ -344,6 +347,7 @@ pub fn command_for_person(
 /// The ids a text names: a kind's word followed by a number ("bloc 14", "Lien 22",
 /// "(membre 4)", "rang 3"), in either language. What a person's words must not hold
 /// (they are the model's to act with): the model's and the server's tests check with it.
+#[doc(hidden)]
 pub fn ids_named(text: &str) -> Vec<String> {
     const KINDS: &[&str] = &[
         "bloc",
@@ -2733,14 +2737,14 @@ mod tests {
                 .map(|l| changes_in_brief(&all, l, 2))
                 .join("\n"),
             expect![[r#"
-                Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»⟨nnbsp⟩; «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» (ligne) déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1⟨nnbsp⟩; … et 34 autres
-                Row renamed: “Audit du système” → “Audit”; “Adaptation du code spécifique” (row) moved to group “Bascule et démarrage”, at position 1; … and 34 more"#]],
+                Ligne renommée⟨nbsp⟩: «⟨nbsp⟩Audit du système⟨nbsp⟩» → «⟨nbsp⟩Audit⟨nbsp⟩»⟨nnbsp⟩; «⟨nbsp⟩Adaptation du code spécifique⟨nbsp⟩» (ligne) déplacée vers le groupe «⟨nbsp⟩Bascule et démarrage⟨nbsp⟩», en position 1⟨nnbsp⟩; … et 34 autres.
+                Row renamed: “Audit du système” → “Audit”; “Adaptation du code spécifique” (row) moved to group “Bascule et démarrage”, at position 1; … and 34 more."#]],
         );
         let mut one = before.clone();
         bar_mut(&mut one, 14).end = d("2026-11-23");
         check(
             changes_in_brief(&diff(&before, &one), Lang::En, 3),
-            expect!["“Nettoyage des données”: end 2026-11-20 → 2026-11-23"],
+            expect!["“Nettoyage des données”: end 2026-11-20 → 2026-11-23."],
         );
         assert_eq!(
             changes_in_brief(&diff(&before, &before), Lang::Fr, 3),

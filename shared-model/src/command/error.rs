@@ -519,7 +519,7 @@ pub fn lock_summary_named(lock: &Lock, s: &Schedule, lang: Lang) -> String {
 
 /// The name of what a lock holds in `s`: its group's, row's or bar's (`None` for the
 /// whole schedule, or an item `s` does not hold).
-pub fn lock_target_name(s: &Schedule, target: LockTarget) -> Option<&str> {
+pub(crate) fn lock_target_name(s: &Schedule, target: LockTarget) -> Option<&str> {
     match target {
         LockTarget::Group(g) => s.group(g).map(|g| g.name.as_str()),
         LockTarget::Row(r) => s.row(r).map(|r| r.name.as_str()),
@@ -530,7 +530,7 @@ pub fn lock_target_name(s: &Schedule, target: LockTarget) -> Option<&str> {
 
 /// [`lock_target`] for a person, by its `name` (« le bloc « Pose » », "row “Pose”");
 /// by its id when the name is unknown.
-pub fn lock_target_named(target: LockTarget, name: Option<&str>, lang: Lang) -> String {
+pub(crate) fn lock_target_named(target: LockTarget, name: Option<&str>, lang: Lang) -> String {
     let (Some(name), Some((fr, en))) = (
         name,
         match target {

@@ -66,8 +66,9 @@ use crate::schedule::*;
 pub use check::{MAX_BY, MAX_ID, MAX_LAG, MAX_TEXT};
 pub use error::{
     ApplyError, Kind, Problem, ScheduleError, lock_held_by, lock_summary, lock_summary_named,
-    lock_target, lock_target_name, lock_target_named,
+    lock_target,
 };
+pub(crate) use error::{lock_target_name, lock_target_named};
 pub use footprint::{Footprint, SCHEDULE_FIELDS};
 pub use locks::MAX_REASON;
 pub use policy::{Clearance, Subject};
