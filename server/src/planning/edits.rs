@@ -243,8 +243,8 @@ fn moved_for_person(ctx: &Ctx, s: &Schedule, p: &MovePeriods, by: &str) -> Strin
         ([], [m]) => s.milestone(MilestoneId(*m)).map(|m| {
             let (label, date) = (&m.label, m.date);
             ctx.tr(
-                format!("Jalon «\u{a0}{label}\u{a0}» déplacé de {by}\u{a0}: le {date}."),
-                format!("Milestone “{label}” moved by {by}: now on {date}."),
+                format!("Jalon «\u{a0}{label}\u{a0}» déplacé de {by}\u{a0}: il est maintenant le {date}."),
+                format!("Milestone “{label}” moved by {by}: it is now on {date}."),
             )
         }),
         _ => None,
@@ -264,8 +264,9 @@ fn moved_for_person(ctx: &Ctx, s: &Schedule, p: &MovePeriods, by: &str) -> Strin
         };
         ctx.tr(
             format!(
-                "{} déplacés de {by}.",
-                what(Lang::Fr, ("bloc", "blocs"), ("jalon", "jalons"), "et")
+                "{} {} de {by}.",
+                what(Lang::Fr, ("bloc", "blocs"), ("jalon", "jalons"), "et"),
+                text::plural(Lang::Fr, bars + milestones, "déplacé", "déplacés")
             ),
             format!(
                 "{} moved by {by}.",

@@ -184,7 +184,7 @@ impl Writer {
                     format!("Command {n} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
                 ),
             )
-            .with(json!({ "role": self.role.as_str(), "needed": "owner", "command": i, "op": op })));
+            .with(json!({ "role": self.role.as_str(), "needed": "owner", "why": "unlock", "command": i, "op": op })));
         }
         Ok(())
     }
@@ -243,7 +243,7 @@ impl Writer {
                     ),
                 ),
             )
-            .with(json!({ "role": role.as_str(), "needed": "owner", "command": i, "op": op })));
+            .with(json!({ "role": role.as_str(), "needed": "owner", "why": "personal", "command": i, "op": op })));
         }
         Ok(())
     }
@@ -268,7 +268,7 @@ fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusa
             ),
         ),
     )
-    .with(json!({ "role": role.as_str(), "needed": needed.as_str(), "command": i, "op": op }))
+    .with(json!({ "role": role.as_str(), "needed": needed.as_str(), "why": "role", "command": i, "op": op }))
 }
 
 /// Whether any command may set personal data (then the writer's e-mail is needed).

@@ -1043,19 +1043,12 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                 format!("Redone: {what}, undone at rank {target_rank}. The schedule is now at rank {rank}."),
             ),
         };
-        let (changes, brief) = change_texts(&ctx, &cur.state, &after);
+        let (changes, brief) = change_texts(&ctx, &cur.state, &after, &[]);
         let text = format!("{head}\n{changes}");
         // The person reads what came back or went, not the ranks and the tool.
-        let brief = brief.trim_end_matches('.');
         let person = match way {
-            Way::Undo => ctx.tr(
-                format!("Annulé\u{a0}: {brief}."),
-                format!("Undone: {brief}."),
-            ),
-            Way::Redo => ctx.tr(
-                format!("Rétabli\u{a0}: {brief}."),
-                format!("Redone: {brief}."),
-            ),
+            Way::Undo => ctx.tr(format!("Annulé. {brief}"), format!("Undone. {brief}")),
+            Way::Redo => ctx.tr(format!("Rétabli. {brief}"), format!("Redone. {brief}")),
         };
         let structured = match way {
             Way::Undo => json!(Undone {

@@ -132,6 +132,12 @@ fn check_text(r: &Reply) {
     }
     let size = r.structured.to_string().len();
     assert!(size < 4_096, "structured is {size} bytes: {}", r.structured);
+    check_meta(r);
+}
+
+/// The person's words of an answer, if it has some, checked by [`check_person`]; the
+/// test kits of every tool family call it on every answer.
+pub(super) fn check_meta(r: &Reply) {
     if let Some(person) = palmaplan_model::wire::ResultMeta::read(&r.meta).person_text {
         check_person(&person);
     }
@@ -169,4 +175,28 @@ fn the_person_check_finds_an_id() {
 #[should_panic(expected = "the tool apply_patch in the person's words")]
 fn the_person_check_finds_a_tool() {
     check_person("Acceptez avec apply_patch.");
+}
+
+#[test]
+fn the_person_s_words_are_where_the_view_reads_them() {
+    use palmaplan_model::wire::ResultMeta;
+    let r = Reply::ok("t", serde_json::json!({}))
+        .with_meta(serde_json::json!({ "palmaplan/help_url": "https://example.org/help" }))
+        .for_person("« Pose » déplacé");
+    let mut r = r;
+    r.person_also("2 blocs décalés en cascade.");
+    let meta = ResultMeta::read(&r.meta);
+    assert_eq!(
+        meta.person_text.as_deref(),
+        Some("« Pose » déplacé. 2 blocs décalés en cascade.")
+    );
+    assert_eq!(
+        meta.help_url.as_deref(),
+        Some("https://example.org/help"),
+        "kept"
+    );
+    // Without words for the person, a sentence adds none.
+    let mut bare = Reply::ok("t", serde_json::json!({}));
+    bare.person_also("2 blocs décalés en cascade.");
+    assert_eq!(bare.meta, Value::Null);
 }

@@ -55,7 +55,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use palmaplan_model::command::{self, Command};
-use palmaplan_model::{Lang, Schedule, wire};
+use palmaplan_model::{Lang, Schedule};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -121,6 +121,9 @@ pub struct Caller {
     pub credential: Option<i64>,
 }
 
+/// The `_meta` key of the person's words (`wire::ResultMeta::person_text`).
+pub const PERSON_TEXT: &str = "palmaplan/person_text";
+
 /// What a tool answers: a text that stands on its own, and a compact structured value
 /// (ids, rank, counts — never a whole schedule).
 #[derive(Clone, Debug, PartialEq)]
@@ -151,19 +154,23 @@ impl Reply {
     /// `palmaplan/person_text`, read as `wire::ResultMeta`): what was done, items named
     /// by their labels, without the ids, ranks and tools the model acts with.
     pub fn for_person(mut self, text: impl Into<String>) -> Reply {
-        let mut meta = wire::ResultMeta::read(&self.meta);
-        meta.person_text = Some(text.into());
-        self.meta = meta.to_value();
+        // Into the `_meta` object as it is: whatever else it holds stays.
+        if !self.meta.is_object() {
+            self.meta = Value::Object(serde_json::Map::new());
+        }
+        self.meta[PERSON_TEXT] = Value::String(text.into());
         self
     }
 
-    /// Adds a sentence to the person's words, when the answer has some.
+    /// Adds a sentence to the person's words, when the answer has some, after a full
+    /// stop.
     pub fn person_also(&mut self, sentence: &str) {
-        let mut meta = wire::ResultMeta::read(&self.meta);
-        if let Some(text) = &mut meta.person_text {
+        if let Some(Value::String(text)) = self.meta.get_mut(PERSON_TEXT) {
+            if !text.ends_with(['.', '!', '?', '…']) {
+                text.push('.');
+            }
             text.push(' ');
             text.push_str(sentence);
-            self.meta = meta.to_value();
         }
     }
 }

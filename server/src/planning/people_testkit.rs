@@ -134,9 +134,11 @@ pub(super) fn en(c: &Caller) -> Caller {
     }
 }
 
-/// What every answer must be: some text, no Rust debug output.
+/// What every answer must be: some text, no Rust debug output; the person's words, if
+/// any, without what is the model's.
 pub(super) fn check_reply(r: &Reply) {
     assert!(!r.text.trim().is_empty(), "empty text");
+    super::journal_testkit::check_meta(r);
     for debug in [
         "Some(",
         "None)",

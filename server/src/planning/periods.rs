@@ -113,20 +113,26 @@ pub(super) fn busy(ctx: &Ctx) -> Refusal {
 
 /// The model's change list between two states (moves, project end, new risks).
 pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> String {
-    change_texts(ctx, before, after).0
+    change_texts(ctx, before, after, &[]).0
 }
 
 /// How many changes the person's brief names before "and N more".
 const BRIEF: usize = 3;
 
 /// [`change_text`], and the same changes in brief for the person who made the write
-/// (`text::changes_in_brief`), from one diff.
-pub(super) fn change_texts(ctx: &Ctx, before: &Schedule, after: &Schedule) -> (String, String) {
-    let d = diff::diff(before, after);
-    (
-        text::change_list(before, &d, ctx.lang()),
-        text::changes_in_brief(&d, ctx.lang(), BRIEF),
-    )
+/// (`text::changes_in_brief`), from one diff; without what the write's `cascade` moved,
+/// which the cascade's own sentence says after it.
+pub(super) fn change_texts(
+    ctx: &Ctx,
+    before: &Schedule,
+    after: &Schedule,
+    cascade: &[palmaplan_model::push::Moved],
+) -> (String, String) {
+    let mut d = diff::diff(before, after);
+    let model = text::change_list(before, &d, ctx.lang());
+    d.changes
+        .retain(|c| !cascade.iter().any(|m| m.item.0 == c.id()));
+    (model, text::changes_in_brief(&d, ctx.lang(), BRIEF))
 }
 
 /// Parses a YYYY-MM-DD argument.
@@ -152,7 +158,7 @@ fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
 }
 
 /// [`bar_name`] for the person: the label alone, quoted.
-pub(super) fn bar_label(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
+fn bar_label(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
     let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
     ctx.tr(format!("«\u{a0}{label}\u{a0}»"), format!("“{label}”"))
 }
@@ -229,16 +235,20 @@ async fn resize_period(ctx: Ctx, p: ResizePeriod) -> Result<Reply, Refusal> {
     let by = units(&ctx, &before, p.by);
     // The model's sentence names the bar's id and the rank; the person's, neither.
     let said = |name: &str, rank: &str| {
-        match edge {
-        Edge::Start => ctx.tr(
-            format!("Début de {name} déplacé de {by}\u{a0}: le bloc va maintenant du {start} au {end}{rank}."),
-            format!("Start of {name} moved by {by}: the bar now runs from {start} to {end}{rank}."),
-        ),
-        Edge::End => ctx.tr(
-            format!("Fin de {name} déplacée de {by}\u{a0}: le bloc va maintenant du {start} au {end}{rank}."),
-            format!("End of {name} moved by {by}: the bar now runs from {start} to {end}{rank}."),
-        ),
-    }
+        let (fr, en) = match edge {
+            Edge::Start => (
+                format!("Début de {name} déplacé"),
+                format!("Start of {name} moved"),
+            ),
+            Edge::End => (
+                format!("Fin de {name} déplacée"),
+                format!("End of {name} moved"),
+            ),
+        };
+        ctx.tr(
+            format!("{fr} de {by}\u{a0}: le bloc va maintenant du {start} au {end}{rank}."),
+            format!("{en} by {by}: the bar now runs from {start} to {end}{rank}."),
+        )
     };
     let head = said(
         &bar_name(&ctx, &before, p.bar),
@@ -325,8 +335,15 @@ async fn set_period_dates(
             was.0, was.1, wrote.rank
         ),
     );
-    // The person reads the changes themselves (dates, and any other field, in words).
-    let (changes, person) = change_texts(&ctx, &before, &wrote.state);
+    // The person reads the changes themselves (dates, and any other field, in words),
+    // the bar's own even when a link held it back (the cascade names the others).
+    let others: Vec<_> = wrote
+        .cascade
+        .iter()
+        .filter(|m| m.item.0 != bar)
+        .cloned()
+        .collect();
+    let (changes, person) = change_texts(&ctx, &before, &wrote.state, &others);
     let reply = Reply::ok(
         format!("{head}\n{changes}"),
         json!(PeriodDates {
@@ -453,7 +470,7 @@ async fn update_period(ctx: Ctx, p: UpdatePeriod) -> Result<Reply, Refusal> {
         ),
     );
     // The person reads the changes in words, not the tool's field names.
-    let (changes, person) = change_texts(&ctx, &before, &wrote.state);
+    let (changes, person) = change_texts(&ctx, &before, &wrote.state, &[]);
     Ok(Reply::ok(
         format!("{head}\n{changes}"),
         json!(PeriodUpdated {
@@ -582,12 +599,14 @@ async fn delete_periods(ctx: Ctx, p: DeletePeriods) -> Result<Reply, Refusal> {
     };
     let gone = ctx.tr(
         format!(
-            ". Partis avec eux\u{a0}: {}, {}",
+            ". Partis avec {}\u{a0}: {}, {}",
+            if labels.len() > 1 { "eux" } else { "lui" },
             text::count(Lang::Fr, links.len(), "lien", "liens"),
             text::count(Lang::Fr, actions.len(), "action", "actions")
         ),
         format!(
-            ". Gone with them: {}, {}",
+            ". Gone with {}: {}, {}",
+            if labels.len() > 1 { "them" } else { "it" },
             text::count(Lang::En, links.len(), "link", "links"),
             text::count(Lang::En, actions.len(), "action", "actions")
         ),
@@ -947,7 +966,7 @@ mod tests {
         );
         assert_eq!(
             said("update_period", json!({"bar": 14, "label": "Nettoyage"})).await,
-            "Bloc renommé\u{a0}: «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Nettoyage\u{a0}»"
+            "Bloc renommé\u{a0}: «\u{a0}Nettoyage des données\u{a0}» → «\u{a0}Nettoyage\u{a0}»."
         );
         assert_eq!(
             said(
@@ -980,12 +999,48 @@ mod tests {
         );
         assert_eq!(
             said("undo", json!({})).await,
-            "Annulé\u{a0}: «\u{a0}Audit du système\u{a0}»\u{a0}: couleur #000000 → #2f6fdf\u{202f}; «\u{a0}Nettoyage\u{a0}»\u{a0}: couleur #000000 → #2f6fdf."
+            "Annulé. «\u{a0}Audit du système\u{a0}»\u{a0}: couleur #000000 → #2f6fdf\u{202f}; «\u{a0}Nettoyage\u{a0}»\u{a0}: couleur #000000 → #2f6fdf."
+        );
+        assert_eq!(
+            said("redo", json!({})).await,
+            "Rétabli. «\u{a0}Audit du système\u{a0}»\u{a0}: couleur #2f6fdf → #000000\u{202f}; «\u{a0}Nettoyage\u{a0}»\u{a0}: couleur #2f6fdf → #000000."
+        );
+        assert_eq!(
+            said("set_action_status", json!({"action": 27, "status": "todo"})).await,
+            "«\u{a0}Inventorier les programmes spécifiques\u{a0}»\u{a0}: terminée → à faire."
         );
         assert_eq!(
             said("delete_periods", json!({"bars": [18], "confirm": true})).await,
-            "1 bloc supprimé\u{a0}: «\u{a0}Bascule en production\u{a0}». Partis avec eux\u{a0}: 2 liens, 0 action."
+            "1 bloc supprimé\u{a0}: «\u{a0}Bascule en production\u{a0}». Partis avec lui\u{a0}: 2 liens, 0 action."
         );
+    }
+
+    #[tokio::test]
+    async fn a_cascade_is_said_once_to_the_person_and_in_english() {
+        let k = Kit::new("periods_person_cascade").await;
+        let id = k.schedule;
+        k.ok(
+            &k.alice,
+            "update_settings",
+            json!({"schedule": id, "scheduling": "auto"}),
+        )
+        .await;
+        // « Nettoyage des données » (14) ends a week later: its successors follow.
+        let r = k
+            .ok(
+                &en(&k.bob),
+                "update_period",
+                json!({"schedule": id, "bar": 14, "start": "2026-11-09", "end": "2026-11-27"}),
+            )
+            .await;
+        let words = person(&r);
+        assert!(
+            words.starts_with("“Nettoyage des données”: end 2026-11-20 → 2026-11-27. "),
+            "the bar's own change, then the cascade's sentence: {words}"
+        );
+        assert!(words.contains("moved by the cascade"), "{words}");
+        // The cascade's items are said by its sentence, not listed again before it.
+        assert!(!words.contains("“Migration à blanc”: "), "{words}");
     }
 
     #[tokio::test]

@@ -58,22 +58,9 @@ pub(super) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-/// The result's `_meta` key of the text the view shows the person under the
-/// before/after (`wire::ResultMeta::person_text`; tests read it by this name).
-#[cfg(test)]
-pub(crate) const PERSON_TEXT: &str = "palmaplan/person_text";
-
-/// The `_meta` of a before/after: the text for the person.
-fn person_meta(person: String) -> Value {
-    wire::ResultMeta {
-        person_text: Some(person),
-        ..Default::default()
-    }
-    .to_value()
-}
-
-/// Why the person could not accept a proposal, in their words: the role it takes (the
-/// gate's `needed` and `role`), not the command numbers and tools of the model's text.
+/// Why the person could not accept a proposal, in their words: what the gate's
+/// refusal says in its details (`why`: the role it takes, someone else's lock, a
+/// member's private data), not the command numbers and tools of the model's text.
 fn refused_for_person(ctx: &Ctx, r: &Refusal) -> String {
     let role = |key: &str| {
         r.details
@@ -82,12 +69,28 @@ fn refused_for_person(ctx: &Ctx, r: &Refusal) -> String {
             .and_then(Role::parse)
             .map(|role| role_name(role, ctx.lang()))
     };
-    match (r.code, role("needed"), role("role")) {
-        (Code::Forbidden, Some(needed), Some(yours)) => ctx.tr(
-            format!("Vous ne pourriez pas appliquer ces changements\u{a0}: il y faut le rôle {needed}, le vôtre est {yours}."),
-            format!("You could not apply these changes: they need the {needed} role; yours is {yours}."),
+    let why = r.details.get("why").and_then(Value::as_str);
+    let reason = match (why, role("needed"), role("role")) {
+        (Some("role"), Some(needed), Some(yours)) => Some(ctx.tr(
+            format!("il faut le rôle {needed}\u{202f}; vous avez le rôle {yours}"),
+            format!("they need the {needed} role; you have the {yours} role"),
+        )),
+        (Some("unlock"), ..) => Some(ctx.tr(
+            "ils retireraient le verrou de quelqu'un d'autre, que seuls cette personne et les propriétaires du planning peuvent retirer".to_owned(),
+            "they would remove someone else's lock, which only they and the schedule's owners may remove".to_owned(),
+        )),
+        (Some("personal"), ..) => Some(ctx.tr(
+            "seuls les propriétaires du planning et le membre lui-même peuvent changer son adresse e-mail ou le motif de ses absences".to_owned(),
+            "only the schedule's owners and the member themself may change their e-mail or the reason of their absences".to_owned(),
+        )),
+        _ => None,
+    };
+    match reason {
+        Some(reason) => ctx.tr(
+            format!("Vous ne pourriez pas appliquer ces changements\u{a0}: {reason}."),
+            format!("You could not apply these changes: {reason}."),
         ),
-        _ => ctx.tr(
+        None => ctx.tr(
             "Vous ne pourriez pas appliquer ces changements.",
             "You could not apply these changes.",
         ),
@@ -327,7 +330,7 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
         cascade,
         refused,
     });
-    Ok(Reply::ok(text, structured).with_meta(person_meta(person)))
+    Ok(Reply::ok(text, structured).for_person(person))
 }
 
 // ---- diff_versions
@@ -472,11 +475,12 @@ async fn diff_versions(ctx: Ctx, p: DiffVersions) -> Result<Reply, Refusal> {
         read_only: true,
         diff: diff_summary(&d),
     });
-    Ok(Reply::ok(text, structured).with_meta(person_meta(person)))
+    Ok(Reply::ok(text, structured).for_person(person))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::PERSON_TEXT;
     use super::super::journal_testkit::Kit;
     use super::*;
 
@@ -534,7 +538,7 @@ mod tests {
         // The person reads the role it takes, not the model's command numbers.
         let person = v.meta[PERSON_TEXT].as_str().unwrap();
         assert!(
-            person.ends_with("Vous ne pourriez pas appliquer ces changements\u{a0}: il y faut le rôle éditeur, le vôtre est lecteur."),
+            person.ends_with("Vous ne pourriez pas appliquer ces changements\u{a0}: il faut le rôle éditeur\u{202f}; vous avez le rôle lecteur."),
             "{person}"
         );
         for model_only in ["move_periods", "commande 1", "(bloc "] {

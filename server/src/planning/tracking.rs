@@ -9,8 +9,8 @@
 //! another. Lists are paged (50 at a time, `offset`) and their structured part stays
 //! compact: ids and numbers, never labels of more than the page.
 //!
-//! Typography: the texts written here put a narrow no-break space before « : » and
-//! « ; » and no-break spaces inside « », as French wants.
+//! Typography: the texts written here put a no-break space before « : », a narrow one
+//! before « ; » and « % », and no-break spaces inside « », as French wants.
 
 use crate::planning::Code;
 use palmaplan_model::command::{Command, ProgressEntry};
@@ -230,6 +230,11 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
         _ => None,
     };
     let person = match one {
+        // Its actual dates alone.
+        Some((old, new)) if old.progress == new.progress => ctx.tr(
+            format!("Dates réelles de «\u{a0}{}\u{a0}» enregistrées.", new.label),
+            format!("Actual dates of “{}” saved.", new.label),
+        ),
         Some((old, new)) => ctx.tr(
             format!(
                 "Avancement de «\u{a0}{}\u{a0}»\u{a0}: {} → {}.",
@@ -250,7 +255,7 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
                 text::count(Lang::Fr, n, "bloc", "blocs")
             ),
             format!(
-                "Progress of {} written.",
+                "Progress of {} saved.",
                 text::count(Lang::En, n, "bar", "bars")
             ),
         ),

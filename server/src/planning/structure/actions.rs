@@ -197,6 +197,12 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
             rank(&ctx, wrote.rank)
         ),
     );
+    // The person (the kanban's buttons) reads the action by its label, no id, no rank.
+    let label = wrote.state.action(a).map_or("?", |x| x.label.as_str());
+    let person = ctx.tr(
+        format!("«\u{a0}{label}\u{a0}»\u{a0}: {change}."),
+        format!("“{label}”: {change}."),
+    );
     Ok(Reply::ok(
         text,
         json!(ActionStatusSet {
@@ -206,7 +212,8 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
             status,
             was: old,
         }),
-    ))
+    )
+    .for_person(person))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -137,9 +137,11 @@ impl Kit {
     }
 }
 
-/// Every reply's text stands on its own: not empty, no Rust debug output.
+/// Every reply's text stands on its own: not empty, no Rust debug output; the person's
+/// words, if any, hold nothing of the model's.
 pub(crate) fn check_text(r: &Reply) {
     assert!(!r.text.trim().is_empty(), "empty text: {r:?}");
+    crate::planning::journal_testkit::check_meta(r);
     for bad in ["{", "}", "Some(", "None", "Err(", "Ok(", "\\n", "r#"] {
         assert!(!r.text.contains(bad), "debug output ({bad}) in: {}", r.text);
     }
