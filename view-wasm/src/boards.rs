@@ -466,11 +466,14 @@ fn before_after(st: St) -> impl IntoView {
 /// proposal accepted or declined, or one that cannot be accepted here and why.
 fn said_under(st: St) -> Option<String> {
     let lang = st.lang.get();
-    let (proposal, acceptable) = match st.shown.get() {
-        Some(Shown::Proposal { acceptable, .. }) => (true, acceptable),
-        _ => (false, false),
-    };
-    let refused = matches!(st.shown.get(), Some(Shown::Proposal { refused: true, .. }));
+    let (proposal, acceptable, refused) = st.shown.with(|s| match s {
+        Some(Shown::Proposal {
+            acceptable,
+            refused,
+            ..
+        }) => (true, *acceptable, *refused),
+        _ => (false, false, false),
+    });
     let t = |fr: &'static str, en: &'static str| Some(tr(lang, fr, en).to_owned());
     if !proposal {
         t("Comparaison en lecture seule.", "Read-only comparison.")
@@ -488,8 +491,8 @@ fn said_under(st: St) -> Option<String> {
         )
     } else if refused {
         t(
-            "Vous ne pouvez pas accepter cette proposition ici (la raison est ci-dessus).",
-            "You cannot accept this proposal here (the reason is above).",
+            "Vous ne pouvez pas accepter cette proposition.",
+            "You cannot accept this proposal.",
         )
     } else if !acceptable {
         t(

@@ -827,15 +827,9 @@ pub fn mount(st: St) -> Option<()> {
         // A cascade the preview showed refused is not sent: the server would refuse it
         // too, in the model's words.
         if let Some(blocked) = p.as_ref().and_then(|p| p.blocked) {
-            let lang = st.lang.get_untracked();
-            let said = st
-                .doc
-                .with_untracked(|d| d.as_ref().map(|d| blocked_words(&d.s, blocked, lang)))
-                .unwrap_or_default();
-            st.notice.set(Notice::Error(match lang {
-                Lang::Fr => format!("Rien n'a été écrit\u{a0}: {said}."),
-                Lang::En => format!("Nothing was written: {said}."),
-            }));
+            if let Some(doc) = st.doc.get_untracked() {
+                say_blocked(st, &doc.s, blocked);
+            }
             return;
         }
         if let Some(p) = p.filter(|p| p.by != 0 && !(p.held && unchanged(p))) {
@@ -1172,6 +1166,11 @@ fn on_key(st: St, ui: Ui, e: &web_sys::KeyboardEvent) {
                     &DragBasis::new(&doc.s, doc.stamp, sel),
                     &mut p,
                 );
+                // Refused by a constraint downstream: said, not sent (as a drop).
+                if let Some(blocked) = p.blocked {
+                    say_blocked(st, &doc.s, blocked);
+                    return;
+                }
                 expected = Some(p.expected_cascade());
                 p.on = doc.stamp;
                 ui.pv.set(Some(p));
@@ -3422,6 +3421,16 @@ fn blocked_words(s: &Schedule, (item, by): (u64, i64), lang: Lang) -> String {
         }
         Lang::En => format!("the cascade would break a constraint of “{name}” by {days}"),
     }
+}
+
+/// Says in the status line that a move is not sent, and why ([`blocked_words`]).
+fn say_blocked(st: St, s: &Schedule, blocked: (u64, i64)) {
+    let lang = st.lang.get_untracked();
+    let said = blocked_words(s, blocked, lang);
+    st.notice.set(Notice::Error(match lang {
+        Lang::Fr => format!("Rien n'a été écrit\u{a0}: {said}."),
+        Lang::En => format!("Nothing was written: {said}."),
+    }));
 }
 
 /// A label written beside its item (nothing for `Side::Inside`), on the lane whose top
