@@ -3,7 +3,7 @@
 // date" and writes nothing; Decline writes nothing; a proposal with changes not shown
 // offers no Accept; diff_versions is read-only.
 import { test } from 'node:test';
-import { setup, assert, assertClean, waitFor, call, PROFILES } from './fixture.mjs';
+import { setup, assert, assertClean, waitFor, call, PROFILES, MODEL_ONLY } from './fixture.mjs';
 
 const ctx = setup();
 
@@ -21,8 +21,6 @@ async function proposal(host, sid, profile, commands = [{ op: 'move_periods', ba
   return view;
 }
 const text = (view) => view.frame().evaluate(() => document.body.innerText);
-// What the person's change list leaves to the model: ids ("bar 14", "Lien 22") and tools.
-const MODEL_ONLY = /\b(bar|bloc|milestone|jalon|group|groupe|row|ligne|action|member|membre|link|lien|item|élément) \d+|reschedule|apply_patch|expected_rank/i;
 
 for (const profile of PROFILES) {
   test(`(e) ${profile}: what_if before/after: Accept, out-of-date Accept, Decline, changes not shown, diff_versions`, async (t) => {
