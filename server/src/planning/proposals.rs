@@ -71,7 +71,9 @@ fn refused_for_person(ctx: &Ctx, r: &Refusal) -> String {
     };
     let why = r.details.get("why").and_then(Value::as_str);
     let reason = match (why, role("needed"), role("role")) {
-        (Some("role"), Some(needed), Some(yours)) => Some(ctx.tr(
+        // The gate's role refusals say so; the schedule's door's (a link's cap, a role
+        // below) give the two roles alone.
+        (Some("role") | None, Some(needed), Some(yours)) if r.code == Code::Forbidden => Some(ctx.tr(
             format!("il faut le rôle {needed}\u{202f}; vous avez le rôle {yours}"),
             format!("they need the {needed} role; you have the {yours} role"),
         )),
