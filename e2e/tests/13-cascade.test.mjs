@@ -26,6 +26,23 @@ async function autoDemo(name) {
   return sid;
 }
 
+/** Presses « Nettoyage des données » (14) and drags it 100 px right in eight moves,
+ * the button held; the drag's tip once it matches `want`. */
+async function dragTip(host, f, want, what) {
+  const bar = f.locator('[data-bar="14"]');
+  await bar.scrollIntoViewIfNeeded();
+  const box = await bar.boundingBox();
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  await host.page.mouse.move(x, y);
+  await host.page.mouse.down();
+  for (let i = 1; i <= 8; i++) await host.page.mouse.move(x + (100 * i) / 8, y);
+  return waitFor(async () => {
+    const t = (await f.locator('.pp-tip[role=status]').count()) > 0 && (await f.locator('.pp-tip[role=status]').textContent());
+    return t && want.test(t) && t;
+  }, { what });
+}
+
 async function stored(sid) {
   const page = await call(ctx.owner, 'get_schedule_page', { schedule: sid, page: 0 });
   const at = (id) => {
@@ -44,18 +61,7 @@ for (const profile of PROFILES) {
     const f = view.frame();
     const before = await Promise.all(CHAIN.map((s) => dates(f, s)));
 
-    const bar = f.locator('[data-bar="14"]');
-    await bar.scrollIntoViewIfNeeded();
-    const box = await bar.boundingBox();
-    const x = box.x + box.width / 2;
-    const y = box.y + box.height / 2;
-    await host.page.mouse.move(x, y);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 8; i++) await host.page.mouse.move(x + (100 * i) / 8, y);
-    const tip = await waitFor(async () => {
-      const t = (await f.locator('.pp-tip[role=status]').count()) > 0 && (await f.locator('.pp-tip[role=status]').textContent());
-      return t && /successors? moved/.test(t) && t;
-    }, { what: 'the cascade in the drag preview' });
+    const tip = await dragTip(host, f, /successors? moved/, 'the cascade in the drag preview');
     assert.match(tip, /project end \d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}/, tip);
     // While the pointer is down, the successors are drawn where the push puts them.
     const previewed = await Promise.all(CHAIN.map((s) => dates(f, s)));
@@ -95,18 +101,7 @@ for (const profile of PROFILES) {
     const view = await host.mount({ tool: 'show_schedule', args: { schedule: sid }, profile });
     await waitBars(view);
     const f = view.frame();
-    const bar = f.locator('[data-bar="14"]');
-    await bar.scrollIntoViewIfNeeded();
-    const box = await bar.boundingBox();
-    const x = box.x + box.width / 2;
-    const y = box.y + box.height / 2;
-    await host.page.mouse.move(x, y);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 8; i++) await host.page.mouse.move(x + (100 * i) / 8, y);
-    const tip = await waitFor(async () => {
-      const t = (await f.locator('.pp-tip[role=status]').count()) > 0 && (await f.locator('.pp-tip[role=status]').textContent());
-      return t && /refused/.test(t) && t;
-    }, { what: 'the refusal in the drag preview' });
+    const tip = await dragTip(host, f, /refused/, 'the refusal in the drag preview');
     // The person reads the item's label, not its id.
     assert.match(tip, /the cascade would break a constraint of “Migration à blanc” by \d+ working days?: refused/, tip);
     // Dropped there, it is not sent (the server would refuse it in the model's words):
