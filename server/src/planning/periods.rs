@@ -113,7 +113,7 @@ pub(super) fn busy(ctx: &Ctx) -> Refusal {
 
 /// The model's change list between two states (moves, project end, new risks).
 pub(super) fn change_text(ctx: &Ctx, before: &Schedule, after: &Schedule) -> String {
-    change_texts(ctx, before, after, &[]).0
+    text::change_list(before, &diff::diff(before, after), ctx.lang())
 }
 
 /// How many changes the person's brief names before "and N more".
@@ -160,7 +160,7 @@ fn bar_name(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
 /// [`bar_name`] for the person: the label alone, quoted.
 fn bar_label(ctx: &Ctx, s: &Schedule, bar: u64) -> String {
     let label = s.bar(BarId(bar)).map_or("?", |b| b.label.as_str());
-    ctx.tr(format!("«\u{a0}{label}\u{a0}»"), format!("“{label}”"))
+    super::people::quoted(ctx.lang(), label)
 }
 
 /// "+2 jours ouvrés" / "+2 working days", "-1 jour ouvré": an offset in the schedule's

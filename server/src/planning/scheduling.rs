@@ -109,22 +109,27 @@ pub(super) fn ends_line(ctx: &Ctx, s: &Schedule) -> Option<String> {
 
 /// [`ends_line`] with the end once links hold already computed.
 pub(super) fn ends_line_with(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Option<String> {
-    let held = held?;
-    let plan = s.span()?.1;
-    Some(ctx.tr(
-        format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held} (reschedule le replanifie)."),
-        format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held} (reschedule replans it)."),
-    ))
+    ends_words(
+        ctx,
+        s,
+        held,
+        ctx.tr(" (reschedule le replanifie)", " (reschedule replans it)"),
+    )
 }
 
 /// [`ends_line_with`] for the person under a before/after: the same two ends, without
 /// the tool that replans (the model's to call).
 pub(super) fn ends_line_for_person(ctx: &Ctx, s: &Schedule, held: Option<Date>) -> Option<String> {
+    ends_words(ctx, s, held, String::new())
+}
+
+/// The two ends' sentence, `then` before its full stop.
+fn ends_words(ctx: &Ctx, s: &Schedule, held: Option<Date>, then: String) -> Option<String> {
     let held = held?;
     let plan = s.span()?.1;
     Some(ctx.tr(
-        format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held}."),
-        format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held}."),
+        format!("Le plan finit le {plan}\u{202f}; une fois tous ses liens et contraintes respectés, il finirait le {held}{then}."),
+        format!("The plan ends on {plan}; once all its links and constraints hold, it would end on {held}{then}."),
     ))
 }
 

@@ -199,9 +199,10 @@ async fn set_action_status(ctx: Ctx, p: SetStatus) -> Result<Reply, Refusal> {
     );
     // The person (the kanban's buttons) reads the action by its label, no id, no rank.
     let label = wrote.state.action(a).map_or("?", |x| x.label.as_str());
+    let label = crate::planning::people::quoted(ctx.lang(), label);
     let person = ctx.tr(
-        format!("«\u{a0}{label}\u{a0}»\u{a0}: {change}."),
-        format!("“{label}”: {change}."),
+        format!("{label}\u{a0}: {change}."),
+        format!("{label}: {change}."),
     );
     Ok(Reply::ok(
         text,
