@@ -28,19 +28,60 @@ pub struct H {
 }
 
 /// Numbers that print without characters HTML gives a meaning to.
-pub trait Num: fmt::Display + private::Sealed {}
+pub trait Num: fmt::Display + private::Sealed {
+    /// Appends the number as `Display` writes it.
+    fn put(&self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+}
+
+/// Appends an integer's decimal digits. The chart writes a few thousand at each frame
+/// it scrolls (its pixels are `i64`): through `fmt`, a 64-bit division per digit, which
+/// the JavaScript translation makes a call to a helper. Here one that fits 32 bits (all
+/// of them, in practice) is divided as 32 bits.
+fn put_int(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let Ok(mut m) = u32::try_from(n.unsigned_abs()) else {
+        let _ = write!(out, "{}", n.unsigned_abs());
+        return;
+    };
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
 
 mod private {
     pub trait Sealed {}
 }
 
-macro_rules! num {
+macro_rules! int {
     ($($t:ty),*) => {$(
         impl private::Sealed for $t {}
-        impl Num for $t {}
+        impl Num for $t {
+            fn put(&self, out: &mut String) {
+                match i64::try_from(*self) {
+                    Ok(n) => put_int(out, n),
+                    Err(_) => {
+                        let _ = write!(out, "{self}");
+                    }
+                }
+            }
+        }
     )*};
 }
-num!(i32, i64, u8, u16, u32, u64, usize, f64);
+int!(i32, i64, u8, u16, u32, u64, usize);
+impl private::Sealed for f64 {}
+impl Num for f64 {}
 
 /// Writes `s` into `out`, escaped for text and for attribute values (quoted with `"`
 /// or `'`): the characters `palmaplan_model::text::escape_html` escapes.
@@ -104,7 +145,7 @@ impl H {
 
     /// A number, as is.
     pub fn num(&mut self, n: impl Num) -> &mut H {
-        let _ = write!(self.out, "{n}");
+        n.put(&mut self.out);
         self
     }
 
@@ -193,5 +234,30 @@ mod tests {
         let mut h = H::new();
         h.num(-3i64).lit(",").num(7usize).lit(",").num(1.5f64);
         assert_eq!(h.finish().as_str(), "-3,7,1.5");
+    }
+
+    #[test]
+    fn integers_print_as_display_prints_them() {
+        for n in [
+            0i64,
+            9,
+            10,
+            -10,
+            4_294_967_295,
+            4_294_967_296,
+            -4_294_967_296,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            let mut h = H::new();
+            h.num(n);
+            assert_eq!(h.finish().as_str(), n.to_string());
+        }
+        let mut h = H::new();
+        h.num(u64::MAX).lit(",").num(0u8).lit(",").num(usize::MAX);
+        assert_eq!(
+            h.finish().as_str(),
+            format!("{},0,{}", u64::MAX, usize::MAX)
+        );
     }
 }
