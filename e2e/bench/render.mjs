@@ -31,7 +31,10 @@
 // elements by kind once scrolled. BENCH_MEM=1 gives the view's memory just before the
 // loaded scrolling (V8's heap, the DOM's, ArrayBuffers); BENCH_MEM=gc then collects
 // the garbage and gives it again (what stays is what the page holds; that run's scrolling
-// then starts with no garbage waiting).
+// then starts with no garbage waiting). BENCH_STEPS=1 gives the view's own steps over
+// the loaded scrolling (p50/p95 of each span between two trace labels); BENCH_STEPS=all
+// also each frame's work and each drawing's two halves (its HTML built, its blocks put
+// in the page), in order: where in the scrolling the slow frames are.
 // Usage: node bench/render.mjs [sizes...]   (after e2e/run.sh built the server)
 import { Palmaplan, call, waitFor } from '../host/palmaplan.mjs';
 import { launch, Host, PROFILES } from '../host/harness.mjs';
@@ -424,6 +427,27 @@ try {
       // The view's own share of each scrolling frame: from the start of its drawing to
       // the end of its DOM changes (the browser's style, layout and paint come after).
       const tr = await view.frame().evaluate(() => window.__pp?.trace ?? []);
+      // BENCH_STEPS: the view's steps over this scrolling, p50/p95 of each span; =all,
+      // each frame's work and each drawing's halves too, in order.
+      if (process.env.BENCH_STEPS === 'all') {
+        process.stderr.write(`  ${n} ${profile} frame work, in order: ${workLoaded.map((w) => w.toFixed(0)).join(' ')}\n`);
+        const halves = [];
+        let r0 = null;
+        let h0 = null;
+        for (const [label, t] of tr) {
+          if (label === 'render') r0 = t;
+          if (label === 'chart html') h0 = t;
+          if (label === 'rendered' && r0 !== null && h0 !== null) {
+            halves.push(`${(h0 - r0).toFixed(1)}+${(t - h0).toFixed(1)}`);
+            r0 = h0 = null;
+          }
+        }
+        process.stderr.write(`  ${n} ${profile} drawings, HTML built + blocks put in, ms: ${halves.join(' ')}\n`);
+      }
+      if (process.env.BENCH_STEPS) {
+        const spans = Object.entries(stepsByKind(tr)).filter(([, v]) => v.length > 10);
+        process.stderr.write(`  ${n} ${profile} scrolling, the view's spans p50/p95 (n): ${spans.map(([k, v]) => `${k} ${pct(v, 50).toFixed(2)}/${pct(v, 95).toFixed(2)} (${v.length})`).join(', ')}\n`);
+      }
       const work = [];
       let began = null;
       const counts = {};
