@@ -231,24 +231,24 @@ async fn set_progress(ctx: Ctx, p: SetProgress) -> Result<Reply, Refusal> {
     };
     let person = match one {
         // Its actual dates alone.
-        Some((old, new)) if old.progress == new.progress => ctx.tr(
-            format!("Dates réelles de «\u{a0}{}\u{a0}» enregistrées.", new.label),
-            format!("Actual dates of “{}” saved.", new.label),
-        ),
-        Some((old, new)) => ctx.tr(
-            format!(
-                "Avancement de «\u{a0}{}\u{a0}»\u{a0}: {} → {}.",
-                new.label,
-                percent(Lang::Fr, old.progress),
-                percent(Lang::Fr, new.progress)
-            ),
-            format!(
-                "Progress of “{}”: {} → {}.",
-                new.label,
-                percent(Lang::En, old.progress),
-                percent(Lang::En, new.progress)
-            ),
-        ),
+        Some((old, new)) if old.progress == new.progress => {
+            let label = super::people::quoted(ctx.lang(), &new.label);
+            ctx.tr(
+                format!("Dates réelles de {label} enregistrées."),
+                format!("Actual dates of {label} saved."),
+            )
+        }
+        Some((old, new)) => {
+            let label = super::people::quoted(ctx.lang(), &new.label);
+            let (was, now) = (
+                percent(ctx.lang(), old.progress),
+                percent(ctx.lang(), new.progress),
+            );
+            ctx.tr(
+                format!("Avancement de {label}\u{a0}: {was} → {now}."),
+                format!("Progress of {label}: {was} → {now}."),
+            )
+        }
         None => ctx.tr(
             format!(
                 "Avancement de {} enregistré.",
