@@ -8,11 +8,11 @@ import { launch, Host, PROFILES } from '../host/harness.mjs';
 
 export { assert, waitFor, call, pageRecords, PROFILES };
 
-/** Registers before/after hooks; the returned object fills in once they ran. */
 // What the person's words leave to the model (the server's `text::ids_named` and its
 // test kit's tools): an id after a kind's word ("bar 14", "Lien 22", "rang 3"), a tool.
 export const MODEL_ONLY = /(?<![\p{L}\d])(bar|bloc|milestone|jalon|group|groupe|row|ligne|action|member|membre|link|lien|item|élément|rank|rang|command|commande) \d+|reschedule|apply_patch|expected_rank|move_periods/iu;
 
+/** Registers before/after hooks; the returned object fills in once they ran. */
 export function setup({ lang = 'en' } = {}) {
   const ctx = { hosts: [] };
   before(async () => {
