@@ -2470,9 +2470,10 @@ const BLOCK_LINES: usize = 1;
 const BLOCK: &str = "<!--b-->";
 
 /// `s` split at each `marker` (`CUT`, `BLOCK`: comments, which start `<!`), as
-/// `str::split` would. Found from the `!`s, which markup holds only in comments: the
-/// chart's text is split at every frame it scrolls, and `str::split`'s search for a
-/// string took ~0.2 ms of such a frame in the JavaScript translation (e2e/README.md).
+/// `str::split` would. Found from the `!`s (few: the markers, and what user text
+/// holds), each checked for the marker: the chart's text is split at every frame it
+/// scrolls, and `str::split`'s search for a string took ~0.2 ms of such a frame in the
+/// JavaScript translation (e2e/README.md).
 fn split_at_marker<'a>(s: &'a str, marker: &str) -> Vec<&'a str> {
     let mut parts = Vec::new();
     let (mut from, mut at) = (0, 0);
