@@ -571,7 +571,7 @@ fn capitalise(s: &str) -> String {
 }
 
 /// A lock's time, in UTC: « 2026-12-01 à 09:14 UTC », "2026-12-01 at 09:14 UTC".
-fn when(ms: i64, lang: Lang) -> String {
+pub(super) fn when(ms: i64, lang: Lang) -> String {
     const DAY: i64 = 86_400_000;
     let day = Date::from_days(ms.div_euclid(DAY) as i32);
     let minutes = ms.rem_euclid(DAY) / 60_000;
@@ -582,7 +582,7 @@ fn when(ms: i64, lang: Lang) -> String {
     }
 }
 
-fn reason(reason: &str, lang: Lang) -> String {
+pub(super) fn reason(reason: &str, lang: Lang) -> String {
     match (reason.is_empty(), lang) {
         (true, _) => String::new(),
         (false, Lang::Fr) => format!(" («\u{a0}{reason}\u{a0}»)"),

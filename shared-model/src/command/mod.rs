@@ -32,9 +32,10 @@
 //! `people` (actions, members, absences), `settings` (schedule-level fields and
 //! `replace_schedule`), `footprint` (the ids a command reads and changes, for undo),
 //! `cascade` (deletes that take dependents with them), `graph` (link graph checks),
-//! `progress` (a bar's percent complete and actual dates), `ctx` (lookups and deferred inserts during one apply), `check` (field rules),
-//! `error` (errors and their French and English messages), `validate` (the invariants
-//! of a whole schedule, for imported data).
+//! `progress` (a bar's percent complete and actual dates), `ctx` (lookups and deferred
+//! inserts during one apply), `check` (field rules), `error` (errors and their French
+//! and English messages), `person` (their words for a person in the view), `validate`
+//! (the invariants of a whole schedule, for imported data).
 
 mod cascade;
 mod check;
@@ -47,6 +48,7 @@ mod locks;
 mod outline;
 mod people;
 mod periods;
+mod person;
 mod policy;
 mod progress;
 mod settings;
