@@ -184,7 +184,12 @@ impl Writer {
                     format!("Command {n} ({op}) would remove someone else's lock ({held}): only they or an owner of the schedule may (your role: {}). Nothing was written.", role_name(self.role, Lang::En)),
                 ),
             )
-            .with(json!({ "role": self.role.as_str(), "needed": "owner", "why": "unlock", "command": i, "op": op })));
+            .with(json!({ "role": self.role.as_str(), "needed": "owner", "why": "unlock", "command": i, "op": op }))
+            .for_person(super::tr(
+                self.lang,
+                format!("{} a posé ce verrou\u{a0}: seuls cette personne ou un propriétaire du planning peuvent le retirer. Rien n'a été modifié.", lock.by_name),
+                format!("{} set this lock: only they or an owner of the schedule may remove it. Nothing was changed.", lock.by_name),
+            )));
         }
         Ok(())
     }
@@ -243,7 +248,12 @@ impl Writer {
                     ),
                 ),
             )
-            .with(json!({ "role": role.as_str(), "needed": "owner", "why": "personal", "command": i, "op": op })));
+            .with(json!({ "role": role.as_str(), "needed": "owner", "why": "personal", "command": i, "op": op }))
+            .for_person(super::tr(
+                self.lang,
+                "Seuls un propriétaire du planning ou le membre lui-même peuvent changer son e-mail ou le motif de ses absences\u{a0}: rien n'a été modifié.",
+                "Only an owner of the schedule or the member themself may change their e-mail or the reason of their absences: nothing was changed.",
+            )));
         }
         Ok(())
     }
@@ -269,6 +279,19 @@ fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusa
         ),
     )
     .with(json!({ "role": role.as_str(), "needed": needed.as_str(), "why": "role", "command": i, "op": op }))
+    .for_person(super::tr(
+        lang,
+        format!(
+            "Votre rôle ({}) ne permet pas cette modification, qui demande le rôle {}\u{a0}: rien n'a été modifié. Demandez ce rôle à un propriétaire du planning.",
+            role_name(role, Lang::Fr),
+            role_name(needed, Lang::Fr)
+        ),
+        format!(
+            "Your role ({}) does not allow this change, which needs the {} role: nothing was changed. Ask an owner of the schedule for that role.",
+            role_name(role, Lang::En),
+            role_name(needed, Lang::En)
+        ),
+    ))
 }
 
 /// Whether any command may set personal data (then the writer's e-mail is needed).
@@ -1104,6 +1127,18 @@ mod tests {
                 .await;
             assert!(r.text.contains("verrouillé par Bob"), "{}", r.text);
             assert_eq!(r.structured["lock"]["by_name"], "Bob");
+            // The view shows the person the lock by the bar's label, not the model's
+            // command numbers and tools.
+            let person = palmaplan_model::wire::ResultMeta::read(&r.meta)
+                .person_text
+                .expect("person words");
+            assert!(
+                person.starts_with("Le bloc «\u{a0}")
+                    && person.contains("» est verrouillé par Bob depuis le ")
+                    && person.contains("(«\u{a0}Revue en cours\u{a0}»)")
+                    && person.ends_with("Demandez à Bob de le déverrouiller."),
+                "{person}"
+            );
             k.refused(
                 &k.alice,
                 "apply_patch",
@@ -1144,6 +1179,14 @@ mod tests {
                 )
                 .await;
             assert_eq!(r.structured["needed"], "owner");
+            assert_eq!(
+                palmaplan_model::wire::ResultMeta::read(&r.meta)
+                    .person_text
+                    .as_deref(),
+                Some(
+                    "Alice a posé ce verrou\u{a0}: seuls cette personne ou un propriétaire du planning peuvent le retirer. Rien n'a été modifié."
+                )
+            );
             k.ok(
                 &k.alice,
                 "lock",

@@ -799,6 +799,16 @@ fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
 
 /// An item of the current state, named for a person: "le bloc « Murs » (11)".
 fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
+    item_named(ctx, s, id, true)
+}
+
+/// [`item_name`], with its id (for the model's text) or without (for the view's).
+fn item_named(ctx: &Ctx, s: &Schedule, id: u64, with_id: bool) -> String {
+    let n = if with_id {
+        format!(" ({id})")
+    } else {
+        String::new()
+    };
     if id == SCHEDULE_FIELDS {
         return ctx.tr(
             "le nom, les notes ou les réglages du planning",
@@ -807,31 +817,37 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
     }
     if let Some(b) = s.bar(BarId(id)) {
         return ctx.tr(
-            format!("le bloc «\u{a0}{}\u{a0}» ({id})", b.label),
-            format!("bar “{}” ({id})", b.label),
+            format!("le bloc «\u{a0}{}\u{a0}»{n}", b.label),
+            format!("bar “{}”{n}", b.label),
         );
     }
     if let Some(m) = s.milestone(MilestoneId(id)) {
         return ctx.tr(
-            format!("le jalon «\u{a0}{}\u{a0}» ({id})", m.label),
-            format!("milestone “{}” ({id})", m.label),
+            format!("le jalon «\u{a0}{}\u{a0}»{n}", m.label),
+            format!("milestone “{}”{n}", m.label),
         );
     }
     if let Some(r) = s.rows.iter().find(|r| r.id.0 == id) {
         return ctx.tr(
-            format!("la ligne «\u{a0}{}\u{a0}» ({id})", r.name),
-            format!("row “{}” ({id})", r.name),
+            format!("la ligne «\u{a0}{}\u{a0}»{n}", r.name),
+            format!("row “{}”{n}", r.name),
         );
     }
     if let Some(g) = s.groups.iter().find(|g| g.id.0 == id) {
         return ctx.tr(
-            format!("le groupe «\u{a0}{}\u{a0}» ({id})", g.name),
-            format!("group “{}” ({id})", g.name),
+            format!("le groupe «\u{a0}{}\u{a0}»{n}", g.name),
+            format!("group “{}”{n}", g.name),
         );
     }
     if let Some(l) = s.link(LinkId(id)) {
         let a = s.item_label(l.from).unwrap_or("?");
         let b = s.item_label(l.to).unwrap_or("?");
+        if !with_id {
+            return ctx.tr(
+                format!("le lien «\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»"),
+                format!("the link “{a}” → “{b}”"),
+            );
+        }
         return ctx.tr(
             format!("le lien {id} («\u{a0}{a}\u{a0}» → «\u{a0}{b}\u{a0}»)"),
             format!("link {id} (“{a}” → “{b}”)"),
@@ -839,22 +855,25 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
     }
     if let Some(a) = s.action(ActionId(id)) {
         return ctx.tr(
-            format!("l'action «\u{a0}{}\u{a0}» ({id})", a.label),
-            format!("action “{}” ({id})", a.label),
+            format!("l'action «\u{a0}{}\u{a0}»{n}", a.label),
+            format!("action “{}”{n}", a.label),
         );
     }
     if let Some(m) = s.member(MemberId(id)) {
         return ctx.tr(
-            format!("le membre {} ({id})", m.name),
-            format!("member {} ({id})", m.name),
+            format!("le membre {}{n}", m.name),
+            format!("member {}{n}", m.name),
         );
     }
     if let Some(a) = s.absence(AbsenceId(id)) {
         let who = s.member(a.member).map_or("?", |m| m.name.as_str());
         return ctx.tr(
-            format!("une absence de {who} ({id})"),
-            format!("an absence of {who} ({id})"),
+            format!("une absence de {who}{n}"),
+            format!("an absence of {who}{n}"),
         );
+    }
+    if !with_id {
+        return ctx.tr("un élément supprimé depuis", "an item deleted since");
     }
     ctx.tr(
         format!("l'élément {id} (supprimé depuis)"),
@@ -900,6 +919,10 @@ async fn check_others(
         };
         let names = user_names(ctx, &[o.author]).await?;
         let who = names.get(&o.author).cloned().unwrap_or_default();
+        let item_person = match item {
+            Some(i) => item_named(ctx, state, i, false),
+            None => ctx.tr("tout le planning", "the whole schedule"),
+        };
         let item_text = match item {
             Some(i) => item_name(ctx, state, i),
             None => ctx.tr(
@@ -924,10 +947,16 @@ async fn check_others(
                 o.rank,
             ),
         );
-        return Err(Refusal::new(Code::Conflict, text).with(json!({
-            "rank": o.rank, "author": o.author, "author_name": who, "item": item,
-            "target_rank": plan.target.rank,
-        })));
+        let person = ctx.tr(
+            format!("Impossible {of_fr} votre modification\u{a0}: {who} a modifié {item_person} depuis, et son travail serait perdu. Rien n'a été modifié\u{202f}; faites la correction voulue directement."),
+            format!("Cannot {verb_en} your change: {who} has changed {item_person} since, and their work would be lost. Nothing was changed; make the change you want directly."),
+        );
+        return Err(Refusal::new(Code::Conflict, text)
+            .with(json!({
+                "rank": o.rank, "author": o.author, "author_name": who, "item": item,
+                "target_rank": plan.target.rank,
+            }))
+            .for_person(person));
     }
     Ok(())
 }
@@ -1025,7 +1054,17 @@ async fn undo_or_redo(ctx: Ctx, p: One, way: Way) -> Result<Reply, Refusal> {
                     format!("Impossible {fr} {what}\u{a0}: elle ne s'applique plus au planning actuel. {} Rien n'a été modifié.", e.message(lang)),
                     format!("Cannot {en} {what}: it no longer applies to the current schedule. {} Nothing was changed.", e.message(lang)),
                 );
-                let mut refusal = ctx.invalid_with(&e, text);
+                let why = e.person_message(&cur.state, lang).unwrap_or_else(|| {
+                    ctx.tr(
+                        "Elle ne s'applique plus au planning actuel\u{a0}: rien n'a été modifié.",
+                        "It no longer applies to the current schedule: nothing was changed.",
+                    )
+                });
+                let person = ctx.tr(
+                    format!("Impossible {fr} votre modification. {why}"),
+                    format!("Cannot {en} your change. {why}"),
+                );
+                let mut refusal = ctx.invalid_with(&e, text).for_person(person);
                 if refusal.code != Code::Locked {
                     refusal.code = Code::NoLongerApplies;
                 }

@@ -181,6 +181,10 @@ pub struct Refusal {
     pub code: Code,
     pub text: String,
     pub details: Value,
+    /// What the view shows the person (`_meta` `palmaplan/person_text`, as an answer's
+    /// [`Reply::for_person`]): why, by labels, without the ids, command numbers and
+    /// tools of `text`; `None` where `text` is all there is.
+    pub person: Option<String>,
 }
 
 impl Refusal {
@@ -189,6 +193,7 @@ impl Refusal {
             code,
             text: text.into(),
             details: Value::Null,
+            person: None,
         }
     }
 
@@ -197,16 +202,26 @@ impl Refusal {
         self
     }
 
+    /// The refusal in the person's words (see [`Refusal::person`]).
+    pub fn for_person(mut self, text: impl Into<String>) -> Refusal {
+        self.person = Some(text.into());
+        self
+    }
+
     pub fn into_reply(self) -> Reply {
         let mut structured = json!({ "error": self.code });
         if let (Value::Object(extra), Some(obj)) = (self.details, structured.as_object_mut()) {
             obj.extend(extra);
         }
-        Reply {
+        let reply = Reply {
             text: self.text,
             structured,
             is_error: true,
             meta: Value::Null,
+        };
+        match self.person {
+            Some(person) => reply.for_person(person),
+            None => reply,
         }
     }
 }
@@ -875,7 +890,11 @@ impl Ctx {
                     format!("This proposal is out of date: the schedule has changed since (rank {current}). Nothing was written; ask for a new one."),
                 ),
             )
-            .with(json!({ "rank": current }))),
+            .with(json!({ "rank": current }))
+            .for_person(self.tr(
+                "Le planning a changé entre-temps\u{a0}: rien n'a été modifié. Recommencez sur le planning à jour.",
+                "The schedule changed in the meantime: nothing was changed. Try again on the up-to-date schedule.",
+            ))),
         }
     }
 
@@ -883,7 +902,12 @@ impl Ctx {
     /// but something of the kind asked for in another of the caller's schedules says
     /// which (a model with two schedules open mixes their ids up).
     async fn invalid_here(&self, here: i64, e: &command::ApplyError) -> Refusal {
-        let refusal = self.invalid(e);
+        let mut refusal = self.invalid(e);
+        // The person's words name items by their labels, read in the state the commands
+        // were refused on (a refusal is rare: one more read of a cached state).
+        if let Ok((_, s)) = self.store().load_shared(here).await {
+            refusal.person = e.person_message(&s, self.lang());
+        }
         // A token or a link restricted to one schedule is told nothing of the others.
         if self.caller.only_schedule.is_some() {
             return refusal;
@@ -932,7 +956,6 @@ impl Ctx {
                 en.join(", ")
             ),
         );
-        let mut refusal = refusal;
         refusal.text = format!("{} {hint}", refusal.text);
         refusal
     }

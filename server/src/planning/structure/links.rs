@@ -359,6 +359,15 @@ mod tests {
             "invalid_command",
         );
         assert!(r.text.contains("cycle"), "{}", r.text);
+        // The view shows the person the loop by its labels.
+        let person = palmaplan_model::wire::ResultMeta::read(&r.meta)
+            .person_text
+            .expect("person words");
+        assert!(
+            person.starts_with("Ce lien fermerait une boucle de dépendances («\u{a0}")
+                && person.ends_with("rien n'a été modifié."),
+            "{person}"
+        );
         let r = refused(
             k.call(&k.editor, "delete", json!({"link": 99})).await,
             "invalid_command",

@@ -171,4 +171,9 @@ pub(crate) fn needs_editor(r: Reply) {
     let r = refused(r, "forbidden");
     assert!(r.text.contains("éditeur"), "{}", r.text);
     assert_eq!(r.structured["needed"], "editor");
+    let person = palmaplan_model::wire::ResultMeta::read(&r.meta).person_text;
+    assert!(
+        person.as_deref().is_none_or(|p| p.contains("éditeur")),
+        "{person:?}"
+    );
 }
