@@ -1667,7 +1667,8 @@ pub fn write_and(
         }
         Ok(reply) => {
             failed();
-            st.notice.set(Notice::Error(reply.text));
+            // Why, in the person's words (a lock by the bar's label, not "Command 1").
+            st.notice.set(Notice::Error(reply.person_words()));
             poll_now(st);
         }
         Err(e) => {
@@ -1707,18 +1708,16 @@ pub fn accept(st: St) {
             ));
         }
         Ok(reply) => {
-            let stale = matches!(
-                reply.error_code(),
-                Some("conflict" | "stale" | "out_of_date" | "rank_mismatch")
-            ) || reply.text.contains("rang")
-                || reply.text.contains("rank");
+            // By its code only: a refusal's text can say « rangée » or "rank" for
+            // other reasons.
+            let stale = matches!(reply.error_code(), Some("conflict" | "out_of_date"));
             st.notice.set(Notice::None);
             if stale {
                 st.proposal_done.set(Some(
                     st.tr(texts::OUT_OF_DATE_FR, texts::OUT_OF_DATE_EN).into(),
                 ));
             } else {
-                st.notice.set(Notice::Error(reply.text));
+                st.notice.set(Notice::Error(reply.person_words()));
             }
         }
         Err(e) => st.notice.set(Notice::Error(st.failure("apply_patch", &e))),

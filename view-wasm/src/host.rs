@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use palmaplan_model::idset::IdMap;
+use palmaplan_model::wire;
 use serde_json::{Value, json};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -75,6 +76,14 @@ impl Reply {
     /// The refusal's code (`structuredContent.error`), when it is one.
     pub fn error_code(&self) -> Option<&str> {
         self.structured.get("error").and_then(Value::as_str)
+    }
+
+    /// What to show the person of this answer: the server's words for them (no ids,
+    /// command numbers or tools), else the model's text.
+    pub fn person_words(self) -> String {
+        wire::ResultMeta::read(&self.meta)
+            .person_text
+            .unwrap_or(self.text)
     }
 }
 
@@ -565,6 +574,22 @@ mod tests {
         assert_eq!(r.meta["palmaplan/help_url"], "h");
         let whole = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"a": 1}, "isError": true, "_meta": {"m": 2}});
         assert_eq!(Reply::from_owned(whole.clone()), Reply::from_result(&whole));
+    }
+
+    #[test]
+    fn a_refusal_shows_the_person_their_words_else_the_model_s() {
+        let r = Reply::from_result(&json!({
+            "content": [{"type": "text", "text": "Commande 1 (move_periods) : verrouillé"}],
+            "structuredContent": {"error": "locked"},
+            "isError": true,
+            "_meta": {"palmaplan/person_text": "Le bloc « Pose » est verrouillé."},
+        }));
+        assert_eq!(r.person_words(), "Le bloc « Pose » est verrouillé.");
+        let r = Reply::from_result(&json!({
+            "content": [{"type": "text", "text": "Refusé."}],
+            "isError": true,
+        }));
+        assert_eq!(r.person_words(), "Refusé.");
     }
 
     #[test]
