@@ -252,6 +252,33 @@ for (const profile of PROFILES) {
     const made1 = (await links(sid)).find((l) => String(l.from) === from && String(l.to) === to);
     await waitFor(async () => (await f.locator(`[data-link="${made1.id}"]`).count()) === 1, { ms: 20000, what: 'the new link drawn' });
 
+    // 5b. The same link drawn back closes a loop: the view sends it (it does not know
+    // the whole graph), the server refuses it, and the view says why in the person's
+    // words: the loop by its labels, no ids, no command, no tool.
+    await f.locator(`[data-bar="${to}"]`).click();
+    await view.waitFor(`[data-bar="${to}"].sel`);
+    const backHandle = await (await view.waitFor('[data-lkh="end"]')).boundingBox();
+    const backTarget = await f.locator(`[data-bar="${from}"]`).boundingBox();
+    const [bx, by] = [backHandle.x + backHandle.width / 2, backHandle.y + backHandle.height / 2];
+    const [btx, bty] = [backTarget.x + Math.min(4, backTarget.width / 4), backTarget.y + backTarget.height / 2];
+    await host.page.mouse.move(bx, by);
+    await host.page.mouse.down();
+    for (let i = 1; i <= 10; i++) await host.page.mouse.move(bx + ((btx - bx) * i) / 10, by + ((bty - by) * i) / 10);
+    await waitFor(async () => (await f.locator(`[data-bar="${from}"].tgt`).count()) === 1, { what: 'the way back marked' });
+    await host.page.mouse.up();
+    await waitFor(async () => (await patches(host, 'add_link')).length === 2, { what: 'the loop sent' });
+    const loop = await waitFor(async () => {
+      const a = f.locator('[role=alert]');
+      const text = (await a.count()) > 0 && (await a.first().innerText());
+      return /loop/.test(text || '') && text;
+    }, { what: 'the loop refused, said in the view' });
+    assert.match(loop, /This link would close a loop of dependencies \(“[^”]+” → “[^”]+” → “[^”]+”\): nothing was changed\./, loop);
+    assert.doesNotMatch(loop, /add_link|Command \d|\(\d+\)/, loop);
+    assert.ok(!(await links(sid)).some((l) => String(l.from) === to && String(l.to) === from), 'no loop on the server');
+    // The first bar selected again, as the keyboard steps below expect.
+    await f.locator(`[data-bar="${from}"]`).click();
+    await view.waitFor(`[data-bar="${from}"].sel`);
+
     // 6. Draw a link from the keyboard: C, ↓ to a bar not linked yet, T (start-to-start), Enter.
     g = await grid(f);
     const kFrom = await selectNext(f, g);
@@ -269,8 +296,8 @@ for (const profile of PROFILES) {
     await g.press('t');
     await waitFor(async () => /^Start-to-start link from/.test(await f.locator('.pp-tip[role=status]').innerText()), { what: 'T changes the type' });
     await g.press('Enter');
-    await waitFor(async () => (await patches(host, 'add_link')).length === 2, { what: 'the keyboard add_link sent' });
-    assert.deepEqual((await patches(host, 'add_link'))[1], { op: 'add_link', from: Number(kFrom), to: Number(kTo), kind: 'SS' });
+    await waitFor(async () => (await patches(host, 'add_link')).length === 3, { what: 'the keyboard add_link sent' });
+    assert.deepEqual((await patches(host, 'add_link'))[2], { op: 'add_link', from: Number(kFrom), to: Number(kTo), kind: 'SS' });
     await waitFor(async () => (await links(sid)).some((l) => String(l.from) === kFrom && String(l.to) === kTo && l.kind === 'SS'), { what: 'the SS link on the server' });
     await waitFor(async () => (await f.locator('.pp-tip').count()) === 0, { what: 'the tip gone' });
 
