@@ -420,8 +420,8 @@ fn list_changes(w: Words, before: &Schedule, d: &Diff) -> String {
 const CASCADE_NAMED: usize = 20;
 
 /// One sentence on what a cascade moved, e.g. « 3 blocs et 1 jalon décalés en
-/// cascade, en jours ouvrés : Migration à blanc +5 j, … ; fin du projet 2026-12-18 →
-/// 2026-12-25. », or `None` when it moved nothing. `after` is the state after the
+/// cascade, en jours ouvrés : « Migration à blanc » +5 j, … ; fin du projet
+/// 2026-12-18 → 2026-12-25. », each label quoted (a label may hold commas or signs)., or `None` when it moved nothing. `after` is the state after the
 /// write (it names the items); the shifts are in working days.
 pub fn cascade_summary(
     after: &Schedule,
@@ -1560,7 +1560,7 @@ fn fr(m: Msg) -> &'static str {
         Msg::CascadeEndSame => "inchangée ({0})",
         Msg::CascadeEndMoved => "{0} → {1}",
         Msg::And => "{0} et {1}",
-        Msg::ItemShift => "{0} {1}\u{a0}j",
+        Msg::ItemShift => "«\u{a0}{0}\u{a0}» {1}\u{a0}j",
         Msg::BrokenConstraints => "contrainte non respectée|contraintes non respectées",
         Msg::MissedDeadlines => "échéance dépassée|échéances dépassées",
         Msg::ConstraintBroken => "{0}\u{a0}: contrainte «\u{a0}{1}\u{a0}» non respectée de {2}.",
@@ -1695,7 +1695,7 @@ fn en(m: Msg) -> &'static str {
         Msg::CascadeEndSame => "unchanged ({0})",
         Msg::CascadeEndMoved => "{0} → {1}",
         Msg::And => "{0} and {1}",
-        Msg::ItemShift => "{0} {1}\u{a0}d",
+        Msg::ItemShift => "“{0}” {1}\u{a0}d",
         Msg::BrokenConstraints => "broken constraint|broken constraints",
         Msg::MissedDeadlines => "missed deadline|missed deadlines",
         Msg::ConstraintBroken => "{0}: constraint “{1}” broken by {2}.",
@@ -2919,8 +2919,8 @@ mod tests {
             visible(cascade_summary(&s, &moved, end, Lang::En).unwrap())
         );
         expect![[r#"
-            3 blocs et 1 jalon décalés en cascade, en jours ouvrés⟨nbsp⟩: Migration à blanc +5⟨nbsp⟩j, Recette utilisateurs +5⟨nbsp⟩j, Bascule en production +5⟨nbsp⟩j, Go-live S/4HANA +5⟨nbsp⟩j⟨nnbsp⟩; fin du projet 2026-12-18 → 2026-12-28.
-            3 bars and 1 milestone moved by the cascade, in working days: Migration à blanc +5⟨nbsp⟩d, Recette utilisateurs +5⟨nbsp⟩d, Bascule en production +5⟨nbsp⟩d, Go-live S/4HANA +5⟨nbsp⟩d; project end 2026-12-18 → 2026-12-28."#]].assert_eq(&both);
+            3 blocs et 1 jalon décalés en cascade, en jours ouvrés⟨nbsp⟩: «⟨nbsp⟩Migration à blanc⟨nbsp⟩» +5⟨nbsp⟩j, «⟨nbsp⟩Recette utilisateurs⟨nbsp⟩» +5⟨nbsp⟩j, «⟨nbsp⟩Bascule en production⟨nbsp⟩» +5⟨nbsp⟩j, «⟨nbsp⟩Go-live S/4HANA⟨nbsp⟩» +5⟨nbsp⟩j⟨nnbsp⟩; fin du projet 2026-12-18 → 2026-12-28.
+            3 bars and 1 milestone moved by the cascade, in working days: “Migration à blanc” +5⟨nbsp⟩d, “Recette utilisateurs” +5⟨nbsp⟩d, “Bascule en production” +5⟨nbsp⟩d, “Go-live S/4HANA” +5⟨nbsp⟩d; project end 2026-12-18 → 2026-12-28."#]].assert_eq(&both);
         let dates: Vec<String> = moved
             .iter()
             .map(|m| format!("{} {} {}", m.item.0, m.to.0, m.to.1))

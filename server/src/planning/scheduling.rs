@@ -661,7 +661,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("3 blocs et 1 jalon décalés en cascade, en jours ouvrés\u{a0}: Migration à blanc +5\u{a0}j"),
+            r.text.contains("3 blocs et 1 jalon décalés en cascade, en jours ouvrés\u{a0}: «\u{a0}Migration à blanc\u{a0}» +5\u{a0}j"),
             "{}",
             r.text
         );
@@ -708,7 +708,7 @@ mod tests {
             )
             .await;
         assert!(
-            r.text.contains("3 bars and 1 milestone moved by the cascade, in working days: Migration à blanc +5\u{a0}d, Recette utilisateurs +5\u{a0}d, Bascule en production +5\u{a0}d, Go-live S/4HANA +5\u{a0}d; project end 2026-12-18 → 2026-12-28."),
+            r.text.contains("3 bars and 1 milestone moved by the cascade, in working days: “Migration à blanc” +5\u{a0}d, “Recette utilisateurs” +5\u{a0}d, “Bascule en production” +5\u{a0}d, “Go-live S/4HANA” +5\u{a0}d; project end 2026-12-18 → 2026-12-28."),
             "{}",
             r.text
         );
