@@ -38,6 +38,25 @@ for (const profile of PROFILES) {
   });
 }
 
+test('(a) display "compact" is one line: the schedule in the person\'s words, then Show opens the chart', async () => {
+  const host = await ctx.host();
+  const view = await host.mount({ tool: 'show_schedule', args: { schedule: 1, display: 'compact', lang: 'en' }, profile: 'strict' });
+  await view.waitMounted();
+  const f = view.frame();
+  const line = await waitFor(async () => {
+    const t = (await f.locator('.pp-compact .pp-sum').count()) && (await f.locator('.pp-compact .pp-sum').innerText());
+    return t && !/Loading/.test(t) && t;
+  }, { what: 'the compact line\'s summary' });
+  // The result's first line: the schedule by its name, dates and counts; nothing the
+  // model acts with (ids, ranks, tools).
+  assert.match(line, /S\/4HANA/, line);
+  assert.doesNotMatch(line, /\brank\b|\bid\b|show_schedule|apply_patch/, line);
+  assert.equal(await f.locator('[data-bar]').count(), 0, 'no chart in the compact line');
+  await f.locator('.pp-compact [data-act=expand]').click();
+  await waitBars(view);
+  assertClean(host);
+});
+
 test('(a) the recorders catch a CSP violation in a sandbox frame', async () => {
   const host = await ctx.host();
   const view = await host.mount({ tool: 'show_schedule', args: { schedule: 1 }, profile: 'strict' });

@@ -37,7 +37,7 @@ enum Frame {
     /// The schedule did not arrive in time: Reload.
     Stalled,
     Cancelled,
-    /// The tool's refusal, in its own words.
+    /// The tool's refusal, in the person's words where it has some.
     Refused(String),
     /// The one line of `display: "compact"` (the result's first line once it came).
     Compact,
@@ -60,7 +60,7 @@ fn frame_of(st: St) -> Frame {
             let reply = host::Reply::from_result(r);
             if reply.is_error {
                 // A refusal is always the full card.
-                Frame::Refused(reply.text)
+                Frame::Refused(reply.person_words())
             } else if compact {
                 Frame::Compact
             } else {
@@ -70,12 +70,13 @@ fn frame_of(st: St) -> Frame {
     })
 }
 
-/// The compact line's summary: the result's first line, or that it is loading.
+/// The compact line's summary: the first line of the result's words for the person
+/// (a proposal's change list, not the model's way to accept it), or that it is loading.
 fn summary_of(st: St) -> String {
     let first = st.card.with(|c| match c.phase() {
         Phase::Result(r) => Some(
             host::Reply::from_result(r)
-                .text
+                .person_words()
                 .lines()
                 .next()
                 .unwrap_or_default()
