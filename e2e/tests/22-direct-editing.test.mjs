@@ -96,6 +96,22 @@ async function drawBar(host, f) {
   return tip;
 }
 
+/** Selects bar `a`, presses its end handle and moves to the start half of bar `b`,
+ * until `b` is marked the target; the button is still down (the caller drops). */
+async function dragLink(host, view, a, b) {
+  const f = view.frame();
+  await f.locator(`[data-bar="${a}"]`).click();
+  await view.waitFor(`[data-bar="${a}"].sel`);
+  const handle = await (await view.waitFor('[data-lkh="end"]')).boundingBox();
+  const target = await f.locator(`[data-bar="${b}"]`).boundingBox();
+  const [hx, hy] = [handle.x + handle.width / 2, handle.y + handle.height / 2];
+  const [tx, ty] = [target.x + Math.min(4, target.width / 4), target.y + target.height / 2];
+  await host.page.mouse.move(hx, hy);
+  await host.page.mouse.down();
+  for (let i = 1; i <= 10; i++) await host.page.mouse.move(hx + ((tx - hx) * i) / 10, hy + ((ty - hy) * i) / 10);
+  await waitFor(async () => (await f.locator(`[data-bar="${b}"].tgt`).count()) === 1, { what: `bar ${b} marked the target` });
+}
+
 for (const profile of PROFILES) {
   test(`(edit) ${profile}: links, names and bars edited in place, with the mouse and the keyboard, through apply_patch`, async () => {
     const made = await call(ctx.owner, 'create_schedule', { name: 'Direct editing', demo: true, lang: 'en' });
@@ -233,16 +249,7 @@ for (const profile of PROFILES) {
       }
     }
     assert.ok(from && to, 'two bars to link');
-    await f.locator(`[data-bar="${from}"]`).click();
-    await view.waitFor(`[data-bar="${from}"].sel`);
-    const handle = await (await view.waitFor('[data-lkh="end"]')).boundingBox();
-    const target = await f.locator(`[data-bar="${to}"]`).boundingBox();
-    const [hx, hy] = [handle.x + handle.width / 2, handle.y + handle.height / 2];
-    const [tx, ty] = [target.x + Math.min(4, target.width / 4), target.y + target.height / 2];
-    await host.page.mouse.move(hx, hy);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 10; i++) await host.page.mouse.move(hx + ((tx - hx) * i) / 10, hy + ((ty - hy) * i) / 10);
-    await waitFor(async () => (await f.locator(`[data-bar="${to}"].tgt`).count()) === 1, { what: 'the target marked' });
+    await dragLink(host, view, from, to);
     assert.ok(await f.locator('.pp-draft').count(), 'the line being drawn');
     assert.match(await f.locator('.pp-tip[role=status]').innerText(), /^Finish-to-start link from “.+” to “.+”/);
     await host.page.mouse.up();
@@ -255,16 +262,7 @@ for (const profile of PROFILES) {
     // 5b. The same link drawn back closes a loop: the view sends it (it does not know
     // the whole graph), the server refuses it, and the view says why in the person's
     // words: the loop by its labels, no ids, no command, no tool.
-    await f.locator(`[data-bar="${to}"]`).click();
-    await view.waitFor(`[data-bar="${to}"].sel`);
-    const backHandle = await (await view.waitFor('[data-lkh="end"]')).boundingBox();
-    const backTarget = await f.locator(`[data-bar="${from}"]`).boundingBox();
-    const [bx, by] = [backHandle.x + backHandle.width / 2, backHandle.y + backHandle.height / 2];
-    const [btx, bty] = [backTarget.x + Math.min(4, backTarget.width / 4), backTarget.y + backTarget.height / 2];
-    await host.page.mouse.move(bx, by);
-    await host.page.mouse.down();
-    for (let i = 1; i <= 10; i++) await host.page.mouse.move(bx + ((btx - bx) * i) / 10, by + ((bty - by) * i) / 10);
-    await waitFor(async () => (await f.locator(`[data-bar="${from}"].tgt`).count()) === 1, { what: 'the way back marked' });
+    await dragLink(host, view, to, from);
     await host.page.mouse.up();
     await waitFor(async () => (await patches(host, 'add_link')).length === 2, { what: 'the loop sent' });
     const loop = await waitFor(async () => {

@@ -154,7 +154,7 @@ fn capital(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::command::{Command, apply};
-    use crate::schedule::{BarId, Lock, RowId};
+    use crate::schedule::{BarId, Lock};
 
     /// Words for the person carry no id: no "bloc 14", no command number, no tool.
     fn for_a_person(text: &str) {
@@ -182,11 +182,14 @@ mod tests {
         apply(s, cmds).expect_err("refused")
     }
 
-    #[test]
-    fn a_lock_names_what_it_holds_who_holds_it_and_since_when() {
+    /// The fixture's first bar under a lock on `target`, and the refusal of its move.
+    fn move_under_lock(
+        target: impl Fn(&crate::schedule::Bar) -> LockTarget,
+        reason: &str,
+    ) -> (Schedule, crate::schedule::Bar, ApplyError) {
         let s = fixture();
         let bar = s.bars[0].clone();
-        let (locked, _) = apply(&s, &[lock(LockTarget::Bar(bar.id), "Revue")]).unwrap();
+        let (locked, _) = apply(&s, &[lock(target(&bar), reason)]).unwrap();
         let e = refused(
             &locked,
             &[Command::MovePeriods {
@@ -195,6 +198,12 @@ mod tests {
                 by: 1,
             }],
         );
+        (locked, bar, e)
+    }
+
+    #[test]
+    fn a_lock_names_what_it_holds_who_holds_it_and_since_when() {
+        let (locked, bar, e) = move_under_lock(|b| LockTarget::Bar(b.id), "Revue");
         let fr = e.person_message(&locked, Lang::Fr).unwrap();
         assert_eq!(
             fr,
@@ -217,19 +226,8 @@ mod tests {
 
     #[test]
     fn a_lock_on_a_row_names_the_item_inside_it() {
-        let s = fixture();
-        let bar = s.bars[0].clone();
-        let row: RowId = bar.row;
-        let row_name = s.row(row).unwrap().name.clone();
-        let (locked, _) = apply(&s, &[lock(LockTarget::Row(row), "")]).unwrap();
-        let e = refused(
-            &locked,
-            &[Command::MovePeriods {
-                bars: vec![bar.id],
-                milestones: vec![],
-                by: 1,
-            }],
-        );
+        let (locked, bar, e) = move_under_lock(|b| LockTarget::Row(b.row), "");
+        let row_name = locked.row(bar.row).unwrap().name.clone();
         let fr = e.person_message(&locked, Lang::Fr).unwrap();
         assert_eq!(
             fr,
