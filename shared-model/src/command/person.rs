@@ -49,7 +49,7 @@ impl Problem {
                     ),
                     None => (
                         format!("{} est verrouillé{e} par {by} depuis le {since_fr}{why}\u{a0}: rien n'a été modifié. Demandez à {by} de {it} déverrouiller.", capital(&target)),
-                        format!("{} is locked by {by} since {since_en}{why}: nothing was changed. Ask {by} to unlock it.", capital(&format!("{the_en}{target}"))),
+                        format!("{} has been locked by {by} since {since_en}{why}: nothing was changed. Ask {by} to unlock it.", capital(&format!("{the_en}{target}"))),
                     ),
                 }
             }
@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(
             en,
             format!(
-                "The bar “{}” is locked by Bob since 2025-12-01 at 09:14 UTC (“Revue”): nothing was changed. Ask Bob to unlock it.",
+                "The bar “{}” has been locked by Bob since 2025-12-01 at 09:14 UTC (“Revue”): nothing was changed. Ask Bob to unlock it.",
                 bar.label
             )
         );
