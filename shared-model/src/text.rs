@@ -421,8 +421,9 @@ const CASCADE_NAMED: usize = 20;
 
 /// One sentence on what a cascade moved, e.g. « 3 blocs et 1 jalon décalés en
 /// cascade, en jours ouvrés : « Migration à blanc » +5 j, … ; fin du projet
-/// 2026-12-18 → 2026-12-25. », each label quoted (a label may hold commas or signs)., or `None` when it moved nothing. `after` is the state after the
-/// write (it names the items); the shifts are in working days.
+/// 2026-12-18 → 2026-12-25. », each label quoted (a label may hold commas or signs);
+/// `None` when it moved nothing. `after` is the state after the write (it names the
+/// items); the shifts are in working days.
 pub fn cascade_summary(
     after: &Schedule,
     moved: &[crate::push::Moved],

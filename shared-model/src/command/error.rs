@@ -224,7 +224,7 @@ pub enum Problem {
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
-const CYCLE_SHOWN: usize = 12;
+pub(super) const CYCLE_SHOWN: usize = 12;
 
 impl Problem {
     /// What is wrong, then what would be valid, as one or two sentences.

@@ -7,7 +7,9 @@
 //! (imports, explicit ids, bad colours) have no words here: the view then shows the
 //! model's message, which at least says what is wrong.
 
-use super::error::{ApplyError, Problem, lock_target_name, lock_target_named, reason, when};
+use super::error::{
+    ApplyError, CYCLE_SHOWN, Problem, lock_target_name, lock_target_named, reason, when,
+};
 use crate::schedule::{Constraint, ItemId, LockTarget, Schedule};
 use crate::{Lang, text};
 
@@ -27,8 +29,12 @@ impl Problem {
         let label = |id: u64| s.item_label(ItemId(id)).map(|l| quoted(lang, l));
         let (fr_text, en_text) = match self {
             Problem::Locked { item, lock } => {
+                // By its name; gone from `s` (deleted in between), "this bar", never its id.
                 let name = lock_target_name(s, lock.target);
-                let target = lock_target_named(lock.target, name, lang);
+                let target = match name {
+                    Some(name) => lock_target_named(lock.target, Some(name), lang),
+                    None => this(lock.target, lang),
+                };
                 // What the write touched, when the lock holds it through its row, its
                 // group or the whole schedule.
                 let inside = (*item != 0 && *item != lock.target.id())
@@ -39,7 +45,7 @@ impl Problem {
                 let (since_fr, since_en) = (when(lock.since_ms, Lang::Fr), when(lock.since_ms, Lang::En));
                 let why = reason(&lock.reason, lang);
                 // "bar “Pose”" reads "the bar “Pose”" in a sentence.
-                let the_en = if matches!(lock.target, LockTarget::Schedule) { "" } else { "the " };
+                let the_en = if name.is_some() { "the " } else { "" };
                 let e = if row { "e" } else { "" };
                 let it = if row { "la" } else { "le" };
                 match inside {
@@ -55,10 +61,10 @@ impl Problem {
             }
             Problem::Cascade { item, inner } => {
                 let what = label(item.0)?;
-                let inner = inner.person_message(s, lang)?;
+                let inner = lower_first(&inner.person_message(s, lang)?);
                 (
-                    format!("Le décalage en cascade doit déplacer {what}, mais\u{a0}: {inner}"),
-                    format!("The cascade must move {what}, but: {inner}"),
+                    format!("Le décalage en cascade devrait déplacer {what}, mais {inner}"),
+                    format!("The cascade would have to move {what}, but {inner}"),
                 )
             }
             Problem::CascadeConstraint {
@@ -88,8 +94,20 @@ impl Problem {
                 )
             }
             Problem::Cycle { items } => {
-                let mut chain: Vec<String> = items.iter().map(|(_, l)| quoted(lang, l)).collect();
-                chain.extend(chain.first().cloned());
+                // As long a loop as the model's message shows, then how many more.
+                let mut chain: Vec<String> = items
+                    .iter()
+                    .take(CYCLE_SHOWN)
+                    .map(|(_, l)| quoted(lang, l))
+                    .collect();
+                if items.len() > CYCLE_SHOWN {
+                    let more = items.len() - CYCLE_SHOWN;
+                    chain.push(match lang {
+                        Lang::Fr => format!("… ({more} de plus)"),
+                        Lang::En => format!("… ({more} more)"),
+                    });
+                }
+                chain.extend(items.first().map(|(_, l)| quoted(lang, l)));
                 let chain = chain.join(" → ");
                 (
                     format!("Ce lien fermerait une boucle de dépendances ({chain})\u{a0}: rien n'a été modifié."),
@@ -125,7 +143,7 @@ impl Problem {
                 "This item is no longer in the schedule (someone may have deleted it in the meantime): nothing was changed.".into(),
             ),
             Problem::FinishedBelow100 { .. } => (
-                "Ce bloc a une fin réelle, il est donc terminé (100\u{a0}%)\u{a0}: retirez sa fin réelle pour un avancement plus bas. Rien n'a été modifié.".into(),
+                "Ce bloc a une fin réelle, il est donc terminé (100\u{202f}%)\u{a0}: retirez sa fin réelle pour un avancement plus bas. Rien n'a été modifié.".into(),
                 "This bar has an actual finish, so it is complete (100%): clear its actual finish for a lower progress. Nothing was changed.".into(),
             ),
             _ => return None,
@@ -140,6 +158,29 @@ fn quoted(lang: Lang, text: &str) -> String {
         Lang::Fr => format!("«\u{a0}{text}\u{a0}»"),
         Lang::En => format!("“{text}”"),
     }
+}
+
+/// What a lock holds when `s` no longer has it: « ce bloc », "this bar" (the model's
+/// words would give its id).
+fn this(target: LockTarget, lang: Lang) -> String {
+    let (fr, en) = match target {
+        LockTarget::Schedule => ("le planning", "the schedule"),
+        LockTarget::Group(_) => ("ce groupe", "this group"),
+        LockTarget::Row(_) => ("cette ligne", "this row"),
+        LockTarget::Bar(_) => ("ce bloc", "this bar"),
+    };
+    match lang {
+        Lang::Fr => fr.into(),
+        Lang::En => en.into(),
+    }
+}
+
+/// `s` with its first letter in lower case (it goes on a sentence).
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_lowercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// `s` with its first letter in capitals (it starts the sentence).
@@ -297,5 +338,83 @@ mod tests {
             p.person_message(&fixture(), Lang::Fr).unwrap(),
             "Le planning est verrouillé par Bob depuis le 1970-01-01 à 00:00 UTC\u{a0}: rien n'a été modifié. Demandez à Bob de le déverrouiller."
         );
+    }
+
+    #[test]
+    fn a_lock_on_what_is_gone_says_this_bar_not_its_id() {
+        let l = Lock {
+            target: LockTarget::Bar(BarId(999)),
+            reason: String::new(),
+            by: 2,
+            by_name: "Bob".into(),
+            since_ms: 0,
+        };
+        let p = Problem::Locked {
+            item: 999,
+            lock: Box::new(l),
+        };
+        let s = fixture();
+        assert_eq!(
+            p.person_message(&s, Lang::Fr).unwrap(),
+            "Ce bloc est verrouillé par Bob depuis le 1970-01-01 à 00:00 UTC\u{a0}: rien n'a été modifié. Demandez à Bob de le déverrouiller."
+        );
+        assert_eq!(
+            p.person_message(&s, Lang::En).unwrap(),
+            "This bar has been locked by Bob since 1970-01-01 at 00:00 UTC: nothing was changed. Ask Bob to unlock it."
+        );
+        // Behind a cascade: what it would have to move, then the lock, on one sentence.
+        let bar = &s.bars[0];
+        let c = Problem::Cascade {
+            item: ItemId(bar.id.0),
+            inner: Box::new(p),
+        };
+        let fr = c.person_message(&s, Lang::Fr).unwrap();
+        assert_eq!(
+            fr,
+            format!(
+                "Le décalage en cascade devrait déplacer «\u{a0}{}\u{a0}», mais ce bloc est verrouillé par Bob depuis le 1970-01-01 à 00:00 UTC\u{a0}: rien n'a été modifié. Demandez à Bob de le déverrouiller.",
+                bar.label
+            )
+        );
+        for_a_person(&fr);
+    }
+
+    #[test]
+    fn a_cascade_past_a_constraint_names_the_item_the_constraint_and_how_late() {
+        let p = Problem::CascadeConstraint {
+            item: ItemId(7),
+            label: "Recette".into(),
+            kind: crate::schedule::ConstraintKind::FinishNoLaterThan,
+            date: "2026-12-04".parse().unwrap(),
+            by_days: 2,
+        };
+        let s = fixture();
+        let fr = p.person_message(&s, Lang::Fr).unwrap();
+        assert!(
+            fr.starts_with("Le décalage en cascade ferait finir «\u{a0}Recette\u{a0}» ")
+                && fr.contains(
+                    "jours ouvrés trop tard pour sa contrainte (fin au plus tard le 2026-12-04)"
+                )
+                && fr.ends_with(
+                    "rien n'a été modifié. Déplacez ou retirez cette contrainte d'abord."
+                ),
+            "{fr}"
+        );
+        for_a_person(&fr);
+        for_a_person(&p.person_message(&s, Lang::En).unwrap());
+    }
+
+    #[test]
+    fn a_long_loop_is_cut_as_the_model_s_message_cuts_it() {
+        let items: Vec<(ItemId, String)> = (1..=20)
+            .map(|i| (ItemId(i), format!("Étape {i}")))
+            .collect();
+        let p = Problem::Cycle { items };
+        let fr = p.person_message(&fixture(), Lang::Fr).unwrap();
+        assert!(
+            fr.contains("«\u{a0}Étape 12\u{a0}» → … (8 de plus) → «\u{a0}Étape 1\u{a0}»)"),
+            "{fr}"
+        );
+        assert!(!fr.contains("Étape 13"), "{fr}");
     }
 }
