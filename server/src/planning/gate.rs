@@ -252,7 +252,7 @@ impl Writer {
             .for_person(super::tr(
                 self.lang,
                 "Seuls un propriétaire du planning ou le membre lui-même peuvent changer son e-mail ou le motif de ses absences\u{a0}: rien n'a été modifié.",
-                "Only an owner of the schedule or the member themself may change their e-mail or the reason of their absences: nothing was changed.",
+                "Only an owner of the schedule or the member themself may change their e-mail or the reason for their absences: nothing was changed.",
             )));
         }
         Ok(())

@@ -744,7 +744,12 @@ async fn plan(ctx: &Ctx, id: i64, rank: i64, way: Way) -> Result<Plan, Refusal> 
                             format!("Rien à rétablir\u{a0}: votre modification du rang {} est venue après votre dernière annulation, et une nouvelle modification rend les annulations précédentes définitives. Refaites le changement voulu directement.", e.rank),
                             format!("Nothing to redo: your change at rank {} came after your last undo, and a new change makes earlier undos final. Make the change you want directly.", e.rank),
                         ),
-                    ).with(json!({ "rank": e.rank })));
+                    )
+                    .with(json!({ "rank": e.rank }))
+                    .for_person(ctx.tr(
+                        "Rien à rétablir\u{a0}: vous avez fait une modification depuis votre dernière annulation, ce qui rend les annulations précédentes définitives. Refaites le changement voulu directement.",
+                        "Nothing to redo: you made a change since your last undo, which makes earlier undos final. Make the change you want directly.",
+                    )));
                 }
                 (Way::Redo, _) => !done.contains(&e.rank),
             };
@@ -776,6 +781,13 @@ fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
             "You have no undo to redo on this schedule.",
         ),
     };
+    let person = match way {
+        Way::Undo => ctx.tr(
+            "Vous n'avez aucune modification à annuler sur ce planning (Annuler ne défait que vos propres modifications, pas celles des autres).",
+            "You have no change to undo on this schedule (Undo only undoes your own changes, not other people's).",
+        ),
+        Way::Redo => ctx.tr(fr, en),
+    };
     let mut text = ctx.tr(fr, en);
     if too_far {
         text.push_str(&ctx.tr(
@@ -783,7 +795,7 @@ fn nothing_to(ctx: &Ctx, way: Way, too_far: bool) -> Refusal {
             format!(" (Only the latest {SCAN_MAX} journal entries are looked at.)"),
         ));
     }
-    Refusal::new(code, text)
+    Refusal::new(code, text).for_person(person)
 }
 
 fn corrupt(ctx: &Ctx, rank: i64) -> Refusal {
@@ -804,10 +816,11 @@ fn item_name(ctx: &Ctx, s: &Schedule, id: u64) -> String {
 
 /// [`item_name`], with its id (for the model's text) or without (for the view's).
 fn item_named(ctx: &Ctx, s: &Schedule, id: u64, with_id: bool) -> String {
-    let n = if with_id {
-        format!(" ({id})")
+    // The model's names end with the id; the person's read in a sentence ("the bar").
+    let (n, the) = if with_id {
+        (format!(" ({id})"), "")
     } else {
-        String::new()
+        (String::new(), "the ")
     };
     if id == SCHEDULE_FIELDS {
         return ctx.tr(
@@ -818,25 +831,25 @@ fn item_named(ctx: &Ctx, s: &Schedule, id: u64, with_id: bool) -> String {
     if let Some(b) = s.bar(BarId(id)) {
         return ctx.tr(
             format!("le bloc «\u{a0}{}\u{a0}»{n}", b.label),
-            format!("bar “{}”{n}", b.label),
+            format!("{the}bar “{}”{n}", b.label),
         );
     }
     if let Some(m) = s.milestone(MilestoneId(id)) {
         return ctx.tr(
             format!("le jalon «\u{a0}{}\u{a0}»{n}", m.label),
-            format!("milestone “{}”{n}", m.label),
+            format!("{the}milestone “{}”{n}", m.label),
         );
     }
     if let Some(r) = s.rows.iter().find(|r| r.id.0 == id) {
         return ctx.tr(
             format!("la ligne «\u{a0}{}\u{a0}»{n}", r.name),
-            format!("row “{}”{n}", r.name),
+            format!("{the}row “{}”{n}", r.name),
         );
     }
     if let Some(g) = s.groups.iter().find(|g| g.id.0 == id) {
         return ctx.tr(
             format!("le groupe «\u{a0}{}\u{a0}»{n}", g.name),
-            format!("group “{}”{n}", g.name),
+            format!("{the}group “{}”{n}", g.name),
         );
     }
     if let Some(l) = s.link(LinkId(id)) {
@@ -856,24 +869,27 @@ fn item_named(ctx: &Ctx, s: &Schedule, id: u64, with_id: bool) -> String {
     if let Some(a) = s.action(ActionId(id)) {
         return ctx.tr(
             format!("l'action «\u{a0}{}\u{a0}»{n}", a.label),
-            format!("action “{}”{n}", a.label),
+            format!("{the}action “{}”{n}", a.label),
         );
     }
     if let Some(m) = s.member(MemberId(id)) {
         return ctx.tr(
             format!("le membre {}{n}", m.name),
-            format!("member {}{n}", m.name),
+            format!("{the}member {}{n}", m.name),
         );
     }
     if let Some(a) = s.absence(AbsenceId(id)) {
         let who = s.member(a.member).map_or("?", |m| m.name.as_str());
         return ctx.tr(
-            format!("une absence de {who}{n}"),
+            format!("une absence {}{n}", super::people::of_fr(who)),
             format!("an absence of {who}{n}"),
         );
     }
     if !with_id {
-        return ctx.tr("un élément supprimé depuis", "an item deleted since");
+        return ctx.tr(
+            "un élément supprimé entre-temps",
+            "an item deleted in the meantime",
+        );
     }
     ctx.tr(
         format!("l'élément {id} (supprimé depuis)"),
@@ -923,6 +939,11 @@ async fn check_others(
             Some(i) => item_named(ctx, state, i, false),
             None => ctx.tr("tout le planning", "the whole schedule"),
         };
+        let someone = if who.is_empty() {
+            ctx.tr("quelqu'un", "someone")
+        } else {
+            who.clone()
+        };
         let item_text = match item {
             Some(i) => item_name(ctx, state, i),
             None => ctx.tr(
@@ -948,8 +969,8 @@ async fn check_others(
             ),
         );
         let person = ctx.tr(
-            format!("Impossible {of_fr} votre modification\u{a0}: {who} a modifié {item_person} depuis, et son travail serait perdu. Rien n'a été modifié\u{202f}; faites la correction voulue directement."),
-            format!("Cannot {verb_en} your change: {who} has changed {item_person} since, and their work would be lost. Nothing was changed; make the change you want directly."),
+            format!("Impossible {of_fr} votre modification\u{a0}: {someone} a modifié depuis {item_person}, et son travail serait perdu. Rien n'a été modifié\u{202f}; faites la correction voulue directement."),
+            format!("Cannot {verb_en} your change: {someone} has since changed {item_person}, and their work would be lost. Nothing was changed; make the change you want directly."),
         );
         return Err(Refusal::new(Code::Conflict, text)
             .with(json!({
@@ -1240,6 +1261,15 @@ mod tests {
             ),
             "{}",
             r.text
+        );
+        // The view shows the person who changed what, by its label, without the ranks.
+        assert_eq!(
+            palmaplan_model::wire::ResultMeta::read(&r.meta)
+                .person_text
+                .as_deref(),
+            Some(
+                "Cannot undo your change: Bob has since changed the bar “Migration à blanc”, and their work would be lost. Nothing was changed; make the change you want directly."
+            )
         );
         // Bob undoes his change: it and his undo cancel out, so Alice may undo hers.
         k.ok(&k.bob, "undo", json!({"schedule": id})).await;

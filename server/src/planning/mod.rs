@@ -831,7 +831,19 @@ impl Ctx {
                     ),
                 ),
             )
-            .with(json!({ "role": role.as_str(), "needed": needed.as_str() })));
+            .with(json!({ "role": role.as_str(), "needed": needed.as_str() }))
+            .for_person(self.tr(
+                format!(
+                    "Ce lien ne donne que le rôle {}\u{a0}: il ne permet pas cette modification, qui demande le rôle {}. Rien n'a été modifié.",
+                    role_name(role, Lang::Fr),
+                    role_name(needed, Lang::Fr)
+                ),
+                format!(
+                    "This link gives only the {} role: it does not allow this change, which needs the {} role. Nothing was changed.",
+                    role_name(role, Lang::En),
+                    role_name(needed, Lang::En)
+                ),
+            )));
         }
         if role < needed {
             return Err(Refusal::new(
@@ -851,7 +863,19 @@ impl Ctx {
                     ),
                 ),
             )
-            .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() })));
+            .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() }))
+            .for_person(self.tr(
+                format!(
+                    "Votre rôle sur ce planning ({}) ne permet pas cette modification, qui demande le rôle {}. Demandez-le à un propriétaire du planning. Rien n'a été modifié.",
+                    role_name(info.role, Lang::Fr),
+                    role_name(needed, Lang::Fr)
+                ),
+                format!(
+                    "Your role on this schedule ({}) does not allow this change, which needs the {} role. Ask an owner of the schedule for it. Nothing was changed.",
+                    role_name(info.role, Lang::En),
+                    role_name(needed, Lang::En)
+                ),
+            )));
         }
         Ok((info.id, role))
     }

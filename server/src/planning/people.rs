@@ -252,6 +252,21 @@ pub(super) fn span_text(start: Date, end: Date) -> String {
     }
 }
 
+/// « de Bob », « d'Alice »: French elides "de" before a vowel (a name starting with an
+/// h is left whole: whether it elides depends on the name).
+pub(super) fn of_fr(name: &str) -> String {
+    let vowel = name
+        .chars()
+        .next()
+        .and_then(|c| c.to_lowercase().next())
+        .is_some_and(|c| "aeiouyàâäéèêëîïôöûüù".contains(c));
+    if vowel {
+        format!("d'{name}")
+    } else {
+        format!("de {name}")
+    }
+}
+
 /// "« label »" in French, "“label”" in English.
 pub(super) fn quoted(lang: Lang, text: &str) -> String {
     match lang {

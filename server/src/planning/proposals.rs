@@ -83,7 +83,7 @@ fn refused_for_person(ctx: &Ctx, r: &Refusal) -> String {
         )),
         (Some("personal"), ..) => Some(ctx.tr(
             "seuls les propriétaires du planning et le membre lui-même peuvent changer son adresse e-mail ou le motif de ses absences".to_owned(),
-            "only the schedule's owners and the member themself may change their e-mail or the reason of their absences".to_owned(),
+            "only the schedule's owners and the member themself may change their e-mail or the reason for their absences".to_owned(),
         )),
         _ => None,
     };
@@ -208,7 +208,12 @@ async fn what_if(ctx: Ctx, p: WhatIf) -> Result<Reply, Refusal> {
             format!("{} Rien n'a été simulé.", e.message(ctx.lang())),
             format!("{} Nothing was simulated.", e.message(ctx.lang())),
         );
-        ctx.invalid_with(&e, text)
+        let refusal = ctx.invalid_with(&e, text);
+        // The card shows a refused simulation to the person too.
+        match e.person_message(before, ctx.lang()) {
+            Some(person) => refusal.for_person(person),
+            None => refusal,
+        }
     };
     let mut after = before.clone();
     let mut applied =

@@ -171,9 +171,12 @@ pub(crate) fn needs_editor(r: Reply) {
     let r = refused(r, "forbidden");
     assert!(r.text.contains("éditeur"), "{}", r.text);
     assert_eq!(r.structured["needed"], "editor");
+    // The view shows the person the role, without the tool or the schedule's id.
     let person = palmaplan_model::wire::ResultMeta::read(&r.meta).person_text;
     assert!(
-        person.as_deref().is_none_or(|p| p.contains("éditeur")),
+        person
+            .as_deref()
+            .is_some_and(|p| p.contains("lecteur") && p.contains("éditeur")),
         "{person:?}"
     );
 }
