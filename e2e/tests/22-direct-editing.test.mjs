@@ -335,6 +335,23 @@ for (const profile of PROFILES) {
       throw new Error(`${err.message}: renames sent ${JSON.stringify(renames)}, on the server ${JSON.stringify(onServer)}, notice ${await f.locator('.pp-notice').allInnerTexts()}, field ${await field.count()} ${(await field.count()) ? await field.inputValue() : ''}`);
     });
 
+    // 9. Delete, on a bar with links: the view's question says they go with it, and once
+    // the person confirmed, the bar, its links and its actions are deleted (the server
+    // asks no second confirmation).
+    const doomed = from;
+    await f.locator(`[data-bar="${doomed}"]`).click();
+    await view.waitFor(`[data-bar="${doomed}"].sel`);
+    g = await grid(f);
+    await g.press('Delete');
+    const question = await (await view.waitFor('.pp-confirm[role=alertdialog]')).innerText();
+    assert.match(question, /^Delete the bar “.+”\? This also deletes \d+ links?( and \d+ actions?)? \(Undo brings it all back\)\./, question);
+    await f.locator('[data-act=delete-yes]').click();
+    await waitFor(async () => !(await bars(sid)).some((b) => String(b.id) === doomed), { ms: 20000, what: 'the linked bar deleted on the server' }).catch(async (err) => {
+      throw new Error(`${err.message}: notice ${await f.locator('.pp-notice').allInnerTexts()}`);
+    });
+    assert.ok(!(await links(sid)).some((l) => String(l.from) === doomed || String(l.to) === doomed), 'its links gone with it');
+    await waitFor(async () => (await f.locator(`[data-bar="${doomed}"]`).count()) === 0, { ms: 20000, what: 'the bar gone from the view' });
+
     // Everything above is in the journal, one entry per gesture.
     const h = await call(ctx.owner, 'history', { schedule: sid, since_rank: 0, lang: 'en' });
     assert.ok(!h.isError, h.text);

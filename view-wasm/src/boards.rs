@@ -10,8 +10,8 @@ use leptos::prelude::{
     AnyView, AriaAttributes, ClassAttribute, CustomAttribute, ElementChild, Get, GlobalAttributes,
     IntoAny, IntoView, Memo, view,
 };
-use palmaplan_model::layout;
 use palmaplan_model::{ActionStatus, Date, Lang, wire};
+use palmaplan_model::{BarId, layout, text};
 use serde_json::json;
 
 use crate::app::{self, Doc, Shown, St};
@@ -78,17 +78,13 @@ pub fn bottom(st: St) -> impl IntoView {
 fn confirm(st: St) -> impl IntoView {
     let asked = Memo::new(move |_| st.confirm.with(Option::is_some));
     let question = move || {
-        let label = st.doc.with(|d| {
+        let lang = st.lang.get();
+        st.doc.with(|d| {
             d.as_ref()
                 .zip(st.confirm.get())
-                .and_then(|(d, bar)| d.s.bar(bar))
-                .map(|b| b.label.clone())
+                .map(|(d, bar)| delete_question(&d.s, bar, lang))
                 .unwrap_or_default()
-        });
-        match st.lang.get() {
-            Lang::Fr => format!("Supprimer le bloc «\u{a0}{label}\u{a0}»\u{202f}?"),
-            Lang::En => format!("Delete the bar “{label}”?"),
-        }
+        })
     };
     move || {
         asked.get().then(|| {
@@ -101,6 +97,41 @@ fn confirm(st: St) -> impl IntoView {
                 </div>
             }
         })
+    }
+}
+
+/// The delete confirmation's question: the bar by its label, and the links and actions
+/// that go with it (the server deletes them too once the person confirmed).
+pub fn delete_question(s: &palmaplan_model::Schedule, bar: BarId, lang: Lang) -> String {
+    let label = s.bar(bar).map(|b| b.label.as_str()).unwrap_or_default();
+    let links = s
+        .links
+        .iter()
+        .filter(|l| l.from.0 == bar.0 || l.to.0 == bar.0)
+        .count();
+    let actions = s.actions.iter().filter(|a| a.bar == bar).count();
+    let mut with = Vec::new();
+    if links > 0 {
+        with.push(text::count(
+            lang,
+            links,
+            tr(lang, "lien", "link"),
+            tr(lang, "liens", "links"),
+        ));
+    }
+    if actions > 0 {
+        with.push(text::count(lang, actions, "action", "actions"));
+    }
+    let with = with.join(tr(lang, " et ", " and "));
+    match (lang, with.is_empty()) {
+        (Lang::Fr, true) => format!("Supprimer le bloc «\u{a0}{label}\u{a0}»\u{202f}?"),
+        (Lang::En, true) => format!("Delete the bar “{label}”?"),
+        (Lang::Fr, false) => format!(
+            "Supprimer le bloc «\u{a0}{label}\u{a0}»\u{202f}? Cela supprime aussi {with} (Annuler remet tout)."
+        ),
+        (Lang::En, false) => {
+            format!("Delete the bar “{label}”? This also deletes {with} (Undo brings it all back).")
+        }
     }
 }
 
@@ -663,6 +694,52 @@ mod tests {
             html_of(move || bottom(st)),
             "",
             "a withdrawn card shows nothing under it"
+        );
+    }
+
+    #[test]
+    fn a_deletion_names_the_links_and_actions_that_go_with_the_bar() {
+        let s = s4hana_migration();
+        // A bar with links and one without any link or action, in both languages.
+        let linked = s
+            .bars
+            .iter()
+            .find(|b| {
+                s.links
+                    .iter()
+                    .any(|l| l.from.0 == b.id.0 || l.to.0 == b.id.0)
+            })
+            .unwrap();
+        let links = s
+            .links
+            .iter()
+            .filter(|l| l.from.0 == linked.id.0 || l.to.0 == linked.id.0)
+            .count();
+        let actions = s.actions.iter().filter(|a| a.bar == linked.id).count();
+        let q = delete_question(&s, linked.id, Lang::Fr);
+        let with =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n > 1 { many } else { one });
+        assert!(q.contains("Cela supprime aussi "), "{q}");
+        assert!(q.contains(&with(links, "lien", "liens")), "{q}");
+        if actions > 0 {
+            assert!(q.contains(&with(actions, "action", "actions")), "{q}");
+        }
+        assert!(q.ends_with(" (Annuler remet tout)."), "{q}");
+        let q = delete_question(&s, linked.id, Lang::En);
+        assert!(
+            q.starts_with(&format!(
+                "Delete the bar “{}”? This also deletes {}",
+                linked.label,
+                with(links, "link", "links")
+            )),
+            "{q}"
+        );
+        let mut bare = s.clone();
+        bare.links.clear();
+        bare.actions.clear();
+        assert_eq!(
+            delete_question(&bare, linked.id, Lang::En),
+            format!("Delete the bar “{}”?", linked.label)
         );
     }
 }

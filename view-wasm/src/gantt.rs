@@ -1926,7 +1926,13 @@ fn act(st: St, what: &str, el: &web_sys::Element) {
             if let Some(bar) = st.confirm.get_untracked() {
                 st.confirm.set(None);
                 select(st, None);
-                app::write(st, "delete_periods", json!({ "bars": [bar.0] }));
+                // Confirmed in the view's own words, links and actions included: the
+                // server's confirmation is the one the person just gave.
+                app::write(
+                    st,
+                    "delete_periods",
+                    json!({ "bars": [bar.0], "confirm": true }),
+                );
             }
         }
         "delete-no" => st.confirm.set(None),

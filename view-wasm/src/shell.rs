@@ -70,13 +70,13 @@ fn frame_of(st: St) -> Frame {
     })
 }
 
-/// The compact line's summary: the first line of the result's words for the person
-/// (a proposal's change list, not the model's way to accept it), or that it is loading.
+/// The compact line's summary: the result's first line (`show_schedule`'s: the
+/// schedule by its name, dates and counts), or that it is loading.
 fn summary_of(st: St) -> String {
     let first = st.card.with(|c| match c.phase() {
         Phase::Result(r) => Some(
             host::Reply::from_result(r)
-                .person_words()
+                .text
                 .lines()
                 .next()
                 .unwrap_or_default()
