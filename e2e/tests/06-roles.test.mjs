@@ -59,6 +59,9 @@ for (const profile of PROFILES) {
         return (await a.count()) > 0 && (await a.first().textContent());
       }, { what: 'a refusal in the view' });
       assert.ok(alert.trim().length > 0, alert);
+      // In the person's words: the role, not the tool or the schedule's id.
+      assert.match(alert, /Your role on this schedule \(viewer\) does not allow this change, which needs the editor role/, alert);
+      assert.doesNotMatch(alert, /move_periods|\bid\b/, alert);
       await waitFor(async () => (await f.locator(`[data-bar="${id}"]`).getAttribute('aria-label')) === before, { what: 'the bar back where the server says' });
       assertClean(host);
     });
