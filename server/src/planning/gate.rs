@@ -279,19 +279,7 @@ fn forbidden(lang: Lang, role: Role, needed: Role, i: usize, op: &str) -> Refusa
         ),
     )
     .with(json!({ "role": role.as_str(), "needed": needed.as_str(), "why": "role", "command": i, "op": op }))
-    .for_person(super::tr(
-        lang,
-        format!(
-            "Votre rôle ({}) ne permet pas cette modification, qui demande le rôle {}\u{a0}: rien n'a été modifié. Demandez ce rôle à un propriétaire du planning.",
-            role_name(role, Lang::Fr),
-            role_name(needed, Lang::Fr)
-        ),
-        format!(
-            "Your role ({}) does not allow this change, which needs the {} role: nothing was changed. Ask an owner of the schedule for that role.",
-            role_name(role, Lang::En),
-            role_name(needed, Lang::En)
-        ),
-    ))
+    .for_person(super::role_refused_for_person(lang, role, needed))
 }
 
 /// Whether any command may set personal data (then the writer's e-mail is needed).

@@ -864,18 +864,7 @@ impl Ctx {
                 ),
             )
             .with(json!({ "role": info.role.as_str(), "needed": needed.as_str() }))
-            .for_person(self.tr(
-                format!(
-                    "Votre rôle sur ce planning ({}) ne permet pas cette modification, qui demande le rôle {}. Demandez-le à un propriétaire du planning. Rien n'a été modifié.",
-                    role_name(info.role, Lang::Fr),
-                    role_name(needed, Lang::Fr)
-                ),
-                format!(
-                    "Your role on this schedule ({}) does not allow this change, which needs the {} role. Ask an owner of the schedule for it. Nothing was changed.",
-                    role_name(info.role, Lang::En),
-                    role_name(needed, Lang::En)
-                ),
-            )));
+            .for_person(role_refused_for_person(self.lang(), info.role, needed)));
         }
         Ok((info.id, role))
     }
@@ -1034,6 +1023,23 @@ impl Ctx {
 
 /// How many of the caller's other schedules a refusal for an unknown id looks in.
 const ELSEWHERE_CAP: usize = 20;
+
+/// A role too low for a change, in the person's words (no tool, no command number).
+pub(crate) fn role_refused_for_person(lang: Lang, role: Role, needed: Role) -> String {
+    tr(
+        lang,
+        format!(
+            "Votre rôle sur ce planning ({}) ne permet pas cette modification, qui demande le rôle {}. Demandez-le à un propriétaire du planning. Rien n'a été modifié.",
+            role_name(role, Lang::Fr),
+            role_name(needed, Lang::Fr)
+        ),
+        format!(
+            "Your role on this schedule ({}) does not allow this change, which needs the {} role. Ask an owner of the schedule for it. Nothing was changed.",
+            role_name(role, Lang::En),
+            role_name(needed, Lang::En)
+        ),
+    )
+}
 
 /// A role's name in a language.
 pub fn role_name(role: Role, lang: Lang) -> &'static str {
