@@ -224,7 +224,7 @@ pub enum Problem {
 }
 
 /// How many items of a cycle a message lists before eliding the rest.
-pub(super) const CYCLE_SHOWN: usize = 12;
+const CYCLE_SHOWN: usize = 12;
 
 impl Problem {
     /// What is wrong, then what would be valid, as one or two sentences.
@@ -563,7 +563,7 @@ pub fn lock_held_by(target: String, lock: &Lock, lang: Lang) -> String {
     )
 }
 
-fn capitalise(s: &str) -> String {
+pub(super) fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
@@ -592,11 +592,20 @@ pub(super) fn reason(reason: &str, lang: Lang) -> String {
 
 /// "4 « Walls » → 5 « Roof » → 4 « Walls »", eliding the middle of a long cycle.
 fn cycle_text(items: &[(ItemId, String)], lang: Lang) -> String {
-    let show = |(id, label): &(ItemId, String)| match lang {
+    loop_chain(items, lang, |(id, label)| match lang {
         Lang::Fr => format!("{id} «\u{a0}{label}\u{a0}»"),
         Lang::En => format!("{id} \"{label}\""),
-    };
-    let mut parts: Vec<String> = items.iter().take(CYCLE_SHOWN).map(show).collect();
+    })
+}
+
+/// A loop of items, each as `show` writes it, back to the first: the first
+/// `CYCLE_SHOWN`, then how many more.
+pub(super) fn loop_chain(
+    items: &[(ItemId, String)],
+    lang: Lang,
+    show: impl Fn(&(ItemId, String)) -> String,
+) -> String {
+    let mut parts: Vec<String> = items.iter().take(CYCLE_SHOWN).map(&show).collect();
     if items.len() > CYCLE_SHOWN {
         let more = items.len() - CYCLE_SHOWN;
         parts.push(match lang {

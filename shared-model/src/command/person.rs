@@ -8,7 +8,7 @@
 //! model's message, which at least says what is wrong.
 
 use super::error::{
-    ApplyError, CYCLE_SHOWN, Problem, lock_target_name, lock_target_named, reason, when,
+    ApplyError, Problem, capitalise, lock_target_name, lock_target_named, loop_chain, reason, when,
 };
 use crate::schedule::{Constraint, ItemId, LockTarget, Schedule};
 use crate::{Lang, text};
@@ -54,8 +54,8 @@ impl Problem {
                         format!("{i} is in {the_en}{target}, locked by {by} since {since_en}{why}: nothing was changed. Ask {by} to unlock it."),
                     ),
                     None => (
-                        format!("{} est verrouillé{e} par {by} depuis le {since_fr}{why}\u{a0}: rien n'a été modifié. Demandez à {by} de {it} déverrouiller.", capital(&target)),
-                        format!("{} has been locked by {by} since {since_en}{why}: nothing was changed. Ask {by} to unlock it.", capital(&format!("{the_en}{target}"))),
+                        format!("{} est verrouillé{e} par {by} depuis le {since_fr}{why}\u{a0}: rien n'a été modifié. Demandez à {by} de {it} déverrouiller.", capitalise(&target)),
+                        format!("{} has been locked by {by} since {since_en}{why}: nothing was changed. Ask {by} to unlock it.", capitalise(&format!("{the_en}{target}"))),
                     ),
                 }
             }
@@ -94,21 +94,8 @@ impl Problem {
                 )
             }
             Problem::Cycle { items } => {
-                // As long a loop as the model's message shows, then how many more.
-                let mut chain: Vec<String> = items
-                    .iter()
-                    .take(CYCLE_SHOWN)
-                    .map(|(_, l)| quoted(lang, l))
-                    .collect();
-                if items.len() > CYCLE_SHOWN {
-                    let more = items.len() - CYCLE_SHOWN;
-                    chain.push(match lang {
-                        Lang::Fr => format!("… ({more} de plus)"),
-                        Lang::En => format!("… ({more} more)"),
-                    });
-                }
-                chain.extend(items.first().map(|(_, l)| quoted(lang, l)));
-                let chain = chain.join(" → ");
+                // Cut as the model's message cuts it, by labels only.
+                let chain = loop_chain(items, lang, |(_, l)| quoted(lang, l));
                 (
                     format!("Ce lien fermerait une boucle de dépendances ({chain})\u{a0}: rien n'a été modifié."),
                     format!("This link would close a loop of dependencies ({chain}): nothing was changed."),
@@ -180,14 +167,6 @@ fn lower_first(s: &str) -> String {
     let mut c = s.chars();
     c.next()
         .map(|f| f.to_lowercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-/// `s` with its first letter in capitals (it starts the sentence).
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
 }
 
