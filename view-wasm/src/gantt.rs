@@ -2784,12 +2784,9 @@ fn chart_html(
         h.lit("</div>");
     }
     h.lit(CUT);
-    // The days' shading is as tall as the viewport and stays in it (sticky), rather
-    // than as tall as the chart: columns 280,000 px tall (100,000 bars) slowed the
-    // browser's painting.
-    h.lit("</div><div class=\"pp-body\"><div class=\"pp-days\" style=\"height:")
-        .num(px((vh - HEAD).clamp(0.0, total_h)))
-        .lit("px\">")
+    // The days' shading is as tall as the chart (style.css says why it is not kept in
+    // the viewport).
+    h.lit("</div><div class=\"pp-body\"><div class=\"pp-days\">")
         .lit(CUT);
     if show_tl {
         // Days off in view, at the zooms where a day is wide enough to see.
