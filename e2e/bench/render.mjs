@@ -328,7 +328,7 @@ try {
         // The view's gaps: from each answer to the first request made after it.
         const gaps = ends.slice(0, -1).map((b) => { const next = starts.find((a) => a >= b); return next === undefined ? 0 : next - b; });
         const most = Math.max(...starts.map((a) => pageTimes.filter(([x, y]) => x <= a && a < y).length));
-        process.stderr.write(`  ${n} ${profile} pages: ${pageTimes.length}, first window → last page ${sinceWindowMs} ms, → all read ${readMs} ms, → drawn whole ${wholeMs} ms, round trip p50/p95 ${pct(trips, 50).toFixed(1)}/${pct(trips, 95).toFixed(1)} ms, answer → next request p50/p95 ${pct(gaps, 50).toFixed(1)}/${pct(gaps, 95).toFixed(1)} ms, at most ${most} in flight\n`);
+        process.stderr.write(`  ${n} ${profile} pages: ${pageTimes.length}, first window → last page ${sinceWindowMs} ms, ${whole ? `→ all read ${readMs} ms, → drawn whole ${wholeMs} ms` : '→ all read before the scrolling began (its trace emptied: no figure)'}, round trip p50/p95 ${pct(trips, 50).toFixed(1)}/${pct(trips, 95).toFixed(1)} ms, answer → next request p50/p95 ${pct(gaps, 50).toFixed(1)}/${pct(gaps, 95).toFixed(1)} ms, at most ${most} in flight\n`);
       }
       await view.frame().evaluate(() => new Promise((r) => setTimeout(r, 500)));
       if (process.env.BENCH_CSS) await view.frame().evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.appendChild(st); }, process.env.BENCH_CSS);
