@@ -217,7 +217,8 @@ test('scrolling gives no bar, label or link a composited layer of its own', asyn
       if (!l.backendNodeId || seen.has(l.layerId)) continue;
       const d = await cdp.send('DOM.describeNode', { backendNodeId: l.backendNodeId }).catch(() => null);
       const attrs = d?.node.attributes ?? [];
-      const cls = attrs[attrs.indexOf('class') + 1] ?? '';
+      const at = attrs.indexOf('class');
+      const cls = at >= 0 ? attrs[at + 1] : '';
       const { compositingReasonIds: why } = await cdp.send('LayerTree.compositingReasons', { layerId: l.layerId }).catch(() => ({ compositingReasonIds: [] }));
       seen.set(l.layerId, `${d?.node.nodeName.toLowerCase() ?? '?'}.${cls} [${why.join(',')}]`);
     }
